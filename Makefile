@@ -1,0 +1,37 @@
+# `make run` and `make test` are the two entry points; both install first (idempotent, quiet).
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: install run test bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml scripts/install-system.sh
+	@sh scripts/install-system.sh
+	@test -x $(PY) || python3 -m venv $(VENV)
+	@$(PY) -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null
+	@$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
+	@touch $@
+
+# The main job: verify every example chain and show the tables. Exit 1 (PARTIAL/FAILED) is an
+# expected verdict for the failing examples; exit 2 (bad input) or worse stops the run.
+run: install
+	@for f in examples/*.json; do \
+	  case $$f in *.translations.json) continue;; esac; \
+	  t=$${f%.json}.translations.json; \
+	  if [ -f $$t ]; then $(VENV)/bin/reasonforge verify $$f --translations $$t; \
+	  else $(VENV)/bin/reasonforge verify $$f; fi; \
+	  rc=$$?; [ $$rc -le 1 ] || exit $$rc; echo; \
+	done
+
+test: install
+	@$(PY) -m pytest -n 2 $(PYTEST_ARGS)
+
+bench: install
+	@$(PY) benchmarks/folio.py
+	@$(PY) benchmarks/prontoqa.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

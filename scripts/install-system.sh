@@ -1,0 +1,15 @@
+#!/bin/sh
+# System packages the project needs on Debian; installs only what is missing, so re-runs are instant.
+set -eu
+need=""
+command -v python3 >/dev/null 2>&1 || need="$need python3"
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need="$need python3-venv"
+if [ -n "$need" ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "missing Debian packages:$need (run 'make install' as root or install them with apt-get)" >&2
+        exit 1
+    fi
+    echo "installing Debian packages:$need"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null
+fi

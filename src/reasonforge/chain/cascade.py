@@ -1,0 +1,102 @@
+"""Invalidation cascade and the failure report: where the chain broke and what it takes down."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from reasonforge.chain.dag import StepGraph
+from reasonforge.types import FailureReport, Overall, StepStatus, StepVerdict, VerifyRequest
+
+
+def apply_cascade(graph: StepGraph, verdicts: Mapping[int, StepVerdict]) -> dict[int, StepVerdict]:
+    """Mark transitive dependants of every `failed` step `invalidated`, keeping their own result."""
+    culprits: dict[int, list[int]] = {}
+    for sid in graph.order:
+        if verdicts[sid].status is StepStatus.FAILED:
+            for dependant in graph.dependants(sid):
+                culprits.setdefault(dependant, []).append(sid)
+    out: dict[int, StepVerdict] = {}
+    for sid in graph.order:
+        verdict = verdicts[sid]
+        if sid in culprits and verdict.status is not StepStatus.FAILED:
+            details = dict(verdict.details)
+            details["local_status"] = verdict.status.value
+            details["invalidated_by"] = culprits[sid]
+            own = f" (its own check: {verdict.status.value})"
+            verdict = verdict.model_copy(
+                update={
+                    "verified": False,
+                    "status": StepStatus.INVALIDATED,
+                    "error_message": f"depends on failed step {culprits[sid][0]}" + own,
+                    "details": details,
+                }
+            )
+        out[sid] = verdict
+    return out
+
+
+def overall_of(verdicts: Mapping[int, StepVerdict]) -> Overall:
+    """VERIFIED iff every step is verified, FAILED iff none is, PARTIAL otherwise."""
+    verified = sum(v.verified for v in verdicts.values())
+    if verified == len(verdicts):
+        return Overall.VERIFIED
+    return Overall.FAILED if verified == 0 else Overall.PARTIAL
+
+
+# Recognised error kinds (from checker details) and what the author of the reasoning can do.
+_FIXES: dict[str, str] = {
+    "vacuous": "The premises available to this step contradict each other, so it proves nothing; "
+    "remove or correct the contradictory premise.",
+    "affirming_the_consequent": "This affirms the consequent: from 'if P then Q' and Q, P does not follow. "
+    "State P directly or use 'if Q then P' if that is what you mean.",
+    "denying_the_antecedent": "This denies the antecedent: from 'if P then Q' and not P, not Q does not follow.",
+    "counterexample": "The conclusion does not follow from the givens and the steps it depends on "
+    "(the counterexample satisfies them all and falsifies the conclusion); add the missing premise "
+    "as an earlier step or weaken the conclusion.",
+    "timeout": "The checker ran out of time; split the step into smaller steps or raise --timeout.",
+    "syntax": "The formal artifact does not parse; fix it at the line and column given.",
+    "untranslatable": "Rephrase the step in simpler sentences (one claim per sentence) or supply a translation.",
+}
+
+
+def suggested_fix(verdict: StepVerdict) -> str | None:
+    """A fix for recognised error kinds, or None when the error is not one we recognise."""
+    details = verdict.details
+    kind = details.get("error_kind")
+    if kind is None:
+        if details.get("vacuous"):
+            kind = "vacuous"
+        elif details.get("counterexample") is not None:
+            kind = "counterexample"
+    return _FIXES.get(kind) if isinstance(kind, str) else None
+
+
+def failure_report(
+    request: VerifyRequest, graph: StepGraph, verdicts: Mapping[int, StepVerdict]
+) -> FailureReport | None:
+    """Report the first `failed` step in topological order (else the first error), or None if all verified."""
+    broken = [sid for sid in graph.order if verdicts[sid].status is StepStatus.FAILED]
+    if not broken:
+        broken = [
+            sid
+            for sid in graph.order
+            if verdicts[sid].status in (StepStatus.ERROR, StepStatus.UNSUPPORTED)
+        ]
+    if not broken:
+        return None
+    first = broken[0]
+    verdict = verdicts[first]
+    before = graph.order[: graph.order.index(first)]
+    valid = [sid for sid in before if verdicts[sid].verified]
+    cascade = [sid for sid in graph.dependants(first) if verdicts[sid].status is StepStatus.INVALIDATED]
+    step = request.reasoning_chain[graph.position(first)]
+    return FailureReport(
+        failed_step_id=first,
+        original_reasoning=step.content,
+        formal_translation=verdict.formal_representation,
+        verification_error=verdict.error_message or verdict.status.value,
+        suggested_fix=suggested_fix(verdict),
+        cascade_impact=cascade,
+        last_valid_step=valid[-1] if valid else None,
+        partial_correctness=sum(v.verified for v in verdicts.values()) / len(verdicts),
+    )

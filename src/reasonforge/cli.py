@@ -1,0 +1,150 @@
+"""The `reasonforge` command line: verify reasoning chains, print schemas."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+from reasonforge.errors import InputError, ReasonForgeError
+from reasonforge.types import (
+    SCHEMA_MODELS,
+    CheckLimits,
+    Overall,
+    ProofLevel,
+    StepStatus,
+    VerificationVerdict,
+)
+
+app = typer.Typer(
+    name="reasonforge",
+    help="Machine-checked verdicts on AI reasoning.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_VERIFIED, EXIT_NOT_VERIFIED, EXIT_INPUT_ERROR = 0, 1, 2
+
+_STATUS_STYLE = {
+    StepStatus.VERIFIED: "green",
+    StepStatus.FAILED: "bold red",
+    StepStatus.INVALIDATED: "yellow",
+    StepStatus.ERROR: "magenta",
+    StepStatus.UNSUPPORTED: "dim",
+}
+_OVERALL_STYLE = {Overall.VERIFIED: "bold green", Overall.PARTIAL: "bold yellow", Overall.FAILED: "bold red"}
+
+
+class Level(str, Enum):
+    quick = "quick"
+    standard = "standard"
+    formal = "formal"
+
+
+def _read_source(source: str, what: str) -> bytes:
+    if source == "-":
+        return sys.stdin.buffer.read()
+    path = Path(source)
+    if not path.is_file():
+        raise InputError(f"{what} file '{source}' does not exist or is not a file", field=what)
+    return path.read_bytes()
+
+
+def _fail(message: str) -> typer.Exit:
+    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_INPUT_ERROR)
+
+
+@app.command()
+def verify(
+    file: Annotated[str, typer.Argument(help="Request JSON (a VerifyRequest); '-' reads standard input.")],
+    translations: Annotated[
+        Optional[str], typer.Option("--translations", help="JSON list of StepTranslation to check instead of translating.")
+    ] = None,
+    level: Annotated[Optional[Level], typer.Option("--level", help="Override the request's proof_level.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print exactly one VerificationVerdict JSON object.")] = False,
+    timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-step checker time limit in seconds.")] = 10.0,
+) -> None:
+    """Verify a reasoning chain. Exit 0 VERIFIED, 1 PARTIAL or FAILED, 2 input error."""
+    from reasonforge.chain import parse_request, parse_translations
+    from reasonforge.verify.pipeline import verify_chain
+
+    try:
+        request = parse_request(_read_source(file, "request"))
+        if level is not None:
+            request = request.model_copy(update={"proof_level": ProofLevel(level.value)})
+        supplied = parse_translations(_read_source(translations, "translations")) if translations else None
+        verdict = verify_chain(request, translations=supplied, limits=CheckLimits(timeout_s=timeout))
+    except ReasonForgeError as exc:
+        raise _fail(exc.message) from None
+    if as_json:
+        sys.stdout.write(verdict.model_dump_json() + "\n")
+    else:
+        render_verdict(verdict, Console(), title=file if file != "-" else "stdin")
+    raise typer.Exit(EXIT_VERIFIED if verdict.overall is Overall.VERIFIED else EXIT_NOT_VERIFIED)
+
+
+def render_verdict(verdict: VerificationVerdict, console: Console, title: str = "") -> None:
+    """Print the per-step table and the failure report."""
+    table = Table(title=title or None, title_justify="left", show_lines=False)
+    table.add_column("step", justify="right")
+    table.add_column("status")
+    table.add_column("checker")
+    table.add_column("ms", justify="right")
+    table.add_column("message", overflow="fold")
+    for sv in verdict.step_verdicts:
+        spec = sv.details.get("spec") or {}
+        checker = f"{spec.get('name', '-')} {spec.get('version', '')}".strip()
+        elapsed = sv.details.get("elapsed_ms")
+        table.add_row(
+            str(sv.step_id),
+            f"[{_STATUS_STYLE[sv.status]}]{sv.status.value}[/]",
+            checker,
+            f"{elapsed:.1f}" if isinstance(elapsed, (int, float)) else "-",
+            sv.error_message or "",
+        )
+    console.print(table)
+    style = _OVERALL_STYLE[verdict.overall]
+    console.print(
+        f"[{style}]{verdict.overall.value}[/]  {verdict.verified_steps}/{verdict.total_steps} steps verified"
+        f"  ({verdict.domain.value}, {verdict.proof_level.value}, {verdict.verification_time_ms} ms)"
+        f"  verdict_hash {verdict.verdict_hash[:16]}…",
+        highlight=False,
+    )
+    report = verdict.failure_report
+    if report is not None:
+        lines = [
+            f"[bold]step {report.failed_step_id}[/]: {report.original_reasoning}",
+            f"[bold]why[/]: {report.verification_error}",
+        ]
+        if report.suggested_fix:
+            lines.append(f"[bold]fix[/]: {report.suggested_fix}")
+        impact = ", ".join(map(str, report.cascade_impact)) or "none"
+        lines.append(f"[bold]invalidated[/]: {impact}   [bold]last valid step[/]: {report.last_valid_step}")
+        lines.append(f"[bold]partial correctness[/]: {report.partial_correctness:.0%}")
+        console.print(Panel("\n".join(lines), title="failure report", title_align="left", border_style="red"))
+
+
+@app.command()
+def schema(
+    model: Annotated[Optional[str], typer.Argument(help="One model name, e.g. VerifyRequest; all when omitted.")] = None,
+) -> None:
+    """Print the JSON Schema of the request and verdict models."""
+    models = {m.__name__: m for m in SCHEMA_MODELS}
+    if model is not None and model not in models:
+        raise _fail(f"unknown model '{model}'; choose one of {', '.join(models)}")
+    chosen = [models[model]] if model else list(models.values())
+    out = {m.__name__: m.model_json_schema() for m in chosen}
+    sys.stdout.write(json.dumps(out[model] if model else out, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,84 @@
+"""Registries of checkers and translators. Modules register themselves with decorators and are
+imported only when their language is first asked for, so optional heavy tools load lazily."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reasonforge.errors import ReasonForgeError
+from reasonforge.types import ArtifactLanguage, CheckLimits, CheckOutcome, ProofLevel
+
+
+class Spec(BaseModel):
+    """Identity of a checker or translator run, recorded in verdict details so it can be replayed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    version: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Checker(Protocol):
+    """Checks one artifact of the languages it is registered for."""
+
+    spec: Spec
+
+    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits) -> CheckOutcome:
+        """Return the step's own status (never `invalidated`: the cascade decides that)."""
+        ...
+
+
+# Where each language's checker lives; imported on first use.
+CHECKER_MODULES: dict[ArtifactLanguage, str] = {
+    ArtifactLanguage.FOL: "reasonforge.verify.smt",
+    ArtifactLanguage.SMTLIB: "reasonforge.verify.smt",
+    ArtifactLanguage.PROPOSITIONAL: "reasonforge.verify.propositional",
+}
+
+C = TypeVar("C")
+
+
+class CheckerRegistry:
+    """Language → checker factory, filled by `@registry.checker(...)` as modules import."""
+
+    def __init__(self, modules: dict[ArtifactLanguage, str] | None = None) -> None:
+        self._modules = dict(CHECKER_MODULES if modules is None else modules)
+        self._factories: dict[ArtifactLanguage, Callable[[], Checker]] = {}
+
+    def checker(self, *languages: ArtifactLanguage) -> Callable[[C], C]:
+        """Class decorator: register a zero-argument checker factory for these languages."""
+
+        def register(factory: C) -> C:
+            for language in languages:
+                self._factories[ArtifactLanguage(language)] = factory  # type: ignore[assignment]
+            return factory
+
+        return register
+
+    def get(self, language: ArtifactLanguage) -> Checker:
+        """Instantiate the checker for `language`, importing its module if needed."""
+        language = ArtifactLanguage(language)
+        if language not in self._factories and language in self._modules:
+            importlib.import_module(self._modules[language])
+        factory = self._factories.get(language)
+        if factory is None:
+            supported = ", ".join(sorted(lang.value for lang in self.languages()))
+            raise ReasonForgeError(
+                f"no checker is available for artifact language '{language.value}' "
+                f"(available: {supported})",
+                field="language",
+            )
+        return factory()
+
+    def languages(self) -> set[ArtifactLanguage]:
+        """Every language with a known checker (loaded or loadable)."""
+        return set(self._modules) | set(self._factories)
+
+
+checkers = CheckerRegistry()
+"""The default registry; pass your own `CheckerRegistry` to `verify_chain` to isolate tests."""

@@ -1,0 +1,178 @@
+"""Pydantic models that cross rooms (DESIGN §3). Field names follow the plan exactly."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Domain(str, Enum):
+    """What kind of reasoning a chain contains."""
+
+    MATHEMATICS = "mathematics"
+    CODE = "code"
+    LOGIC = "logic"
+
+
+class ProofLevel(str, Enum):
+    """How strong a guarantee the caller pays for (quick < standard < formal)."""
+
+    QUICK = "quick"
+    STANDARD = "standard"
+    FORMAL = "formal"
+
+
+class Overall(str, Enum):
+    """Chain-level outcome: every step verified, some, or none."""
+
+    VERIFIED = "VERIFIED"
+    PARTIAL = "PARTIAL"
+    FAILED = "FAILED"
+
+
+class StepStatus(str, Enum):
+    """Per-step outcome. Only `failed` invalidates dependants."""
+
+    VERIFIED = "verified"
+    FAILED = "failed"
+    INVALIDATED = "invalidated"
+    ERROR = "error"
+    UNSUPPORTED = "unsupported"
+
+
+class ArtifactLanguage(str, Enum):
+    """Formal languages a step can be translated into (DESIGN §3.1)."""
+
+    SYMPY = "sympy"
+    COQ = "coq"
+    LEAN4 = "lean4"
+    PYTHON = "python"
+    SMTLIB = "smtlib"
+    FOL = "fol"
+    PROPOSITIONAL = "propositional"
+
+
+class ReasoningStep(BaseModel):
+    """One natural-language step of the reasoning to verify."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step_id: int
+    content: str
+    claimed_conclusion: str | None = None
+    dependencies: list[int] | None = Field(
+        default=None, description="Step ids this step relies on; omitted means the previous step."
+    )
+
+
+class StepTranslation(BaseModel):
+    """A step translated to a formal artifact (the miner's output for one step)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step_id: int
+    original_content: str = ""
+    formal_representation: str = Field(
+        default="", description="The artifact text; empty means the step could not be translated (see notes)."
+    )
+    language: ArtifactLanguage
+    dependencies: list[int] = Field(default_factory=list)
+    translation_confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    compilation_check: bool = False
+    notes: str | None = None
+
+
+class VerifyRequest(BaseModel):
+    """A reasoning chain submitted for verification (DESIGN §3.1, the plan's API request)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reasoning_chain: list[ReasoningStep]
+    domain: Domain
+    original_query: str = ""
+    claimed_answer: str = ""
+    proof_level: ProofLevel = ProofLevel.STANDARD
+    callback_url: str | None = None
+    generate_certificate: bool = True
+    translations: list[StepTranslation] | None = None
+    task_id: str | None = Field(default=None, description="Omitted: derived from task_hash, so verdicts are reproducible.")
+
+
+class StepVerdict(BaseModel):
+    """Verification result for a single reasoning step."""
+
+    step_id: int
+    verified: bool
+    status: StepStatus
+    error_message: str | None = None
+    formal_representation: str = ""
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class FailureReport(BaseModel):
+    """Where and why the chain broke: the first failing step and what it takes down with it."""
+
+    failed_step_id: int
+    original_reasoning: str
+    formal_translation: str
+    verification_error: str
+    suggested_fix: str | None = None
+    cascade_impact: list[int] = Field(default_factory=list)
+    last_valid_step: int | None = Field(
+        default=None, description="The deepest verified step before the failure in topological order; None if none."
+    )
+    partial_correctness: float = Field(ge=0.0, le=1.0)
+
+
+class VerificationVerdict(BaseModel):
+    """The core output of the verification pipeline."""
+
+    task_id: str
+    overall: Overall
+    step_verdicts: list[StepVerdict]
+    total_steps: int
+    verified_steps: int
+    failure_points: list[StepVerdict] = Field(default_factory=list)
+    failure_report: FailureReport | None = None
+    domain: Domain
+    proof_level: ProofLevel
+    verification_time_ms: int = 0
+    raw_output: str | None = None
+    translator_uids: list[int] = Field(default_factory=list)
+    task_hash: str = ""
+    verdict_hash: str = ""
+
+
+class CheckLimits(BaseModel):
+    """Per-check resource limits; a breach is `error`, never `failed`."""
+
+    timeout_s: float = Field(default=10.0, gt=0)
+    memory_mb: int = Field(default=1024, gt=0)
+
+
+class ChainLimits(BaseModel):
+    """Request size limits (DESIGN §3.1)."""
+
+    max_steps: int = 64
+    max_step_bytes: int = 64 * 1024
+    max_request_bytes: int = 1024 * 1024
+
+
+class CheckOutcome(BaseModel):
+    """What one checker says about one artifact, before the chain-level cascade."""
+
+    status: StepStatus
+    message: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+SCHEMA_MODELS: tuple[type[BaseModel], ...] = (
+    VerifyRequest,
+    ReasoningStep,
+    StepTranslation,
+    StepVerdict,
+    VerificationVerdict,
+    FailureReport,
+)

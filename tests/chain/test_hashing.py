@@ -1,0 +1,49 @@
+"""verdict_hash and task_hash are exactly the documented recipes, hence stable across machines."""
+
+import hashlib
+import json
+
+from reasonforge.chain import task_hash, verdict_hash
+from reasonforge.types import Domain, ReasoningStep, StepStatus, StepVerdict, VerifyRequest
+
+REQUEST = VerifyRequest(
+    domain=Domain.LOGIC,
+    original_query="Are whales warm-blooded?",
+    reasoning_chain=[
+        ReasoningStep(step_id=1, content="All mammals are warm-blooded."),
+        ReasoningStep(step_id=2, content="Whales are mammals. Therefore whales are warm-blooded.", dependencies=[1]),
+    ],
+)
+
+
+def test_verdict_hash_matches_the_plan_recipe():
+    steps = [
+        StepVerdict(step_id=1, verified=True, status=StepStatus.VERIFIED),
+        StepVerdict(step_id=2, verified=False, status=StepStatus.FAILED),
+    ]
+    expected = hashlib.sha256(
+        json.dumps(
+            {"task_id": "t1", "overall": "PARTIAL", "steps": [{"id": 1, "verified": True}, {"id": 2, "verified": False}]},
+            sort_keys=True,
+        ).encode()
+    ).hexdigest()
+    assert verdict_hash("t1", "PARTIAL", steps) == expected
+
+
+def test_task_hash_is_pinned():
+    # Literal pins: if these change, every issued certificate's task_hash changes with them.
+    canonical = (
+        '{"original_query":"Are whales warm-blooded?","reasoning_chain":['
+        '{"claimed_conclusion":null,"content":"All mammals are warm-blooded.","dependencies":null,"step_id":1},'
+        '{"claimed_conclusion":null,"content":"Whales are mammals. Therefore whales are warm-blooded.",'
+        '"dependencies":[1],"step_id":2}]}'
+    )
+    assert task_hash(REQUEST) == hashlib.sha256(canonical.encode()).hexdigest()
+    assert task_hash(REQUEST) == "0a5a307b88093f7b7a9b7e6bc5bfae716537a4775127d6c434e0a2da11bec47e"
+
+
+def test_task_hash_ignores_fields_outside_query_and_chain():
+    other = REQUEST.model_copy(update={"proof_level": "formal", "claimed_answer": "yes"})
+    assert task_hash(other) == task_hash(REQUEST)
+    changed = REQUEST.model_copy(update={"original_query": "Are whales fish?"})
+    assert task_hash(changed) != task_hash(REQUEST)
