@@ -1,0 +1,73 @@
+"""Helpers shared by the logic benchmarks: reading data files, checking one artifact, summarising times."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from reasonforge.registry import CheckerRegistry, checkers
+from reasonforge.types import CheckLimits, ProofLevel, StepStatus, StepTranslation
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Rows of a JSONL file, a JSON list, or a raw PrOntoQA dict `{"exampleN": {"test_example": ...}}`."""
+    text = path.read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        return list(json.loads(text))
+    if stripped.startswith("{"):
+        try:
+            whole = json.loads(text)
+        except json.JSONDecodeError:
+            whole = None  # JSONL: one object per line
+        if isinstance(whole, dict):
+            return _flatten_raw_prontoqa(whole) if _is_raw_prontoqa(whole) else [whole]
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _is_raw_prontoqa(data: dict[str, Any]) -> bool:
+    return all(isinstance(v, dict) and "test_example" in v for v in list(data.values())[:3])
+
+
+def _flatten_raw_prontoqa(data: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for entry, examples in data.items():
+        for role, row in examples.items():
+            rows.append({"id": f"{entry}.{role}", **row})
+    return rows
+
+
+def check_status(
+    translation: StepTranslation, level: ProofLevel, registry: CheckerRegistry | None = None
+) -> StepStatus:
+    """Status of one artifact under the registered checker (an empty artifact is `unsupported`)."""
+    if not translation.formal_representation:
+        return StepStatus.UNSUPPORTED
+    checker = (registry or checkers).get(translation.language)
+    return checker.check(translation.formal_representation, level=level, limits=CheckLimits()).status
+
+
+def interleave(groups: Iterable[list[Any]]) -> list[Any]:
+    """Round-robin merge, so a `--limit` keeps every data file represented."""
+    lists = [list(g) for g in groups]
+    out: list[Any] = []
+    for i in range(max((len(g) for g in lists), default=0)):
+        out.extend(g[i] for g in lists if i < len(g))
+    return out
+
+
+def ms_summary(values: list[float]) -> dict[str, float]:
+    """Median and max of a list of milliseconds (zeros when empty)."""
+    if not values:
+        return {"median": 0.0, "max": 0.0}
+    return {"median": round(statistics.median(values), 3), "max": round(max(values), 3)}
+
+
+def share(hits: int, total: int) -> float:
+    """hits / total as a fraction (0 when there is nothing to count)."""
+    return round(hits / total, 4) if total else 0.0

@@ -1,0 +1,48 @@
+"""Sentence splitting, question detection and conclusion markers."""
+
+import pytest
+
+from reasonforge.translate.sentences import sentence_role, split_query, split_sentences
+
+
+def test_split_sentences_keeps_numbers_and_abbreviations():
+    text = "127 is a Mersenne prime. 3 is prime. Mr. Smith is tall! Is Bob red?"
+    assert split_sentences(text) == ["127 is a Mersenne prime.", "3 is prime.", "Mr. Smith is tall!", "Is Bob red?"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "True or false: Fae is not cold-blooded.",
+        "Is the following statement true or false? Fae is not cold-blooded.",
+        "Based on the above information, is the following statement true, false, or unknown? Fae is not cold-blooded.",
+    ],
+)
+def test_split_query_takes_the_statement_out_of_the_theory(question):
+    split = split_query(f"Every cat is a feline. Fae is a cat. {question}")
+    assert split.theory == ["Every cat is a feline.", "Fae is a cat."]
+    assert split.statements == ["Fae is not cold-blooded."]
+
+
+def test_plain_questions_are_not_theory():
+    assert split_query("All men are mortal. Is Socrates mortal?").theory == ["All men are mortal."]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "premises", "claim", "marked"),
+    [
+        ("Therefore whales are warm-blooded.", [], "whales are warm-blooded.", True),
+        ("So, Socrates is mortal.", [], "Socrates is mortal.", True),
+        ("Hence Bob is red.", [], "Bob is red.", True),
+        ("Thus Bob is red.", [], "Bob is red.", True),
+        ("Consequently, Bob is red.", [], "Bob is red.", True),
+        ("Since Bob is big, Bob is red.", ["Bob is big"], "Bob is red.", True),
+        ("Bob is red because Bob is big.", ["Bob is big."], "Bob is red", True),
+        ("Bob is big, so Bob is red.", ["Bob is big"], "Bob is red.", True),
+        ("Therefore, since Bob is big, Bob is red.", ["Bob is big"], "Bob is red.", True),
+        ("Socrates is a man.", [], "Socrates is a man.", False),
+    ],
+)
+def test_sentence_role(sentence, premises, claim, marked):
+    role = sentence_role(sentence)
+    assert (role.premises, role.claim, role.marked) == (premises, claim, marked)
