@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from reasonforge.registry import CheckerRegistry, checkers
-from reasonforge.types import CheckLimits, ProofLevel, StepStatus, StepTranslation
+from reasonforge.types import CheckLimits, CheckOutcome, ProofLevel, StepStatus, StepTranslation
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -42,14 +42,12 @@ def _flatten_raw_prontoqa(data: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def check_status(
-    translation: StepTranslation, level: ProofLevel, registry: CheckerRegistry | None = None
-) -> StepStatus:
-    """Status of one artifact under the registered checker (an empty artifact is `unsupported`)."""
+def check(translation: StepTranslation, level: ProofLevel, registry: CheckerRegistry | None = None) -> CheckOutcome:
+    """One artifact under the registered checker (an empty artifact is `unsupported`)."""
     if not translation.formal_representation:
-        return StepStatus.UNSUPPORTED
+        return CheckOutcome(status=StepStatus.UNSUPPORTED, message=translation.notes)
     checker = (registry or checkers).get(translation.language)
-    return checker.check(translation.formal_representation, level=level, limits=CheckLimits()).status
+    return checker.check(translation.formal_representation, level=level, limits=CheckLimits())
 
 
 def interleave(groups: Iterable[list[Any]]) -> list[Any]:

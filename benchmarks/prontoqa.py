@@ -6,8 +6,8 @@ reasoning chain, one sentence per step (each step depends on the one before). Re
 2. corrupted chains: one step replaced by a false sentence, of two kinds: a negated fact ("Max is a
    dumpus." → "Max is not a dumpus.") and a rule not in the context ("Every dumpus is a rompus.", with
    the rompus chosen so that the theory does not entail it). The position (and the noun) come from an
-   RNG seeded by `--seed` and the example id. A hit = the first step that is not verified is the
-   replaced one, with status `failed` (target ≥ 95 % per kind);
+   RNG seeded by `--seed` and the example id; every chain is corrupted once of each kind. A hit = the
+   first step that is not verified is the replaced one, with status `failed` (target ≥ 95 % per kind);
 3. the True/False label reproduced from the theory alone: context ⊢ statement → True, context ⊢
    ¬statement → False (target ≥ 95 %);
 plus the median and max milliseconds per chain (end to end, translation + checks), translation alone,
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from _common import REPO, check_status, interleave, ms_summary, read_rows, share
+from _common import REPO, check, interleave, ms_summary, read_rows, share
 from reasonforge import ReasoningStep, VerifyRequest, verify_chain
 from reasonforge.registry import CheckerRegistry
 from reasonforge.translate import EnglishParser, Lexicon, LogicTranslator, Translator, split_query, split_sentences
@@ -251,7 +251,8 @@ def run_benchmark(
                 trials[kind] += 1
                 continue
             trials[kind] += 1
-            chain = [*problem.chain[:position], false, *problem.chain[position + 1 :]]
+            # Steps after the replaced one cannot change which step fails first, so they are not re-checked.
+            chain = [*problem.chain[:position], false]
             outcome = _first_unverified(verify_chain(_request(problem, chain, level), translator=translator,
                                                      registry=registry))
             if outcome is not None and outcome[0] == position + 1 and outcome[1] is StepStatus.FAILED:
@@ -295,8 +296,8 @@ def run_benchmark(
 
 def _label(problem: Problem, level: ProofLevel, translator: Translator, registry: CheckerRegistry | None) -> bool | None:
     entail = getattr(translator, "entailment", None) or LogicTranslator().entailment
-    proves = check_status(entail(problem.context, problem.statement, level=level), level, registry)
-    refutes = check_status(entail(problem.context, problem.statement, negated=True, level=level), level, registry)
+    proves = check(entail(problem.context, problem.statement, level=level), level, registry).status
+    refutes = check(entail(problem.context, problem.statement, negated=True, level=level), level, registry).status
     if (proves is StepStatus.VERIFIED) == (refutes is StepStatus.VERIFIED):
         return None  # unknown, or an inconsistent theory
     return proves is StepStatus.VERIFIED

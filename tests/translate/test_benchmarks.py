@@ -19,6 +19,7 @@ def bench(monkeypatch):
     return prontoqa, proofwriter
 
 
+@pytest.mark.slow  # about 10 s: some 1,500 solver checks
 def test_prontoqa_targets_on_60_chains(bench):
     prontoqa, _ = bench
     problems = prontoqa.load_problems(prontoqa.DEFAULT_DATA, limit=60)
@@ -62,3 +63,4 @@ def test_proofwriter_slice_is_covered(bench):
     report = proofwriter.run_benchmark(proofwriter.load_rows(proofwriter.DEFAULT_DATA, limit=24))
     assert report.rows == 24 and report.rows_covered == 1.0
     assert report.label_accuracy_on_covered >= 0.9
+    assert report.forward_chaining_accuracy_on_covered == 1.0
