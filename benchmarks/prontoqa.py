@@ -32,8 +32,8 @@ from _common import REPO, check, interleave, ms_summary, read_rows, share
 from reasonforge import ReasoningStep, VerifyRequest, verify_chain
 from reasonforge.registry import CheckerRegistry
 from reasonforge.translate import EnglishParser, Lexicon, LogicTranslator, Translator, split_query, split_sentences
-from reasonforge.translate.formula import Atom, Const, Formula, ForAll, Implies, Not
 from reasonforge.types import Domain, ProofLevel, StepStatus
+from reasonforge.verify.fol import Atom, Const, Formula, Implies, Not, Quant
 
 DEFAULT_DATA = [
     REPO / "data" / "prontoqa" / "prontoqa-trueontology-345hop.slice.jsonl",
@@ -112,16 +112,20 @@ def horn_theory(formulas: Sequence[Formula]) -> tuple[set[Literal], dict[str, li
     rules: dict[str, list[tuple[str, bool]]] = {}
     for f in formulas:
         positive = not isinstance(f, Not)
-        core = f.body if isinstance(f, Not) else f
+        core = f.arg if isinstance(f, Not) else f
         if isinstance(core, Atom) and len(core.args) == 1 and isinstance(core.args[0], Const):
             facts.add((core.pred, core.args[0].name, positive))
-        elif isinstance(f, ForAll) and isinstance(f.body, Implies) and isinstance(f.body.left, Atom):
+        elif _is_rule(f) and isinstance(f.body.left, Atom):
             head = f.body.right
             head_positive = not isinstance(head, Not)
-            head_atom = head.body if isinstance(head, Not) else head
+            head_atom = head.arg if isinstance(head, Not) else head
             if isinstance(head_atom, Atom):
                 rules.setdefault(f.body.left.pred, []).append((head_atom.pred, head_positive))
     return facts, rules
+
+
+def _is_rule(f: Formula) -> bool:
+    return isinstance(f, Quant) and f.kind == "forall" and isinstance(f.body, Implies)
 
 
 def forward_chain(facts: set[Literal], rules: dict[str, list[tuple[str, bool]]]) -> set[Literal]:
@@ -160,7 +164,7 @@ def foreign_rule(problem: Problem, position: int, rng: random.Random, parser: En
     for other in [*candidates, "gorpus"]:  # "gorpus": a PrOntoQA noun absent from these files
         sentence = f"Every {noun} is {'an' if other[0] in 'aeiou' else 'a'} {other}."
         rule = parser.parse(sentence)
-        assert isinstance(rule, ForAll) and isinstance(rule.body, Implies)
+        assert _is_rule(rule)
         source, target = rule.body.left.pred, rule.body.right.pred
         closure = forward_chain({(source, "fresh", True)}, rules)
         contradictory = any((p, c, not s) in closure for p, c, s in closure)

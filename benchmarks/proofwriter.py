@@ -27,8 +27,9 @@ from pydantic import BaseModel
 from _common import REPO, check, interleave, ms_summary, read_rows, share
 from reasonforge.registry import CheckerRegistry
 from reasonforge.translate import EnglishParser, Lexicon, LogicTranslator, NoRule, ground_entailment, split_query
-from reasonforge.translate.formula import And, Formula, Implies, negate
 from reasonforge.types import ProofLevel, StepStatus
+from reasonforge.verify.fol import And, Formula, Implies
+from reasonforge.verify.formulas import negate
 
 DEFAULT_DATA = [REPO / "data" / "proofwriter" / "proofwriter-owa-d5-dev-logiclm.slice.jsonl"]
 _LABELS = {"A": "True", "B": "False", "C": "Unknown"}
@@ -162,7 +163,7 @@ def forward_label(theory: Sequence[Formula], statement: Formula) -> str:
 
 
 def _conjuncts(formula: Formula) -> list[Formula]:
-    return list(formula.parts) if isinstance(formula, And) else [formula]
+    return list(formula.args) if isinstance(formula, And) else [formula]
 
 
 def _label(translator: LogicTranslator, row: Row, level: ProofLevel, registry: CheckerRegistry | None) -> str:

@@ -102,7 +102,8 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
     table.add_column("message", overflow="fold")
     for sv in verdict.step_verdicts:
         spec = sv.details.get("spec") or {}
-        checker = f"{spec.get('name', '-')} {spec.get('version', '')}".strip()
+        name = str(spec.get("name", "-")).removeprefix("reasonforge.")
+        checker = f"{name} {spec.get('version', '')}".strip()
         elapsed = sv.details.get("elapsed_ms")
         table.add_row(
             str(sv.step_id),
@@ -115,10 +116,10 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
     style = _OVERALL_STYLE[verdict.overall]
     console.print(
         f"[{style}]{verdict.overall.value}[/]  {verdict.verified_steps}/{verdict.total_steps} steps verified"
-        f"  ({verdict.domain.value}, {verdict.proof_level.value}, {verdict.verification_time_ms} ms)"
-        f"  verdict_hash {verdict.verdict_hash[:16]}…",
+        f"  ({verdict.domain.value}, {verdict.proof_level.value}, {verdict.verification_time_ms} ms)",
         highlight=False,
     )
+    console.print(f"[dim]verdict_hash {verdict.verdict_hash}[/]", highlight=False, soft_wrap=True)
     report = verdict.failure_report
     if report is not None:
         lines = [

@@ -3,13 +3,13 @@
 import pytest
 
 from reasonforge.translate.english import EnglishParser, NoRule
-from reasonforge.translate.formula import render
 from reasonforge.translate.lexicon import Lexicon
+from reasonforge.verify.fol import to_text
 
 
 def fol(sentence: str, *context: str, either_or: str = "exclusive") -> str:
     parser = EnglishParser(Lexicon.from_texts([sentence, *context]), either_or=either_or)
-    return render(parser.parse(sentence))
+    return to_text(parser.parse(sentence), explicit=True)
 
 
 CASES = [

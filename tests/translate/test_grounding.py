@@ -5,9 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reasonforge.registry import checkers
-from reasonforge.translate.formula import Atom, Const, Exists, ForAll, Implies, Not, Var, conj, render
 from reasonforge.translate.grounding import NotGroundable, ground_entailment, render_propositional
 from reasonforge.types import ArtifactLanguage, CheckLimits, ProofLevel, StepStatus
+from reasonforge.verify.fol import Atom, Const, Implies, Not, Var, to_text
+from reasonforge.verify.formulas import conj, exists, forall
 
 x = Var("x")
 
@@ -23,23 +24,23 @@ def status(premises, conclusion, *, ground):
         lines = [render_propositional(p, names) for p in gp] + ["⊢ " + render_propositional(gc, names)]
         language = ArtifactLanguage.PROPOSITIONAL
     else:
-        lines = [render(p) for p in premises] + ["⊢ " + render(conclusion)]
+        lines = [to_text(p, explicit=True) for p in premises] + ["⊢ " + to_text(conclusion, explicit=True)]
         language = ArtifactLanguage.FOL
     outcome = checkers.get(language).check("\n".join(lines), level=ProofLevel.STANDARD, limits=CheckLimits())
     return outcome.status
 
 
 def test_universal_conclusion_gets_one_fresh_witness():
-    premises = [ForAll("x", Implies(P("Whale"), P("Mammal"))), ForAll("x", Implies(P("Mammal"), P("WarmBlooded")))]
-    gp, gc = ground_entailment(premises, ForAll("x", Implies(P("Whale"), P("WarmBlooded"))))
-    assert render(gc) == "Whale(sk1) → WarmBlooded(sk1)"
-    assert [render(p) for p in gp] == ["Whale(sk1) → Mammal(sk1)", "Mammal(sk1) → WarmBlooded(sk1)"]
+    premises = [forall("x", Implies(P("Whale"), P("Mammal"))), forall("x", Implies(P("Mammal"), P("WarmBlooded")))]
+    gp, gc = ground_entailment(premises, forall("x", Implies(P("Whale"), P("WarmBlooded"))))
+    assert to_text(gc) == "Whale(sk1) → WarmBlooded(sk1)"
+    assert [to_text(p) for p in gp] == ["Whale(sk1) → Mammal(sk1)", "Mammal(sk1) → WarmBlooded(sk1)"]
 
 
 def test_existential_under_universal_is_refused():
-    from reasonforge.translate.formula import Atom as A
+    from reasonforge.verify.fol import Atom as A
 
-    premise = ForAll("x", Exists("y", A("Loves", (Var("x"), Var("y")))))
+    premise = forall("x", exists("y", A("Loves", (Var("x"), Var("y")))))
     with pytest.raises(NotGroundable):
         ground_entailment([premise], P("Red", Const("bob")))
 
@@ -47,8 +48,8 @@ def test_existential_under_universal_is_refused():
 PREDICATES = ["A", "B", "C"]
 CONSTANTS = ["bob", "sue"]
 literal = st.builds(lambda p, neg: (Not if neg else (lambda f: f))(P(p)), st.sampled_from(PREDICATES), st.booleans())
-rule = st.builds(lambda a, b: ForAll("x", Implies(P(a), b)), st.sampled_from(PREDICATES), literal)
-some = st.builds(lambda a, b: Exists("x", conj([P(a), P(b)])), st.sampled_from(PREDICATES), st.sampled_from(PREDICATES))
+rule = st.builds(lambda a, b: forall("x", Implies(P(a), b)), st.sampled_from(PREDICATES), literal)
+some = st.builds(lambda a, b: exists("x", conj([P(a), P(b)])), st.sampled_from(PREDICATES), st.sampled_from(PREDICATES))
 fact = st.builds(
     lambda p, c, neg: (Not(P(p, Const(c))) if neg else P(p, Const(c))),
     st.sampled_from(PREDICATES), st.sampled_from(CONSTANTS), st.booleans(),
@@ -63,6 +64,6 @@ def test_grounded_check_agrees_with_first_order_check(premises, goal):
 
 
 def test_grounded_statuses_are_real_verdicts():
-    premises = [ForAll("x", Implies(P("Man"), P("Mortal"))), P("Man", Const("socrates"))]
+    premises = [forall("x", Implies(P("Man"), P("Mortal"))), P("Man", Const("socrates"))]
     assert status(premises, P("Mortal", Const("socrates")), ground=True) is StepStatus.VERIFIED
     assert status(premises[:1], P("Mortal", Const("socrates")), ground=True) is StepStatus.FAILED

@@ -267,11 +267,27 @@ def test_round_trip_text(text):
     assert parse_formula(to_text(f)) == f
     assert parse_formula(to_text(f, ascii=True)) == f
     assert to_text(parse_formula(to_text(f))) == to_text(f)
+    assert parse_formula(to_text(f, explicit=True)) == f
 
 
 def test_printer_uses_folio_notation():
     assert to_text(parse_formula("forall x (Whale(x) -> Mammal(x))")) == "∀x (Whale(x) → Mammal(x))"
     assert to_text(parse_formula("∀x (Whale(x) → Mammal(x))"), ascii=True) == "forall x (Whale(x) -> Mammal(x))"
+
+
+@pytest.mark.parametrize(
+    ("text", "explicit"),
+    [
+        ("∀x P(x)", "∀x (P(x))"),
+        ("P ∧ Q → R", "(P ∧ Q) → R"),
+        ("P → (∃y R(y, y))", "P → (∃y (R(y, y)))"),
+        ("¬¬P ∧ ¬¬¬Q", "(¬¬P) ∧ (¬(¬¬Q))"),
+        ("¬∀x P(x)", "¬(∀x (P(x)))"),
+        ("a ≠ b ∨ a = b", "a ≠ b ∨ a = b"),
+    ],
+)
+def test_explicit_printing_brackets_every_compound_operand(text, explicit):
+    assert to_text(parse_formula(text), explicit=True) == explicit
 
 
 _NAMES = st.sampled_from(["P", "Q", "R"])
@@ -310,6 +326,7 @@ def fol_formulas(draw, depth=3, bound=()):
 def test_parse_of_print_is_identity(formula):
     assert parse_formula(to_text(formula)) == formula
     assert parse_formula(to_text(formula, ascii=True)) == formula
+    assert parse_formula(to_text(formula, explicit=True)) == formula
 
 
 @settings(max_examples=50, deadline=None)

@@ -23,23 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from reasonforge.translate.formula import (
-    Atom,
-    Const,
-    Exists,
-    ForAll,
-    Formula,
-    Iff,
-    Implies,
-    Not,
-    Or,
-    Term,
-    Var,
-    Xor,
-    conj,
-    disj,
-    free_vars,
-)
 from reasonforge.translate.lexicon import (
     VARIABLE_NAMES,
     Lexicon,
@@ -49,6 +32,8 @@ from reasonforge.translate.lexicon import (
     singularize,
     third_person,
 )
+from reasonforge.verify.fol import Atom, Const, Formula, Iff, Implies, Not, Or, Term, Var, Xor
+from reasonforge.verify.formulas import conj, disj, exists, forall, free_vars
 
 
 class NoRule(Exception):
@@ -207,7 +192,7 @@ class EnglishParser:
         if var in free_vars(second) and var not in free_vars(first):
             raise NoRule("a pronoun has no antecedent: 'it'/'they' must follow 'something'/'someone'")
         body = Implies(antecedent, consequent)
-        return ForAll(var, body) if var in free_vars(body) else body
+        return forall(var, body) if var in free_vars(body) else body
 
     def _clauses(self, toks: list[str], ctx: _Ctx) -> Formula:
         low = _low(toks)
@@ -261,7 +246,7 @@ class EnglishParser:
 
     def _combine(self, word: str, left: Formula, right: Formula) -> Formula:
         if word == "either":
-            return Xor(left, right) if self.either_or == "exclusive" else Or((left, right))
+            return Xor((left, right)) if self.either_or == "exclusive" else Or((left, right))
         if word == "neither":
             return conj([Not(left), Not(right)])
         return conj([left, right])
@@ -506,10 +491,10 @@ def _quantify(kind: str, var: str, restriction: Formula | None) -> Callable[[Cal
     def wrap(pred: Callable[[Term], Formula]) -> Formula:
         body = pred(Var(var))
         if kind == "some":
-            return Exists(var, conj([restriction, body]) if restriction is not None else body)
+            return exists(var, conj([restriction, body]) if restriction is not None else body)
         if kind == "no":
             body = Not(body)
-        universal = ForAll(var, Implies(restriction, body) if restriction is not None else body)
+        universal = forall(var, Implies(restriction, body) if restriction is not None else body)
         return Not(universal) if kind == "notall" else universal
 
     return wrap

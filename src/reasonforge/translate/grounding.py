@@ -15,25 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from reasonforge.translate.formula import (
-    And,
-    Atom,
-    Const,
-    Exists,
-    ForAll,
-    Formula,
-    Iff,
-    Implies,
-    Not,
-    Or,
-    Xor,
-    conj,
-    constants,
-    disj,
-    render,
-    size,
-    substitute,
-)
+from reasonforge.verify.fol import And, Atom, Const, Eq, Formula, Iff, Implies, Not, Or, Quant, Xor, to_text
+from reasonforge.verify.formulas import conj, constants, disj, nodes, rebuild, size, substitute
 
 
 class NotGroundable(Exception):
@@ -58,18 +41,26 @@ def ground_entailment(
     return grounded, _ground(sk_conclusion, universe, budget)
 
 
+def propositional(formula: Formula, names: dict[str, tuple[str, tuple[str, ...]]]) -> Formula:
+    """A ground formula with each atom `P(a, b)` made the 0-ary atom `P_a_b`; `names` detects clashes."""
+
+    def rename(f: Formula) -> Formula:
+        if isinstance(f, Atom):
+            args = tuple(a.name for a in f.args)
+            text = "_".join((f.pred, *args))
+            if names.setdefault(text, (f.pred, args)) != (f.pred, args):
+                raise NotGroundable(f"two atoms would both print as {text}")
+            return Atom(text)
+        if isinstance(f, Eq):
+            raise NotGroundable("an equation has no propositional form")
+        return rebuild(f, rename)
+
+    return rename(formula)
+
+
 def render_propositional(formula: Formula, names: dict[str, tuple[str, tuple[str, ...]]]) -> str:
-    """Print a ground formula with atoms as identifiers (`Mammal_moby`); `names` detects clashes."""
-
-    def atom_text(atom: Atom) -> str:
-        parts = (atom.pred, *(a.name for a in atom.args))
-        text = "_".join(parts)
-        owner = names.setdefault(text, (atom.pred, parts[1:]))
-        if owner != (atom.pred, parts[1:]):
-            raise NotGroundable(f"two atoms would both print as {text}")
-        return text
-
-    return render(formula, atom_text)
+    """Print a ground formula as a `propositional` artifact line (atoms as identifiers: `Mammal_moby`)."""
+    return to_text(propositional(formula, names), explicit=True)
 
 
 def _fresh_names(taken: set[str]) -> Iterator[str]:
@@ -80,54 +71,40 @@ def _fresh_names(taken: set[str]) -> Iterator[str]:
             yield f"sk{n}"
 
 
-def _has_quantifier(f: Formula) -> bool:
-    if isinstance(f, (ForAll, Exists)):
-        return True
-    if isinstance(f, Atom):
-        return False
-    if isinstance(f, Not):
-        return _has_quantifier(f.body)
-    if isinstance(f, (And, Or)):
-        return any(_has_quantifier(p) for p in f.parts)
-    return _has_quantifier(f.left) or _has_quantifier(f.right)
-
-
 def _skolemize(f: Formula, positive: bool, under_universal: bool, fresh: Iterator[str]) -> Formula:
     """Replace effectively-existential quantifiers by fresh constants; `positive` is f's polarity."""
     if isinstance(f, Atom):
         return f
     if isinstance(f, Not):
-        return Not(_skolemize(f.body, not positive, under_universal, fresh))
-    if isinstance(f, (And, Or)):
-        return type(f)(tuple(_skolemize(p, positive, under_universal, fresh) for p in f.parts))
+        return Not(_skolemize(f.arg, not positive, under_universal, fresh))
     if isinstance(f, Implies):
         return Implies(
             _skolemize(f.left, not positive, under_universal, fresh),
             _skolemize(f.right, positive, under_universal, fresh),
         )
     if isinstance(f, (Iff, Xor)):
-        if _has_quantifier(f):
+        if any(isinstance(n, Quant) for n in nodes(f)):
             raise NotGroundable("a quantifier under ↔ or ⊕ occurs with both polarities")
         return f
-    existential = isinstance(f, Exists) == positive
+    if not isinstance(f, Quant):  # ∧, ∨ keep the polarity; atoms, equations and ⊤/⊥ are unchanged
+        return rebuild(f, _skolemize, positive, under_universal, fresh)
+    existential = (f.kind == "exists") == positive
     if existential:
         if under_universal:
             raise NotGroundable("an existential inside a universal needs a Skolem function")
         witness = Const(next(fresh))
         return _skolemize(substitute(f.body, f.var, witness), positive, under_universal, fresh)
-    return type(f)(f.var, _skolemize(f.body, positive, True, fresh))
+    return Quant(f.kind, f.var, _skolemize(f.body, positive, True, fresh))
 
 
 def _ground(f: Formula, universe: list[str], budget: list[int]) -> Formula:
     if isinstance(f, Atom):
         return f
-    if isinstance(f, Not):
-        return Not(_ground(f.body, universe, budget))
     if isinstance(f, (And, Or)):
         build: Callable = conj if isinstance(f, And) else disj
-        return build([_ground(p, universe, budget) for p in f.parts])
-    if isinstance(f, (Xor, Implies, Iff)):
-        return type(f)(_ground(f.left, universe, budget), _ground(f.right, universe, budget))
+        return build([_ground(p, universe, budget) for p in f.args])
+    if not isinstance(f, Quant):
+        return rebuild(f, _ground, universe, budget)
     instances = []
     for c in universe:
         instance = _ground(substitute(f.body, f.var, Const(c)), universe, budget)
@@ -135,4 +112,4 @@ def _ground(f: Formula, universe: list[str], budget: list[int]) -> Formula:
         if budget[0] < 0:
             raise NotGroundable("the grounded formula would be too large")
         instances.append(instance)
-    return conj(instances) if isinstance(f, ForAll) else disj(instances)
+    return conj(instances) if f.kind == "forall" else disj(instances)

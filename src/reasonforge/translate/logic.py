@@ -21,14 +21,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from reasonforge.errors import ReasonForgeError
+from reasonforge.errors import ArtifactSyntaxError, ReasonForgeError
 from reasonforge.registry import Spec
 from reasonforge.translate.english import EnglishParser, NoRule
-from reasonforge.translate.formula import Formula, conj, negate, render
 from reasonforge.translate.grounding import NotGroundable, ground_entailment, render_propositional
 from reasonforge.translate.lexicon import Lexicon
 from reasonforge.translate.sentences import sentence_role, split_query, split_sentences
 from reasonforge.types import ArtifactLanguage, ProofLevel, StepTranslation, VerifyRequest
+from reasonforge.verify.fol import FolParser, Formula, to_text
+from reasonforge.verify.formulas import conj, negate
 
 TRANSLATOR_NAME = "rule-based-logic"
 TRANSLATOR_VERSION = "1.0"
@@ -236,7 +237,7 @@ def _unique(formulas: Sequence[Formula]) -> list[Formula]:
 
 
 def _fol_text(premises: Sequence[Formula], conclusion: Formula) -> str:
-    return "\n".join([*(render(p) for p in premises), "⊢ " + render(conclusion)])
+    return "\n".join([*(to_text(p, explicit=True) for p in premises), "⊢ " + to_text(conclusion, explicit=True)])
 
 
 def _propositional_text(premises: Sequence[Formula], conclusion: Formula, max_nodes: int) -> str:
@@ -251,16 +252,11 @@ class _CompileCheck:
     givens repeat in every step's artifact, and re-parsing them dominated translation time)."""
 
     def __init__(self) -> None:
-        self._parsers: dict[bool, object] = {}
+        self._parsers: dict[bool, FolParser] = {}
         self._seen: dict[tuple[bool, str], bool] = {}
 
     def __call__(self, text: str, language: ArtifactLanguage) -> bool:
-        """Whether every line parses (False if the checker's parser is unavailable)."""
-        try:
-            from reasonforge.errors import ArtifactSyntaxError
-            from reasonforge.verify.fol import FolParser
-        except ImportError:
-            return False
+        """Whether every line parses."""
         propositional = language is ArtifactLanguage.PROPOSITIONAL
         parser = self._parsers.setdefault(propositional, FolParser(propositional=propositional))
         ok = True
@@ -269,7 +265,7 @@ class _CompileCheck:
             key = (propositional, body)
             if key not in self._seen:
                 try:
-                    parser.parse(body)  # type: ignore[attr-defined]
+                    parser.parse(body)
                     self._seen[key] = True
                 except ArtifactSyntaxError:
                     self._seen[key] = False

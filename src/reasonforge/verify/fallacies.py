@@ -8,80 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from reasonforge.verify.fol import (
-    And,
-    Atom,
-    Const,
-    Eq,
-    Formula,
-    Iff,
-    Implies,
-    Not,
-    Or,
-    Quant,
-    Term,
-    Var,
-    Xor,
-)
+from reasonforge.verify.fol import Const, Formula, Implies, Not, Quant, Term
+from reasonforge.verify.formulas import constants, substitute
 
 _PROBE = Const("⋆")  # a name no parsed constant can have, standing for "an arbitrary individual"
 
 
-def substitute(formula: Formula, var: str, term: Term) -> Formula:
-    """Replace free occurrences of variable `var` by `term`."""
-
-    def term_of(t: Term) -> Term:
-        return term if isinstance(t, Var) and t.name == var else t
-
-    def go(f: Formula) -> Formula:
-        if isinstance(f, Atom):
-            return Atom(f.pred, tuple(term_of(a) for a in f.args))
-        if isinstance(f, Eq):
-            return Eq(term_of(f.left), term_of(f.right))
-        if isinstance(f, Not):
-            return Not(go(f.arg))
-        if isinstance(f, (And, Or, Xor)):
-            return type(f)(tuple(go(a) for a in f.args))
-        if isinstance(f, (Implies, Iff)):
-            return type(f)(go(f.left), go(f.right))
-        if isinstance(f, Quant):
-            return f if f.var == var else Quant(f.kind, f.var, go(f.body))
-        return f
-
-    return go(formula)
-
-
-def _constants(formula: Formula) -> set[Term]:
-    found: set[Term] = set()
-
-    def go(f: Formula) -> None:
-        if isinstance(f, Atom):
-            found.update(a for a in f.args if isinstance(a, Const))
-        elif isinstance(f, Eq):
-            found.update(t for t in (f.left, f.right) if isinstance(t, Const))
-        elif isinstance(f, Not):
-            go(f.arg)
-        elif isinstance(f, (And, Or, Xor)):
-            for a in f.args:
-                go(a)
-        elif isinstance(f, (Implies, Iff)):
-            go(f.left)
-            go(f.right)
-        elif isinstance(f, Quant):
-            go(f.body)
-
-    go(formula)
-    return found
-
-
-def _conditionals(premises: Iterable[Formula], names: set[Term]) -> list[tuple[Formula, Formula]]:
+def _conditionals(premises: Iterable[Formula], names: list[Term]) -> list[tuple[Formula, Formula]]:
     """Every instance (antecedent, consequent) of a premise `A → B` or `∀x (A → B)`."""
     out: list[tuple[Formula, Formula]] = []
     for p in premises:
         if isinstance(p, Implies):
             out.append((p.left, p.right))
         elif isinstance(p, Quant) and p.kind == "forall" and isinstance(p.body, Implies):
-            for name in names | {_PROBE}:
+            for name in [*names, _PROBE]:
                 inst = substitute(p.body, p.var, name)
                 assert isinstance(inst, Implies)
                 out.append((inst.left, inst.right))
@@ -100,7 +40,7 @@ def name_fallacy(premises: Sequence[Formula], conclusion: Formula) -> str | None
     """Return `affirming_the_consequent`, `denying_the_antecedent`, `illicit_conversion`,
     `undistributed_middle`, or None when the failed inference matches none of them."""
     facts = set(premises)
-    names = _constants(conclusion)
+    names: list[Term] = [Const(c) for c in constants(conclusion)]
     for antecedent, consequent in _conditionals(premises, names):
         if conclusion == antecedent and consequent in facts:
             return "affirming_the_consequent"

@@ -507,24 +507,32 @@ _ASCII = {"¬": "~", "∧": "&", "∨": "|", "⊕": "^", "→": "->", "↔": "<-
           "≠": "!=", "⊤": "true", "⊥": "false"}
 
 
-def to_text(formula: Formula, *, ascii: bool = False) -> str:
-    """Render a formula in FOLIO notation (or ASCII) so that parsing it gives back the same AST."""
-    text = _render(formula)
+def to_text(formula: Formula, *, ascii: bool = False, explicit: bool = False) -> str:
+    """Render in FOLIO notation (or ASCII), parsing back to the same AST; `explicit` brackets all compound operands."""
+    text = _render(formula, explicit)
     if ascii:
         for uni, asc in _ASCII.items():
             text = text.replace(uni, asc)
     return text
 
 
-def _operand(child: Formula, parent_prec: int, *, strict: bool) -> str:
-    # Quantifiers swallow everything to their right, so as operands they always get parentheses.
+def _is_literal(f: Formula) -> bool:
+    return isinstance(f, (Atom, Eq, BoolConst)) or (isinstance(f, Not) and isinstance(f.arg, (Atom, Eq, BoolConst)))
+
+
+def _operand(child: Formula, parent_prec: int, *, strict: bool, explicit: bool) -> str:
+    # `explicit` (the translator's artifacts) brackets every operand but a literal, and every quantifier
+    # body, so that a reader (or another tool) needs no precedence rules. Otherwise: quantifiers swallow
+    # everything to their right, so as operands they always get parentheses.
     prec = _PREC.get(type(child), 9)
-    if isinstance(child, Quant) or prec < parent_prec or (strict and prec == parent_prec):
-        return f"({_render(child)})"
-    return _render(child)
+    if explicit:
+        bracket = not _is_literal(child)
+    else:
+        bracket = isinstance(child, Quant) or prec < parent_prec or (strict and prec == parent_prec)
+    return f"({_render(child, explicit)})" if bracket else _render(child, explicit)
 
 
-def _render(f: Formula) -> str:
+def _render(f: Formula, explicit: bool) -> str:
     if isinstance(f, Atom):
         return f.pred if not f.args else f"{f.pred}({', '.join(t.name for t in f.args)})"
     if isinstance(f, Eq):
@@ -534,23 +542,24 @@ def _render(f: Formula) -> str:
     if isinstance(f, Not):
         if isinstance(f.arg, Eq):
             return f"{f.arg.left.name} ≠ {f.arg.right.name}"
-        if isinstance(f.arg, (Atom, BoolConst, Not)):
-            return "¬" + _render(f.arg)
-        return f"¬({_render(f.arg)})"
+        bare = _is_literal(f.arg) if explicit else isinstance(f.arg, (Atom, BoolConst, Not))
+        return "¬" + _render(f.arg, explicit) if bare else f"¬({_render(f.arg, explicit)})"
     if isinstance(f, (And, Or, Xor)):
         prec = _PREC[type(f)]
         # Nested same-level nodes only come from explicit parentheses, so children at this level keep them.
-        return f" {_NARY_SYMBOL[type(f)]} ".join(_operand(a, prec, strict=True) for a in f.args)
+        return f" {_NARY_SYMBOL[type(f)]} ".join(_operand(a, prec, strict=True, explicit=explicit) for a in f.args)
     if isinstance(f, (Implies, Iff)):
         prec = _PREC[type(f)]
         symbol = "→" if isinstance(f, Implies) else "↔"
-        return f"{_operand(f.left, prec, strict=True)} {symbol} {_operand(f.right, prec, strict=False)}"
+        left = _operand(f.left, prec, strict=True, explicit=explicit)
+        return f"{left} {symbol} {_operand(f.right, prec, strict=False, explicit=explicit)}"
     if isinstance(f, Quant):
         symbol = "∀" if f.kind == "forall" else "∃"
         body = f.body
-        if isinstance(body, (Atom, BoolConst, Not, Quant)) and not (isinstance(body, Not) and isinstance(body.arg, Eq)):
-            return f"{symbol}{f.var} {_render(body)}"
-        return f"{symbol}{f.var} ({_render(body)})"
+        bare = not explicit and isinstance(body, (Atom, BoolConst, Not, Quant))
+        if bare and not (isinstance(body, Not) and isinstance(body.arg, Eq)):
+            return f"{symbol}{f.var} {_render(body, explicit)}"
+        return f"{symbol}{f.var} ({_render(body, explicit)})"
     raise TypeError(f"not a formula: {f!r}")
 
 
