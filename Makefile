@@ -4,9 +4,14 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install run test bench clean
+.PHONY: install sandbox-env run test bench clean
 
-install: $(STAMP)
+install: $(STAMP) sandbox-env
+
+# The sandbox runs code as an unprivileged uid, which cannot read an interpreter in root's home:
+# it gets its own world-readable venv on Debian's python3 (instant when already built).
+sandbox-env: $(STAMP)
+	@sh scripts/sandbox-env.sh .sandbox-venv
 
 $(STAMP): pyproject.toml scripts/install-system.sh
 	@sh scripts/install-system.sh
@@ -32,6 +37,10 @@ test: install
 bench: install
 	@$(PY) benchmarks/folio.py
 	@$(PY) benchmarks/prontoqa.py
+	@$(PY) benchmarks/proofwriter.py
+	@$(PY) benchmarks/humaneval.py
+	@$(PY) benchmarks/mbpp.py
+	@$(PY) benchmarks/sandbox_overhead.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .sandbox-venv .pytest_cache

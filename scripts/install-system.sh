@@ -4,12 +4,17 @@ set -eu
 need=""
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need="$need python3-venv"
-if [ -n "$need" ]; then
+# The sandbox (verify/sandbox.py): bubblewrap, and Debian's own python3 + venv for its world-readable venv.
+command -v bwrap >/dev/null 2>&1 || need="$need bubblewrap"
+[ -x /usr/bin/python3 ] || need="$need python3"
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need="$need python3-venv"
+need=$(printf '%s\n' $need | sort -u | tr '\n' ' ')
+if [ -n "${need% }" ]; then
     if [ "$(id -u)" != 0 ]; then
-        echo "missing Debian packages:$need (run 'make install' as root or install them with apt-get)" >&2
+        echo "missing Debian packages: $need (run 'make install' as root or install them with apt-get)" >&2
         exit 1
     fi
-    echo "installing Debian packages:$need"
+    echo "installing Debian packages: $need"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null
 fi

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -59,7 +60,7 @@ def _read_source(source: str, what: str) -> bytes:
 
 
 def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(EXIT_INPUT_ERROR)
 
 
@@ -110,7 +111,7 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
             f"[{_STATUS_STYLE[sv.status]}]{sv.status.value}[/]",
             checker,
             f"{elapsed:.1f}" if isinstance(elapsed, (int, float)) else "-",
-            sv.error_message or "",
+            escape(sv.error_message or ""),
         )
     console.print(table)
     style = _OVERALL_STYLE[verdict.overall]
@@ -123,11 +124,11 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
     report = verdict.failure_report
     if report is not None:
         lines = [
-            f"[bold]step {report.failed_step_id}[/]: {report.original_reasoning}",
-            f"[bold]why[/]: {report.verification_error}",
+            f"[bold]step {report.failed_step_id}[/]: {escape(report.original_reasoning)}",
+            f"[bold]why[/]: {escape(report.verification_error)}",
         ]
         if report.suggested_fix:
-            lines.append(f"[bold]fix[/]: {report.suggested_fix}")
+            lines.append(f"[bold]fix[/]: {escape(report.suggested_fix)}")
         impact = ", ".join(map(str, report.cascade_impact)) or "none"
         lines.append(f"[bold]invalidated[/]: {impact}   [bold]last valid step[/]: {report.last_valid_step}")
         lines.append(f"[bold]partial correctness[/]: {report.partial_correctness:.0%}")

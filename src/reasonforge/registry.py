@@ -38,6 +38,7 @@ CHECKER_MODULES: dict[ArtifactLanguage, str] = {
     ArtifactLanguage.FOL: "reasonforge.verify.smt",
     ArtifactLanguage.SMTLIB: "reasonforge.verify.smt",
     ArtifactLanguage.PROPOSITIONAL: "reasonforge.verify.propositional",
+    ArtifactLanguage.PYTHON: "reasonforge.verify.python_tests",
 }
 
 C = TypeVar("C")

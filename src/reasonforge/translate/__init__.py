@@ -1,5 +1,6 @@
 """Translators: natural-language reasoning steps → formal artifacts (DESIGN §2, `translate/`)."""
 
+from reasonforge.translate.code_blocks import CodeBlockTranslator
 from reasonforge.translate.defaults import default_translator
 from reasonforge.translate.english import EnglishParser, NoRule, tokenize
 from reasonforge.translate.grounding import NotGroundable, ground_entailment
@@ -9,6 +10,7 @@ from reasonforge.translate.protocol import Translator
 from reasonforge.translate.sentences import QuerySplit, SentenceRole, sentence_role, split_query, split_sentences
 
 __all__ = [
+    "CodeBlockTranslator",
     "EnglishParser",
     "Givens",
     "Lexicon",

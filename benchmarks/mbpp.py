@@ -1,0 +1,27 @@
+"""MBPP (sanitized): reference code + each `test_list` assert as its own pytest test → VERIFIED (target ≥ 98 %);
+for each task, 5 mutants of the reference code → FAILED (target ≥ 90 %). See `_code.py` for the procedure.
+
+Artifact = `test_imports`, the reference `code`, then `def test_case_<k>(): <assert>` per test_list entry.
+
+Usage: python benchmarks/mbpp.py [--data FILE] [--limit N] [--level quick|standard|formal]
+       [--mutants 5] [--max-mutants 10] [--seed S] [--json]
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from _code import REPO, Task, main
+
+DEFAULT_DATA = [REPO / "data" / "mbpp-sanitized" / "sanitized-mbpp.slice.jsonl"]
+
+
+def to_task(row: dict[str, Any]) -> Task:
+    imports = "".join(f"{line}\n" for line in row.get("test_imports", []))
+    tests = "".join(f"\n\ndef test_case_{k}():\n    {line.strip()}\n" for k, line in enumerate(row["test_list"], start=1))
+    return Task(id=f"MBPP/{row['task_id']}", artifact=f"{imports}{row['code'].rstrip()}\n{tests}")
+
+
+if __name__ == "__main__":
+    sys.exit(main("MBPP", DEFAULT_DATA, to_task))

@@ -1,0 +1,6 @@
+"""Files copied (read-only) into the sandbox to run a Python artifact. Never imported by the verifier.
+
+`rf_parent.py` is the entry point: it reads its config (with the run's nonce) from stdin, makes itself
+non-dumpable, runs one child (`rf_child_pytest.py`, `rf_child_complexity.py` or a tool command) with an
+event pipe, and alone writes the nonce'd report line to the sandbox's stdout.
+"""

@@ -1,0 +1,261 @@
+"""AST mutants of a Python artifact's implementation (never of its tests).
+
+Operators (one mutant per site and replacement):
+- `cmp`: comparison flips `<`↔`<=`, `>`↔`>=`, `==`↔`!=`, `in`↔`not in`, `is`↔`is not`;
+- `const`: off-by-one on integer constants (`n` → `n+1`, `n-1`);
+- `slice`: off-by-one on non-constant slice bounds (`a[i:j]` → `a[i+1:j]`, `a[i:j-1]`, …);
+- `arith`: arithmetic swaps (`+`↔`-`, `*`→`/`, `/`→`*`, `//`→`*`, `%`→`//`, `**`→`*`, `&`↔`|`, `<<`↔`>>`),
+  also in augmented assignments;
+- `bool`: negation of `if` / `while` / conditional-expression tests, `and`↔`or`;
+- `return`: return-value replacement (`return x` → `return None`; `True`↔`False`; a number → `0`;
+  a non-empty string/list/dict literal → empty).
+
+Implementation = every function or method whose name does not start with `test` and that carries no
+hypothesis `@given`, inside classes not named `Test*`. Mutants whose source equals the original (or
+another mutant) after `ast.unparse` are skipped as equivalent; mutants that do not compile are
+skipped. Selection is deterministic: every site is enumerated in source order, then `max_mutants`
+are drawn with `random.Random(seed)` and returned in source order.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+__all__ = ["Mutant", "generate_mutants", "implementation_nodes", "is_test_function"]
+
+_CMP_FLIP: dict[type, type] = {
+    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+}
+_ARITH_SWAP: dict[type, type] = {
+    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Mult,
+    ast.Mod: ast.FloorDiv, ast.Pow: ast.Mult, ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd,
+    ast.LShift: ast.RShift, ast.RShift: ast.LShift,
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutated module: `source` is the whole artifact with one change in the implementation."""
+
+    id: int
+    operator: str
+    line: int
+    before: str
+    after: str
+    source: str
+
+    @property
+    def description(self) -> str:
+        """Short human-readable diff, e.g. `line 3: x < n → x <= n`."""
+        return f"line {self.line}: {self.before} → {self.after}"
+
+    def diff(self, original: str) -> str:
+        """Unified diff (no context) against the unparsed original."""
+        lines = difflib.unified_diff(original.splitlines(), self.source.splitlines(), lineterm="", n=0)
+        return "\n".join(ln for ln in lines if not ln.startswith(("---", "+++")))
+
+
+def is_test_function(node: ast.AST) -> bool:
+    """A test function pytest would collect, or a hypothesis property (`@given`)."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    if node.name.startswith("test"):
+        return True
+    for dec in node.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name == "given":
+            return True
+    return False
+
+
+def implementation_nodes(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Top-level functions and methods (of non-`Test*` classes) that are neither tests nor test helpers.
+
+    A test helper is a top-level function that contains an `assert` and is not referenced by any other
+    non-test function (e.g. HumanEval's `check(candidate)`): mutating it would mutate the tests."""
+    out: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not is_test_function(node):
+            out.append(node)
+        elif isinstance(node, ast.ClassDef) and not node.name.startswith("Test"):
+            out.extend(n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                       and not is_test_function(n))
+    top = {id(n) for n in tree.body}
+    referenced: set[str] = set()
+    for f in out:
+        referenced.update(n.id for n in ast.walk(f) if isinstance(n, ast.Name) and n.id != f.name)
+    return [f for f in out if not (id(f) in top and f.name not in referenced
+                                   and any(isinstance(n, ast.Assert) for n in ast.walk(f)))]
+
+
+# A site: (operator, node, apply) where apply mutates a deep copy's matching node in place and returns
+# (before, after) text.
+_Site = tuple[str, ast.AST, Callable[[ast.AST], tuple[str, str]]]
+
+
+def _sites(func: ast.AST) -> Iterator[_Site]:
+    skip: set[int] = set()
+    for deco in getattr(func, "decorator_list", []):
+        skip.update(id(n) for n in ast.walk(deco))
+    args = getattr(func, "args", None)
+    if args is not None:
+        skip.update(id(n) for n in ast.walk(args))  # default values are part of the signature
+    for node in ast.walk(func):
+        if id(node) in skip:
+            continue
+        yield from _node_sites(node)
+
+
+def _node_sites(node: ast.AST) -> Iterator[_Site]:
+    if isinstance(node, ast.Compare):
+        for i, op in enumerate(node.ops):
+            if type(op) in _CMP_FLIP:
+                yield ("cmp", node, _flip_cmp(i))
+    elif isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in _ARITH_SWAP:
+        yield ("arith", node, _swap_arith)
+    elif isinstance(node, ast.Constant) and type(node.value) is int:
+        for delta in (1, -1):
+            yield ("const", node, _shift_const(delta))
+    elif isinstance(node, ast.Slice):
+        for field in ("lower", "upper"):
+            bound = getattr(node, field)
+            if bound is not None and not (isinstance(bound, ast.Constant) and type(bound.value) is int):
+                for delta in (1, -1):
+                    yield ("slice", node, _shift_slice(field, delta))
+    elif isinstance(node, ast.If | ast.While | ast.IfExp):
+        yield ("bool", node, _negate_test)
+    elif isinstance(node, ast.BoolOp):
+        yield ("bool", node, _swap_boolop)
+    elif isinstance(node, ast.Return) and node.value is not None:
+        yield ("return", node, _replace_return)
+
+
+def _flip_cmp(i: int) -> Callable[[ast.AST], tuple[str, str]]:
+    def apply(node: ast.AST) -> tuple[str, str]:
+        assert isinstance(node, ast.Compare)
+        before = ast.unparse(node)
+        node.ops[i] = _CMP_FLIP[type(node.ops[i])]()
+        return before, ast.unparse(node)
+    return apply
+
+
+def _swap_arith(node: ast.AST) -> tuple[str, str]:
+    assert isinstance(node, ast.BinOp | ast.AugAssign)
+    before = ast.unparse(node)
+    node.op = _ARITH_SWAP[type(node.op)]()
+    return before, ast.unparse(node)
+
+
+def _shift_const(delta: int) -> Callable[[ast.AST], tuple[str, str]]:
+    def apply(node: ast.AST) -> tuple[str, str]:
+        assert isinstance(node, ast.Constant) and isinstance(node.value, int)
+        before = ast.unparse(node)
+        node.value = node.value + delta
+        return before, ast.unparse(node)
+    return apply
+
+
+def _shift_slice(field: str, delta: int) -> Callable[[ast.AST], tuple[str, str]]:
+    def apply(node: ast.AST) -> tuple[str, str]:
+        before = ast.unparse(node)
+        bound = getattr(node, field)
+        op = ast.Add() if delta > 0 else ast.Sub()
+        setattr(node, field, ast.BinOp(left=bound, op=op, right=ast.Constant(1)))
+        return before, ast.unparse(node)
+    return apply
+
+
+def _negate_test(node: ast.AST) -> tuple[str, str]:
+    assert isinstance(node, ast.If | ast.While | ast.IfExp)
+    before = ast.unparse(node.test)
+    node.test = ast.UnaryOp(op=ast.Not(), operand=node.test)
+    return before, ast.unparse(node.test)
+
+
+def _swap_boolop(node: ast.AST) -> tuple[str, str]:
+    assert isinstance(node, ast.BoolOp)
+    before = ast.unparse(node)
+    node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+    return before, ast.unparse(node)
+
+
+def _replace_return(node: ast.AST) -> tuple[str, str]:
+    assert isinstance(node, ast.Return) and node.value is not None
+    before = ast.unparse(node)
+    value = node.value
+    new: ast.expr
+    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+        new = ast.Constant(not value.value)
+    elif isinstance(value, ast.Constant) and value.value is None:
+        new = ast.Constant(0)
+    elif isinstance(value, ast.Constant) and isinstance(value.value, int | float) and value.value != 0:
+        new = ast.Constant(0)
+    elif isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value:
+        new = ast.Constant("")
+    elif isinstance(value, ast.List | ast.Tuple | ast.Set) and value.elts:
+        new = ast.List(elts=[], ctx=ast.Load()) if isinstance(value, ast.List) else ast.Tuple(elts=[], ctx=ast.Load())
+    elif isinstance(value, ast.Dict) and value.keys:
+        new = ast.Dict(keys=[], values=[])
+    else:
+        new = ast.Constant(None)
+    node.value = new
+    return before, ast.unparse(node)
+
+
+def generate_mutants(source: str, *, seed: int = 0, max_mutants: int = 20) -> list[Mutant]:
+    """Deterministic, compilable, non-equivalent mutants of `source`'s implementation.
+
+    Raises SyntaxError if `source` itself does not parse."""
+    tree = ast.parse(source)
+    original = ast.unparse(tree)
+    sites: list[tuple[int, int]] = []  # (function index, site index within the function)
+    funcs = implementation_nodes(tree)
+    per_func = [list(_sites(f)) for f in funcs]
+    for fi, fsites in enumerate(per_func):
+        sites.extend((fi, si) for si in range(len(fsites)))
+    order = list(range(len(sites)))
+    random.Random(seed).shuffle(order)
+    seen = {original}
+    chosen: list[tuple[int, Mutant]] = []
+    for idx in order:
+        if len(chosen) >= max_mutants:
+            break
+        fi, si = sites[idx]
+        mutant = _build(tree, funcs, fi, si, per_func[fi][si][0])
+        if mutant is None or mutant.source in seen:
+            continue
+        seen.add(mutant.source)
+        chosen.append((idx, mutant))
+    chosen.sort(key=lambda pair: (pair[1].line, pair[0]))
+    return [Mutant(i, m.operator, m.line, m.before, m.after, m.source) for i, (_, m) in enumerate(chosen)]
+
+
+def _build(tree: ast.Module, funcs: list, fi: int, si: int, operator: str) -> Mutant | None:
+    clone = copy.deepcopy(tree)
+    clone_funcs = implementation_nodes(clone)
+    clone_sites = list(_sites(clone_funcs[fi]))
+    op, node, apply = clone_sites[si]
+    assert op == operator
+    line = getattr(node, "lineno", 0)
+    try:
+        before, after = apply(node)
+        ast.fix_missing_locations(clone)
+        text = ast.unparse(clone)
+        compile(text, "<mutant>", "exec")
+    except (SyntaxError, ValueError, TypeError, RecursionError):
+        return None
+    if before == after:
+        return None
+    return Mutant(0, operator, line, _short(before), _short(after), text)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,113 @@
+"""Offline code translator: fenced blocks + doctest examples → one test module per step; examples end to end."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from reasonforge import VerifyRequest, verify_chain
+from reasonforge.translate import default_translator
+from reasonforge.translate.code_blocks import CodeBlockTranslator, extract_step
+from reasonforge.types import ArtifactLanguage, Domain, Overall, StepStatus
+from reasonforge.verify import sandbox as sb
+from reasonforge.verify.complexity import find_claim
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+needs_sandbox = pytest.mark.skipif(sb.unavailable_reason() is not None, reason="sandbox unavailable")
+
+STEP = """We count with a dict:
+```python
+def count(xs):
+    '''
+    >>> count([3])
+    {3: 1}
+    '''
+    d = {}
+    for x in xs:
+        d[x] = d.get(x, 0) + 1
+    return d
+```
+For example:
+>>> count([1, 1, 2])
+{1: 2, 2: 1}
+>>> r = count([])
+>>> r
+{}
+
+It runs in O(n) time.
+```text
+not python
+```
+"""
+
+
+def test_extract_step_finds_code_examples_and_claim():
+    got = extract_step(STEP)
+    assert len(got.code) == 1 and got.functions == ["count"]
+    assert got.claim == "O(n)"
+    flat = [pair for block in got.examples for pair in block]
+    assert ("count([3])", "{3: 1}") in flat
+    assert ("count([1, 1, 2])", "{1: 2, 2: 1}") in flat
+    assert ("r = count([])", None) in flat and ("r", "{}") in flat
+
+
+def test_default_translator_for_code():
+    assert isinstance(default_translator(Domain.CODE), CodeBlockTranslator)
+
+
+def _request(steps):
+    return VerifyRequest.model_validate({"domain": "code", "reasoning_chain": steps})
+
+
+def test_translate_chain_builds_one_module_per_step_with_ancestors():
+    req = _request([{"step_id": 1, "content": STEP},
+                    {"step_id": 2, "content": "Counting again:\n>>> count('aab')\n{'a': 2, 'b': 1}"},
+                    {"step_id": 3, "content": "Nothing checkable here."}])
+    out = CodeBlockTranslator().translate_chain(req, {1: [], 2: [1], 3: [1, 2]})
+    assert [t.language for t in out] == [ArtifactLanguage.PYTHON] * 3
+    first, second, third = (t.formal_representation for t in out)
+    tree = ast.parse(second)
+    tests = [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test")]
+    assert "def count(xs)" in second and "test_step2_example_1" in tests and "test_step1_example_1" in tests
+    assert "assert (count('aab')) == ({'a': 2, 'b': 1})" in second
+    assert find_claim(first).function == "count"
+    assert third == "" and out[2].translation_confidence == 0.0 and "no ```python block" in out[2].notes
+
+
+def test_non_literal_expected_output_is_compared_by_repr():
+    req = _request([{"step_id": 1, "content": "```python\nclass P:\n    def __repr__(self):\n        return '<P>'\n```\n"
+                                              ">>> P()\n<P>"}])
+    (t,) = CodeBlockTranslator().translate_chain(req, {1: []})
+    assert "assert repr(P()) == '<P>'" in t.formal_representation
+
+
+def _example(name):
+    return VerifyRequest.model_validate(json.loads((EXAMPLES / f"{name}.json").read_text()))
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_example_frequency_count_verifies():
+    verdict = verify_chain(_example("frequency-count"))
+    assert verdict.overall is Overall.VERIFIED, [v.error_message for v in verdict.step_verdicts]
+    assert verdict.step_verdicts[2].details["complexity_fit"]["claim"] == "O(n)"
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_example_off_by_one_fails_with_the_failing_test():
+    verdict = verify_chain(_example("frequency-count-off-by-one"))
+    assert verdict.overall is Overall.FAILED
+    first = verdict.step_verdicts[0]
+    assert first.status is StepStatus.FAILED and "test_step1_example_1" in first.error_message
+    assert verdict.failure_report.failed_step_id == 1
+
+
+@needs_sandbox
+def test_example_vacuous_tests_fail_on_mutants():
+    verdict = verify_chain(_example("frequency-count-vacuous-tests"))
+    assert verdict.overall is Overall.FAILED
+    assert verdict.step_verdicts[0].error_message.startswith("tests kill 0 % of mutants")
