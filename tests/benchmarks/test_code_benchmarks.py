@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(sb.unavailable_reason() is not None, reason="sandbox unavailable")
+@pytest.mark.skipif(sb.unavailable_reason() is not None, reason=f"sandbox unavailable: {sb.unavailable_reason()}")
 @pytest.mark.parametrize("name", ["humaneval", "mbpp"])
 def test_code_benchmark_json_on_two_tasks(name):
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), "--limit", "2", "--mutants", "2",

@@ -16,7 +16,7 @@ from reasonforge.verify import sandbox as sb
 from reasonforge.verify.complexity import find_claim
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-needs_sandbox = pytest.mark.skipif(sb.unavailable_reason() is not None, reason="sandbox unavailable")
+needs_sandbox = pytest.mark.skipif(sb.unavailable_reason() is not None, reason=f"sandbox unavailable: {sb.unavailable_reason()}")
 
 STEP = """We count with a dict:
 ```python

@@ -10,7 +10,7 @@ from reasonforge.types import CheckLimits, ProofLevel, StepStatus
 from reasonforge.verify import sandbox as sb
 from reasonforge.verify.complexity import Claim, find_claim, fit_claim, parse_big_o
 
-needs_sandbox = pytest.mark.skipif(sb.unavailable_reason() is not None, reason="sandbox unavailable")
+needs_sandbox = pytest.mark.skipif(sb.unavailable_reason() is not None, reason=f"sandbox unavailable: {sb.unavailable_reason()}")
 
 
 @pytest.mark.parametrize(("text", "power", "logp"), [

@@ -9,7 +9,7 @@ from reasonforge.types import ArtifactLanguage, CheckLimits, ProofLevel, StepSta
 from reasonforge.verify import sandbox as sb
 from reasonforge.verify.python_tests import HarnessReport, PythonTestsChecker, expected_tests, interpret
 
-pytestmark = pytest.mark.skipif(sb.unavailable_reason() is not None, reason="sandbox unavailable")
+pytestmark = pytest.mark.skipif(sb.unavailable_reason() is not None, reason=f"sandbox unavailable: {sb.unavailable_reason()}")
 
 FREQ = '''
 from hypothesis import given, strategies as st
