@@ -20,11 +20,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from _common import REPO, ms_summary, read_rows
 from reasonforge.types import CheckLimits, ProofLevel, StepStatus
 from reasonforge.verify.mutants import generate_mutants
 from reasonforge.verify.python_tests import PythonTestsChecker
 
-REPO = Path(__file__).resolve().parents[1]
 VERIFIED_TARGET = 0.98
 MUTANTS_TARGET = 0.90
 
@@ -55,13 +55,6 @@ class Report(BaseModel):
     passed: bool
     misses: list[dict[str, Any]]
     elapsed_s: float
-
-
-def read_jsonl(paths: list[Path]) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    for path in paths:
-        rows.extend(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
-    return rows
 
 
 def run(name: str, paths: list[Path], tasks: list[Task], *, level: str, mutants_per_task: int, seed: int,
@@ -121,19 +114,12 @@ def run(name: str, paths: list[Path], tasks: list[Task], *, level: str, mutants_
         benchmark=name, data=[str(p.relative_to(REPO)) if p.is_relative_to(REPO) else p.name for p in paths],
         tasks=len(tasks), level=level, verified=round(v_share, 4),
         tests_pass=round(tests_pass / len(tasks), 4) if tasks else 0.0, weak_tests=weak, mutants=mutant_total,
-        mutants_failed=round(m_share, 4), task_ms=_summary(task_ms), mutant_ms=_summary(mutant_ms),
+        mutants_failed=round(m_share, 4), task_ms=ms_summary(task_ms), mutant_ms=ms_summary(mutant_ms),
         mutation_score_median=round(statistics.median(scores), 4) if scores else None,
         targets={"verified": VERIFIED_TARGET, "mutants_failed": MUTANTS_TARGET},
         passed=v_share >= VERIFIED_TARGET and m_share >= MUTANTS_TARGET,
         misses=sorted(misses, key=lambda m: m["kind"] != "canonical not verified")[:30],
         elapsed_s=round(time.perf_counter() - started, 1))
-
-
-def _summary(values: list[float]) -> dict[str, float]:
-    if not values:
-        return {"median": 0.0, "mean": 0.0, "max": 0.0}
-    return {"median": round(statistics.median(values), 1), "mean": round(statistics.fmean(values), 1),
-            "max": round(max(values), 1)}
 
 
 def main(name: str, default: list[Path], to_task: Callable[[dict[str, Any]], Task], argv: list[str] | None = None) -> int:
@@ -150,7 +136,7 @@ def main(name: str, default: list[Path], to_task: Callable[[dict[str, Any]], Tas
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
     args = parser.parse_args(argv)
     paths = args.data or default
-    rows = read_jsonl(paths)
+    rows = [row for path in paths for row in read_rows(path)]
     if args.limit:
         rows = rows[: args.limit]
     tasks = [to_task(r) for r in rows]

@@ -60,10 +60,14 @@ def interleave(groups: Iterable[list[Any]]) -> list[Any]:
 
 
 def ms_summary(values: list[float]) -> dict[str, float]:
-    """Median and max of a list of milliseconds (zeros when empty)."""
+    """Median, mean and max of a list of milliseconds (zeros when empty)."""
     if not values:
-        return {"median": 0.0, "max": 0.0}
-    return {"median": round(statistics.median(values), 3), "max": round(max(values), 3)}
+        return {"median": 0.0, "mean": 0.0, "max": 0.0}
+    return {
+        "median": round(statistics.median(values), 3),
+        "mean": round(statistics.fmean(values), 3),
+        "max": round(max(values), 3),
+    }
 
 
 def share(hits: int, total: int) -> float:

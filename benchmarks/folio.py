@@ -19,6 +19,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from reasonforge.errors import ArtifactSyntaxError
 from reasonforge.types import CheckLimits
-from reasonforge.verify.fol import BoolConst, FolParser
+from reasonforge.verify.fol import BoolConst, FolParser, Formula
 from reasonforge.verify.smt import classify, entails
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent / "data" / "folio" / "folio-validation.shared.jsonl"
@@ -128,6 +129,19 @@ def _display(path: Path) -> str:
         return str(path)
 
 
+def _parse_lines(lines: Sequence[str], index: int, report: FolioReport, lenient: bool) -> list[Formula] | None:
+    """Parse a row's formulas as lines 1..n of one artifact (one symbol table); None after reporting why not."""
+    parser = FolParser(lenient=lenient)
+    try:
+        parsed = [parser.parse(text, line=i) for i, text in enumerate(lines, start=1)]
+    except ArtifactSyntaxError as exc:
+        report.parse_failures.append(RowIssue(row=index, message=exc.message))
+        return None
+    if parser.repairs:
+        report.repairs.append(RowIssue(row=index, message="; ".join(parser.repairs)))
+    return parsed
+
+
 def _run_validation(rows: list[dict[str, Any]], report: FolioReport, lenient: bool,
                     limits: CheckLimits) -> list[float]:
     times = []
@@ -137,18 +151,11 @@ def _run_validation(rows: list[dict[str, Any]], report: FolioReport, lenient: bo
         if problem is not None:
             report.parse_failures.append(RowIssue(row=index, message=problem))
             continue
-        parser = FolParser(lenient=lenient)
-        premises = row["premises-FOL"]
-        try:
-            parsed = [parser.parse(text, line=i) for i, text in enumerate(premises, start=1)]
-            goal = parser.parse(row["conclusion-FOL"], line=len(premises) + 1)
-        except ArtifactSyntaxError as exc:
-            report.parse_failures.append(RowIssue(row=index, message=exc.message))
+        parsed = _parse_lines([*row["premises-FOL"], row["conclusion-FOL"]], index, report, lenient)
+        if parsed is None:
             continue
-        if parser.repairs:
-            report.repairs.append(RowIssue(row=index, message="; ".join(parser.repairs)))
         try:
-            result = classify(parsed, goal, limits=limits)
+            result = classify(parsed[:-1], parsed[-1], limits=limits)
         except Exception as exc:  # noqa: BLE001 - one bad row must not end the run
             report.unknown.append(RowIssue(row=index, message=f"{type(exc).__name__}: {exc}"))
             continue
@@ -180,14 +187,9 @@ def _run_train(rows: list[dict[str, Any]], report: FolioReport, lenient: bool, l
     times = []
     for premises, index in first_row.items():
         started = time.perf_counter()
-        parser = FolParser(lenient=lenient)
-        try:
-            parsed = [parser.parse(text, line=i) for i, text in enumerate(premises, start=1)]
-        except ArtifactSyntaxError as exc:
-            report.parse_failures.append(RowIssue(row=index, message=exc.message))
+        parsed = _parse_lines(premises, index, report, lenient)
+        if parsed is None:
             continue
-        if parser.repairs:
-            report.repairs.append(RowIssue(row=index, message="; ".join(parser.repairs)))
         # premises ⊢ ⊥ holds exactly when the premises are unsatisfiable, which entails() calls vacuous.
         try:
             result = entails(parsed, BoolConst(False), limits=limits, counterexample=False)

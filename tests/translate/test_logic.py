@@ -3,6 +3,7 @@
 import pytest
 
 from reasonforge import ReasoningStep, VerifyRequest, verify_chain
+from reasonforge.chain import StepGraph
 from reasonforge.translate import LogicTranslator, Translator, default_translator
 from reasonforge.errors import ReasonForgeError
 from reasonforge.types import ArtifactLanguage, Domain, Overall, StepStatus
@@ -17,19 +18,8 @@ def request(steps, query="", level="standard", deps=None):
 
 
 def translate(req):
-    ancestors, seen = {}, []
-    deps = {}
-    for i, step in enumerate(req.reasoning_chain):
-        deps[step.step_id] = step.dependencies if step.dependencies is not None else (
-            [req.reasoning_chain[i - 1].step_id] if i else [])
-    for step in req.reasoning_chain:  # transitive closure, in request (= topological here) order
-        reach, todo = set(), list(deps[step.step_id])
-        while todo:
-            d = todo.pop()
-            if d not in reach:
-                reach.add(d)
-                todo.extend(deps[d])
-        ancestors[step.step_id] = [s.step_id for s in req.reasoning_chain if s.step_id in reach]
+    graph = StepGraph(req.reasoning_chain)
+    ancestors = {sid: list(graph.ancestors(sid)) for sid in graph.order}
     return LogicTranslator().translate_chain(req, ancestors)
 
 

@@ -10,7 +10,8 @@ import pytest
 from reasonforge.registry import checkers
 from reasonforge.types import ArtifactLanguage, CheckLimits, ProofLevel, StepStatus
 from reasonforge.verify.fol import parse_formula
-from reasonforge.verify.smt import FolChecker, SmtLibChecker, check_fol, check_smtlib, classify, entails, negate
+from reasonforge.verify.formulas import negate
+from reasonforge.verify.smt import FolChecker, SmtLibChecker, check_fol, check_smtlib, classify, entails
 
 # The plan's example, verbatim (the sort has no arity, as written there).
 WHALE_SMTLIB = """(declare-sort Animal)

@@ -34,7 +34,6 @@ from reasonforge.verify.fallacies import name_fallacy
 from reasonforge.verify.fol import (
     FolParser,
     Formula,
-    Not,
     Signature,
     Z3Encoding,
     is_propositional,
@@ -46,7 +45,7 @@ from reasonforge.verify.smtlib_script import SmtScript, infer_logic, parse_smtli
 
 __all__ = [
     "CHECKER_VERSION", "Classification", "EntailmentChecker", "EntailmentResult", "FolChecker", "SmtLibChecker",
-    "SolverRun", "check_fol", "check_smtlib", "classify", "entails", "fol_problem", "negate", "smtlib_problem",
+    "SolverRun", "check_fol", "check_smtlib", "classify", "entails", "fol_problem", "smtlib_problem",
 ]
 
 CHECKER_VERSION = "1.0.0"
@@ -128,11 +127,6 @@ def entails(premises: Sequence[str | Formula] | str, conclusion: str | Formula, 
     parsed, goal = _parse_all(premises, conclusion, lenient)
     return decide(fol_problem(parsed, goal), limits=limits or CheckLimits(), cross_check=cross_check, proof=proof,
                   counterexample=counterexample)
-
-
-def negate(formula: Formula) -> Formula:
-    """¬formula (to check the opposite direction, e.g. FOLIO's `False` label)."""
-    return Not(formula)
 
 
 class Classification(BaseModel):
