@@ -462,7 +462,7 @@ class PythonTestsChecker:
         claim = find_claim(artifact)
         if claim is None or claim.function is None:
             return None
-        opts = json.dumps({"function": claim.function, "budget_s": 4.0, "max_call_s": 0.05})
+        opts = json.dumps({"function": claim.function, "budget_s": 6.0, "max_call_s": 0.05})
         report = run_harness(["{py}", "{h}/rf_child_complexity.py", ARTIFACT, opts], {ARTIFACT: artifact},
                              wall_s=max(limits.timeout_s, 15.0), memory_mb=limits.memory_mb)
         points = next((e.get("points") for e in report.events if e.get("ev") == "complexity_done"), None)

@@ -53,7 +53,11 @@ def main():
         value = builder(n)
         return value if isinstance(value, tuple) else (value,)
 
-    n = int(opts.get("n0", 64))
+    # Sizes step by a factor of sqrt(2): twice the points of doubling in the same time budget, so the
+    # slope's standard error stays small even on a slow, shared machine.
+    n0 = int(opts.get("n0", 64))
+    step = 0
+    n = n0
     max_n = int(opts.get("max_n", 1 << 20))
     budget = float(opts.get("budget_s", 4.0))
     max_call = float(opts.get("max_call_s", 0.05))
@@ -84,7 +88,8 @@ def main():
         emit({"ev": "point", "n": n, "median_s": med, "mad_s": mad, "min_s": min(samples), "loops": loops})
         if med > max_call or time.perf_counter() - started > budget:
             break
-        n *= 2
+        step += 1
+        n = int(round(n0 * 2 ** (step / 2)))
     emit({"ev": "complexity_done", "points": points, "elapsed_s": time.perf_counter() - started})
     os._exit(0)
 
