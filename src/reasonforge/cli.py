@@ -20,6 +20,7 @@ from reasonforge.types import (
     CheckLimits,
     Overall,
     ProofLevel,
+    Prover,
     StepStatus,
     VerificationVerdict,
 )
@@ -50,6 +51,12 @@ class Level(str, Enum):
     formal = "formal"
 
 
+class ProverChoice(str, Enum):
+    coq = "coq"
+    lean4 = "lean4"
+    auto = "auto"
+
+
 def _read_source(source: str, what: str) -> bytes:
     if source == "-":
         return sys.stdin.buffer.read()
@@ -71,6 +78,9 @@ def verify(
         Optional[str], typer.Option("--translations", help="JSON list of StepTranslation to check instead of translating.")
     ] = None,
     level: Annotated[Optional[Level], typer.Option("--level", help="Override the request's proof_level.")] = None,
+    prover: Annotated[
+        Optional[ProverChoice], typer.Option("--prover", help="Override the request's prover for formal mathematics.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one VerificationVerdict JSON object.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-step checker time limit in seconds.")] = 10.0,
 ) -> None:
@@ -82,6 +92,8 @@ def verify(
         request = parse_request(_read_source(file, "request"))
         if level is not None:
             request = request.model_copy(update={"proof_level": ProofLevel(level.value)})
+        if prover is not None:
+            request = request.model_copy(update={"prover": Prover(prover.value)})
         supplied = parse_translations(_read_source(translations, "translations")) if translations else None
         verdict = verify_chain(request, translations=supplied, limits=CheckLimits(timeout_s=timeout))
     except ReasonForgeError as exc:

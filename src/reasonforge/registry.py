@@ -4,13 +4,13 @@ imported only when their language is first asked for, so optional heavy tools lo
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from reasonforge.errors import ReasonForgeError
-from reasonforge.types import ArtifactLanguage, CheckLimits, CheckOutcome, ProofLevel
+from reasonforge.types import ArtifactLanguage, ChainStep, CheckLimits, CheckOutcome, ProofLevel
 
 
 class Spec(BaseModel):
@@ -33,12 +33,28 @@ class Checker(Protocol):
         ...
 
 
+class ChainChecker(Protocol):
+    """Checks every step of one language together, as one workspace (Coq, Lean 4: steps import each other).
+
+    A checker with `check_chain` is called once per chain with all its steps of that language; `context`
+    is the Context translation (step 0: the givens) or "". It returns one outcome per step id."""
+
+    spec: Spec
+
+    def check_chain(self, steps: Sequence[ChainStep], *, context: str, level: ProofLevel,
+                    limits: CheckLimits) -> dict[int, CheckOutcome]:
+        """Return each step's own status, keyed by step id."""
+        ...
+
+
 # Where each language's checker lives; imported on first use.
 CHECKER_MODULES: dict[ArtifactLanguage, str] = {
     ArtifactLanguage.FOL: "reasonforge.verify.smt",
     ArtifactLanguage.SMTLIB: "reasonforge.verify.smt",
     ArtifactLanguage.PROPOSITIONAL: "reasonforge.verify.propositional",
     ArtifactLanguage.PYTHON: "reasonforge.verify.python_tests",
+    ArtifactLanguage.COQ: "reasonforge.verify.coq",
+    ArtifactLanguage.LEAN4: "reasonforge.verify.lean",
 }
 
 C = TypeVar("C")
@@ -61,7 +77,7 @@ class CheckerRegistry:
 
         return register
 
-    def get(self, language: ArtifactLanguage) -> Checker:
+    def get(self, language: ArtifactLanguage) -> Checker | ChainChecker:
         """Instantiate the checker for `language`, importing its module if needed."""
         language = ArtifactLanguage(language)
         if language not in self._factories and language in self._modules:

@@ -54,6 +54,21 @@ class ArtifactLanguage(str, Enum):
     PROPOSITIONAL = "propositional"
 
 
+class Prover(str, Enum):
+    """Which proof assistant checks formal mathematics (`auto`: Lean 4 when installed, else Coq)."""
+
+    COQ = "coq"
+    LEAN4 = "lean4"
+    AUTO = "auto"
+
+
+CONTEXT_STEP_ID = 0
+"""A `coq` / `lean4` translation with this step id is the chain's Context: the givens of `original_query`."""
+
+CHAIN_LANGUAGES = frozenset({ArtifactLanguage.COQ, ArtifactLanguage.LEAN4})
+"""Languages checked as one workspace per chain (Context, one file per step, a Chain file)."""
+
+
 class ReasoningStep(BaseModel):
     """One natural-language step of the reasoning to verify."""
 
@@ -98,6 +113,9 @@ class VerifyRequest(BaseModel):
     generate_certificate: bool = True
     translations: list[StepTranslation] | None = None
     task_id: str | None = Field(default=None, description="Omitted: derived from task_hash, so verdicts are reproducible.")
+    prover: Prover = Field(
+        default=Prover.AUTO, description="Proof assistant for formal mathematics: coq, lean4 or auto (Lean 4 when installed)."
+    )
 
 
 class StepVerdict(BaseModel):
@@ -158,6 +176,16 @@ class ChainLimits(BaseModel):
     max_steps: int = 64
     max_step_bytes: int = 64 * 1024
     max_request_bytes: int = 1024 * 1024
+
+
+class ChainStep(BaseModel):
+    """One step as a chain-level checker (Coq, Lean 4) sees it: its artifact, text and place in the DAG."""
+
+    step_id: int
+    content: str
+    artifact: str
+    dependencies: list[int] = Field(default_factory=list, description="Direct dependencies.")
+    ancestors: list[int] = Field(default_factory=list, description="Transitive dependencies, topological order.")
 
 
 class CheckOutcome(BaseModel):

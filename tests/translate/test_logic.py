@@ -6,7 +6,7 @@ from reasonforge import ReasoningStep, VerifyRequest, verify_chain
 from reasonforge.chain import StepGraph
 from reasonforge.translate import LogicTranslator, Translator, default_translator
 from reasonforge.errors import ReasonForgeError
-from reasonforge.types import ArtifactLanguage, Domain, Overall, StepStatus
+from reasonforge.types import ArtifactLanguage, Domain, Overall, ProofLevel, Prover, StepStatus
 
 
 def request(steps, query="", level="standard", deps=None):
@@ -31,8 +31,8 @@ def test_translator_satisfies_the_protocol_and_is_the_logic_default():
     translator = default_translator(Domain.LOGIC)
     assert isinstance(translator, LogicTranslator) and isinstance(translator, Translator)
     assert translator.spec.name == "rule-based-logic"
-    with pytest.raises(ReasonForgeError):
-        default_translator(Domain.MATHEMATICS)
+    with pytest.raises(ReasonForgeError, match="Lean 4"):
+        default_translator(Domain.MATHEMATICS, level=ProofLevel.FORMAL, prover=Prover.LEAN4)
 
 
 def test_whale_example_as_one_step():

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from reasonforge.chain.dag import StepGraph
 from reasonforge.errors import InputError
-from reasonforge.types import ChainLimits, StepTranslation, VerifyRequest
+from reasonforge.types import CHAIN_LANGUAGES, CONTEXT_STEP_ID, ChainLimits, StepTranslation, VerifyRequest
 
 
 def _field_path(location: Sequence[Any]) -> str:
@@ -132,10 +132,16 @@ def validate_request(request: VerifyRequest, limits: ChainLimits | None = None) 
 
 
 def check_translations(translations: Sequence[StepTranslation], graph: StepGraph) -> None:
-    """Every translation must name a distinct step of the chain."""
+    """Every translation must name a distinct step of the chain (or be the one coq/lean4 Context, step 0)."""
     seen: set[int] = set()
     for index, translation in enumerate(translations):
         field = f"translations[{index}].step_id"
+        if (translation.step_id == CONTEXT_STEP_ID and CONTEXT_STEP_ID not in graph.dependencies
+                and translation.language in CHAIN_LANGUAGES):
+            if translation.step_id in seen:
+                raise InputError("more than one Context translation (step_id 0); send one", field=field, step_id=0)
+            seen.add(translation.step_id)
+            continue
         if translation.step_id not in graph.dependencies:
             raise InputError(
                 f"translation for unknown step {translation.step_id}; use a step_id from reasoning_chain",

@@ -5,19 +5,32 @@ from __future__ import annotations
 from reasonforge.errors import ReasonForgeError
 from reasonforge.translate.logic import LogicTranslator
 from reasonforge.translate.protocol import Translator
-from reasonforge.types import Domain
+from reasonforge.types import ArtifactLanguage, Domain, ProofLevel, Prover
 
 
-def default_translator(domain: Domain) -> Translator:
-    """The offline rule-based translator for `domain` (`logic`; `code`: fenced blocks and examples)."""
-    if Domain(domain) is Domain.LOGIC:
+def default_translator(
+    domain: Domain, *, level: ProofLevel = ProofLevel.STANDARD, prover: Prover = Prover.AUTO
+) -> Translator:
+    """The offline rule-based translator for `domain` at `level` (formal mathematics: for `prover`)."""
+    domain = Domain(domain)
+    if domain is Domain.LOGIC:
         return LogicTranslator()
-    if Domain(domain) is Domain.CODE:
+    if domain is Domain.CODE:
         from reasonforge.translate.code_blocks import CodeBlockTranslator
 
         return CodeBlockTranslator()
+    if ProofLevel(level) is not ProofLevel.FORMAL:
+        from reasonforge.translate.math_quick import MathTranslator
+
+        return MathTranslator()
+    from reasonforge.verify.provers import resolve_prover
+
+    if resolve_prover(prover) is ArtifactLanguage.COQ:
+        from reasonforge.translate.math_coq import CoqMathTranslator
+
+        return CoqMathTranslator()
     raise ReasonForgeError(
-        f"no offline translator is available for domain '{Domain(domain).value}'; "
-        "send `translations` with the request or configure a translator",
-        field="domain",
+        "no offline translator emits Lean 4; send lean4 `translations` with the request, "
+        "or set prover to 'coq' to use the offline Coq translator",
+        field="prover",
     )

@@ -220,8 +220,7 @@ def generate_mutants(source: str, *, seed: int = 0, max_mutants: int = 20) -> li
     per_func = [list(_sites(f)) for f in funcs]
     for fi, fsites in enumerate(per_func):
         sites.extend((fi, si) for si in range(len(fsites)))
-    order = list(range(len(sites)))
-    random.Random(seed).shuffle(order)
+    order = _spread_over_lines(sites, per_func, random.Random(seed))
     seen = {original}
     chosen: list[tuple[int, Mutant]] = []
     for idx in order:
@@ -235,6 +234,25 @@ def generate_mutants(source: str, *, seed: int = 0, max_mutants: int = 20) -> li
         chosen.append((idx, mutant))
     chosen.sort(key=lambda pair: (pair[1].line, pair[0]))
     return [Mutant(i, m.operator, m.line, m.before, m.after, m.source) for i, (_, m) in enumerate(chosen)]
+
+
+def _spread_over_lines(sites: list[tuple[int, int]], per_func: list[list], rng: random.Random) -> list[int]:
+    """Site indices in trial order: one per source line in shuffled line order, then a second round, ….
+
+    Mutants on one line are largely redundant (a test that reaches the line kills most of them), and a
+    plain uniform draw over-samples lines dense in constants (a literal list of 7 numbers offers 14
+    mutants), so the score would measure one line instead of the function."""
+    by_line: dict[int, list[int]] = {}
+    for idx, (fi, si) in enumerate(sites):
+        by_line.setdefault(getattr(per_func[fi][si][1], "lineno", 0), []).append(idx)
+    lines = sorted(by_line)
+    rng.shuffle(lines)
+    for line in lines:
+        rng.shuffle(by_line[line])
+    order: list[int] = []
+    for depth in range(max((len(v) for v in by_line.values()), default=0)):
+        order.extend(by_line[line][depth] for line in lines if depth < len(by_line[line]))
+    return order
 
 
 def _build(tree: ast.Module, funcs: list, fi: int, si: int, operator: str) -> Mutant | None:

@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from reasonforge.chain import (
+    StepGraph,
     apply_cascade,
     check_translations,
     failure_report,
@@ -19,8 +20,11 @@ from reasonforge.chain import (
 from reasonforge.errors import ReasonForgeError
 from reasonforge.registry import CheckerRegistry, checkers
 from reasonforge.translate.protocol import Translator
+from reasonforge.verify.provers import check_prover
 from reasonforge.types import (
+    ArtifactLanguage,
     ChainLimits,
+    ChainStep,
     CheckLimits,
     CheckOutcome,
     ProofLevel,
@@ -57,11 +61,8 @@ def verify_chain(
         ancestors = {sid: graph.ancestors(sid) for sid in graph.order}
         translations = translator.translate_chain(request, ancestors)
     check_translations(translations, graph)
-    by_step = {t.step_id: t for t in translations}
-    own = {
-        sid: _check_step(sid, by_step.get(sid), request.proof_level, limits, registry, translator_spec)
-        for sid in graph.order
-    }
+    check_prover(request, translations)
+    own = _check_all(request, graph, translations, limits, registry, translator_spec)
     cascaded = apply_cascade(graph, own)
     ordered = [cascaded[step.step_id] for step in request.reasoning_chain]
     overall = overall_of(cascaded)
@@ -86,7 +87,72 @@ def verify_chain(
 def _default_translator(request: VerifyRequest) -> Translator:
     from reasonforge.translate import default_translator
 
-    return default_translator(request.domain)
+    return default_translator(request.domain, level=request.proof_level, prover=request.prover)
+
+
+def _check_all(
+    request: VerifyRequest,
+    graph: StepGraph,
+    translations: Sequence[StepTranslation],
+    limits: CheckLimits,
+    registry: CheckerRegistry,
+    translator_spec: dict | None,
+) -> dict[int, StepVerdict]:
+    """Per-step checkers run step by step; chain checkers (Coq, Lean 4) once per language per chain."""
+    by_step = {t.step_id: t for t in translations if t.step_id in graph.dependencies}
+    contexts = {t.language: t.formal_representation for t in translations if t.step_id not in graph.dependencies}
+    own: dict[int, StepVerdict] = {}
+    groups: dict[ArtifactLanguage, list[int]] = {}
+    for sid in graph.order:
+        translation = by_step.get(sid)
+        if translation is not None and translation.formal_representation.strip():
+            try:
+                if hasattr(registry.get(translation.language), "check_chain"):
+                    groups.setdefault(translation.language, []).append(sid)
+                    continue
+            except ReasonForgeError:
+                pass  # _check_step reports the missing checker on the step
+        own[sid] = _check_step(sid, translation, request.proof_level, limits, registry, translator_spec)
+    texts = {step.step_id: step.content for step in request.reasoning_chain}
+    for language, sids in groups.items():
+        steps = [
+            ChainStep(
+                step_id=sid,
+                content=texts[sid],
+                artifact=by_step[sid].formal_representation,
+                dependencies=list(graph.dependencies[sid]),
+                ancestors=list(graph.ancestors(sid)),
+            )
+            for sid in sids
+        ]
+        outcomes = _run_chain_checker(language, steps, contexts.get(language, ""), request.proof_level, limits, registry)
+        for sid in sids:
+            own[sid] = _record(sid, by_step[sid], outcomes[sid], translator_spec)
+    return own
+
+
+def _run_chain_checker(
+    language: ArtifactLanguage,
+    steps: list[ChainStep],
+    context: str,
+    level: ProofLevel,
+    limits: CheckLimits,
+    registry: CheckerRegistry,
+) -> dict[int, tuple[CheckOutcome, dict | None, float]]:
+    started = time.perf_counter()
+    try:
+        checker = registry.get(language)
+        outcomes = checker.check_chain(steps, context=context, level=level, limits=limits)  # type: ignore[union-attr]
+        spec = checker.spec.model_dump(mode="json")
+    except ReasonForgeError as exc:
+        outcomes, spec = {s.step_id: CheckOutcome(status=StepStatus.ERROR, message=exc.message) for s in steps}, None
+    except Exception as exc:  # a checker bug must cost these steps, not the whole verdict
+        log.exception("chain checker for %s crashed", language.value)
+        crash = CheckOutcome(status=StepStatus.ERROR, message=f"checker crashed: {type(exc).__name__}: {exc}")
+        outcomes, spec = {s.step_id: crash for s in steps}, None
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    missing = CheckOutcome(status=StepStatus.ERROR, message=f"the {language.value} checker returned no result for this step")
+    return {s.step_id: (outcomes.get(s.step_id, missing), spec, elapsed_ms) for s in steps}
 
 
 def _check_step(
@@ -115,7 +181,7 @@ def _check_step(
     started = time.perf_counter()
     try:
         checker = registry.get(translation.language)
-        outcome = checker.check(artifact, level=level, limits=limits)
+        outcome = checker.check(artifact, level=level, limits=limits)  # type: ignore[union-attr]
         spec = checker.spec.model_dump(mode="json")
     except ReasonForgeError as exc:
         outcome, spec = CheckOutcome(status=StepStatus.ERROR, message=exc.message), None
@@ -123,17 +189,28 @@ def _check_step(
         log.exception("checker for %s crashed on step %s", translation.language.value, step_id)
         outcome = CheckOutcome(status=StepStatus.ERROR, message=f"checker crashed: {type(exc).__name__}: {exc}")
         spec = None
+    return _record(step_id, translation, (outcome, spec, (time.perf_counter() - started) * 1000), translator_spec)
+
+
+def _record(
+    step_id: int,
+    translation: StepTranslation,
+    result: tuple[CheckOutcome, dict | None, float],
+    translator_spec: dict | None,
+) -> StepVerdict:
+    outcome, spec, elapsed_ms = result
     if outcome.status is StepStatus.INVALIDATED:
         outcome = CheckOutcome(status=StepStatus.ERROR, message="checker returned 'invalidated', which only the cascade may set")
     details = {
         "language": translation.language.value,
         "translation_confidence": translation.translation_confidence,
-        "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
+        "elapsed_ms": round(elapsed_ms, 3),
         **outcome.details,
     }
     if spec is not None:
         details["spec"] = spec
-    return _verdict(step_id, artifact, outcome.model_copy(update={"details": details}), translator_spec)
+    return _verdict(step_id, translation.formal_representation, outcome.model_copy(update={"details": details}),
+                    translator_spec)
 
 
 def _verdict(step_id: int, artifact: str, outcome: CheckOutcome, translator_spec: dict | None) -> StepVerdict:
