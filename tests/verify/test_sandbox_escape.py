@@ -486,3 +486,26 @@ def test_private_tmp_is_size_capped() -> None:
             print("CONTAINED", errno.errorcode[e.errno])
     """, Limits(tmp_mb=8))
     assert "ENOSPC" in r.stdout
+
+
+def test_filling_the_work_dir_with_many_files_is_stopped() -> None:
+    r = py("""
+        import time
+        for i in range(200):
+            with open(f'f{i}', 'wb') as f: f.write(b'0' * (1 << 20))
+        time.sleep(5)
+        print("LEAK")
+    """, Limits(work_mb=32, file_size_mb=4, wall_s=20))
+    assert r.disk_exceeded and not r.ok and "LEAK" not in r.stdout
+    assert r.elapsed_ms < 5000
+
+
+def test_creating_countless_empty_files_is_stopped() -> None:
+    r = py("""
+        import os, time
+        os.mkdir('d')
+        for i in range(100000): open(f'd/{i}', 'w').close()
+        time.sleep(5)
+        print("LEAK")
+    """, Limits(work_files=500, wall_s=20))
+    assert r.disk_exceeded and "LEAK" not in r.stdout

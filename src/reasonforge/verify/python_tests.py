@@ -135,6 +135,8 @@ def run_harness(child: Sequence[str], files: dict[str, str | bytes], *, wall_s: 
         resource = "memory"
     elif result.cpu_exceeded:
         resource = "CPU time"
+    elif result.disk_exceeded:
+        resource = "work dir size"
     elif result.timed_out:
         resource = "wall clock"
     stdout = result.stdout.decode("utf-8", "replace") if isinstance(result.stdout, bytes) else str(result.stdout)

@@ -24,6 +24,7 @@ from typing import IO
 from pydantic import BaseModel, ConfigDict, Field
 
 from reasonforge.errors import ReasonForgeError
+from reasonforge.verify.sandbox_disk import WorkDirGuard
 from reasonforge.verify.sandbox_io import OutputPump, collect_files, write_files
 from reasonforge.verify.sandbox_uids import UidLease, processes_of, wait_until_gone
 
@@ -57,6 +58,8 @@ class Limits(BaseModel):
     output_bytes: int = Field(default=_MIB, gt=0, description="cap on each of stdout and stderr")
     collect_bytes: int = Field(default=16 * _MIB, gt=0, description="cap on each collected file")
     tmp_mb: int = Field(default=256, gt=0, description="size of the private /tmp tmpfs")
+    work_mb: int = Field(default=256, gt=0, description="total size of the writable work dir")
+    work_files: int = Field(default=10_000, gt=0, description="files and directories in the work dir")
 
 
 class SandboxResult(BaseModel):
@@ -76,6 +79,7 @@ class SandboxResult(BaseModel):
     timed_out: bool = False
     memory_exceeded: bool = False
     cpu_exceeded: bool = False
+    disk_exceeded: bool = False
     elapsed_ms: float = 0.0
     files: dict[str, bytes] = Field(default_factory=dict)
     collect_errors: dict[str, str] = Field(default_factory=dict)
@@ -84,7 +88,8 @@ class SandboxResult(BaseModel):
     @property
     def ok(self) -> bool:
         """Exited 0 within every limit."""
-        return self.exit_code == 0 and not (self.timed_out or self.memory_exceeded or self.cpu_exceeded)
+        return self.exit_code == 0 and not (self.timed_out or self.memory_exceeded or self.cpu_exceeded
+                                            or self.disk_exceeded)
 
 
 def sandbox_venv() -> Path | None:
@@ -200,7 +205,7 @@ def _run(
             else:
                 cmd = _outer(uid, limits) + _bwrap(host_dir, extra_ro_binds, limits) + ["--"] + argv
                 env, cwd = {"PATH": _HOST_PATH}, "/"
-            result = _execute(cmd, env, cwd, limits, stdin, sandboxed=not unsafe)
+            result = _execute(cmd, env, cwd, limits, stdin, sandboxed=not unsafe, work_dir=host_dir)
             if uid is not None:
                 # The pid namespace is torn down asynchronously after its init exits. Waiting for it
                 # means nothing of the run is alive when we collect files or return, and the uid goes
@@ -268,7 +273,7 @@ def _inner_env(home: str) -> dict[str, str]:
 
 
 def _execute(cmd: list[str], env: dict[str, str], cwd: str, limits: Limits, stdin: bytes | None,
-             *, sandboxed: bool) -> SandboxResult:
+             *, sandboxed: bool, work_dir: str) -> SandboxResult:
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd,
@@ -285,8 +290,10 @@ def _execute(cmd: list[str], env: dict[str, str], cwd: str, limits: Limits, stdi
     pump.add_waiter(pidfd)
     deadline = start + limits.wall_s
     timed_out = False
+    guard = WorkDirGuard(work_dir, proc.pid, limits.work_mb * _MIB, limits.work_files)
     try:
-        exited = pump.pump(deadline)
+        with guard:
+            exited = pump.pump(deadline)
         if not exited and time.monotonic() >= deadline:
             timed_out = True
             _killpg(proc.pid)
@@ -311,7 +318,7 @@ def _execute(cmd: list[str], env: dict[str, str], cwd: str, limits: Limits, stdi
         exit_code=exit_code, signal=sig,
         stdout=bytes(pump.data["stdout"]).decode("utf-8", "replace"), stderr=stderr.decode("utf-8", "replace"),
         output_truncated=pump.truncated, timed_out=timed_out, memory_exceeded=memory_exceeded and not timed_out,
-        cpu_exceeded=cpu_exceeded and not timed_out, elapsed_ms=round(elapsed_ms, 2), sandboxed=sandboxed,
+        cpu_exceeded=cpu_exceeded and not timed_out, disk_exceeded=guard.exceeded is not None, elapsed_ms=round(elapsed_ms, 2), sandboxed=sandboxed,
     )
 
 
