@@ -41,6 +41,7 @@ bench: install
 	@$(PY) benchmarks/humaneval.py
 	@$(PY) benchmarks/mbpp.py
 	@$(PY) benchmarks/sandbox_overhead.py
+	@$(PY) benchmarks/forecast_scoring.py
 
 clean:
 	rm -rf $(VENV) .sandbox-venv .pytest_cache

@@ -15,6 +15,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from reasonforge.errors import InputError, ReasonForgeError
+from reasonforge.forecast.cli import app as forecast_app
 from reasonforge.types import (
     SCHEMA_MODELS,
     CheckLimits,
@@ -158,6 +159,9 @@ def schema(
     chosen = [models[model]] if model else list(models.values())
     out = {m.__name__: m.model_json_schema() for m in chosen}
     sys.stdout.write(json.dumps(out[model] if model else out, indent=2) + "\n")
+
+
+app.add_typer(forecast_app, name="forecast")
 
 
 if __name__ == "__main__":
