@@ -2,11 +2,18 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+NODE_STAMP := node_modules/.npm-ci.stamp
 PYTEST_ARGS ?=
 
 .PHONY: install sandbox-env run test bench clean
 
-install: $(STAMP) sandbox-env
+install: $(STAMP) $(NODE_STAMP) sandbox-env
+
+# Node tools for certificate/ (circom2, circomlib, snarkjs, solc), pinned by package-lock.json;
+# `npm ci` runs only when node_modules is missing or the lock file changed.
+$(NODE_STAMP): package-lock.json | $(STAMP)
+	@npm ci --no-audit --no-fund --loglevel=error >/dev/null
+	@touch $@
 
 # The sandbox runs code as an unprivileged uid, which cannot read an interpreter in root's home:
 # it gets its own world-readable venv on Debian's python3 (instant when already built).
@@ -42,6 +49,7 @@ bench: install
 	@$(PY) benchmarks/mbpp.py
 	@$(PY) benchmarks/sandbox_overhead.py
 	@$(PY) benchmarks/forecast_scoring.py
+	@$(PY) benchmarks/certificates.py
 
 clean:
 	rm -rf $(VENV) .sandbox-venv .pytest_cache

@@ -10,6 +10,9 @@ command -v bwrap >/dev/null 2>&1 || need="$need bubblewrap"
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need="$need python3-venv"
 # Formal mathematics (verify/coq.py): the Coq proof assistant and its standard library.
 command -v coqc >/dev/null 2>&1 || need="$need coq"
+# Certificates (certificate/): Node runs circom2, snarkjs and solc-js installed by `npm ci`.
+command -v node >/dev/null 2>&1 || need="$need nodejs"
+command -v npm >/dev/null 2>&1 || need="$need npm"
 need=$(printf '%s\n' $need | sort -u | tr '\n' ' ')
 if [ -n "${need% }" ]; then
     if [ "$(id -u)" != 0 ]; then

@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
+from reasonforge.certificate.cli import app as cert_app
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.forecast.cli import app as forecast_app
 from reasonforge.types import (
@@ -162,6 +163,7 @@ def schema(
 
 
 app.add_typer(forecast_app, name="forecast")
+app.add_typer(cert_app, name="cert")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,185 @@
+"""`reasonforge cert …`: issue, verify, register, show certificates; run a loopback dev node."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from reasonforge.certificate.common import CertificateError, certificate_dir, data_home
+from reasonforge.certificate.params import FULL, SMALL
+from reasonforge.certificate.schema import CommitmentOpening, VerificationCertificate
+from reasonforge.errors import ReasonForgeError
+from reasonforge.types import VerificationVerdict
+
+app = typer.Typer(help="Verification certificates: Groth16 proofs of attested verdicts, EVM registry.", no_args_is_help=True)
+err = Console(stderr=True)
+
+
+class Circuit(str, Enum):
+    full = "full"
+    small = "small"
+
+
+def _load_cert(path: Path) -> VerificationCertificate:
+    """Parse a certificate file or raise a user-facing error."""
+    try:
+        return VerificationCertificate.model_validate_json(path.read_text())
+    except FileNotFoundError as exc:
+        raise CertificateError(f"{path}: no such certificate file") from exc
+    except ValidationError as exc:
+        raise CertificateError(f"{path}: not a certificate: {exc.errors()[0]['msg']}") from exc
+
+
+def _vk_for(cert: VerificationCertificate, vk: Path | None) -> str:
+    """The verification key JSON: --vk, else the one cached for the certificate's circuit."""
+    path = vk or certificate_dir(data_home()) / "keys" / cert.verification_key.circuit / "verification_key.json"
+    if not path.exists():
+        raise CertificateError(f"no verification key at {path}: pass --vk or run `reasonforge cert issue` once")
+    return path.read_text()
+
+
+def _exit_on_error(exc: ReasonForgeError) -> typer.Exit:
+    err.print(f"error: {exc.message}")
+    return typer.Exit(2)
+
+
+@app.command("issue")
+def issue_cmd(
+    verdict_file: Annotated[Path, typer.Argument(help="VerificationVerdict JSON from `reasonforge verify --json`.")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the certificate.")] = Path("certificate.json"),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the certificate JSON.")] = False,
+    circuit: Annotated[Circuit, typer.Option("--circuit", help="Circuit instance (small: reduced, for tests).")] = Circuit.full,
+    timestamp: Annotated[int | None, typer.Option("--timestamp", help="Unix time to attest (default: now).")] = None,
+) -> None:
+    """Sign the verdict with the local validator keys, prove it and write the certificate."""
+    try:
+        verdict = VerificationVerdict.model_validate_json(verdict_file.read_text())
+    except (FileNotFoundError, ValidationError) as exc:
+        err.print(f"error: {verdict_file}: not a VerificationVerdict ({exc.__class__.__name__})")
+        raise typer.Exit(2) from exc
+    from reasonforge.certificate.issue import issue  # heavy (groth16py): load on use
+
+    params = FULL if circuit is Circuit.full else SMALL
+    started = time.monotonic()
+    try:
+        cert, opening = issue(verdict, home=data_home(), params=params, timestamp=timestamp, progress=err.print)
+    except ReasonForgeError as exc:
+        raise _exit_on_error(exc) from exc
+    out.write_text(cert.model_dump_json(indent=2))
+    opening_path = out.with_suffix(".opening.json")
+    opening_path.write_text(opening.model_dump_json(indent=2))
+    if as_json:
+        print(cert.model_dump_json())
+    else:
+        err.print(
+            f"certificate {cert.certificate_id} for {cert.verified_steps}/{cert.total_steps} steps "
+            f"({cert.overall_verdict}), {len(cert.zk_proof)} proof(s), {time.monotonic() - started:.1f}s -> {out}\n"
+            f"private opening (step verdicts + salts; keep it, do not publish) -> {opening_path}"
+        )
+
+
+@app.command("verify")
+def verify_cmd(
+    cert_file: Annotated[Path, typer.Argument(help="Certificate JSON.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print {valid, reasons} as JSON.")] = False,
+    vk: Annotated[Path | None, typer.Option("--vk", help="verification_key.json to check against.")] = None,
+    opening: Annotated[Path | None, typer.Option("--opening", help="Also check the private opening.")] = None,
+) -> None:
+    """Offline check: certificate id, claims vs public inputs, Groth16 proof(s), attestations."""
+    from reasonforge.certificate.check import (
+        check_certificate,  # heavy (groth16py): load on use
+    )
+
+    try:
+        cert = _load_cert(cert_file)
+        opened = CommitmentOpening.model_validate_json(opening.read_text()) if opening else None
+        result = check_certificate(cert, _vk_for(cert, vk), opening=opened)
+    except ReasonForgeError as exc:
+        raise _exit_on_error(exc) from exc
+    if as_json:
+        print(result.model_dump_json())
+    for reason in result.reasons:
+        err.print(f"invalid: {reason}")
+    if result.valid and not as_json:
+        print(f"valid: {cert.certificate_id} ({cert.verified_steps}/{cert.total_steps} steps, {cert.overall_verdict})")
+    raise typer.Exit(0 if result.valid else 1)
+
+
+@app.command("register")
+def register_cmd(
+    cert_file: Annotated[Path, typer.Argument(help="Certificate JSON (updated in place with the registration).")],
+    rpc: Annotated[str, typer.Option("--rpc", help="JSON-RPC URL of the EVM node.")],
+    registry_address: Annotated[str | None, typer.Option("--registry", help="Registry address (default: deploy one).")] = None,
+    vk: Annotated[Path | None, typer.Option("--vk", help="verification_key.json of the circuit.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the registration as JSON.")] = False,
+) -> None:
+    """Register the certificate on an EVM registry (deploying verifier + registry when none is given)."""
+    from reasonforge.certificate import registry, solidity
+
+    try:
+        cert = _load_cert(cert_file)
+        vk_json = _vk_for(cert, vk)
+        build = certificate_dir(data_home()) / "contracts" / cert.verification_key.sha256[:16]
+        build.mkdir(parents=True, exist_ok=True)
+        (build / "verification_key.json").write_text(vk_json)
+        compiled = solidity.compile_contracts(build / "verification_key.json", build)
+        w3 = registry.connect(rpc)
+        if registry_address is None:
+            deployment = registry.deploy(w3, compiled, int(cert.validator_commitment, 16))
+            registry_address = deployment.registry
+            err.print(f"deployed verifier {deployment.verifier} and registry {deployment.registry}")
+        reg = registry.register(w3, compiled, registry_address, cert)
+        verified = registry.is_verified(w3, compiled, registry_address, cert.task_hash)
+    except ReasonForgeError as exc:
+        raise _exit_on_error(exc) from exc
+    cert = cert.model_copy(update=reg.model_dump(exclude={"gas_used"}))
+    cert_file.write_text(cert.model_dump_json(indent=2))
+    if as_json:
+        print(json.dumps({**reg.model_dump(), "is_verified": verified}))
+    else:
+        err.print(f"registered in block {reg.block_number}, tx {reg.tx_hash}, gas {reg.gas_used}; isVerified = {verified}")
+
+
+@app.command("show")
+def show_cmd(cert_file: Annotated[Path, typer.Argument(help="Certificate JSON.")]) -> None:
+    """Print a certificate's public claims."""
+    try:
+        cert = _load_cert(cert_file)
+    except ReasonForgeError as exc:
+        raise _exit_on_error(exc) from exc
+    table = Table(title=f"certificate {cert.certificate_id}")
+    table.add_column("field")
+    table.add_column("value")
+    for name in (
+        "task_hash", "domain", "proof_level", "overall_verdict", "verified_steps", "total_steps", "timestamp",
+        "validator_count", "validator_threshold", "stake_threshold", "validator_commitment", "chain_id",
+        "registry_address", "tx_hash", "block_number",
+    ):
+        table.add_row(name, str(getattr(cert, name)))
+    table.add_row("proofs", f"{len(cert.zk_proof)} × Groth16 ({cert.verification_key.circuit})")
+    table.add_row("checkers", ", ".join(f"{s.name} {s.version}" for s in cert.checker_specs))
+    Console().print(table)
+
+
+@app.command("devnode")
+def devnode_cmd(port: Annotated[int, typer.Option("--port")] = 8545) -> None:
+    """Run an in-process EVM (eth-tester + py-evm) on 127.0.0.1 for local registration."""
+    from reasonforge.certificate import devnode
+
+    server, url = devnode.start(port=port)
+    err.print(f"dev EVM node at {url} (Ctrl-C to stop)")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        devnode.stop(server)
+        sys.exit(0)

@@ -1,0 +1,46 @@
+"""Generate Verifier.sol from the verification key and compile it with the registry (solc-js, cancun)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from reasonforge.certificate import toolchain
+
+CONTRACTS = Path(__file__).resolve().parent / "contracts"
+SCRIPT = Path(__file__).resolve().parent / "js" / "contracts.cjs"
+
+
+class CompiledContract(BaseModel):
+    """ABI and creation bytecode of one contract."""
+
+    abi: list[dict]
+    bytecode: str
+
+
+class CompiledContracts(BaseModel):
+    """The generated verifier and the registry, compiled together."""
+
+    verifier: CompiledContract
+    registry: CompiledContract
+    solc_version: str
+
+
+def compile_contracts(vk_json_path: Path, out_dir: Path) -> CompiledContracts:
+    """Write out_dir/Verifier.sol and contracts.json; cached on the key and the registry source."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cached = out_dir / "contracts.json"
+    stamp = out_dir / "contracts.stamp"
+    fingerprint = vk_json_path.read_text() + (CONTRACTS / "CertificateRegistry.sol").read_text()
+    if not (cached.exists() and stamp.exists() and stamp.read_text() == fingerprint):
+        args = [str(toolchain.node_modules()), str(vk_json_path), str(CONTRACTS / "CertificateRegistry.sol"), str(out_dir)]
+        toolchain.run_node(SCRIPT, args, cwd=out_dir)
+        stamp.write_text(fingerprint)
+    raw = json.loads(cached.read_text())
+    return CompiledContracts(
+        verifier=CompiledContract.model_validate(raw["Groth16Verifier"]),
+        registry=CompiledContract.model_validate(raw["CertificateRegistry"]),
+        solc_version=raw["solcVersion"],
+    )
