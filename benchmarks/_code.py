@@ -1,10 +1,16 @@
 """Shared driver of the code benchmarks (HumanEval, MBPP): canonical artifacts must verify, mutants must fail.
 
 For each task the benchmark builds one `python` artifact (implementation + the dataset's checks as pytest
-tests) and checks it with the registered `python_tests` checker at the chosen level. Then it draws
-`--mutants` mutants of the canonical implementation (`verify/mutants.py`, seeded, AST-distinct from the
-original and from each other, never touching the tests) and checks each mutant artifact the same way; a
-hit = the checker does not verify it. All code runs in the sandbox.
+tests) and checks it with the registered `python_tests` checker at the chosen level. Then it checks
+`--mutants` mutants of the canonical implementation that *change behaviour*; a hit = the checker does not
+verify the mutant artifact. All code runs in the sandbox.
+
+Which mutants: a seeded draw of up to `CANDIDATES` × `--mutants` candidates (`verify/mutants.py`, in draw
+order, never touching the tests) is judged by the checker's differential run (`verify/equivalence.py`) on
+the arguments the dataset's tests call the canonical solution with, and their perturbations; the first
+`--mutants` candidates with a concrete input on which they differ from the canonical solution are used.
+Equivalent mutants (no input tells them apart) cannot fail honestly, so they are not counted as misses;
+neither are candidates for which no difference was shown (the report counts them as excluded).
 """
 
 from __future__ import annotations
@@ -22,11 +28,12 @@ from pydantic import BaseModel
 
 from _common import REPO, ms_summary, read_rows
 from reasonforge.types import CheckLimits, ProofLevel, StepStatus
-from reasonforge.verify.mutants import generate_mutants
-from reasonforge.verify.python_tests import PythonTestsChecker
+from reasonforge.verify.mutants import Mutant, generate_mutants
+from reasonforge.verify.python_tests import PythonTestsChecker, judge_mutants
 
 VERIFIED_TARGET = 0.98
 MUTANTS_TARGET = 0.90
+CANDIDATES = 4  # candidates drawn per mutant wanted
 
 
 class Task(BaseModel):
@@ -48,6 +55,9 @@ class Report(BaseModel):
     weak_tests: list[str]  # canonical artifacts failed only for mutation strength below the threshold
     mutants: int
     mutants_failed: float
+    mutant_candidates: int  # drawn and judged by the differential run
+    mutants_excluded: int  # of those, not shown to change behaviour (likely equivalent or undecided)
+    tasks_short_of_mutants: list[str]  # fewer behaviour-changing mutants than --mutants though as many were drawn
     task_ms: dict[str, float]
     mutant_ms: dict[str, float]
     mutation_score_median: float | None
@@ -55,6 +65,17 @@ class Report(BaseModel):
     passed: bool
     misses: list[dict[str, Any]]
     elapsed_s: float
+
+
+def behaviour_changing(artifact: str, n: int, *, seed: int, limits: CheckLimits) -> tuple[list[Mutant], int, int]:
+    """The first n drawn mutants shown to change behaviour on the tests' inputs; candidates judged; how
+    many of them were not shown to change behaviour."""
+    candidates = generate_mutants(artifact, seed=seed, max_mutants=CANDIDATES * n, draw_order=True)
+    if not candidates:
+        return [], 0, 0
+    judged, _ = judge_mutants(artifact, candidates, limits=limits, seed=seed)
+    shown = [m for m in candidates if judged[m.id].status == "distinguished"]
+    return shown[:n], len(candidates), len(candidates) - len(shown)
 
 
 def run(name: str, paths: list[Path], tasks: list[Task], *, level: str, mutants_per_task: int, seed: int,
@@ -72,6 +93,9 @@ def run(name: str, paths: list[Path], tasks: list[Task], *, level: str, mutants_
     misses: list[dict[str, Any]] = []
     mutant_total = 0
     mutant_failed = 0
+    candidates_total = 0
+    excluded = 0
+    short: list[str] = []
 
     def timed(src: str) -> tuple[Any, float]:
         t0 = time.perf_counter()
@@ -94,7 +118,12 @@ def run(name: str, paths: list[Path], tasks: list[Task], *, level: str, mutants_
                                "message": (outcome.message or "")[:300]})
             if outcome.details.get("mutation_score") is not None:
                 scores.append(outcome.details["mutation_score"])
-            muts = generate_mutants(task.artifact, seed=seed, max_mutants=mutants_per_task)
+            # After the timed check, not beside it: task_ms stays the checker's own time.
+            muts, judged, not_shown = behaviour_changing(task.artifact, mutants_per_task, seed=seed, limits=limits)
+            candidates_total += judged
+            excluded += not_shown
+            if len(muts) < min(mutants_per_task, judged):
+                short.append(task.id)
             results = list(pool.map(timed, [m.source for m in muts]))
             for m, (mo, mms) in zip(muts, results, strict=True):
                 mutant_total += 1
@@ -114,7 +143,8 @@ def run(name: str, paths: list[Path], tasks: list[Task], *, level: str, mutants_
         benchmark=name, data=[str(p.relative_to(REPO)) if p.is_relative_to(REPO) else p.name for p in paths],
         tasks=len(tasks), level=level, verified=round(v_share, 4),
         tests_pass=round(tests_pass / len(tasks), 4) if tasks else 0.0, weak_tests=weak, mutants=mutant_total,
-        mutants_failed=round(m_share, 4), task_ms=ms_summary(task_ms), mutant_ms=ms_summary(mutant_ms),
+        mutants_failed=round(m_share, 4), mutant_candidates=candidates_total, mutants_excluded=excluded,
+        tasks_short_of_mutants=short, task_ms=ms_summary(task_ms), mutant_ms=ms_summary(mutant_ms),
         mutation_score_median=round(statistics.median(scores), 4) if scores else None,
         targets={"verified": VERIFIED_TARGET, "mutants_failed": MUTANTS_TARGET},
         passed=v_share >= VERIFIED_TARGET and m_share >= MUTANTS_TARGET,
@@ -150,6 +180,8 @@ def main(name: str, default: list[Path], to_task: Callable[[dict[str, Any]], Tas
               f"(target {MUTANTS_TARGET:.0%})")
         print(f"  dataset tests pass {report.tests_pass:.1%}; failed only on mutation strength: "
               f"{', '.join(report.weak_tests) or 'none'}")
+        print(f"  mutants shown to change behaviour: {report.mutants} used of {report.mutant_candidates} candidates; "
+              f"tasks short of --mutants: {len(report.tasks_short_of_mutants)}")
         print(f"  per task {report.task_ms['median']:.0f} ms median (mean {report.task_ms['mean']:.0f}); per mutant "
               f"{report.mutant_ms['median']:.0f} ms median; checker mutation score median "
               f"{report.mutation_score_median}; total {report.elapsed_s} s")

@@ -107,3 +107,10 @@ def test_diff_is_short():
     m = generate_mutants("def f(x):\n    return x + 1\n", max_mutants=10)[0]
     diff = m.diff(ast.unparse(ast.parse("def f(x):\n    return x + 1\n")))
     assert diff.count("\n") <= 3 and diff.startswith("@@")
+
+
+def test_draw_order_makes_a_small_draw_the_prefix_of_a_large_one():
+    small = generate_mutants(SRC, seed=3, max_mutants=4, draw_order=True)
+    large = generate_mutants(SRC, seed=3, max_mutants=12, draw_order=True)
+    assert [m.source for m in small] == [m.source for m in large[:4]]
+    assert {m.source for m in small} == {m.source for m in generate_mutants(SRC, seed=3, max_mutants=4)}

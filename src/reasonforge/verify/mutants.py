@@ -11,10 +11,12 @@ Operators (one mutant per site and replacement):
   a non-empty string/list/dict literal → empty).
 
 Implementation = every function or method whose name does not start with `test` and that carries no
-hypothesis `@given`, inside classes not named `Test*`. Mutants whose source equals the original (or
-another mutant) after `ast.unparse` are skipped as equivalent; mutants that do not compile are
-skipped. Selection is deterministic: every site is enumerated in source order, then `max_mutants`
-are drawn with `random.Random(seed)` and returned in source order.
+hypothesis `@given`, inside classes not named `Test*`, plus the misnamed implementations
+(`misnamed_implementations`: a `test*` function pytest could never run as a test, called by other code).
+Mutants whose source equals the original (or another mutant) after `ast.unparse`, or after constant
+folding and numeric identities (`equivalence_static.canonical`), are skipped as equivalent; mutants that
+do not compile are skipped. Selection is deterministic: every site is enumerated in source order, then
+`max_mutants` are drawn with `random.Random(seed)` and returned in source order (or in draw order).
 """
 
 from __future__ import annotations
@@ -26,7 +28,15 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["Mutant", "generate_mutants", "implementation_nodes", "is_test_function"]
+from reasonforge.verify.equivalence_static import canonical
+
+__all__ = ["Mutant", "generate_mutants", "implementation_nodes", "is_test_function", "misnamed_implementations"]
+
+# Fixtures pytest itself provides (the sandbox loads no conftest and no fixture plugin beyond these).
+_BUILTIN_FIXTURES = frozenset({
+    "request", "tmp_path", "tmp_path_factory", "tmpdir", "tmpdir_factory", "capsys", "capsysbinary", "capfd",
+    "capfdbinary", "caplog", "monkeypatch", "pytestconfig", "record_property", "record_xml_attribute",
+    "record_testsuite_property", "recwarn", "doctest_namespace", "subtests"})
 
 _CMP_FLIP: dict[type, type] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
@@ -75,14 +85,64 @@ def is_test_function(node: ast.AST) -> bool:
     return False
 
 
+def misnamed_implementations(tree: ast.Module) -> set[str]:
+    """Top-level functions named `test*` that are implementation, not tests (e.g. MBPP/801's
+    `test_three_equal(x, y, z)`, called by the dataset's asserts).
+
+    Rule: no decorator, a required parameter that no fixture supplies (neither pytest's own nor one the
+    artifact defines), and a reference from code outside the function. Pytest would collect such a
+    function and fail it at setup ("fixture 'x' not found"), so as a test it could only ever error: no
+    passing test is lost by treating it as the implementation the other tests call. Tests that take
+    fixtures, hypothesis properties and parametrized tests all keep being tests."""
+    fixtures = set(_BUILTIN_FIXTURES)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(_is_fixture(d) for d in node.decorator_list):
+            fixtures.add(node.name)
+            fixtures.update(_fixture_names(node))
+    out: set[str] = set()
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test")
+                and not node.decorator_list):
+            continue
+        if any(p not in fixtures for p in _required_params(node.args)) and _referenced_outside(tree, node):
+            out.add(node.name)
+    return out
+
+
+def _is_fixture(dec: ast.expr) -> bool:
+    target = dec.func if isinstance(dec, ast.Call) else dec
+    return (target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")) == "fixture"
+
+
+def _fixture_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    return {kw.value.value for d in node.decorator_list if isinstance(d, ast.Call) for kw in d.keywords
+            if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str)}
+
+
+def _required_params(args: ast.arguments) -> list[str]:
+    positional = args.posonlyargs + args.args
+    required = positional[: len(positional) - len(args.defaults)]
+    required += [a for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is None]
+    return [a.arg for a in required]
+
+
+def _referenced_outside(tree: ast.Module, func: ast.AST) -> bool:
+    own = {id(n) for n in ast.walk(func)}
+    name = getattr(func, "name", "")
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in own
+               for n in ast.walk(tree))
+
+
 def implementation_nodes(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """Top-level functions and methods (of non-`Test*` classes) that are neither tests nor test helpers.
 
     A test helper is a top-level function that contains an `assert` and is not referenced by any other
     non-test function (e.g. HumanEval's `check(candidate)`): mutating it would mutate the tests."""
     out: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    misnamed = misnamed_implementations(tree)
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not is_test_function(node):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (not is_test_function(node)
+                                                                        or node.name in misnamed):
             out.append(node)
         elif isinstance(node, ast.ClassDef) and not node.name.startswith("Test"):
             out.extend(n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
@@ -209,8 +269,9 @@ def _replace_return(node: ast.AST) -> tuple[str, str]:
     return before, ast.unparse(node)
 
 
-def generate_mutants(source: str, *, seed: int = 0, max_mutants: int = 20) -> list[Mutant]:
-    """Deterministic, compilable, non-equivalent mutants of `source`'s implementation.
+def generate_mutants(source: str, *, seed: int = 0, max_mutants: int = 20, draw_order: bool = False) -> list[Mutant]:
+    """Deterministic, compilable, non-equivalent mutants of `source`'s implementation, in source order
+    (in the seeded draw order with `draw_order`: the first k of a larger draw are then the draw of k).
 
     Raises SyntaxError if `source` itself does not parse."""
     tree = ast.parse(source)
@@ -221,18 +282,22 @@ def generate_mutants(source: str, *, seed: int = 0, max_mutants: int = 20) -> li
     for fi, fsites in enumerate(per_func):
         sites.extend((fi, si) for si in range(len(fsites)))
     order = _spread_over_lines(sites, per_func, random.Random(seed))
-    seen = {original}
+    seen = {canonical(original)}
     chosen: list[tuple[int, Mutant]] = []
     for idx in order:
         if len(chosen) >= max_mutants:
             break
         fi, si = sites[idx]
         mutant = _build(tree, funcs, fi, si, per_func[fi][si][0])
-        if mutant is None or mutant.source in seen:
+        if mutant is None:
             continue
-        seen.add(mutant.source)
+        form = canonical(mutant.source)
+        if form in seen:
+            continue
+        seen.add(form)
         chosen.append((idx, mutant))
-    chosen.sort(key=lambda pair: (pair[1].line, pair[0]))
+    if not draw_order:
+        chosen.sort(key=lambda pair: (pair[1].line, pair[0]))
     return [Mutant(i, m.operator, m.line, m.before, m.after, m.source) for i, (_, m) in enumerate(chosen)]
 
 

@@ -9,12 +9,30 @@ Levels
   hypothesis examples).
 - standard: the tests run (≥ 1 collected, all pass, no hypothesis property violated), then generated
   mutants of the implementation (`verify/mutants.py`) run in two sandboxes in parallel, each mutant in
-  a fresh fork of a clean pytest process (`run_tests_batch`) with its own timeout; the
-  tests must kill at least `mutation_threshold` (default 0.6) of them. A `# complexity: O(...)` claim
-  is then measured and fitted (`verify/complexity.py`); only a clear violation fails.
+  a fresh fork of a clean pytest process (`run_tests_batch`) with its own timeout; the tests must kill
+  at least `mutation_threshold` (default 0.6) of the mutants that are not likely equivalent:
+  score = killed / (mutants − likely equivalent). A `# complexity: O(...)` claim is then measured and
+  fitted (`verify/complexity.py`); only a clear violation fails.
 - formal: standard, plus CrossHair on functions that carry PEP 316 contracts (`pre:` / `post:` in the
   docstring) when crosshair-tool is installed in the sandbox's Python; otherwise details say that
   formal adds nothing yet.
+
+Equivalent mutants (`verify/equivalence.py`)
+A mutant no input can tell from the original cannot be killed, so it must not count against the tests;
+but the claim has to be earned. While the tests run on the original, the harness records the
+plain-data arguments of every call the tests make to a top-level implementation function. Each
+surviving mutant then gets a differential run in the sandbox: original and mutant side by side on the
+recorded calls and deterministic perturbations of them, with the mutated code watched for execution.
+A difference (kept as `distinguished_by` evidence in `surviving_mutants`) keeps the mutant counted; it
+leaves the denominator (`equivalent_mutants`) only when its change ran and every input ran without a
+difference. No recorded calls (tests that never call the code, `assert True`) → no claim; a crash,
+timeout or unfinished run → no claim; every mutant likely equivalent → failed (the tests exercise
+nothing that mutants change). `generate_mutants` already skips mutants equal after constant folding.
+
+Test or implementation? A top-level `test*` function with a required argument no fixture supplies,
+called by other code (MBPP/801's `test_three_equal(x, y, z)`), is implementation: pytest could only
+ever error on it as a test, so the harness deselects it and the verifier mutates it
+(`mutants.misnamed_implementations`).
 
 How results reach the verifier (the harness, `verify/harness/`, mounted read-only)
 The sandbox runs `rf_parent.py`, which reads its config and a fresh random nonce from stdin, closes
@@ -31,6 +49,9 @@ What an in-process adversary can still do, honestly: the artifact runs in the sa
 and the plugin. Deliberately hostile code can patch pytest or the plugin, or write fabricated event
 lines to the event pipe (it can find the descriptor in /proc/self/fd), and so report tests as passed
 that did not pass. The nonce does not stop this (it only proves the report came from the parent).
+The same holds for the recorded calls and the differential run's verdicts: forging them (to have a
+mutant judged equivalent) takes the same kind of explicit code. The verifier only accepts one recorder
+event and exactly one verdict per mutant from a fork that ended cleanly.
 Mutation testing bounds the *accidental* and *lazy* cases (vacuous tests, `assert True`, tests that
 never call the implementation) because such tests cannot kill mutants; it does not bound a forger,
 who could also detect its own mutation. What bounds a forger is that the forgery has to be explicit
@@ -58,13 +79,31 @@ from typing import Any
 
 from reasonforge.errors import ToolUnavailableError
 from reasonforge.registry import Spec, checkers
-from reasonforge.types import ArtifactLanguage, CheckLimits, CheckOutcome, ProofLevel, StepStatus
+from reasonforge.types import (
+    ArtifactLanguage,
+    CheckLimits,
+    CheckOutcome,
+    ProofLevel,
+    StepStatus,
+)
 from reasonforge.verify.complexity import ComplexityFit, find_claim, fit_claim
-from reasonforge.verify.mutants import generate_mutants, implementation_nodes
+from reasonforge.verify.equivalence import (
+    Judgement,
+    RecordedCall,
+    differential,
+    parse_calls,
+)
+from reasonforge.verify.mutants import (
+    Mutant,
+    generate_mutants,
+    implementation_nodes,
+    misnamed_implementations,
+)
 
-__all__ = ["CHECKER_VERSION", "PythonTestsChecker", "TestRunResult", "expected_tests", "run_tests", "run_tests_batch"]
+__all__ = ["CHECKER_VERSION", "PythonTestsChecker", "TestRunResult", "expected_tests", "judge_mutants", "run_tests",
+           "run_tests_batch"]
 
-CHECKER_VERSION = "1.0.0"
+CHECKER_VERSION = "1.1.0"  # 1.1: equivalent mutants leave the score's denominator
 ARTIFACT = "artifact.py"
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
 HARNESS_MOUNT = "/rf-harness"
@@ -179,15 +218,31 @@ def sandbox_tools() -> dict[str, bool]:
 
 
 def expected_tests(tree: ast.Module) -> set[tuple[str | None, str]]:
-    """(class, function) for every test pytest should collect, from the AST alone."""
+    """(class, function) for every test pytest should collect, from the AST alone (misnamed
+    implementations, `mutants.misnamed_implementations`, are deselected in the harness and not expected)."""
     out: set[tuple[str | None, str]] = set()
+    misnamed = misnamed_implementations(tree)
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test"):
+        if (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test")
+                and node.name not in misnamed):
             out.add((None, node.name))
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             out.update((node.name, n.name) for n in node.body
                        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name.startswith("test"))
     return out
+
+
+def recordable_functions(tree: ast.Module) -> list[str]:
+    """Top-level implementation functions: the ones the harness records calls of (methods are not)."""
+    top = {id(n) for n in tree.body}
+    return [f.name for f in implementation_nodes(tree) if id(f) in top]
+
+
+def _not_tests(source: str) -> list[str]:
+    try:
+        return sorted(misnamed_implementations(ast.parse(source)))
+    except SyntaxError:
+        return []
 
 
 def uses_hypothesis(source: str) -> bool:
@@ -218,17 +273,23 @@ class TestRunResult:
     property_violations: list[dict[str, str]] = field(default_factory=list)
     coverage: dict[str, list[int]] | None = None
     elapsed_ms: float = 0.0
+    calls: list[RecordedCall] = field(default_factory=list)  # what the tests called the implementation with
 
 
 def run_tests(source: str, *, examples: int, wall_s: float, memory_mb: int, coverage: bool = False,
-              expected: set[tuple[str | None, str]] | None = None) -> TestRunResult:
-    """Run the artifact's tests in the sandbox and interpret the nonce-checked report."""
+              expected: set[tuple[str | None, str]] | None = None, record: Sequence[str] = ()) -> TestRunResult:
+    """Run the artifact's tests in the sandbox and interpret the nonce-checked report; with `record`
+    (function names), also keep the arguments the tests call those functions with."""
     if expected is None:
         expected = expected_tests(ast.parse(source))
-    opts = json.dumps({"examples": examples, "coverage": coverage, "hypothesis": uses_hypothesis(source)})
+    opts = json.dumps({"examples": examples, "coverage": coverage, "hypothesis": uses_hypothesis(source),
+                       "record": list(record), "not_tests": _not_tests(source)})
     report = run_harness(["{py}", "{h}/rf_child_pytest.py", ARTIFACT, opts], {ARTIFACT: source},
                          wall_s=wall_s, memory_mb=memory_mb)
-    return interpret(report, expected)
+    result = interpret(report, expected)
+    if record and report.valid:
+        result.calls = parse_calls(report.events, set(record))
+    return result
 
 
 def run_tests_batch(sources: Sequence[str], *, examples: int, run_timeout_s: float, memory_mb: int,
@@ -239,7 +300,8 @@ def run_tests_batch(sources: Sequence[str], *, examples: int, run_timeout_s: flo
     disturbed run can only count as killed or as surviving, never turn a failing artifact into a pass."""
     names = [f"variant_{k}.py" for k in range(len(sources))]
     use_h = any(uses_hypothesis(src) for src in sources)
-    opts = json.dumps({"examples": examples, "hypothesis": use_h, "run_timeout_s": run_timeout_s})
+    opts = json.dumps({"examples": examples, "hypothesis": use_h, "run_timeout_s": run_timeout_s,
+                       "not_tests": _not_tests(sources[0]) if sources else []})
     report = run_harness(["{py}", "{h}/rf_child_pytest.py", json.dumps(names), opts], dict(zip(names, sources, strict=True)),
                          wall_s=len(sources) * (run_timeout_s + 0.5) + 10.0, memory_mb=memory_mb)
     results = []
@@ -340,8 +402,9 @@ class PythonTestsChecker:
 
     def __init__(self, *, mutation_threshold: float = 0.6, max_mutants: int = 20, seed: int = 0, workers: int = 2,
                  hypothesis_examples: int = 100, mutant_examples: int = 30, quick_examples: int = 10,
-                 complexity_margin: float = 0.5) -> None:
+                 complexity_margin: float = 0.5, equivalence: bool = True) -> None:
         self.mutation_threshold = mutation_threshold
+        self.equivalence = equivalence  # the differential run on surviving mutants (off: every survivor counts)
         self.max_mutants = max_mutants
         self.seed = seed
         self.workers = workers
@@ -352,7 +415,7 @@ class PythonTestsChecker:
         self.spec = Spec(name="python_tests", version=CHECKER_VERSION, args={
             "mutation_threshold": mutation_threshold, "max_mutants": max_mutants, "seed": seed,
             "hypothesis_examples": hypothesis_examples, "mutant_examples": mutant_examples,
-            "quick_examples": quick_examples, "complexity_margin": complexity_margin})
+            "quick_examples": quick_examples, "complexity_margin": complexity_margin, "equivalence": equivalence})
 
     def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits) -> CheckOutcome:
         started = time.perf_counter()
@@ -371,8 +434,10 @@ class PythonTestsChecker:
                 return self._done(typed, details, started)
         examples = self.quick_examples if level is ProofLevel.QUICK else self.hypothesis_examples
         expected = expected_tests(tree)
+        record = recordable_functions(tree) if level is not ProofLevel.QUICK else []
         run = run_tests(artifact, examples=examples, wall_s=limits.timeout_s, memory_mb=limits.memory_mb,
-                        coverage=tools.get("coverage", False) and level is not ProofLevel.QUICK, expected=expected)
+                        coverage=tools.get("coverage", False) and level is not ProofLevel.QUICK, expected=expected,
+                        record=record)
         details.update(tests_total=run.tests_total, tests_passed=run.tests_passed,
                        property_violations=run.property_violations, tests_ms=round(run.elapsed_ms, 1))
         if run.failing:
@@ -449,16 +514,44 @@ class PythonTestsChecker:
         results = [results_by_index[i] for i in range(len(mutants))]
         survivors = [m for m, r in zip(mutants, results, strict=True) if r.status == "passed"]
         killed = len(mutants) - len(survivors)
-        score = killed / len(mutants)
-        details["mutation_score"] = round(score, 4)
+        judged = self._judge(artifact, survivors, run.calls, limits, details)
+        equivalent = [m for m in survivors if judged[m.id].status == "equivalent"]
+        survivors = [m for m in survivors if judged[m.id].status != "equivalent"]
         details["mutants_killed"] = killed
-        details["surviving_mutants"] = [{"id": m.id, "operator": m.operator, "change": m.description}
-                                        for m in survivors]
-        if score + 1e-9 < self.mutation_threshold:
+        details["equivalent_mutants"] = [{"id": m.id, "operator": m.operator, "change": m.description,
+                                          "inputs": judged[m.id].inputs} for m in equivalent]
+        details["surviving_mutants"] = [_survivor(m, judged[m.id]) for m in survivors]
+        if len(equivalent) == len(mutants):
+            details["mutation_score"] = None
             return CheckOutcome(status=StepStatus.FAILED, message=(
-                f"tests kill {round(score * 100)} % of mutants ({killed}/{len(mutants)}), below the required "
+                f"no mutant behaves differently from the implementation on any input the tests call it with (nor "
+                f"on their perturbations): the tests exercise nothing that mutants change ({len(mutants)} "
+                "mutants, all likely equivalent)"))
+        score = killed / (len(mutants) - len(equivalent))
+        details["mutation_score"] = round(score, 4)
+        if score + 1e-9 < self.mutation_threshold:
+            counted = len(mutants) - len(equivalent)
+            excluded = f"; {len(equivalent)} likely equivalent excluded" if equivalent else ""
+            return CheckOutcome(status=StepStatus.FAILED, message=(
+                f"tests kill {round(score * 100)} % of mutants ({killed}/{counted}{excluded}), below the required "
                 f"{round(self.mutation_threshold * 100)} %; e.g. this change survives: {survivors[0].description}"))
         return None
+
+    def _judge(self, artifact: str, survivors: list[Mutant], calls: list[RecordedCall], limits: CheckLimits,
+               details: dict[str, Any]) -> dict[int, Judgement]:
+        """Differential run on the surviving mutants (see `verify/equivalence.py`)."""
+        details["recorded_calls"] = len(calls)
+        if not survivors or not self.equivalence:
+            details["equivalence_inputs"] = 0
+            return {m.id: Judgement(mutant=m.id, status="undecided", reason="equivalence not judged") for m in survivors}
+        started = time.perf_counter()
+        judged, facts = differential(artifact, survivors, calls, run=run_harness, seed=self.seed,
+                                     memory_mb=limits.memory_mb, preimport=_preimports(artifact))
+        details["equivalence_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        details["equivalence_inputs"] = int(facts.get("kept") or 0)
+        if "note" in facts:
+            details["equivalence_note"] = facts["note"]
+        return judged
 
     def _complexity(self, artifact: str, limits: CheckLimits, details: dict[str, Any]) -> CheckOutcome | None:
         claim = find_claim(artifact)
@@ -509,6 +602,35 @@ class PythonTestsChecker:
         details["formal"] = "CrossHair found a counterexample"
         return CheckOutcome(status=StepStatus.FAILED,
                             message=f"contract violated (CrossHair): {_tail(report.output_tail, 500)}")
+
+
+def _survivor(m: Mutant, judged: Judgement) -> dict[str, Any]:
+    entry: dict[str, Any] = {"id": m.id, "operator": m.operator, "change": m.description}
+    if judged.status == "distinguished":
+        entry["distinguished_by"] = judged.evidence
+    else:
+        entry["undecided"] = judged.reason
+    return entry
+
+
+def _preimports(source: str) -> list[str]:
+    """Heavy test libraries the artifact imports: the differential run imports them once, before its forks."""
+    names = ["pytest"] if "pytest" in source else []
+    return names + (["hypothesis"] if uses_hypothesis(source) else [])
+
+
+def judge_mutants(artifact: str, mutants: Sequence[Mutant], *, limits: CheckLimits, seed: int = 0,
+                  examples: int = 30) -> tuple[dict[int, Judgement], TestRunResult]:
+    """Record the artifact's test calls and judge each mutant by the differential run (keyed by
+    `Mutant.id`). For callers that need mutants shown to change behaviour, e.g. the code benchmarks."""
+    tree = ast.parse(artifact)
+    run = run_tests(artifact, examples=examples, wall_s=limits.timeout_s, memory_mb=limits.memory_mb,
+                    expected=expected_tests(tree), record=recordable_functions(tree))
+    if run.status != "passed":
+        return {m.id: Judgement(mutant=m.id, status="undecided", reason="the tests do not pass") for m in mutants}, run
+    judged, _ = differential(artifact, mutants, run.calls, run=run_harness, seed=seed, memory_mb=limits.memory_mb,
+                             preimport=_preimports(artifact))
+    return judged, run
 
 
 def _coverage_percent(tree: ast.Module, cov: dict[str, list[int]]) -> float | None:

@@ -1,7 +1,12 @@
 """Harness child: run pytest on the artifact with the reporting plugin loaded before the artifact.
 
 argv: artifact path (or a JSON list of paths: batch mode), JSON options {"examples": int, "coverage": bool,
-"hypothesis": bool, "run_timeout_s": float}.
+"hypothesis": bool, "run_timeout_s": float, "record": [names], "not_tests": [names]}.
+
+`not_tests`: top-level functions named `test*` that the verifier classed as implementation (they take
+arguments no fixture supplies and other code calls them); they are deselected, never run as tests.
+`record` (single runs only): top-level implementation functions whose calls `rf_record` keeps while the
+tests run; the kept calls go out as one `calls` event when the session finishes.
 
 Batch mode (mutants): pytest (and hypothesis) are imported once, then each file runs in a forked copy of
 this clean process (no artifact code has run before the fork), with its own timeout; every event carries
@@ -10,11 +15,11 @@ the run's index and the fork server reports each run's exit status as a `run_end
 
 import json
 import os
-import signal
 import sys
-import time
 
 import rf_events
+import rf_fork
+import rf_record
 
 _emit = rf_events.emit
 _RUN = {"index": 0}
@@ -31,9 +36,19 @@ def _short(text, limit=1500):
 
 
 class ReportPlugin:
+    def __init__(self, opts):
+        self.not_tests = set(opts.get("not_tests") or ())
+        self.record = list(opts.get("record") or ())
+        self.recorder = None
+
     def pytest_collectreport(self, report):
         if report.failed:
             emit({"ev": "collect_error", "id": report.nodeid, "message": _short(report.longrepr)})
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        if self.not_tests:
+            items[:] = [i for i in items if getattr(i, "cls", None) is not None
+                        or (getattr(i, "originalname", None) or i.name) not in self.not_tests]
 
     def pytest_collection_finish(self, session):
         items = []
@@ -43,6 +58,10 @@ class ReportPlugin:
             items.append({"id": item.nodeid, "name": getattr(item, "originalname", None) or item.name,
                           "cls": item.cls.__name__ if getattr(item, "cls", None) else None, "property": prop})
         emit({"ev": "collected", "items": items})
+        module = next((getattr(i, "module", None) for i in session.items if getattr(i, "module", None)), None)
+        if self.record and module is not None:
+            self.recorder = rf_record.Recorder()
+            self.recorder.install(module.__dict__, self.record)
 
     def pytest_runtest_logreport(self, report):
         if report.when == "call" or report.outcome != "passed":
@@ -55,6 +74,8 @@ class ReportPlugin:
                   "falsifying": "Falsifying example" in (report.longreprtext or "")})
 
     def pytest_sessionfinish(self, session, exitstatus):
+        if self.recorder is not None:
+            emit({"ev": "calls", "calls": self.recorder.calls, "dropped": self.recorder.dropped})
         emit({"ev": "finish", "exitstatus": int(exitstatus), "testscollected": session.testscollected,
               "testsfailed": session.testsfailed})
 
@@ -78,7 +99,7 @@ def run_one(pytest, artifact, opts, use_hypothesis):
             cov.start()
         except Exception:
             cov = None
-    code = pytest.main(_pytest_args(artifact, use_hypothesis), plugins=[ReportPlugin()])
+    code = pytest.main(_pytest_args(artifact, use_hypothesis), plugins=[ReportPlugin(opts)])
     if cov is not None:
         cov.stop()
         try:
@@ -87,23 +108,6 @@ def run_one(pytest, artifact, opts, use_hypothesis):
         except Exception as exc:
             emit({"ev": "coverage_error", "message": repr(exc)})
     return int(code)
-
-
-def _wait(pid, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status), False
-        if time.monotonic() >= deadline:
-            for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-                try:
-                    target()
-                except OSError:
-                    pass
-            _, status = os.waitpid(pid, 0)
-            return os.waitstatus_to_exitcode(status), True
-        time.sleep(0.005)
 
 
 def main():
@@ -132,19 +136,7 @@ def main():
         _RUN["index"] = index
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setsid()
-                code = run_one(pytest, path, opts, use_hypothesis)
-            except BaseException:
-                code = 3
-            try:
-                sys.stdout.flush()
-            except Exception:
-                pass
-            os._exit(code)
-        code, timed_out = _wait(pid, timeout)
+        code, timed_out = rf_fork.run_forked(lambda p=path: run_one(pytest, p, opts, use_hypothesis), timeout)
         emit({"ev": "run_end", "exit": code, "timed_out": timed_out})
     os._exit(0)
 
