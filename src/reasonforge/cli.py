@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
+from reasonforge.bench_cli import app as bench_app
 from reasonforge.certificate.cli import app as cert_app
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.forecast.cli import app as forecast_app
@@ -163,6 +164,7 @@ def schema(
 
 
 app.add_typer(forecast_app, name="forecast")
+app.add_typer(bench_app, name="bench")
 app.add_typer(cert_app, name="cert")
 
 

@@ -53,6 +53,7 @@ CHECKER_MODULES: dict[ArtifactLanguage, str] = {
     ArtifactLanguage.SMTLIB: "reasonforge.verify.smt",
     ArtifactLanguage.PROPOSITIONAL: "reasonforge.verify.propositional",
     ArtifactLanguage.PYTHON: "reasonforge.verify.python_tests",
+    ArtifactLanguage.SYMPY: "reasonforge.verify.arithmetic",
     ArtifactLanguage.COQ: "reasonforge.verify.coq",
     ArtifactLanguage.LEAN4: "reasonforge.verify.lean",
 }

@@ -56,6 +56,11 @@ _FIXES: dict[str, str] = {
     "timeout": "The checker ran out of time; split the step into smaller steps or raise --timeout.",
     "syntax": "The formal artifact does not parse; fix it at the line and column given.",
     "untranslatable": "Rephrase the step in simpler sentences (one claim per sentence) or supply a translation.",
+    # error kinds of the sympy checker (verify/arithmetic.py)
+    "arithmetic": "A relation in this step is false: recompute it; the message gives the value of each side "
+    "(or the solutions of the earlier equations it contradicts).",
+    "contradiction": "This relation can never hold for any value of its unknowns (e.g. x = x + 1); "
+    "check the algebra that produced it.",
 }
 
 

@@ -1,0 +1,295 @@
+"""GSM8K benchmark: reference solutions through the real pipeline (`verify_chain` with `MathTranslator`,
+quick level), then seeded one-slip perturbations.
+
+Each solution is a chain: one line = one step (each step depends on the one before); the final
+`#### N` line is the claimed answer, checked against the last computed value. Figures:
+- checkable steps verified: steps holding a calculator annotation `<<…>>` or an explicit equation
+  (`=` between maths tokens, see `_checkable`) whose own check is `verified` (target ≥ 99.5 %);
+  answer lines are counted apart;
+- false `failed`: unperturbed solutions with any failed step (target ≤ 0.5 %);
+- localisation: for `--perturb` solutions (seeded), one computed result is changed — the number after
+  `=` in one annotation and its repetition right after it in the text, nothing else — and the hit is
+  the first failed step being the perturbed one (target ≥ 95 %);
+- median milliseconds per step (verify_chain wall time of a solution / its steps).
+
+    python benchmarks/gsm8k.py                          # the committed slice (300 rows)
+    python benchmarks/gsm8k.py --data PATH --json       # e.g. the full train.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import statistics
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+
+from _common import REPO, read_rows, share
+from pydantic import BaseModel, Field
+
+from reasonforge.translate.math_quick import MathTranslator
+from reasonforge.types import (
+    CheckLimits,
+    Domain,
+    ProofLevel,
+    StepStatus,
+    StepVerdict,
+    VerificationVerdict,
+    VerifyRequest,
+)
+from reasonforge.verify.pipeline import verify_chain
+
+DEFAULT_DATA = REPO / "data" / "gsm8k" / "train.slice.jsonl"
+TARGETS = {"checkable_verified": 0.995, "localized": 0.95, "false_failed_max": 0.005}
+_ANNOTATION = re.compile(r"<<([^<>=]*)=([^<>]*)>>")
+_MAX_LISTED = 25
+_EQUATION = re.compile(r"(?:\d|(?<![A-Za-z])[A-Za-z]|[)%])\s*=\s*\$?\s*(?:\d|\.\d|[A-Za-z](?![A-Za-z])|\(|-)")
+
+
+class Issue(BaseModel):
+    """One row worth a look: a false failure, a missed slip, an unverified checkable step."""
+
+    row: int
+    step: int | None = None
+    status: str = ""
+    message: str = ""
+
+
+class GsmReport(BaseModel):
+    """Everything the benchmark prints, as data (`--json`)."""
+
+    data: str
+    solutions: int
+    steps: int
+    checkable_steps: int
+    checkable_verified: float
+    answer_lines: int
+    answer_verified: float
+    step_status: dict[str, int]
+    false_failed: float = Field(description="share of unperturbed solutions with a failed step")
+    perturbed: int
+    localized: float = Field(description="share of perturbed solutions whose first failed step is the perturbed one")
+    detected: float = Field(description="share of perturbed solutions with any failed step")
+    median_ms_per_step: float
+    elapsed_s: float
+    targets: dict[str, float]
+    passed: bool
+    false_failures: list[Issue]
+    unverified_checkable: list[Issue]
+    missed_slips: list[Issue]
+
+
+def chain_request(question: str, answer: str) -> VerifyRequest:
+    """A GSM8K solution as a quick-level mathematics chain, one step per non-empty line."""
+    lines = [line for line in answer.split("\n") if line.strip()]
+    return VerifyRequest(
+        original_query=question, domain=Domain.MATHEMATICS, proof_level=ProofLevel.QUICK,
+        reasoning_chain=[{"step_id": i + 1, "content": line} for i, line in enumerate(lines)],  # type: ignore[misc]
+    )
+
+
+def _shifted(result: str, rng: random.Random) -> str | None:
+    """A different value written like `result` (same decimals): integers move by 1-3, decimals by 2-3 units
+    of their last digit, so a value rounded within its allowance still lands outside it."""
+    try:
+        value = Decimal(result)
+    except ArithmeticError:
+        return None
+    exponent = value.as_tuple().exponent
+    decimals = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    unit = Decimal(1).scaleb(-decimals)
+    steps = [1, 2, 3] if decimals == 0 else [2, 3]
+    delta = rng.choice(steps) * unit
+    new = value + delta if rng.random() < 0.5 or value - delta < 0 else value - delta
+    text = f"{new:.{decimals}f}"
+    if result.startswith(".") and text.startswith("0."):
+        text = text[1:]
+    return text
+
+
+def perturb(answer: str, rng: random.Random) -> tuple[str, int] | None:
+    """Change one annotation's result and its repetition after `>>`; (new answer, 1-based step) or None."""
+    lines = answer.split("\n")
+    spots = [(i, m) for i, line in enumerate(lines) for m in _ANNOTATION.finditer(line)]
+    if not spots:
+        return None
+    index, m = rng.choice(spots)
+    line = lines[index]
+    result = m.group(2)
+    new = _shifted(result, rng)
+    if new is None:
+        return None
+    after = line[m.end():]
+    shown = re.match(r"\$?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.?\d+)", after)
+    if shown and shown.group(1).replace(",", "") == result:
+        start, end = m.end() + shown.start(1), m.end() + shown.end(1)
+        repeated = f"{Decimal(new):,}" if "," in shown.group(1) else new
+        line = line[:start] + repeated + line[end:]
+    line = line[:m.start(2)] + new + line[m.end(2):]
+    lines[index] = line
+    step = [i for i, text in enumerate(lines) if text.strip()].index(index) + 1
+    return "\n".join(lines), step
+
+
+def _checkable(text: str) -> bool:
+    """A calculator annotation, or an explicit equation: `=` between maths tokens (a number, a one-letter
+    name, `)` or `%` on the left; a number, name or `(` on the right). `Last week = 111 texts` is prose."""
+    return "<<" in text or _EQUATION.search(text) is not None
+
+
+def _failing_line(verdict: StepVerdict) -> str:
+    """The artifact line of the first false relation (it quotes the step's text after `#`)."""
+    lines = verdict.formal_representation.splitlines()
+    for relation in verdict.details.get("relations", []):
+        if relation.get("verdict") == "failed" and 0 < relation.get("line", 0) <= len(lines):
+            return lines[relation["line"] - 1][:160]
+    return lines[-1][:160] if lines else ""
+
+
+def _own_status(verdict: VerificationVerdict, step_id: int) -> str:
+    sv = next(v for v in verdict.step_verdicts if v.step_id == step_id)
+    return str(sv.details.get("local_status", sv.status.value))
+
+
+def _first_failed(verdict: VerificationVerdict) -> int | None:
+    return verdict.failure_report.failed_step_id if verdict.failure_report and any(
+        v.status is StepStatus.FAILED for v in verdict.step_verdicts) else None
+
+
+def run_gsm8k(data: Path = DEFAULT_DATA, *, limit: int | None = None, perturbations: int = 1000, seed: int = 0,
+              limits: CheckLimits | None = None, progress: bool = False) -> GsmReport:
+    """Run the benchmark over a GSM8K JSONL file (rows `{question, answer}`)."""
+    started = time.perf_counter()
+    limits = limits or CheckLimits()
+    rows = read_rows(data)[:limit] if limit else read_rows(data)
+    translator = MathTranslator()
+    status_counts: dict[str, int] = {}
+    checkable = checkable_ok = answers = answers_ok = steps = with_failure = 0
+    per_step_ms: list[float] = []
+    false_failures: list[Issue] = []
+    unverified: list[Issue] = []
+    for index, row in enumerate(rows):
+        request = chain_request(row["question"], row["answer"])
+        t0 = time.perf_counter()
+        verdict = verify_chain(request, translator=translator, limits=limits)
+        per_step_ms.append((time.perf_counter() - t0) * 1000 / len(request.reasoning_chain))
+        steps += len(request.reasoning_chain)
+        for step in request.reasoning_chain:
+            status = _own_status(verdict, step.step_id)
+            status_counts[status] = status_counts.get(status, 0) + 1
+            sv = next(v for v in verdict.step_verdicts if v.step_id == step.step_id)
+            if step.content.lstrip().startswith("####"):
+                answers += 1
+                answers_ok += status == "verified"
+            elif _checkable(step.content):
+                checkable += 1
+                checkable_ok += status == "verified"
+                if status != "verified" and len(unverified) < _MAX_LISTED:
+                    unverified.append(Issue(row=index, step=step.step_id, status=status,
+                                            message=f"{step.content[:160]} → {sv.error_message or ''}"[:400]))
+        failed = _first_failed(verdict)
+        if failed is not None:
+            with_failure += 1
+            if len(false_failures) < _MAX_LISTED:
+                sv = next(v for v in verdict.step_verdicts if v.step_id == failed)
+                false_failures.append(Issue(row=index, step=failed, status="failed",
+                                            message=f"{_failing_line(sv)} → {sv.error_message or ''}"[:400]))
+        if progress and index % 200 == 0:
+            print(f"\rreference solutions: {index + 1}/{len(rows)}", end="", file=sys.stderr, flush=True)
+    rng = random.Random(seed)
+    chosen = rng.sample(range(len(rows)), min(perturbations, len(rows)))
+    perturbed = localized = detected = 0
+    missed: list[Issue] = []
+    for count, index in enumerate(chosen):
+        changed = perturb(rows[index]["answer"], rng)
+        if changed is None:
+            continue
+        answer, step = changed
+        perturbed += 1
+        verdict = verify_chain(chain_request(rows[index]["question"], answer), translator=translator, limits=limits)
+        first = _first_failed(verdict)
+        detected += first is not None
+        localized += first == step
+        if first != step and len(missed) < _MAX_LISTED:
+            line = answer.split("\n")[[i for i, t in enumerate(answer.split("\n")) if t.strip()][step - 1]]
+            missed.append(Issue(row=index, step=step, status=_own_status(verdict, step),
+                                message=f"perturbed step {step}: {line[:160]}; first failed: {first}"))
+        if progress and count % 200 == 0:
+            print(f"\rperturbed solutions: {count + 1}/{len(chosen)}", end="", file=sys.stderr, flush=True)
+    if progress:
+        print(file=sys.stderr)
+    figures = {
+        "checkable_verified": share(checkable_ok, checkable),
+        "localized": share(localized, perturbed),
+        "false_failed": share(with_failure, len(rows)),
+    }
+    return GsmReport(
+        data=_display(data), solutions=len(rows), steps=steps, checkable_steps=checkable,
+        checkable_verified=figures["checkable_verified"], answer_lines=answers,
+        answer_verified=share(answers_ok, answers), step_status=dict(sorted(status_counts.items())),
+        false_failed=figures["false_failed"], perturbed=perturbed, localized=figures["localized"],
+        detected=share(detected, perturbed),
+        median_ms_per_step=round(statistics.median(per_step_ms), 3) if per_step_ms else 0.0,
+        elapsed_s=round(time.perf_counter() - started, 1), targets=TARGETS,
+        passed=figures["checkable_verified"] >= TARGETS["checkable_verified"]
+        and figures["localized"] >= TARGETS["localized"] and figures["false_failed"] <= TARGETS["false_failed_max"],
+        false_failures=false_failures, unverified_checkable=unverified, missed_slips=missed,
+    )
+
+
+def _display(path: Path) -> str:
+    # Paths inside the repository are shown relative to it, so reports do not depend on the checkout.
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+def render(report: GsmReport) -> str:
+    """The human-readable report."""
+    out = [
+        f"GSM8K benchmark: {report.data} ({report.solutions} solutions, {report.steps} steps)",
+        (f"checkable steps verified: {report.checkable_verified:.2%} of {report.checkable_steps} "
+         f"(target ≥ {TARGETS['checkable_verified']:.1%})"),
+        f"answer lines verified: {report.answer_verified:.2%} of {report.answer_lines}",
+        f"step status: {report.step_status}",
+        (f"false failed (unperturbed solutions with a failed step): {report.false_failed:.2%} "
+         f"(target ≤ {TARGETS['false_failed_max']:.1%})"),
+        (f"perturbed: {report.perturbed}; first failed step = perturbed step: {report.localized:.2%} "
+         f"(target ≥ {TARGETS['localized']:.0%}); any failure: {report.detected:.2%}"),
+        f"median ms per step: {report.median_ms_per_step:.2f}; elapsed {report.elapsed_s:.1f} s",
+        f"targets met: {report.passed}",
+    ]
+
+    def section(title: str, issues: list[Issue]) -> None:
+        out.append(f"{title}: {len(issues)} listed")
+        out.extend(f"  row {i.row} step {i.step} [{i.status}]: {i.message}" for i in issues)
+
+    section("false failures", report.false_failures)
+    section("unverified checkable steps", report.unverified_checkable)
+    section("missed or misplaced slips", report.missed_slips)
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="a GSM8K JSONL file (question, answer)")
+    parser.add_argument("--limit", type=int, default=None, help="first N solutions only")
+    parser.add_argument("--perturb", type=int, default=1000, help="solutions to perturb (seeded sample)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=10.0, help="per step check, seconds")
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    args = parser.parse_args(argv)
+    report = run_gsm8k(args.data, limit=args.limit, perturbations=args.perturb, seed=args.seed,
+                       limits=CheckLimits(timeout_s=args.timeout), progress=not args.json)
+    print(report.model_dump_json(indent=2) if args.json else render(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

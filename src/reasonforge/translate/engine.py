@@ -1,0 +1,403 @@
+"""`TranslationEngine`: the miner's translator. A model writes each step's artifact, the local checker compiles
+it, and the checker's errors go back to the model (`repair`) until it compiles or `max_attempts` runs out.
+
+Without a model (no backend, or a domain not in `domains`) it is the offline rule-based translator of
+`translate.defaults`, so the default path never needs a network. It satisfies the `Translator` protocol,
+so `verify_chain(request, translator=engine)` works; `atranslate` returns the same translations plus a
+per-step account (attempts, tokens, seconds, local status) for benchmarks and miners.
+
+Per chain: the target language follows DESIGN §3.3 (`targets.target_language`). For coq/lean4 the
+engine first asks for the Context (step 0: the givens) and checks it compiles. Steps are translated in
+topological order, each prompt showing the step's ancestors with their artifacts (names stay consistent,
+and a chain checker needs them compiled). At quick level a logic step is written in FOL and grounded to
+propositional logic here, exactly as the rule-based translator does. Dependencies are the request's
+(the DAG is the caller's contract); a model's differing declaration is kept in the notes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+from reasonforge.chain import StepGraph
+from reasonforge.errors import ArtifactSyntaxError, InputError
+from reasonforge.registry import CheckerRegistry, Spec
+from reasonforge.translate.checking import ChainPosition, CompileResult, compilation_check
+from reasonforge.translate.grounding import NotGroundable, ground_entailment, render_propositional
+from reasonforge.translate.llm import (
+    ChatMessage,
+    ChatReply,
+    ChatRequest,
+    ModelBackend,
+    ModelSettings,
+    TokenUsage,
+    make_backend,
+    settings_from_env,
+)
+from reasonforge.translate.parsers import ArtifactReply, parse_artifact_reply
+from reasonforge.translate.prompts import (
+    TRANSLATION_SCHEMA,
+    PriorStep,
+    StepPrompt,
+    context_prompt,
+    step_prompt,
+    system_prompt,
+)
+from reasonforge.translate.protocol import Translator
+from reasonforge.translate.repair import DEFAULT_MAX_ATTEMPTS, Checked, RepairResult, run_repair_loop
+from reasonforge.translate.targets import LogicFormat, model_language, target_language
+from reasonforge.types import (
+    CHAIN_LANGUAGES,
+    CONTEXT_STEP_ID,
+    ArtifactLanguage,
+    ChainStep,
+    CheckLimits,
+    Domain,
+    ProofLevel,
+    Prover,
+    ReasoningStep,
+    StepStatus,
+    StepTranslation,
+    VerifyRequest,
+)
+from reasonforge.verify.fol import parse_fol_artifact
+
+__all__ = ["ChainOutcome", "StepOutcome", "TranslationEngine"]
+
+ENGINE_NAME = "llm-translator"
+ENGINE_VERSION = "1.0"
+_MAX_GROUND_NODES = 50_000
+_PROBES = {ArtifactLanguage.COQ: "Lemma rf_context_probe : True.\nProof. exact I. Qed.\n",
+           ArtifactLanguage.LEAN4: "theorem rf_context_probe : True := trivial\n"}
+T = TypeVar("T")
+OutcomeStatus = Literal["verified", "compiled", "unchecked", "error", "offline"]
+
+
+class StepOutcome(BaseModel):
+    """How one step's translation went: local status, attempts, tokens, seconds."""
+
+    step_id: int
+    language: ArtifactLanguage
+    status: OutcomeStatus = Field(description="verified/compiled locally; unchecked: the checker could not "
+                                              "decide; error: no artifact that compiles; offline: rule-based")
+    message: str | None = None
+    translated: bool = False
+    compiled: bool | None = None
+    first_attempt_compiled: bool = False
+    attempts: int = 0
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    model_ms: float = 0.0
+    check_ms: float = 0.0
+
+
+class ChainOutcome(BaseModel):
+    """Translations (request order, a coq/lean4 Context first) and the account of each step."""
+
+    mode: Literal["model", "offline"]
+    translator: Spec
+    translations: list[StepTranslation]
+    steps: list[StepOutcome] = Field(default_factory=list)
+    context: StepOutcome | None = None
+
+
+def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine from sync code, also when called inside a running event loop (in a worker thread)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def _resolve_backend(backend: ModelBackend | ModelSettings | str | None, model: str | None) -> ModelBackend | None:
+    if backend is None and model is None:
+        return None
+    if isinstance(backend, ModelSettings):
+        return make_backend(backend)
+    if backend is None or isinstance(backend, str):
+        if backend not in (None, "openai", "anthropic"):
+            raise InputError(f"unknown backend {backend!r}; use 'openai' (any OpenAI-compatible server) or "
+                             "'anthropic'", field="backend")
+        name = model or ""
+        if backend is not None and name and not name.startswith(("http://", "https://")):
+            name = f"{backend}:{name.split(':', 1)[-1]}"
+        settings = settings_from_env(name or None)
+        if settings is None:
+            raise InputError("no model configured: pass model= or set REASONFORGE_MODEL / "
+                             "REASONFORGE_MODEL_BASE_URL", field="model")
+        return make_backend(settings)
+    if not hasattr(backend, "complete"):
+        raise InputError(f"backend {type(backend).__name__} has no async complete(request) method", field="backend")
+    return backend
+
+
+class TranslationEngine:
+    """Model-backed translator with compile-feedback repair; offline rule-based when no model is configured."""
+
+    def __init__(self, backend: ModelBackend | ModelSettings | str | None = None, model: str | None = None,
+                 domains: Iterable[Domain | str] | None = None, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+                 logic_format: LogicFormat = "fol", json_mode: bool | None = None,
+                 registry: CheckerRegistry | None = None, limits: CheckLimits | None = None,
+                 max_ground_nodes: int = _MAX_GROUND_NODES) -> None:
+        if max_attempts < 1:
+            raise InputError("max_attempts must be at least 1", field="max_attempts")
+        if logic_format not in ("fol", "smtlib"):
+            raise InputError(f"logic_format must be 'fol' or 'smtlib', not {logic_format!r}", field="logic_format")
+        self.backend = _resolve_backend(backend, model)
+        self.domains = frozenset(Domain(d) for d in (domains if domains is not None else Domain))
+        self.max_attempts = max_attempts
+        self.logic_format: LogicFormat = logic_format
+        settings = getattr(self.backend, "settings", None)
+        self.json_mode = bool(json_mode if json_mode is not None else getattr(settings, "json_mode", False))
+        self.registry = registry
+        self.limits = limits or CheckLimits()
+        self.max_ground_nodes = max_ground_nodes
+        backend_spec = self.backend.spec.model_dump(mode="json") if self.backend is not None else None
+        self.spec = Spec(name=ENGINE_NAME, version=ENGINE_VERSION, args={
+            "backend": backend_spec, "domains": sorted(d.value for d in self.domains),
+            "max_attempts": max_attempts, "logic_format": logic_format, "json_mode": self.json_mode})
+
+    @classmethod
+    def from_env(cls, model: str | None = None, **kwargs: Any) -> TranslationEngine:
+        """An engine for `--model URL_OR_NAME` or the REASONFORGE_MODEL* environment; offline when neither is set."""
+        settings = settings_from_env(model)
+        return cls(make_backend(settings) if settings is not None else None, **kwargs)
+
+    @property
+    def offline(self) -> bool:
+        """True when no model is configured (every domain uses the rule-based translators)."""
+        return self.backend is None
+
+    def uses_model(self, domain: Domain | str) -> bool:
+        """Whether `domain` is translated by the model (else by the offline translator)."""
+        return self.backend is not None and Domain(domain) in self.domains
+
+    # ---- the Translator protocol ----------------------------------------------------------------
+    def translate_chain(self, request: VerifyRequest,
+                        ancestors: Mapping[int, Sequence[int]] | None = None) -> list[StepTranslation]:
+        """One translation per step in request order (a coq/lean4 Context first), as `verify_chain` expects."""
+        return _run_sync(self.atranslate(request, ancestors)).translations
+
+    # ---- async API ------------------------------------------------------------------------------
+    async def atranslate(self, request: VerifyRequest,
+                         ancestors: Mapping[int, Sequence[int]] | None = None) -> ChainOutcome:
+        """Translate a whole chain and account for every step."""
+        graph = StepGraph(request.reasoning_chain)
+        if ancestors is None:
+            ancestors = {sid: graph.ancestors(sid) for sid in graph.order}
+        if not self.uses_model(request.domain):
+            return await asyncio.to_thread(self._offline_chain, request, ancestors)
+        target = target_language(request.domain, request.proof_level, request.prover, self.logic_format)
+        done: dict[int, StepTranslation] = {}
+        context_text = ""
+        context_outcome: StepOutcome | None = None
+        context_translation: StepTranslation | None = None
+        if target in CHAIN_LANGUAGES:
+            context_translation, context_outcome = await self.translate_context(request, target)
+            context_text = context_translation.formal_representation
+        outcomes: dict[int, StepOutcome] = {}
+        by_id = {step.step_id: step for step in request.reasoning_chain}
+        for sid in graph.order:
+            prior = [done[a] for a in ancestors.get(sid, ()) if a in done]
+            translation, outcome = await self._translate_one(
+                by_id[sid], request, target, list(graph.dependencies[sid]), prior, context_text, graph)
+            done[sid], outcomes[sid] = translation, outcome
+        translations = [done[step.step_id] for step in request.reasoning_chain]
+        if context_translation is not None:
+            translations.insert(0, context_translation)
+        return ChainOutcome(mode="model", translator=self.spec, translations=translations,
+                            steps=[outcomes[step.step_id] for step in request.reasoning_chain],
+                            context=context_outcome)
+
+    async def translate_step(self, step: ReasoningStep | Mapping[str, Any], domain: Domain | str,
+                             proof_level: ProofLevel | str, previous_steps: Sequence[StepTranslation],
+                             original_query: str, *, prover: Prover | str = Prover.AUTO) -> StepTranslation:
+        """The plan's per-step call: translate `step` given the translations of the steps before it.
+
+        For coq/lean4, pass the Context translation (step 0, from `translate_context`) among `previous_steps`."""
+        current = step if isinstance(step, ReasoningStep) else ReasoningStep.model_validate(dict(step))
+        earlier = [t for t in previous_steps if t.step_id != CONTEXT_STEP_ID and t.step_id != current.step_id]
+        chain = [ReasoningStep(step_id=t.step_id, content=t.original_content or f"(step {t.step_id})",
+                               dependencies=list(t.dependencies)) for t in earlier]
+        request = VerifyRequest(reasoning_chain=[*chain, current], domain=Domain(domain),
+                                proof_level=ProofLevel(proof_level), original_query=original_query,
+                                prover=Prover(prover))
+        graph = StepGraph(request.reasoning_chain)
+        if not self.uses_model(request.domain):
+            ancestors = {sid: graph.ancestors(sid) for sid in graph.order}
+            translations = await asyncio.to_thread(self._offline_chain, request, ancestors)
+            return next(t for t in translations.translations if t.step_id == current.step_id)
+        target = target_language(request.domain, request.proof_level, request.prover, self.logic_format)
+        context = next((t.formal_representation for t in previous_steps
+                        if t.step_id == CONTEXT_STEP_ID and t.language in CHAIN_LANGUAGES), "")
+        known = {t.step_id: t for t in earlier}
+        prior = [known[a] for a in graph.ancestors(current.step_id) if a in known]
+        translation, _ = await self._translate_one(current, request, target,
+                                                   list(graph.dependencies[current.step_id]), prior, context, graph)
+        return translation
+
+    async def translate_context(self, request: VerifyRequest,
+                                target: ArtifactLanguage) -> tuple[StepTranslation, StepOutcome]:
+        """The Context (step 0) of a coq/lean4 chain: the problem's givens, checked to compile."""
+        steps = [(s.step_id, s.content) for s in request.reasoning_chain]
+        messages = [ChatMessage(role="user", content=context_prompt(request.original_query, steps, target))]
+        system = system_prompt(target, json_mode=self.json_mode, context=True)
+
+        async def check(reply: ArtifactReply) -> Checked:
+            probe = ChainPosition(step_id=1, content="", context=reply.artifact)
+            result = await asyncio.to_thread(compilation_check, _PROBES[target], target, request.proof_level,
+                                             registry=self.registry, limits=self.limits, chain=probe)
+            return Checked(reply.artifact, target, _context_result(result))
+
+        result = await run_repair_loop(self._ask(system), messages, self._parse(target), check,
+                                       max_attempts=self.max_attempts)
+        return self._assemble(CONTEXT_STEP_ID, request.original_query, target, [], result, context=True)
+
+    # ---- internals ------------------------------------------------------------------------------
+    def _offline_chain(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]]) -> ChainOutcome:
+        from reasonforge.translate.defaults import default_translator
+
+        translator: Translator = default_translator(request.domain, level=request.proof_level, prover=request.prover)
+        translations = translator.translate_chain(request, ancestors)
+        outcomes = [StepOutcome(step_id=t.step_id, language=t.language, status="offline",
+                                translated=bool(t.formal_representation.strip()),
+                                compiled=t.compilation_check if t.formal_representation.strip() else None,
+                                message=t.notes) for t in translations if t.step_id != CONTEXT_STEP_ID]
+        return ChainOutcome(mode="offline", translator=translator.spec, translations=translations, steps=outcomes)
+
+    def _ask(self, system: str):  # noqa: ANN202 - a closure over the backend
+        backend = self.backend
+        schema = TRANSLATION_SCHEMA if self.json_mode else None
+
+        async def ask(messages: Sequence[ChatMessage]) -> ChatReply:
+            assert backend is not None
+            return await backend.complete(ChatRequest(system=system, messages=list(messages), json_schema=schema))
+
+        return ask
+
+    @staticmethod
+    def _parse(language: ArtifactLanguage):  # noqa: ANN205 - a closure over the language
+        def parse(reply: ChatReply) -> ArtifactReply:
+            return parse_artifact_reply(reply.text, language, tool_arguments=reply.tool_arguments,
+                                        refusal=reply.refusal, truncated=reply.truncated)
+
+        return parse
+
+    async def _translate_one(self, step: ReasoningStep, request: VerifyRequest, target: ArtifactLanguage,
+                             direct: list[int], prior: Sequence[StepTranslation], context: str,
+                             graph: StepGraph) -> tuple[StepTranslation, StepOutcome]:
+        written = model_language(target)
+        shown = [PriorStep(t.step_id, t.original_content, t.formal_representation, t.language, t.compilation_check)
+                 for t in prior]
+        prompt = StepPrompt(step_id=step.step_id, content=step.content, language=written,
+                            original_query=request.original_query, claimed_conclusion=step.claimed_conclusion,
+                            dependencies=direct, prior=shown, context_artifact=context)
+        messages = [ChatMessage(role="user", content=step_prompt(prompt))]
+        system = system_prompt(written, json_mode=self.json_mode)
+        position = None
+        if target in CHAIN_LANGUAGES:
+            position = ChainPosition(
+                step_id=step.step_id, content=step.content, context=context, dependencies=direct,
+                ancestors=[ChainStep(step_id=t.step_id, content=t.original_content, artifact=t.formal_representation,
+                                     dependencies=list(graph.dependencies.get(t.step_id, ())),
+                                     ancestors=list(graph.ancestors(t.step_id)))
+                           for t in prior if t.formal_representation.strip()])
+
+        async def check(reply: ArtifactReply) -> Checked:
+            return await asyncio.to_thread(self._check, reply.artifact, target, request.proof_level, position)
+
+        result = await run_repair_loop(self._ask(system), messages, self._parse(written), check,
+                                       max_attempts=self.max_attempts)
+        return self._assemble(step.step_id, step.content, target, direct, result)
+
+    def _check(self, artifact: str, target: ArtifactLanguage, level: ProofLevel,
+               position: ChainPosition | None) -> Checked:
+        """Compile-check an artifact; a propositional target is written as FOL and grounded first."""
+        if target is not ArtifactLanguage.PROPOSITIONAL:
+            result = compilation_check(artifact, target, level, registry=self.registry, limits=self.limits,
+                                       chain=position)
+            return Checked(artifact, target, result)
+        try:
+            parsed = parse_fol_artifact(artifact)
+        except ArtifactSyntaxError as exc:
+            result = CompileResult(False, True, StepStatus.ERROR, exc.message, "syntax")
+            return Checked(artifact, ArtifactLanguage.FOL, result)
+        try:
+            premises, conclusion = ground_entailment(list(parsed.premises), parsed.conclusion,
+                                                     max_nodes=self.max_ground_nodes)
+        except NotGroundable as exc:
+            note = f"kept the fol artifact: cannot ground it to propositional logic ({exc})"
+            result = compilation_check(artifact, ArtifactLanguage.FOL, level, registry=self.registry, limits=self.limits)
+            return Checked(artifact, ArtifactLanguage.FOL, result, (note,))
+        names: dict[str, tuple[str, tuple[str, ...]]] = {}
+        lines = list(dict.fromkeys(render_propositional(p, names) for p in premises))
+        grounded = "\n".join([*lines, "⊢ " + render_propositional(conclusion, names)]) + "\n"
+        result = compilation_check(grounded, ArtifactLanguage.PROPOSITIONAL, level, registry=self.registry,
+                                   limits=self.limits)
+        return Checked(grounded, ArtifactLanguage.PROPOSITIONAL, result, ("the model's FOL, grounded to propositional logic",))
+
+    def _assemble(self, step_id: int, content: str, target: ArtifactLanguage, direct: list[int],
+                  result: RepairResult, *, context: bool = False) -> tuple[StepTranslation, StepOutcome]:
+        """The StepTranslation and StepOutcome for a finished repair loop."""
+        final = result.final
+        attempts = len(result.attempts)
+        summaries = [a.summary() for a in result.attempts]
+        usage = result.usage
+        model_ms = round(sum(a.model_ms for a in result.attempts), 1)
+        check_ms = round(sum(a.check_ms for a in result.attempts), 1)
+        tokens = f"tokens in {usage.input_tokens}, out {usage.output_tokens}"
+        if final is None or final.checked is None or final.reply is None:
+            last = result.attempts[-1] if result.attempts else None
+            why = (last.problem if last is not None else None) or "the model produced no artifact"
+            failure = f"no usable artifact after {attempts} attempt(s): {why}"
+            translation = StepTranslation(step_id=step_id, original_content=content, formal_representation="",
+                                          language=target, dependencies=direct, translation_confidence=0.0,
+                                          compilation_check=False,
+                                          notes="; ".join([f"error: {failure}", *summaries[:-1], tokens]))
+            outcome = StepOutcome(step_id=step_id, language=target, status="error", message=failure,
+                                  attempts=attempts, usage=usage, model_ms=model_ms, check_ms=check_ms)
+            return translation, outcome
+        checked, reply = final.checked, final.reply
+        compiled = checked.result.compiled
+        if checked.result.verified:
+            status: OutcomeStatus = "verified"
+        elif compiled and not checked.result.repairable:
+            status = "compiled"
+        elif compiled is None:
+            status = "unchecked"
+        else:
+            status = "error"
+        message = None if status in ("verified", "compiled") else checked.result.feedback()
+        head = {"verified": "verified locally", "compiled": f"compiled (local status {checked.result.status.value})",
+                "unchecked": f"the checker could not decide: {message}",
+                "error": f"error: did not pass the local checker after {attempts} attempt(s): {message}"}[status]
+        notes = [head, *summaries, *reply.notes, *checked.notes]
+        if reply.dependencies is not None and not context and sorted(reply.dependencies) != sorted(direct):
+            notes.append(f"the model declared dependencies {list(reply.dependencies)}; the request's are {direct}")
+        notes.append(tokens)
+        confidence = reply.confidence if reply.confidence is not None else 0.5
+        if compiled is False:
+            confidence = 0.0  # it knows the artifact does not compile
+        translation = StepTranslation(step_id=step_id, original_content=content,
+                                      formal_representation=checked.artifact, language=checked.language,
+                                      dependencies=direct, translation_confidence=confidence,
+                                      compilation_check=bool(compiled), notes="; ".join(notes))
+        outcome = StepOutcome(step_id=step_id, language=checked.language, status=status, message=message,
+                              translated=True, compiled=compiled, first_attempt_compiled=result.first_attempt_compiled,
+                              attempts=attempts, usage=usage, model_ms=model_ms, check_ms=check_ms)
+        return translation, outcome
+
+
+def _context_result(probe: CompileResult) -> CompileResult:
+    """A probe step's result read as the Context's: only a Context complaint is the Context's fault."""
+    message = probe.message or ""
+    if probe.status is StepStatus.VERIFIED:
+        return CompileResult(True, False, StepStatus.VERIFIED, None)
+    if "Context (step 0)" in message or probe.error_kind == "context":
+        return CompileResult(False, True, StepStatus.ERROR, message, "context")
+    return CompileResult(None, False, probe.status, message, probe.error_kind)

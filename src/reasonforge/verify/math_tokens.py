@@ -1,0 +1,402 @@
+"""Tokens of natural-language maths for `math_text`: the plain-text lexer and the context pass that reads
+words as maths where it is unambiguous (units, currency, percent, `x` as ×, "is" as =, mixed numbers,
+ratios, times of day)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+__all__ = [
+    "LATEX_SIMPLE",
+    "PLAIN",
+    "PROSE_LETTERS",
+    "UNARY_AFTER_WORDS",
+    "UNITS",
+    "VALUE_START",
+    "Tok",
+    "is_value_end",
+    "lex_plain",
+    "read_words",
+    "word_unit",
+]
+
+# ---- tokens -----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Tok:
+    """A token with its span in the step text; kind is one of num name func op rel lp rp comma unit break
+    word punct unsup."""
+
+    kind: str
+    text: str
+    start: int
+    end: int
+    space: bool = False  # whitespace before it
+    unit: str | None = None  # the unit word after a number ("hour"), for the mixed-unit guard
+
+
+# dimension -> canonical unit -> the words that write it
+_UNIT_WORDS: dict[str, dict[str, str]] = {
+    "time": {"second": "second seconds sec secs", "minute": "minute minutes mins", "hour": "hour hours hr hrs",
+             "day": "day days", "week": "week weeks", "month": "month months", "year": "year years yr yrs",
+             "decade": "decade decades"},
+    "length": {"mm": "mm millimeter millimeters", "cm": "cm centimeter centimeters centimetre centimetres",
+               "meter": "meter meters metre metres", "km": "km kilometer kilometers kilometre kilometres",
+               "inch": "inch inches", "foot": "foot feet ft", "yard": "yard yards yd yds", "mile": "mile miles"},
+    "mass": {"gram": "gram grams", "kg": "kg kilogram kilograms kilo kilos", "mg": "mg", "pound": "pound pounds lb lbs",
+             "ounce": "ounce ounces oz", "ton": "ton tons tonne tonnes"},
+    "volume": {"liter": "liter liters litre litres", "ml": "ml milliliter milliliters", "gallon": "gallon gallons gal",
+               "quart": "quart quarts", "pint": "pint pints", "cup": "cup cups"},
+    "money": {"dollar": "dollar dollars bucks usd", "cent": "cent cents", "euro": "euro euros"},
+    "speed": {"mph": "mph", "kph": "kph kmh"},
+    "angle": {"degree": "degree degrees °"},
+    # "$16 million" is written with the scale as a unit, consistently on both sides; a conversion
+    # ("2 million = 2,000,000") relates a lone number with a unit to one without, and is skipped
+    "scale": {"hundred": "hundred hundreds", "thousand": "thousand thousands", "million": "million millions",
+              "billion": "billion billions", "trillion": "trillion"},
+}
+UNITS: dict[str, tuple[str, str]] = {
+    word: (dim, canon) for dim, units in _UNIT_WORDS.items() for canon, words in units.items() for word in words.split()
+}
+"""A unit word -> (dimension, canonical unit)."""
+
+_ORDINAL = re.compile(r"(?:st|nd|rd|th|s)$")
+_FUNC_WORDS = {"sqrt", "sin", "cos", "tan", "ln", "exp"}
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_UNICODE_FRACTIONS = {"½": ("1", "2"), "⅓": ("1", "3"), "⅔": ("2", "3"), "¼": ("1", "4"), "¾": ("3", "4"),
+                      "⅕": ("1", "5"), "⅛": ("1", "8")}
+_GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "θ": "theta", "λ": "lambda_", "μ": "mu",
+          "σ": "sigma", "φ": "phi", "ω": "omega", "ρ": "rho", "τ": "tau"}
+_REL_SPELLINGS = {"=": "=", "==": "=", "<": "<", ">": ">", "<=": "<=", ">=": ">=", "!=": "!=", "≤": "<=",
+                  "≥": ">=", "≠": "!=", "≈": "~=", "~=": "~=", "⩽": "<=", "⩾": ">="}
+_ARROWS = {"=>", "->", "<=>", "<->", "⇒", "→", "⟹", "⟺", "↔", "⇔"}
+
+PLAIN = re.compile(
+    r"(?P<nl>\n)"
+    r"|(?P<ws>[ \t\r\f\v\u00a0\u2009\u202f]+)"
+    r"|(?P<num>\d{1,3}(?:(?:,|\{,\})\d{3})+(?:\.\d+)?(?!\d)|0,\d+(?![\d,])|\d+\.\d+|\d+|(?<![\w.])\.\d+)"
+    r"|(?P<word>[A-Za-z]+(?:['’][A-Za-z]+)*)"
+    r"|(?P<latex>\\(?:[A-Za-z]+|.))"
+    r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)"
+    r"|(?P<rel><=>|<->|=>|->|==|<=|>=|!=|~=|[=<>≤≥≠≈⩽⩾⇒→⟹⟺↔⇔])"
+    r"|(?P<op>\*\*|[-+*/^×·∙⋅÷−–%!()\[\]{}])"
+    r"|(?P<cur>[$€£¥₹])"
+    r"|(?P<punct>[,;:.?])"
+    r"|(?P<frac>[½⅓⅔¼¾⅕⅛])"
+    r"|(?P<sqrt>[√∛∜])"
+    r"|(?P<pi>π)"
+    r"|(?P<deg>°)"
+    r"|(?P<greek>[α-ωΑ-Ω])"
+    r"|(?P<other>.)",
+    re.DOTALL,
+)
+
+_OPS = {"*": "*", "×": "*", "·": "*", "∙": "*", "⋅": "*", "**": "^", "^": "^", "/": "/", "÷": "/", "+": "+",
+        "-": "-", "−": "-", "–": "-", "%": "%", "!": "!"}
+LATEX_SIMPLE = {
+    "cdot": ("op", "*"), "times": ("op", "*"), "ast": ("op", "*"), "div": ("op", "/"),
+    "le": ("rel", "<="), "leq": ("rel", "<="), "leqslant": ("rel", "<="), "ge": ("rel", ">="),
+    "geq": ("rel", ">="), "geqslant": ("rel", ">="), "ne": ("rel", "!="), "neq": ("rel", "!="),
+    "lt": ("rel", "<"), "gt": ("rel", ">"), "approx": ("rel", "~="), "pi": ("name", "pi"),
+    "%": ("op", "%"), "lfloor": ("func", "floor"), "rfloor": ("rp", ")"), "lceil": ("func", "ceil"),
+    "rceil": ("rp", ")"),
+}
+
+
+def word_unit(word: str) -> tuple[str, str] | None:
+    return UNITS.get(word.lower())
+
+
+# ---- plain-text lexer -------------------------------------------------------------------------------
+def lex_plain(text: str, start: int, end: int) -> list[Tok]:
+    """Tokens of a plain-text region (before the context pass that reads words)."""
+    out: list[Tok] = []
+    pos = start
+    space = False
+    while pos < end:
+        m = PLAIN.match(text, pos, end)
+        assert m is not None  # `other` matches any character
+        kind, raw, a, b = m.lastgroup or "other", m.group(), m.start(), m.end()
+        pos = b
+        if kind == "ws":
+            space = True
+            continue
+        tok: Tok | None
+        if kind == "num":
+            text_ = raw.replace("0,", "0.", 1) if raw.startswith("0,") else raw  # 0,2: a decimal comma
+            tok = Tok("num", text_.replace("{,}", "").replace(",", ""), a, b, space)
+        elif kind == "word":
+            tok = Tok("word", raw, a, b, space)
+        elif kind == "latex":
+            tok = _plain_latex(raw, a, b, space)
+        elif kind == "sup":
+            digits = raw.translate(_SUPERSCRIPT)
+            out.append(Tok("op", "^", a, a, False))
+            tok = Tok("num", digits, a, b, False) if "-" not in digits else None
+            if tok is None:
+                out.extend([Tok("lp", "(", a, a), Tok("op", "-", a, a), Tok("num", digits.strip("-"), a, b),
+                            Tok("rp", ")", b, b)])
+        elif kind == "rel":
+            tok = Tok("break", raw, a, b, space) if raw in _ARROWS else Tok("rel", _REL_SPELLINGS[raw], a, b, space)
+        elif kind == "op":
+            if raw in "([{":
+                tok = Tok("lp", "[" if raw == "[" else "(", a, b, space)  # "[" kept: see _bracketed
+            elif raw in ")]}":
+                tok = Tok("rp", "]" if raw == "]" else ")", a, b, space)
+            else:
+                tok = Tok("op", _OPS[raw], a, b, space)
+        elif kind == "cur":
+            tok = Tok("unit", "$", a, b, space, unit="dollar")
+        elif kind == "punct":
+            tok = Tok("comma", ",", a, b, space) if raw == "," else Tok("punct", raw, a, b, space)
+        elif kind == "frac":
+            p, q = _UNICODE_FRACTIONS[raw]
+            out.extend([Tok("lp", "(", a, a, space), Tok("num", p, a, a), Tok("op", "/", a, a),
+                        Tok("num", q, a, b), Tok("rp", ")", b, b)])
+            tok = None
+        elif kind == "sqrt":
+            tok = Tok("func", {"√": "sqrt", "∛": "cbrt", "∜": "root4"}[raw], a, b, space)
+        elif kind == "pi":
+            tok = Tok("name", "pi", a, b, space)
+        elif kind == "deg":
+            tok = Tok("unit", "°", a, b, space, unit="degree")
+        elif kind == "greek":
+            tok = Tok("name", _GREEK.get(raw, "greek_" + str(ord(raw))), a, b, space)
+        elif kind == "nl":
+            tok = Tok("break", "\n", a, b, space)
+        else:
+            tok = Tok("break", raw, a, b, space)
+        if tok is not None:
+            out.append(tok)
+        space = False
+    return out
+
+
+def _plain_latex(raw: str, a: int, b: int, space: bool) -> Tok:
+    """A LaTeX command met outside maths delimiters: the simple ones read as operators, the rest stop a run."""
+    name = raw[1:]
+    if name in LATEX_SIMPLE:
+        kind, text = LATEX_SIMPLE[name]
+        return Tok(kind, text, a, b, space)
+    if name == "$":
+        return Tok("unit", "$", a, b, space, unit="dollar")
+    return Tok("unsup", raw, a, b, space)
+
+
+# ---- the context pass over plain tokens ----------------------------------------------------------------------
+_VALUE_END = {"num", "name", "rp"}
+VALUE_START = {"num", "name", "lp", "func"}
+UNARY_AFTER_WORDS = {"is", "are", "was", "be", "equals", "get", "gets", "gives", "yields", "obtain", "becomes",
+                      "to", "so", "then", "and", "thus", "hence", "therefore", "at", "of", "by", "from", "with"}
+PROSE_LETTERS = {"a", "A", "I"}
+
+
+def is_value_end(tok: Tok | None) -> bool:
+    return tok is not None and (tok.kind in _VALUE_END or (tok.kind == "op" and tok.text in ("%", "!")))
+
+
+def _next_value_start(tokens: Sequence[Tok], i: int) -> bool:
+    """Whether tokens[i:] start a value (skipping currency and a unary minus)."""
+    while i < len(tokens) and tokens[i].kind == "unit" and tokens[i].text == "$":
+        i += 1
+    if i < len(tokens) and tokens[i].kind == "op" and tokens[i].text == "-":
+        i += 1
+    return i < len(tokens) and tokens[i].kind in VALUE_START
+
+
+def read_words(tokens: list[Tok]) -> list[Tok]:
+    """Turn words into maths where the context makes it unambiguous (see the module docstring)."""
+    out: list[Tok] = []
+    i = 0
+    n = len(tokens)
+    while i < n:
+        tok = tokens[i]
+        prev = out[-1] if out else None
+        if tok.kind != "word":
+            if prev is not None and _mixed_number(tokens, i, prev):
+                den = tokens[i + 2]
+                out[-1] = Tok("lp", "(", prev.start, prev.start, prev.space)
+                out.extend([replace(prev, space=False), Tok("op", "+", prev.end, prev.end), tok,
+                            Tok("op", "/", tok.end, tok.end), den, Tok("rp", ")", den.end, den.end)])
+                i += 3
+                continue
+            if tok.kind == "op" and tok.text == "!" and not _factorial_here(tokens, i, prev):
+                out.append(replace(tok, kind="punct"))
+            elif tok.kind == "punct" and tok.text == ":" and _label_colon(out):
+                out.append(replace(tok, kind="break"))  # "Day 3:100+20", "Bowler 2:3x": a label
+            elif tok.kind == "punct" and tok.text == ":" and _time_of_day(tokens, i, prev):
+                out[-1] = replace(prev, kind="word")  # a time of day is a label, not a value
+                out.append(replace(tokens[i + 1], kind="word"))
+                i += 2
+                continue
+            elif tok.kind == "num" and len(tok.text) == 4 and tok.text.startswith("0") and tok.text.isdigit():
+                out.append(replace(tok, kind="word"))  # 0900 hours
+            elif tok.kind == "op" and tok.text == "^" and prev is not None and prev.kind == "unit" \
+                    and tok.start == prev.end and i + 1 < n and tokens[i + 1].kind == "num":
+                i += 2  # cm³, m²: the power belongs to the unit
+                continue
+            elif tok.kind == "punct" and tok.text == ":" and _ratio_colon(tokens, i, prev):
+                out.append(replace(tok, kind="op", text="/"))  # a ratio 7,980 : 420
+            elif tok.kind == "num" and prev is not None and prev.kind == "unit" and prev.text == "$":
+                out.append(replace(tok, unit="dollar"))
+            else:
+                out.append(tok)
+            i += 1
+            continue
+        word, low = tok.text, tok.text.lower()
+        attached = prev is not None and prev.kind == "num" and not tok.space and prev.end == tok.start
+        words_ahead = [t.text.lower() for t in tokens[i:i + 4] if t.kind == "word"]
+        if low == "and" and prev is not None and _mixed_number(tokens, i + 1, prev, spaced_and=True):
+            num, den = tokens[i + 1], tokens[i + 3]
+            out[-1] = Tok("lp", "(", prev.start, prev.start, prev.space)
+            out.extend([replace(prev, space=False), Tok("op", "+", tok.start, tok.end), num,
+                        Tok("op", "/", num.end, num.end), den, Tok("rp", ")", den.end, den.end)])
+            i += 4
+            continue
+        if attached and _ORDINAL.fullmatch(low) and len(low) <= 2 and low != "s":
+            out[-1] = replace(prev, kind="word")  # 2nd, 3rd: not a value
+            out.append(tok)
+        elif low == "x" and is_value_end(prev) and _times_x(tokens, i):
+            out.append(Tok("op", "*", tok.start, tok.end, tok.space))  # 3 x 4, 3x4, "3 x the height"
+        elif (unit := word_unit(low)) and (is_value_end(prev) or (prev is not None and prev.kind == "unit")):
+            if prev is not None and prev.kind == "num":
+                out[-1] = replace(prev, unit=unit[1])
+            out.append(replace(tok, kind="unit", unit=unit[1]))
+        elif attached and len(word) == 1:
+            out.append(Tok("name", word, tok.start, tok.end, False))
+        elif attached:
+            out[-1] = replace(prev, kind="word")
+            out.append(tok)
+        elif low == "percent" and is_value_end(prev):
+            out.append(Tok("op", "%", tok.start, tok.end, tok.space))
+        elif low == "per" and i + 1 < n and tokens[i + 1].kind == "word" and word_unit(tokens[i + 1].text):
+            out.append(replace(tok, kind="unit", unit="per"))
+            out.append(replace(tokens[i + 1], kind="unit", unit="per"))
+            _mark_compound(out)
+            i += 2
+            continue
+        elif low in ("times", "of") and is_value_end(prev) and _next_value_start(tokens, i + 1) and (
+                low != "of" or (prev is not None and (prev.text == "%" or prev.kind in ("num", "rp")))):
+            out.append(Tok("op", "*", tok.start, tok.end, tok.space))
+        elif low in ("plus", "minus") and is_value_end(prev) and _next_value_start(tokens, i + 1):
+            out.append(Tok("op", "+" if low == "plus" else "-", tok.start, tok.end, tok.space))
+        elif words_ahead[:2] in (["divided", "by"], ["multiplied", "by"]) and is_value_end(prev) \
+                and _next_value_start(tokens, i + 2):
+            out.append(Tok("op", "/" if low == "divided" else "*", tok.start, tokens[i + 1].end, tok.space))
+            i += 2
+            continue
+        elif low in ("equals", "is", "equal") and (rel := _word_relation(tokens, i, prev)) is not None:
+            op, width = rel
+            out.append(Tok("rel", op, tok.start, tokens[i + width - 1].end, tok.space))
+            i += width
+            continue
+        elif low in _FUNC_WORDS and i + 1 < n and tokens[i + 1].kind == "lp" and not tokens[i + 1].space:
+            out.append(Tok("func", low, tok.start, tok.end, tok.space))
+        elif len(word) == 1:
+            out.append(Tok("name", word, tok.start, tok.end, tok.space))
+        else:
+            out.append(tok)
+        i += 1
+    return out
+
+
+def _mark_compound(out: list[Tok]) -> None:
+    # "$12 per hour": the number's unit is a rate, which no single-dimension check applies to.
+    for k in range(len(out) - 3, -1, -1):
+        if out[k].kind == "num":
+            out[k] = replace(out[k], unit="rate")
+            return
+        if out[k].kind != "unit":
+            return
+
+
+def _mixed_number(tokens: Sequence[Tok], i: int, prev: Tok, spaced_and: bool = False) -> bool:
+    """`1 1/2` and `1 and 1/2` (a whole number, then a proper fraction) read as 1 + 1/2."""
+    if prev.kind != "num" or "." in prev.text or i + 2 >= len(tokens) or (spaced_and and not prev.text.isdigit()):
+        return False
+    num, slash, den = tokens[i], tokens[i + 1], tokens[i + 2]
+    return (num.kind == "num" and num.space and slash.kind == "op" and slash.text == "/" and not slash.space
+            and den.kind == "num" and not den.space and num.text.isdigit() and den.text.isdigit()
+            and 0 < int(num.text) < int(den.text) <= 100)
+
+
+def _times_x(tokens: Sequence[Tok], i: int) -> bool:
+    """`x` after a value is × when a number, `(` or `$` follows (`3 x 4`, `3x4`), or, spaced, a word follows
+    (`3 x the height of 12`, a product whose operand is prose); `3x-5`, `2x + 1` keep x a name."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if nxt is None:
+        return False
+    if nxt.kind == "lp" and not nxt.space and not tokens[i].space:
+        return False  # `3x(1/3)`: a name times a group
+    if nxt.kind in ("num", "lp") or (nxt.kind == "unit" and nxt.text == "$"):
+        return True
+    return nxt.kind == "word" and tokens[i].space and nxt.space
+
+
+def _label_colon(out: Sequence[Tok]) -> bool:
+    """`Day 3:`, `Bowler 2:`: a capitalised word and a number before the colon name a line of a list."""
+    return len(out) >= 2 and out[-1].kind == "num" and out[-2].kind == "word" and out[-2].text[:1].isupper() \
+        and out[-1].space
+
+
+def _time_of_day(tokens: Sequence[Tok], i: int, prev: Tok | None) -> bool:
+    """`11:00`, `7:50`: hours, a colon and two digits of minutes, glued."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (prev is not None and nxt is not None and prev.kind == "num" and nxt.kind == "num" and not nxt.space
+            and not tokens[i].space and len(nxt.text) == 2 and len(prev.text) <= 2 and (prev.text + nxt.text).isdigit()
+            and int(nxt.text) < 60)
+
+
+def _ratio_colon(tokens: Sequence[Tok], i: int, prev: Tok | None) -> bool:
+    """`3:4` and `7,980 : 420` are ratios; `30%: $1000` and `Day 3:100+20=120` are labels (the number after
+    the colon starts a computation)."""
+    if not (is_value_end(prev) and _next_value_start(tokens, i + 1)):
+        return False
+    nxt = tokens[i + 1]
+    if tokens[i].space != nxt.space:
+        return False
+    j = i + 1
+    while j < len(tokens) and tokens[j].kind in ("num", "unit"):
+        j += 1
+    after = tokens[j] if j < len(tokens) else None
+    return not (after is not None and (after.kind == "lp" or (after.kind == "op" and after.text in "+-*/^")))
+
+
+def _factorial_here(tokens: Sequence[Tok], i: int, prev: Tok | None) -> bool:
+    """`5!` is a factorial only when glued to a value and followed by an operator, relation or ')'."""
+    if prev is None or tokens[i].space or not is_value_end(prev):
+        return False
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return nxt is not None and (nxt.kind in ("rel", "rp") or (nxt.kind == "op" and nxt.text != "!"))
+
+
+_IS_PHRASES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("is", "equal", "to"), "="), (("equal", "to"), "="), (("equals",), "="),
+    (("is", "less", "than", "or", "equal", "to"), "<="), (("is", "greater", "than", "or", "equal", "to"), ">="),
+    (("is", "less", "than"), "<"), (("is", "greater", "than"), ">"), (("is", "more", "than"), ">"),
+    (("is", "at", "least"), ">="), (("is", "at", "most"), "<="), (("is",), "="),
+)
+
+
+def _word_relation(tokens: Sequence[Tok], i: int, prev: Tok | None) -> tuple[str, int] | None:
+    """`x is 3`, `5 + 3 equals 8`, `x is at least 2`: (relation, number of words) or None.
+
+    "is" alone relates only a single-letter name (`20 minutes is 1/3 hour` is a unit conversion)."""
+    for phrase, op in _IS_PHRASES:
+        width = len(phrase)
+        words = tokens[i:i + width]
+        if len(words) < width or any(t.kind != "word" or t.text.lower() != w for t, w in zip(words, phrase)):
+            continue
+        if not _next_value_start(tokens, i + width):
+            return None
+        if phrase[0] == "is" and not (prev is not None and prev.kind == "name" and prev.text not in PROSE_LETTERS):
+            return None
+        if phrase[0] != "is" and not is_value_end(prev):
+            return None
+        before = tokens[i - 2] if i >= 2 else None
+        if prev is not None and prev.kind == "name" and before is not None and before.kind == "word" \
+                and before.text.lower() in ("and", "or", "of", "the"):
+            return None  # "the angles of B and C is equal to …": C is not the subject
+        return op, width
+    return None

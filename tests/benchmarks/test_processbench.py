@@ -1,0 +1,46 @@
+"""The ProcessBench benchmark: --json shape on a tiny slice and the metric."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the benchmark imports its sibling `_common`
+_spec = importlib.util.spec_from_file_location("processbench_bench", ROOT / "benchmarks" / "processbench.py")
+processbench = importlib.util.module_from_spec(_spec)
+sys.modules["processbench_bench"] = processbench  # pydantic resolves the report's annotations through sys.modules
+_spec.loader.exec_module(processbench)
+
+
+def test_cli_json_on_a_tiny_slice():
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "processbench.py"), "--limit", "8", "--json"],
+                         capture_output=True, text=True, check=False, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)  # exactly one JSON object
+    assert set(report["subsets"]) == {"gsm8k", "math", "olympiadbench", "omnimath"}  # --limit is round-robin
+    for subset in report["subsets"].values():
+        assert subset["rows"] == 2 and subset["erroneous"] + subset["correct"] == 2
+        assert 0 <= subset["acc_erroneous"] <= 1 and 0 <= subset["acc_correct"] <= 1 and 0 <= subset["f1"] <= 1
+    assert 0 <= report["average_f1"] <= 1
+
+
+def test_f1_is_the_harmonic_mean():
+    assert processbench.f1_score(0.5, 1.0) == round(2 / 3, 4)
+    assert processbench.f1_score(0.0, 1.0) == 0.0 and processbench.f1_score(0.0, 0.0) == 0.0
+
+
+def test_prediction_is_the_first_failed_step(tmp_path):
+    rows = [
+        {"id": "t-0", "problem": "Add.", "steps": ["2 + 2 = 4.", "Then 4 + 4 = 9.", "So 9 + 1 = 10."], "label": 1},
+        {"id": "t-1", "problem": "Add.", "steps": ["2 + 2 = 4.", "Then 4 + 4 = 8."], "label": -1},
+        {"id": "t-2", "problem": "Add.", "steps": ["It is two.", "Then 4 + 4 = 8."], "label": 0},
+    ]
+    data = tmp_path / "toy.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    report = processbench.run_processbench(data)
+    toy = report.subsets["toy"]
+    assert (toy.erroneous, toy.correct) == (2, 1)
+    assert toy.acc_erroneous == 0.5 and toy.acc_correct == 1.0 and toy.f1 == round(2 / 3, 4)
+    assert toy.flagged_too_late == 1 and report.average_f1 == toy.f1

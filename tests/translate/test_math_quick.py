@@ -1,0 +1,132 @@
+"""MathTranslator end to end through verify_chain: artifacts per step, the cascade, hostile steps."""
+
+import time
+
+import pytest
+
+from reasonforge.translate.math_quick import MathTranslator
+from reasonforge.types import (
+    ArtifactLanguage,
+    CheckLimits,
+    Overall,
+    StepStatus,
+    VerifyRequest,
+)
+from reasonforge.verify.arithmetic import parse_artifact
+from reasonforge.verify.pipeline import verify_chain
+
+QUERY = "Find the hypotenuse of a right triangle with legs 3 and 4"
+
+
+def chain(*steps, query=QUERY):
+    return VerifyRequest.model_validate({
+        "original_query": query, "claimed_answer": "z = 5", "domain": "mathematics", "proof_level": "quick",
+        "reasoning_chain": [step if isinstance(step, dict) else {"step_id": i + 1, "content": step}
+                            for i, step in enumerate(steps)],
+    })
+
+
+def pythagoras(step3="So z² = 9 + 16 = 25"):
+    return chain(
+        {"step_id": 1, "content": "Let x = 3 and y = 4"},
+        {"step_id": 2, "content": "By Pythagorean theorem, x² + y² = z²", "dependencies": [1]},
+        {"step_id": 3, "content": step3},
+        {"step_id": 4, "content": "Therefore z = 5", "claimed_conclusion": "z = 5"},
+    )
+
+
+def verify(request, timeout=10.0):
+    return verify_chain(request, translator=MathTranslator(), limits=CheckLimits(timeout_s=timeout))
+
+
+def test_design_pythagoras_chain_is_verified():
+    verdict = verify(pythagoras())
+    assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.status, v.error_message) for v in verdict.step_verdicts]
+    step1, step2, _, step4 = verdict.step_verdicts
+    assert step1.details["kind"] == "definition" and step2.details["kind"] == "definition"
+    assert step4.details["translator"]["name"] == "math-rules"
+    assert step4.details["spec"]["name"] == "sympy-relations"
+    # step 4 is checked alone: its artifact carries what it uses
+    artifact = step4.formal_representation
+    assert "let x = 3\nlet y = 4" in artifact and "fact x^2 + y^2 = z^2" in artifact
+    assert "assume z >= 0" in artifact and "claim z = 5" in artifact
+    parse_artifact(artifact)
+
+
+def test_slip_at_step_3_fails_there_and_invalidates_dependants():
+    verdict = verify(pythagoras("So z² = 9 + 16 = 24"))
+    statuses = [v.status for v in verdict.step_verdicts]
+    assert statuses == [StepStatus.VERIFIED, StepStatus.VERIFIED, StepStatus.FAILED, StepStatus.INVALIDATED]
+    assert verdict.overall is Overall.PARTIAL
+    report = verdict.failure_report
+    assert report.failed_step_id == 3 and report.cascade_impact == [4] and report.last_valid_step == 2
+    assert report.verification_error == "9 + 16 = 24 is false: 9 + 16 = 25"
+    assert report.suggested_fix and "recompute" in report.suggested_fix
+
+
+def test_without_a_length_word_the_sign_is_left_open():
+    verdict = verify(pythagoras().model_copy(update={"original_query": "Solve for z"}))
+    last = verdict.step_verdicts[-1]
+    assert last.status is StepStatus.UNSUPPORTED and "z = -5" in last.error_message
+
+
+def test_givens_from_the_query_and_steps_without_relations():
+    request = chain("The price doubles, so p = 2*12 = 24.", "Nothing to compute here.",
+                    query="A ticket costs q = 12 dollars. What does it cost after it doubles?")
+    translations = MathTranslator().translate_chain(request, {1: (), 2: (1,)})
+    assert translations[0].language is ArtifactLanguage.SYMPY
+    assert "# givens (from the query)" in translations[0].formal_representation
+    assert translations[1].formal_representation == "" and translations[1].translation_confidence == 0
+    assert 'no checkable relation in "Nothing to compute here."' in translations[1].notes
+    verdict = verify(request)
+    assert [v.status for v in verdict.step_verdicts] == [StepStatus.VERIFIED, StepStatus.UNSUPPORTED]
+
+
+def test_gsm8k_answer_line_is_checked_against_the_last_computed_value():
+    good = verify(chain("Natalia sold 48/2 = <<48/2=24>>24 clips in May.",
+                        "She sold 48+24 = <<48+24=72>>72 clips altogether.", "#### 72"))
+    assert good.overall is Overall.VERIFIED
+    cents = verify(chain("The can costs 12/48 = $<<12/48=0.25>>0.25.", "#### 25"))
+    assert cents.overall is Overall.VERIFIED  # the answer in cents
+    rounded = verify(chain("Each gets 768/50 = <<768/50=15.36>>15.36 pages.", "#### 15"))
+    assert rounded.overall is Overall.VERIFIED
+    # an answer that is not the last computed value is no evidence of an error: left unchecked
+    other = verify(chain("She sold 48+24 = <<48+24=72>>72 clips altogether.", "#### 70"))
+    assert other.step_verdicts[1].status is StepStatus.UNSUPPORTED
+    assert "70 is not the last computed value" in other.step_verdicts[1].error_message
+
+
+def test_case_analysis_does_not_leak_into_later_steps():
+    verdict = verify(chain(r"If \(b = 0\), then \(13 + 20 \cdot 0 = 13\).",
+                           r"If \(b = 1\), then \(13 + 20 \cdot 1 = 33\).", query="Find b."))
+    assert verdict.overall is Overall.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("content", "status", "words"),
+    [
+        (r"Then \(\frac{1}{2 = \sqrt{", StepStatus.UNSUPPORTED, "no checkable relation"),
+        ("So " + "9" * 10_000 + " + 1 = 1" + "0" * 10_000, StepStatus.VERIFIED, ""),
+        ("So x = x + 1", StepStatus.FAILED, "can never hold"),
+        ("Let x = x + 1", StepStatus.ERROR, "x itself"),
+        ("So 1/0 = 5", StepStatus.FAILED, "division by zero"),
+        ("So w > 3", StepStatus.UNSUPPORTED, "nothing above it determines w"),
+        ("So 2^2^2^2^2^2 = 4", StepStatus.ERROR, "not evaluated"),
+        ("So 10^10^10 = 5", StepStatus.ERROR, "not evaluated"),
+    ],
+)
+def test_hostile_steps_get_a_clear_status_and_message_quickly(content, status, words):
+    started = time.perf_counter()
+    verdict = verify(chain(content, query="Compute."))
+    assert time.perf_counter() - started < 10
+    (step,) = verdict.step_verdicts
+    assert step.status is status, step
+    assert words in (step.error_message or "")
+
+
+def test_claimed_conclusion_is_checked_as_a_claim():
+    request = chain("Let x = 3", {"step_id": 2, "content": "We are done.", "claimed_conclusion": "x = 4"},
+                    query="Compute.")
+    verdict = verify(request)
+    assert verdict.step_verdicts[1].status is StepStatus.FAILED
+    assert verdict.step_verdicts[1].error_message == "x = 4 is false: x = 3"
