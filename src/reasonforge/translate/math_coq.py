@@ -32,11 +32,30 @@ from dataclasses import dataclass, field
 import sympy
 
 from reasonforge.registry import Spec
-from reasonforge.translate.math_coq_emit import Domain, NotCoq, coq_expr, coq_poly, coq_relation, needs_rationals
-from reasonforge.verify.math_text import Relation, StepMath, extract
-from reasonforge.types import CONTEXT_STEP_ID, ArtifactLanguage, StepTranslation, VerifyRequest
+from reasonforge.translate.math_coq_emit import (
+    Domain,
+    NotCoq,
+    coq_expr,
+    coq_poly,
+    coq_relation,
+    needs_rationals,
+)
+from reasonforge.types import (
+    CONTEXT_STEP_ID,
+    ArtifactLanguage,
+    StepTranslation,
+    VerifyRequest,
+)
 from reasonforge.verify.coq_claims import Phrase, phrases
-from reasonforge.verify.math_expr import ExpressionError, Name, Node, evaluate, names_in, parse_expression
+from reasonforge.verify.math_expr import (
+    ExpressionError,
+    Name,
+    Node,
+    evaluate,
+    names_in,
+    parse_expression,
+)
+from reasonforge.verify.math_text import Relation, StepMath, extract
 
 __all__ = ["TRANSLATOR_NAME", "TRANSLATOR_VERSION", "CoqMathTranslator"]
 

@@ -25,7 +25,6 @@ from dataclasses import replace
 
 from reasonforge.errors import ArtifactSyntaxError
 from reasonforge.registry import Spec
-from reasonforge.verify.math_text import Relation, StepMath, extract, extract_value
 from reasonforge.types import (
     ArtifactLanguage,
     ReasoningStep,
@@ -34,6 +33,7 @@ from reasonforge.types import (
 )
 from reasonforge.verify.arithmetic import parse_artifact
 from reasonforge.verify.math_expr import ExpressionError, evaluate, to_text
+from reasonforge.verify.math_text import Relation, StepMath, extract, extract_value
 
 __all__ = ["MathTranslator"]
 

@@ -15,8 +15,13 @@ from dataclasses import dataclass, field
 import sympy
 
 from reasonforge.verify.coq_terms import Atom
+from reasonforge.verify.math_expr import (
+    ExpressionError,
+    Node,
+    evaluate,
+    parse_expression,
+)
 from reasonforge.verify.math_text import extract
-from reasonforge.verify.math_expr import ExpressionError, Node, evaluate, parse_expression
 
 __all__ = ["Phrase", "StepClaims", "phrases", "step_claims"]
 
