@@ -14,6 +14,14 @@ from reasonforge.types import CheckLimits, CheckOutcome, ProofLevel, StepStatus,
 REPO = Path(__file__).resolve().parents[1]
 
 
+def display_path(path: Path) -> str:
+    """`path` relative to the repository when inside it, so reports do not depend on the checkout."""
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """Rows of a JSONL file, a JSON list, or a raw PrOntoQA dict `{"exampleN": {"test_example": ...}}`."""
     text = path.read_text(encoding="utf-8")

@@ -27,7 +27,7 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-from _common import REPO, read_rows, share
+from _common import REPO, display_path, read_rows, share
 from pydantic import BaseModel, Field
 
 from reasonforge.translate.math_quick import MathTranslator
@@ -227,7 +227,7 @@ def run_gsm8k(data: Path = DEFAULT_DATA, *, limit: int | None = None, perturbati
         "false_failed": share(with_failure, len(rows)),
     }
     return GsmReport(
-        data=_display(data), solutions=len(rows), steps=steps, checkable_steps=checkable,
+        data=display_path(data), solutions=len(rows), steps=steps, checkable_steps=checkable,
         checkable_verified=figures["checkable_verified"], answer_lines=answers,
         answer_verified=share(answers_ok, answers), step_status=dict(sorted(status_counts.items())),
         false_failed=figures["false_failed"], perturbed=perturbed, localized=figures["localized"],
@@ -240,12 +240,6 @@ def run_gsm8k(data: Path = DEFAULT_DATA, *, limit: int | None = None, perturbati
     )
 
 
-def _display(path: Path) -> str:
-    # Paths inside the repository are shown relative to it, so reports do not depend on the checkout.
-    try:
-        return str(path.resolve().relative_to(REPO))
-    except ValueError:
-        return str(path)
 
 
 def render(report: GsmReport) -> str:

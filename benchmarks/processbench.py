@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import REPO, interleave, read_rows, share
+from _common import REPO, display_path, interleave, read_rows, share
 from pydantic import BaseModel
 
 from reasonforge.translate.math_quick import MathTranslator
@@ -147,16 +147,10 @@ def run_processbench(data: Path = DEFAULT_DATA, *, limit: int | None = None, lim
             f1=f1_score(acc_err, acc_cor), flagged_too_early=t["early"], flagged_too_late=t["late"],
             step_status=dict(sorted(t["status"].items())), median_ms_per_row=round(statistics.median(t["ms"]), 1))
     average = round(statistics.fmean(s.f1 for s in subsets.values()), 4) if subsets else 0.0
-    return ProcessBenchReport(data=[_display(p) for p in files], subsets=subsets, average_f1=average,
+    return ProcessBenchReport(data=[display_path(p) for p in files], subsets=subsets, average_f1=average,
                               elapsed_s=round(time.perf_counter() - started, 1), false_alarms=false_alarms)
 
 
-def _display(path: Path) -> str:
-    # Paths inside the repository are shown relative to it, so reports do not depend on the checkout.
-    try:
-        return str(path.resolve().relative_to(REPO))
-    except ValueError:
-        return str(path)
 
 
 def render(report: ProcessBenchReport) -> str:
