@@ -196,6 +196,43 @@ class CheckOutcome(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
+
+class JobStatus(str, Enum):
+    """Where an API verification job is (the plan's `VerifyResponse.status`, plus `failed` and `cancelled`)."""
+
+    QUEUED = "queued"
+    TRANSLATING = "translating"
+    VERIFYING = "verifying"
+    COMPLETE = "complete"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class FailureDetail(BaseModel):
+    """One failing step as the API reports it (the plan's `FailureDetail`)."""
+
+    step_id: int
+    original_content: str
+    error: str
+    suggested_fix: str | None = None
+    cascade_impact: list[int] = Field(default_factory=list, description="Steps invalidated by this failure.")
+
+
+class VerifyResponse(BaseModel):
+    """The API's view of a verification job (the plan's `VerifyResponse`, field for field)."""
+
+    task_id: str
+    status: JobStatus
+    verdict: Overall | None = None
+    steps_verified: int | None = None
+    steps_total: int | None = None
+    failure_points: list[FailureDetail] | None = None
+    certificate_id: str | None = None
+    certificate_url: str | None = None
+    verification_time_ms: int | None = None
+    cost_credits: float | None = None
+
+
 SCHEMA_MODELS: tuple[type[BaseModel], ...] = (
     VerifyRequest,
     ReasoningStep,
@@ -203,4 +240,6 @@ SCHEMA_MODELS: tuple[type[BaseModel], ...] = (
     StepVerdict,
     VerificationVerdict,
     FailureReport,
+    FailureDetail,
+    VerifyResponse,
 )

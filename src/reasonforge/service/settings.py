@@ -1,0 +1,48 @@
+"""Service settings from environment variables prefixed `REASONFORGE_` (e.g. `REASONFORGE_DATABASE_URL`)."""
+
+from __future__ import annotations
+
+import os
+from enum import Enum
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_home() -> Path:
+    """$REASONFORGE_HOME, default ~/.reasonforge (shared with the CLI's certificate keys)."""
+    return Path(os.environ.get("REASONFORGE_HOME") or Path.home() / ".reasonforge")
+
+
+class QueueKind(str, Enum):
+    """Where jobs run: a worker pool inside the API process, or Celery workers on Redis."""
+
+    INPROCESS = "inprocess"
+    CELERY = "celery"
+
+
+class ServiceSettings(BaseSettings):
+    """Everything `reasonforge serve` and `reasonforge worker` read; defaults need no other server."""
+
+    model_config = SettingsConfigDict(env_prefix="REASONFORGE_", extra="ignore")
+
+    home: Path = Field(default_factory=default_home, description="Data dir: SQLite store, keys, certificates.")
+    database_url: str | None = Field(default=None, description="SQLAlchemy URL; default sqlite:///$HOME/service.db.")
+    queue: QueueKind = QueueKind.INPROCESS
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    workers: int = Field(default=2, ge=1, description="In-process worker threads.")
+    lease_seconds: float = Field(default=300.0, gt=0, description="A claimed job not finished by then is retried.")
+    max_attempts: int = Field(default=3, ge=1, description="Claims of one job before it is marked failed.")
+    max_body_bytes: int = Field(default=1024 * 1024, gt=0, description="Larger request bodies get 413.")
+    public_base_url: str = Field(default="http://127.0.0.1:8000", description="Prefix of certificate_url.")
+    rate_limit_per_minute: int = Field(default=120, ge=1, description="Requests per key per minute.")
+    webhook_secret: str | None = Field(default=None, description="HMAC key for webhooks; default: generated in home.")
+    webhook_allow_private: bool = Field(default=False, description="Allow callbacks to private/loopback addresses.")
+    webhook_max_attempts: int = Field(default=5, ge=1)
+    webhook_backoff_s: float = Field(default=1.0, gt=0, description="First retry delay; doubles each attempt.")
+    require_auth: bool = Field(default=True, description="Off only for trusted local use.")
+
+    def resolved_database_url(self) -> str:
+        """The configured URL, or the SQLite file under `home`."""
+        return self.database_url or f"sqlite:///{self.home / 'service.db'}"
