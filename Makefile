@@ -3,17 +3,26 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NODE_STAMP := node_modules/.npm-ci.stamp
+SDK_TS_STAMP := sdk-ts/node_modules/.npm-ci.stamp
 PYTEST_ARGS ?=
 
 .PHONY: install sandbox-env run test bench clean
 
-install: $(STAMP) $(NODE_STAMP) sandbox-env
+install: $(STAMP) $(NODE_STAMP) $(SDK_TS_STAMP) sdk-ts/dist/index.js sandbox-env
 
 # Node tools for certificate/ (circom2, circomlib, snarkjs, solc), pinned by package-lock.json;
 # `npm ci` runs only when node_modules is missing or the lock file changed.
 $(NODE_STAMP): package-lock.json | $(STAMP)
 	@npm ci --no-audit --no-fund --loglevel=error >/dev/null
 	@touch $@
+
+# TypeScript SDK: its pinned TypeScript (sdk-ts/package-lock.json), then the tsc build into sdk-ts/dist.
+$(SDK_TS_STAMP): sdk-ts/package-lock.json
+	@npm ci --prefix sdk-ts --no-audit --no-fund --loglevel=error >/dev/null
+	@touch $@
+
+sdk-ts/dist/index.js: $(SDK_TS_STAMP) sdk-ts/tsconfig.json $(wildcard sdk-ts/src/*.ts)
+	@sdk-ts/node_modules/.bin/tsc -p sdk-ts
 
 # The sandbox runs code as an unprivileged uid, which cannot read an interpreter in root's home:
 # it gets its own world-readable venv on Debian's python3 (instant when already built).
@@ -50,6 +59,7 @@ bench: install
 	@$(PY) benchmarks/sandbox_overhead.py
 	@$(PY) benchmarks/forecast_scoring.py
 	@$(PY) benchmarks/certificates.py
+	@$(PY) benchmarks/api_load.py
 
 clean:
-	rm -rf $(VENV) .sandbox-venv .pytest_cache
+	rm -rf $(VENV) .sandbox-venv .pytest_cache sdk-ts/node_modules sdk-ts/dist

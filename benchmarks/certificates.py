@@ -1,9 +1,11 @@
-"""Certificate costs at full size (32 steps, 16 validators, depth 10): constraints, setup, proving,
-proof size, off-chain verification, on-chain gas; each figure against the plan's and our targets.
+"""Certificate costs at full size (32 steps, 16 validators, 1024-validator tree): constraints, setup,
+proving, proof size, off-chain verification, on-chain gas; each figure against the plan's and our targets.
 
     python benchmarks/certificates.py [--home DIR] [--reps 3] [--json]
 
-Without --home, a fresh temporary data dir is used, so compile and setup are measured cold.
+Without --home, a fresh temporary data dir is used, so compile and setup are measured cold. Proving
+is reported as wall time and as the prover's CPU time (groth16py proves on one core, so on a busy
+machine the CPU time is the steadier figure; the load average is printed alongside).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import secrets
 import statistics
 import struct
@@ -22,9 +25,9 @@ import groth16py
 
 from reasonforge.certificate import devnode, registry, solidity, validators, witness
 from reasonforge.certificate.check import check_certificate
-from reasonforge.certificate.issue import issue
+from reasonforge.certificate.issue import Issuer
 from reasonforge.certificate.params import FIELD_MODULUS, FULL
-from reasonforge.certificate.prover import Prover, ensure_keys, verify_proof
+from reasonforge.certificate.prover import ensure_keys, verify_proof
 from reasonforge.types import (
     Domain,
     Overall,
@@ -56,8 +59,14 @@ def full_verdict(steps: int) -> VerificationVerdict:
     """A synthetic all-verified verdict of `steps` steps."""
     svs = [StepVerdict(step_id=i + 1, verified=True, status=StepStatus.VERIFIED) for i in range(steps)]
     return VerificationVerdict(
-        task_id="bench", overall=Overall.VERIFIED, step_verdicts=svs, total_steps=steps, verified_steps=steps,
-        domain=Domain.MATHEMATICS, proof_level=ProofLevel.STANDARD, task_hash=secrets.token_hex(32),
+        task_id="bench",
+        overall=Overall.VERIFIED,
+        step_verdicts=svs,
+        total_steps=steps,
+        verified_steps=steps,
+        domain=Domain.MATHEMATICS,
+        proof_level=ProofLevel.STANDARD,
+        task_hash=secrets.token_hex(32),
     )
 
 
@@ -78,24 +87,33 @@ def main() -> None:
     compile_s = next((t for t, m in marks if "setup" in m), started) - started if marks else 0.0
     counts = r1cs_counts(keys.r1cs)
     t0 = time.perf_counter()
-    prover = Prover(keys)
+    issuer = Issuer(home, FULL)  # what a service holds: validator set and proving key loaded once
     load_s = time.perf_counter() - t0
+    prover = issuer.prover
 
     vset = validators.generate(FULL.max_validators, threshold=11)
     root = vset.levels(FULL.merkle_depth)[-1][0]
+    opening = witness.tree_opening(vset, FULL)
     statement = witness.Statement(
-        task_input=secrets.randbelow(1 << 248), step_bits=(True,) * FULL.max_steps,
-        salt=secrets.randbelow(FIELD_MODULUS), timestamp=int(time.time()), threshold=vset.threshold,
-        stake_threshold=vset.stake_threshold, validator_root=root,
+        task_input=secrets.randbelow(1 << 248),
+        step_bits=(True,) * FULL.max_steps,
+        salt=secrets.randbelow(FIELD_MODULUS),
+        timestamp=int(time.time()),
+        threshold=vset.threshold,
+        stake_threshold=vset.stake_threshold,
+        validator_root=root,
     )
-    sign_s, witness_s, prove_s, verify_ms, prove_cpu = [], [], [], [], []
+    sign_s, witness_s, prove_s, verify_ms, prove_cpu, witness_cpu = [], [], [], [], [], []
     for _ in range(args.reps):
         t0 = time.perf_counter()
         slots = witness.sign_statement(vset, statement, FULL.merkle_depth, list(range(FULL.max_validators)))
         t1 = time.perf_counter()
         public = witness.public_inputs(statement, len(slots))
         with tempfile.TemporaryDirectory() as work:
-            wtns = prover.witness(witness.circuit_inputs(FULL, statement, slots), Path(work))
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            wtns = prover.witness(witness.circuit_inputs(FULL, statement, slots, opening), Path(work))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the Node witness calculator's CPU
+            witness_cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             t2, c2 = time.perf_counter(), time.process_time()
             proof = groth16py.prove_wtns(prover._pk, str(wtns))
             t3 = time.perf_counter()
@@ -108,11 +126,14 @@ def main() -> None:
         verify_ms.append((t4 - t3) * 1000)
 
     t0 = time.perf_counter()
-    cert, _ = issue(full_verdict(FULL.max_steps), home=home, params=FULL)
+    cert, _ = issuer.issue(full_verdict(FULL.max_steps))
     issue_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     assert check_certificate(cert, prover.verification_key_json).valid
     check_ms = (time.perf_counter() - t0) * 1000
+    t0 = time.perf_counter()
+    long_cert, _ = issuer.issue(full_verdict(2 * FULL.max_steps))
+    issue_long_s = time.perf_counter() - t0
 
     server, url = devnode.start()
     try:
@@ -121,6 +142,7 @@ def main() -> None:
         dep = registry.deploy(w3, compiled, int(cert.validator_commitment, 16))
         verify_gas = registry.verify_proof_gas(w3, compiled, dep.verifier, cert)
         register_gas = registry.register(w3, compiled, dep.registry, cert).gas_used
+        register_long_gas = registry.register(w3, compiled, dep.registry, long_cert).gas_used
     finally:
         devnode.stop(server)
 
@@ -131,30 +153,53 @@ def main() -> None:
         "setup_s": round(total_build - compile_s, 1),
         "cached_keys": not marks,
         "proving_key_mb": round(keys.proving_key.stat().st_size / 1e6, 1),
-        "load_proving_key_s": round(load_s, 1),
+        "issuer_load_s": round(load_s, 1),
         "sign_16_eddsa_s": round(med(sign_s), 3),
         "witness_s": round(med(witness_s), 2),
         "prove_s": round(med(prove_s), 2),
-        "prove_cpu_s": round(med(prove_cpu), 2),  # CPU seconds over both cores: wall on an idle 2-core box ≈ half
+        "witness_cpu_s": round(med(witness_cpu), 2),
+        "prove_cpu_s": round(med(prove_cpu), 2),  # one core: on an idle machine wall ≈ CPU
         "witness_plus_prove_s": round(med(witness_s) + med(prove_s), 2),
         "load_average_1m": round(os.getloadavg()[0], 2),
-        "issue_end_to_end_s": round(issue_s, 2),
+        "issue_warm_issuer_s": round(issue_s, 2),
+        "issue_64_steps_s": round(issue_long_s, 2),
         "proof_bytes": len(bytes.fromhex(cert.zk_proof[0].proof)),
         "verify_proof_ms": round(med(verify_ms), 2),
         "check_certificate_ms": round(check_ms, 2),
         "deploy_gas": dep.deploy_gas,
         "verifyProof_gas": verify_gas,
         "registerCertificate_gas": register_gas,
+        "registerCertificate_64_steps_gas": register_long_gas,
         "solc": compiled.solc_version,
     }
     if args.json:
         print(json.dumps(report))
         return
     targets = [
-        ("proving (witness + prove)", f"{report['witness_plus_prove_s']} s", "< 30 s", "<= 5 s",
-         report["witness_plus_prove_s"] < 30, report["witness_plus_prove_s"] <= 5),
-        ("proof size", f"{report['proof_bytes']} B", "256 B constant", "constant",
-         report["proof_bytes"] == 256, report["proof_bytes"] == 256),
+        (
+            "proving (witness + prove)",
+            f"{report['witness_plus_prove_s']} s",
+            "< 30 s",
+            "<= 5 s",
+            report["witness_plus_prove_s"] < 30,
+            report["witness_plus_prove_s"] <= 5,
+        ),
+        (
+            "proving CPU (witness + prove)",
+            f"{round(med(witness_cpu) + med(prove_cpu), 2)} s",
+            "< 30 s",
+            "<= 5 s",
+            med(witness_cpu) + med(prove_cpu) < 30,
+            med(witness_cpu) + med(prove_cpu) <= 5,
+        ),
+        (
+            "proof size",
+            f"{report['proof_bytes']} B",
+            "256 B constant",
+            "constant",
+            report["proof_bytes"] == 256,
+            report["proof_bytes"] == 256,
+        ),
         ("verifyProof gas", f"{verify_gas:,}", "< 250,000", "<= 235,000", verify_gas < 250_000, verify_gas <= 235_000),
     ]
     for key, value in report.items():
@@ -162,7 +207,9 @@ def main() -> None:
     print()
     print(f"{'figure':28} {'measured':>12} {'plan':>16} {'ours':>12}")
     for name, value, plan, ours, plan_ok, ours_ok in targets:
-        print(f"{name:28} {value:>12} {plan + (' ok' if plan_ok else ' MISS'):>16} {ours + (' ok' if ours_ok else ' MISS'):>12}")
+        print(
+            f"{name:28} {value:>12} {plan + (' ok' if plan_ok else ' MISS'):>16} {ours + (' ok' if ours_ok else ' MISS'):>12}"
+        )
     if tmp:
         tmp.cleanup()
 

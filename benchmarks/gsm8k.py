@@ -45,7 +45,7 @@ from reasonforge.verify.pipeline import verify_chain
 DEFAULT_DATA = REPO / "data" / "gsm8k" / "train.slice.jsonl"
 TARGETS = {"checkable_verified": 0.995, "localized": 0.95, "false_failed_max": 0.005}
 _ANNOTATION = re.compile(r"<<([^<>=]*)=([^<>]*)>>")
-_MAX_LISTED = 25
+_MAX_LISTED = 50  # the full train.jsonl has 31 solutions with a (reference) slip: list them all
 _EQUATION = re.compile(r"(?:\d|(?<![A-Za-z])[A-Za-z]|[)%])\s*=\s*\$?\s*(?:\d|\.\d|[A-Za-z](?![A-Za-z])|\(|-)")
 
 

@@ -6,7 +6,7 @@
 # participant destroys their randomness. Every participant runs one `contribute-*` step on their
 # own machine and passes the file on; anyone can run `verify` on the transcript.
 #
-#   phase 1 (powers of tau, circuit-independent; power 17 covers the full 112k-constraint circuit)
+#   phase 1 (powers of tau, circuit-independent; power 17 covers the full 90k-constraint circuit)
 #     scripts/ceremony.sh ptau-new 17 pot_0000.ptau
 #     scripts/ceremony.sh ptau-contribute pot_0000.ptau pot_0001.ptau "alice"     # each participant
 #     scripts/ceremony.sh ptau-finish pot_0001.ptau "<public beacon hex>" pot_final.ptau

@@ -13,6 +13,10 @@ command -v coqc >/dev/null 2>&1 || need="$need coq"
 # Certificates (certificate/): Node runs circom2, snarkjs and solc-js installed by `npm ci`.
 command -v node >/dev/null 2>&1 || need="$need nodejs"
 command -v npm >/dev/null 2>&1 || need="$need npm"
+# Service tests (tests/service/servers.py) start their own PostgreSQL and Redis on loopback, so only the
+# binaries are needed: no system service is enabled or started here. Debian keeps pg_ctl off PATH.
+ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need="$need postgresql"
+command -v redis-server >/dev/null 2>&1 || need="$need redis-server"
 need=$(printf '%s\n' $need | sort -u | tr '\n' ' ')
 if [ -n "${need% }" ]; then
     if [ "$(id -u)" != 0 ]; then

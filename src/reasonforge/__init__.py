@@ -16,10 +16,12 @@ from reasonforge.types import (
 
 __all__ = [
     "ArtifactLanguage",
+    "AsyncReasonForge",
     "Domain",
     "FailureReport",
     "Overall",
     "ProofLevel",
+    "ReasonForge",
     "ReasoningStep",
     "StepStatus",
     "StepTranslation",
@@ -36,4 +38,9 @@ def __getattr__(name: str):
         from reasonforge.verify.pipeline import verify_chain
 
         return verify_chain
+    if name in ("ReasonForge", "AsyncReasonForge"):
+        # The API client pulls in httpx; only callers of the SDK pay for it.
+        from reasonforge import sdk
+
+        return getattr(sdk, name)
     raise AttributeError(name)

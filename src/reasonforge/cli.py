@@ -18,6 +18,9 @@ from reasonforge.bench_cli import app as bench_app
 from reasonforge.certificate.cli import app as cert_app
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.forecast.cli import app as forecast_app
+from reasonforge.service.accounts.cli import keys_app
+from reasonforge.service.cli import serve as serve_command
+from reasonforge.service.cli import worker as worker_command
 from reasonforge.types import (
     SCHEMA_MODELS,
     CheckLimits,
@@ -166,6 +169,9 @@ def schema(
 app.add_typer(forecast_app, name="forecast")
 app.add_typer(bench_app, name="bench")
 app.add_typer(cert_app, name="cert")
+app.add_typer(keys_app, name="keys")
+app.command("serve")(serve_command)
+app.command("worker")(worker_command)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ from reasonforge.types import VerificationVerdict
 HERE = Path(__file__).resolve().parent
 
 
-
 def require_node_tools() -> None:
     """Skip when Node or the npm packages are missing (they come from `make install`)."""
     if shutil.which("node") is None:

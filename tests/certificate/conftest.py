@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from certhelpers import load_verdict, require_node_tools
 
-from reasonforge.certificate import issue
+from reasonforge.certificate.issue import Issuer
 from reasonforge.certificate.params import SMALL
 from reasonforge.certificate.prover import Prover, ensure_keys
 
@@ -36,6 +36,12 @@ def vk_json(prover: Prover) -> str:
 
 
 @pytest.fixture(scope="session")
-def issued(cert_home: Path):
+def issuer(cert_home: Path) -> Issuer:
+    """The reduced circuit's issuer, keys loaded once for the session (as a service holds one)."""
+    return Issuer(cert_home, SMALL)
+
+
+@pytest.fixture(scope="session")
+def issued(issuer: Issuer):
     """One certificate (and its opening) for the pythagoras verdict."""
-    return issue(load_verdict(), home=cert_home, params=SMALL, timestamp=1_767_000_000)
+    return issuer.issue(load_verdict(), timestamp=1_767_000_000)

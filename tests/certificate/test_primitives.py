@@ -39,7 +39,11 @@ def test_eddsa_poseidon_interoperates_with_circomlibjs() -> None:
     }
     out = subprocess.run(
         ["node", str(HERE / "eddsa_compat.cjs"), str(toolchain.node_modules())],
-        input=json.dumps(request), capture_output=True, text=True, check=True, timeout=120,
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     reply = json.loads(out.stdout)
     assert reply["py_sig_valid"] is True  # circomlibjs accepts our signature
@@ -63,16 +67,36 @@ def test_eddsa_rejects_tampering() -> None:
 def test_merkle_membership_and_refusals() -> None:
     leaves = [merkle.leaf_for(babyjub.public_key(bytes([i]) * 32), 10 + i) for i in range(5)]
     levels = merkle.build_levels(leaves, 4)
+    assert [len(level) for level in levels] == [16, 4, 1]  # quaternary: 2 index bits per level
     root = merkle.root(levels)
     for i, leaf in enumerate(leaves):
         assert merkle.verify(leaf, merkle.prove(levels, i), root)
     assert not merkle.verify(leaves[0], merkle.prove(levels, 1), root)
     outsider = merkle.leaf_for(babyjub.public_key(bytes([99]) * 32), 10)
     assert not merkle.verify(outsider, merkle.prove(levels, 0), root)
+    # the same children under another index put the leaf at another position: refused
+    moved = merkle.prove(levels, 4).model_copy(update={"index": 5})
+    assert not merkle.verify(leaves[4], moved, root)
+    assert merkle.opening(levels, 2) == levels[1]
+    assert merkle.root([[poseidon(levels[1])]]) == root
     with pytest.raises(ValueError, match="duplicate validator key"):
         merkle.build_levels([leaves[0], leaves[0]], 4)
     with pytest.raises(ValueError, match="do not fit"):
         merkle.build_levels(leaves, 2)
+    with pytest.raises(ValueError, match="even depth"):
+        merkle.build_levels(leaves, 5)
+
+
+def test_circuit_params_are_whole_quaternary_levels() -> None:
+    from pydantic import ValidationError
+
+    from reasonforge.certificate.params import CircuitParams
+
+    assert (FULL.merkle_depth, FULL.open_bits, FULL.path_levels) == (10, 4, 3)
+    with pytest.raises(ValidationError, match="must be even"):
+        CircuitParams(max_steps=8, max_validators=3, merkle_depth=5, open_bits=2)
+    with pytest.raises(ValidationError, match="must be below"):
+        CircuitParams(max_steps=8, max_validators=3, merkle_depth=4, open_bits=4)
 
 
 def test_ed25519_attestation() -> None:
@@ -88,8 +112,14 @@ def test_canonical_hash_is_order_independent() -> None:
 
 
 def test_pack_roundtrip_and_range() -> None:
-    values = {"verified_steps": 3, "total_steps": 4, "validator_count": 3, "threshold": 2,
-              "timestamp": 1_767_000_000, "stake_threshold": 200}
+    values = {
+        "verified_steps": 3,
+        "total_steps": 4,
+        "validator_count": 3,
+        "threshold": 2,
+        "timestamp": 1_767_000_000,
+        "stake_threshold": 200,
+    }
     assert unpack_public(pack_public(values)) == values
     with pytest.raises(ValueError, match="does not fit"):
         pack_public(values | {"total_steps": 256})
@@ -127,3 +157,20 @@ def test_issue_refuses_inconsistent_verdicts(tmp_path) -> None:
         issue(verdict.model_copy(update={"task_hash": ""}), home=tmp_path, params=SMALL)
     with pytest.raises(CertificateError, match="verdict_hash does not match"):
         issue(verdict.model_copy(update={"verdict_hash": "00" * 32}), home=tmp_path, params=SMALL)
+
+
+def test_every_certificate_asset_ships_as_package_data() -> None:
+    import fnmatch
+    import tomllib
+
+    root = HERE.parent.parent
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["reasonforge"]
+    package = root / "src" / "reasonforge"
+    assets = [
+        p.relative_to(package).as_posix()
+        for p in (package / "certificate").rglob("*")
+        if p.is_file() and p.suffix not in {".py", ".pyc"} and "__pycache__" not in p.parts
+    ]
+    assert {"certificate/circuits/verdict_lib.circom", "certificate/js/contracts.cjs"} <= set(assets)
+    missing = [a for a in assets if not any(fnmatch.fnmatch(a, pattern) for pattern in patterns)]
+    assert missing == [], f"add these to [tool.setuptools.package-data]: {missing}"

@@ -12,8 +12,8 @@ import pytest
 from certhelpers import load_verdict
 
 from reasonforge.certificate import (
+    CertificateError,
     check_certificate,
-    issue,
     toolchain,
     validators,
     witness,
@@ -48,16 +48,27 @@ def test_snarkjs_and_py_ecc_accept_the_same_proof(issued, vk_json, tmp_path: Pat
     seg = cert.zk_proof[0]
     proof = bytes.fromhex(seg.proof)
     w = [str(int.from_bytes(proof[i : i + 32], "big")) for i in range(0, 256, 32)]
-    snark_proof = {"pi_a": [w[0], w[1], "1"], "pi_b": [[w[3], w[2]], [w[5], w[4]], ["1", "0"]],
-                   "pi_c": [w[6], w[7], "1"], "protocol": "groth16", "curve": "bn128"}
+    snark_proof = {
+        "pi_a": [w[0], w[1], "1"],
+        "pi_b": [[w[3], w[2]], [w[5], w[4]], ["1", "0"]],
+        "pi_c": [w[6], w[7], "1"],
+        "protocol": "groth16",
+        "curve": "bn128",
+    }
     (tmp_path / "vk.json").write_text(vk_json)
     (tmp_path / "proof.json").write_text(json.dumps(snark_proof))
     cli = str(toolchain.node_modules() / "snarkjs" / "build" / "cli.cjs")
 
     def snarkjs(public: list[str]) -> bool:
         (tmp_path / "public.json").write_text(json.dumps(public))
-        run = subprocess.run(["node", cli, "groth16", "verify", "vk.json", "public.json", "proof.json"],
-                             check=False, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        run = subprocess.run(
+            ["node", cli, "groth16", "verify", "vk.json", "public.json", "proof.json"],
+            check=False,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         return run.returncode == 0 and "OK" in run.stdout
 
     assert snarkjs(seg.public_inputs)
@@ -68,6 +79,7 @@ def test_snarkjs_and_py_ecc_accept_the_same_proof(issued, vk_json, tmp_path: Pat
 
 
 # --- tampering with the public certificate: the offline check fails (one test each)
+
 
 def test_flipping_verified_count_fails(issued, vk_json) -> None:
     cert, _ = issued
@@ -86,8 +98,14 @@ def test_changing_task_hash_fails(issued, vk_json) -> None:
 def test_forged_public_inputs_fail_the_proof(issued, vk_json) -> None:
     cert, _ = issued
     seg = cert.zk_proof[0]
-    values = {"verified_steps": 4, "total_steps": 4, "validator_count": 3, "threshold": 1,
-              "timestamp": cert.timestamp, "stake_threshold": cert.stake_threshold}
+    values = {
+        "verified_steps": 4,
+        "total_steps": 4,
+        "validator_count": 3,
+        "threshold": 1,
+        "timestamp": cert.timestamp,
+        "stake_threshold": cert.stake_threshold,
+    }
     forged = seg.model_copy(update={"public_inputs": seg.public_inputs[:3] + [str(pack_public(values))]})
     bad = resealed(cert, validator_threshold=1, zk_proof=[forged])
     reasons = check_certificate(bad, vk_json).reasons
@@ -137,29 +155,41 @@ def test_wrong_verification_key_fails(issued, vk_json) -> None:
 
 # --- tampering with the witness: no valid proof can be produced
 
+
 @pytest.fixture(scope="module")
 def statement_setup():
     vset = validators.generate(4, threshold=2)
     root = vset.levels(SMALL.merkle_depth)[-1][0]
-    statement = witness.Statement(task_input=987654321, step_bits=(True, False, True), salt=secrets.randbelow(FIELD_MODULUS),
-                                  timestamp=1_767_000_000, threshold=2, stake_threshold=200, validator_root=root)
+    statement = witness.Statement(
+        task_input=987654321,
+        step_bits=(True, False, True),
+        salt=secrets.randbelow(FIELD_MODULUS),
+        timestamp=1_767_000_000,
+        threshold=2,
+        stake_threshold=200,
+        validator_root=root,
+    )
     return vset, statement
 
 
-def _prove(prover: Prover, statement, slots, tmp_path: Path) -> bytes:
-    return prover.prove(witness.circuit_inputs(SMALL, statement, slots), witness.public_inputs(statement, len(slots)), tmp_path)
+def _inputs(vset, statement, slots) -> dict:
+    return witness.circuit_inputs(SMALL, statement, slots, witness.tree_opening(vset, SMALL))
+
+
+def _prove(prover: Prover, vset, statement, slots, tmp_path: Path) -> bytes:
+    return prover.prove(_inputs(vset, statement, slots), witness.public_inputs(statement, len(slots)), tmp_path)
 
 
 def test_honest_statement_proves(prover, statement_setup, tmp_path: Path) -> None:
     vset, statement = statement_setup
     slots = witness.sign_statement(vset, statement, SMALL.merkle_depth, [0, 2])
-    assert len(_prove(prover, statement, slots, tmp_path)) == 256
+    assert len(_prove(prover, vset, statement, slots, tmp_path)) == 256
 
 
 def test_flipped_step_verdict_cannot_be_proved(prover, statement_setup, tmp_path: Path) -> None:
     vset, statement = statement_setup
     slots = witness.sign_statement(vset, statement, SMALL.merkle_depth, [0, 1])
-    inputs = witness.circuit_inputs(SMALL, statement, slots)
+    inputs = _inputs(vset, statement, slots)
     inputs["stepBits"][1] = 1  # the signed commitment says step 2 failed
     inputs["verifiedSteps"] += 1
     with pytest.raises(CANNOT_PROVE):
@@ -169,7 +199,7 @@ def test_flipped_step_verdict_cannot_be_proved(prover, statement_setup, tmp_path
 def test_padding_step_cannot_be_counted(prover, statement_setup, tmp_path: Path) -> None:
     vset, statement = statement_setup
     slots = witness.sign_statement(vset, statement, SMALL.merkle_depth, [0, 1])
-    inputs = witness.circuit_inputs(SMALL, statement, slots)
+    inputs = _inputs(vset, statement, slots)
     inputs["stepBits"][5] = 1  # beyond total_steps
     with pytest.raises(CANNOT_PROVE):
         prover.prove(inputs, witness.public_inputs(statement, 2), tmp_path)
@@ -181,32 +211,45 @@ def test_bad_signature_cannot_be_proved(prover, statement_setup, tmp_path: Path)
     bad_sig = slots[1].signature.model_copy(update={"s": (slots[1].signature.s + 1)})
     slots[1] = slots[1].model_copy(update={"signature": bad_sig})
     with pytest.raises(CANNOT_PROVE):
-        _prove(prover, statement, slots, tmp_path)
+        _prove(prover, vset, statement, slots, tmp_path)
 
 
 def test_validator_outside_root_cannot_count(prover, statement_setup, tmp_path: Path) -> None:
     vset, statement = statement_setup
     outsider = validators.generate(1, threshold=1)
-    merged = validators.ValidatorSet(validators=[*vset.validators[:1], outsider.validators[0]], threshold=2,
-                                     stake_threshold=200)
+    merged = validators.ValidatorSet(
+        validators=[*vset.validators[:1], outsider.validators[0]], threshold=2, stake_threshold=200
+    )
     # Signed correctly, with a Merkle path in *its own* tree, but the statement's root is the real set's.
     slots = witness.sign_statement(merged, statement, SMALL.merkle_depth, [0, 1])
     with pytest.raises(CANNOT_PROVE):
-        _prove(prover, statement, slots, tmp_path)
+        _prove(prover, vset, statement, slots, tmp_path)
 
 
 def test_duplicated_validator_cannot_count_twice(prover, statement_setup, tmp_path: Path) -> None:
     vset, statement = statement_setup
     slot = witness.sign_statement(vset, statement, SMALL.merkle_depth, [1])[0]
     with pytest.raises(CANNOT_PROVE):
-        _prove(prover, statement, [slot, slot], tmp_path)
+        _prove(prover, vset, statement, [slot, slot], tmp_path)
+
+
+@pytest.mark.parametrize("claimed", [3, 6], ids=["other-sibling-position", "other-opening-node"])
+def test_claimed_tree_position_must_match_the_path(prover, statement_setup, tmp_path: Path, claimed) -> None:
+    vset, statement = statement_setup
+    slots = witness.sign_statement(vset, statement, SMALL.merkle_depth, [0, 2])
+    inputs = _inputs(vset, statement, slots)
+    assert inputs["indexBits"][1] == [0, 1, 0, 0]  # leaf 2: position 2 under opening node 0
+    # still above slot 0's index, so only the tree position can be wrong
+    inputs["indexBits"][1] = [(claimed >> b) & 1 for b in range(SMALL.merkle_depth)]
+    with pytest.raises(CANNOT_PROVE):
+        prover.prove(inputs, witness.public_inputs(statement, 2), tmp_path)
 
 
 def test_below_threshold_cannot_be_proved(prover, statement_setup, tmp_path: Path) -> None:
     vset, statement = statement_setup
     slots = witness.sign_statement(vset, statement, SMALL.merkle_depth, [3])
     with pytest.raises(CANNOT_PROVE):
-        _prove(prover, statement, slots, tmp_path)
+        _prove(prover, vset, statement, slots, tmp_path)
 
 
 def test_insufficient_stake_cannot_be_proved(prover, statement_setup, tmp_path: Path) -> None:
@@ -214,21 +257,28 @@ def test_insufficient_stake_cannot_be_proved(prover, statement_setup, tmp_path: 
     rich = statement.model_copy(update={"stake_threshold": 201})
     slots = witness.sign_statement(vset, rich, SMALL.merkle_depth, [0, 1])
     with pytest.raises(CANNOT_PROVE):
-        _prove(prover, rich, slots, tmp_path)
+        _prove(prover, vset, rich, slots, tmp_path)
 
 
 # --- chains longer than the circuit: a verified sequence of linked proofs
 
+
 def long_verdict(n: int = 11):
     base = load_verdict()
     steps = [base.step_verdicts[0].model_copy(update={"step_id": i + 1, "verified": i % 4 != 3}) for i in range(n)]
-    verdict = base.model_copy(update={"step_verdicts": steps, "total_steps": n,
-                                      "verified_steps": sum(s.verified for s in steps), "overall": Overall.PARTIAL})
+    verdict = base.model_copy(
+        update={
+            "step_verdicts": steps,
+            "total_steps": n,
+            "verified_steps": sum(s.verified for s in steps),
+            "overall": Overall.PARTIAL,
+        }
+    )
     return verdict.model_copy(update={"verdict_hash": plan_verdict_hash(verdict)})
 
 
-def test_long_chain_becomes_linked_sequence(cert_home, vk_json) -> None:
-    cert, opening = issue(long_verdict(), home=cert_home, params=SMALL, timestamp=1_767_000_000)
+def test_long_chain_becomes_linked_sequence(issuer, vk_json) -> None:
+    cert, opening = issuer.issue(long_verdict(), timestamp=1_767_000_000)
     assert [s.total_steps for s in cert.zk_proof] == [8, 3]
     assert check_certificate(cert, vk_json, opening=opening).valid
     # Reordering or dropping a segment breaks the accumulator chain.
@@ -236,6 +286,29 @@ def test_long_chain_becomes_linked_sequence(cert_home, vk_json) -> None:
     assert not check_certificate(swapped, vk_json).valid
     dropped = resealed(cert, zk_proof=cert.zk_proof[1:], total_steps=3, verified_steps=cert.zk_proof[1].verified_steps)
     assert any("task hash input" in r for r in check_certificate(dropped, vk_json).reasons)
+
+
+def test_one_issuer_serves_concurrent_requests(issuer, vk_json) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    base = load_verdict()
+    verdicts = [base, base.model_copy(update={"task_hash": "ab" * 32})]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda v: issuer.issue(v, timestamp=1_767_000_000), verdicts))
+    assert len({cert.certificate_id for cert, _ in results}) == 2
+    for (cert, opening), verdict in zip(results, verdicts):
+        assert cert.task_hash == verdict.task_hash
+        assert check_certificate(cert, vk_json, opening=opening).valid
+
+
+def test_verify_url_names_the_certificate(issuer, vk_json) -> None:
+    cert, _ = issuer.issue(load_verdict(), timestamp=1_767_000_000, verify_base="https://verify.example.org/")
+    assert cert.verify_url == f"https://verify.example.org/{cert.certificate_id}"
+    assert check_certificate(cert, vk_json).valid
+    moved = cert.model_copy(update={"verify_url": "https://verify.example.org/0x" + "00" * 32})
+    assert check_certificate(moved, vk_json).reasons == ["verify_url does not point at this certificate id"]
+    with pytest.raises(CertificateError, match="not an http"):
+        issuer.issue(load_verdict(), verify_base="ftp://example.org")
 
 
 def test_benchmark_reads_constraint_count(prover) -> None:

@@ -130,3 +130,16 @@ def test_claimed_conclusion_is_checked_as_a_claim():
     verdict = verify(request)
     assert verdict.step_verdicts[1].status is StepStatus.FAILED
     assert verdict.step_verdicts[1].error_message == "x = 4 is false: x = 3"
+
+
+def test_a_quantity_restated_in_other_units_is_checked_in_those_units():
+    # GSM8K row 3377: x is in hours in step 2 and in minutes from step 3 on
+    steps = ["So the time for running and weight lifting is x + 2x = 3x = 1 hour",
+             "Thus 3x = 60 minutes", "Thus x = 60/3 = <<60/3=20>>20 minutes spent weight lifting."]
+    query = "Kyle spends 2 hours at practice. How many minutes does he spend lifting weights?"
+    verdict = verify(chain(*steps, query=query))
+    assert [v.status for v in verdict.step_verdicts] == [StepStatus.VERIFIED] * 3, verdict.step_verdicts
+    assert "fact 3*x = 1*60  # 3*x = 1 in hours, here in minutes" in verdict.step_verdicts[1].formal_representation
+    wrong = verify(chain(steps[0], "Thus 3x = 50 minutes", query=query))
+    assert wrong.step_verdicts[1].status is StepStatus.FAILED
+    assert wrong.step_verdicts[1].error_message == "3*x = 50 is false: the known equations give x = 20"

@@ -168,6 +168,15 @@ def test_artifact_syntax():
     assert check("claim 1 = 1\nfrobnicate").details["error_kind"] == "syntax"
 
 
+def test_floor_division():
+    # GSM8K's calculator writes `560//10` (Python's floor division): floor(a/b), never a/b
+    assert to_text(parse_expression("560//10 + 1")) == "floor(560/10) + 1"
+    assert check("claim 560//10 = 56\nclaim 7//2 = 3\nclaim -7//2 = -4").status is StepStatus.VERIFIED
+    wrong = check("claim 7//2 = 3.5")
+    assert wrong.status is StepStatus.FAILED and "floor(7/2) = 3" in wrong.message
+    assert check("claim 1//0 = 1").status is StepStatus.FAILED  # division by zero, as for `/`
+
+
 def test_expression_language_round_trips_and_caps():
     for text in ("48/2", "-2^2", "(-2)^2", "a - (b - c)", "2^3^2", "(x + 1)!", "20%*50", "sqrt(8)/2"):
         assert to_text(parse_expression(text)) == text

@@ -2,7 +2,7 @@
 
 from reasonforge.certificate.check import CheckResult, check_certificate
 from reasonforge.certificate.common import CertificateError
-from reasonforge.certificate.issue import issue
+from reasonforge.certificate.issue import Issuer, issue
 from reasonforge.certificate.params import FULL, SMALL, CircuitParams
 from reasonforge.certificate.schema import (
     CommitmentOpening,
@@ -17,6 +17,7 @@ __all__ = [
     "CheckResult",
     "CircuitParams",
     "CommitmentOpening",
+    "Issuer",
     "ProofSegment",
     "VerificationCertificate",
     "check_certificate",

@@ -6,7 +6,7 @@ import hashlib
 
 from pydantic import BaseModel
 
-from reasonforge.certificate import attest, canonical, witness
+from reasonforge.certificate import attest, witness
 from reasonforge.certificate.params import unpack_public
 from reasonforge.certificate.poseidon import poseidon
 from reasonforge.certificate.prover import verify_proof
@@ -30,14 +30,13 @@ def expected_overall(verified: int, total: int) -> str:
 def _check_segments(cert: VerificationCertificate, vk_json: str) -> list[str]:
     """Each segment's public inputs must say what the certificate claims, and its proof must verify."""
     reasons: list[str] = []
-    task_field = canonical.hex_to_field(cert.task_hash)
     root = int(cert.validator_commitment, 16)
     previous: int | None = None
     next_step = 0
     for index, seg in enumerate(cert.zk_proof):
         task_input, commitment, seg_root, packed = seg.public_ints()
         label = f"segment {index}"
-        if task_input != witness.segment_task_input(task_field, previous, index):
+        if task_input != witness.segment_task_input(cert.task_hash, previous, index):
             reasons.append(f"{label}: task hash input does not match task_hash (or the previous segment)")
         if seg_root != root:
             reasons.append(f"{label}: validator root differs from validator_commitment")
@@ -112,4 +111,6 @@ def check_certificate(
         reasons += check_opening(cert, opening)
     if trusted_root is not None and int(cert.validator_commitment, 16) != trusted_root:
         reasons.append("validator_commitment is not the trusted validator root")
+    if cert.verify_url is not None and not cert.verify_url.endswith("/" + cert.certificate_id):
+        reasons.append("verify_url does not point at this certificate id")
     return CheckResult(valid=not reasons, reasons=reasons)

@@ -20,13 +20,22 @@ from reasonforge.certificate.schema import CommitmentOpening, VerificationCertif
 from reasonforge.errors import ReasonForgeError
 from reasonforge.types import VerificationVerdict
 
-app = typer.Typer(help="Verification certificates: Groth16 proofs of attested verdicts, EVM registry.", no_args_is_help=True)
+app = typer.Typer(
+    help="Verification certificates: Groth16 proofs of attested verdicts, EVM registry.", no_args_is_help=True
+)
 err = Console(stderr=True)
 
 
 class Circuit(str, Enum):
     full = "full"
     small = "small"
+
+
+def _first_error(exc: ValidationError) -> str:
+    """The first validation error as `field.path: message`."""
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "(document)"
+    return f"{where}: {first['msg']}"
 
 
 def _load_cert(path: Path) -> VerificationCertificate:
@@ -36,7 +45,17 @@ def _load_cert(path: Path) -> VerificationCertificate:
     except FileNotFoundError as exc:
         raise CertificateError(f"{path}: no such certificate file") from exc
     except ValidationError as exc:
-        raise CertificateError(f"{path}: not a certificate: {exc.errors()[0]['msg']}") from exc
+        raise CertificateError(f"{path}: not a certificate: {_first_error(exc)}") from exc
+
+
+def _load_opening(path: Path) -> CommitmentOpening:
+    """Parse an opening file or raise a user-facing error."""
+    try:
+        return CommitmentOpening.model_validate_json(path.read_text())
+    except FileNotFoundError as exc:
+        raise CertificateError(f"{path}: no such opening file") from exc
+    except ValidationError as exc:
+        raise CertificateError(f"{path}: not a certificate opening: {_first_error(exc)}") from exc
 
 
 def _vk_for(cert: VerificationCertificate, vk: Path | None) -> str:
@@ -57,21 +76,38 @@ def issue_cmd(
     verdict_file: Annotated[Path, typer.Argument(help="VerificationVerdict JSON from `reasonforge verify --json`.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the certificate.")] = Path("certificate.json"),
     as_json: Annotated[bool, typer.Option("--json", help="Print the certificate JSON.")] = False,
-    circuit: Annotated[Circuit, typer.Option("--circuit", help="Circuit instance (small: reduced, for tests).")] = Circuit.full,
+    circuit: Annotated[
+        Circuit, typer.Option("--circuit", help="Circuit instance (small: reduced, for tests).")
+    ] = Circuit.full,
     timestamp: Annotated[int | None, typer.Option("--timestamp", help="Unix time to attest (default: now).")] = None,
+    verify_base: Annotated[
+        str | None,
+        typer.Option(
+            "--verify-base",
+            envvar="REASONFORGE_VERIFY_BASE",
+            help="Public URL prefix where certificates can be checked; verify_url = PREFIX/<certificate_id>.",
+        ),
+    ] = None,
 ) -> None:
     """Sign the verdict with the local validator keys, prove it and write the certificate."""
     try:
         verdict = VerificationVerdict.model_validate_json(verdict_file.read_text())
-    except (FileNotFoundError, ValidationError) as exc:
-        err.print(f"error: {verdict_file}: not a VerificationVerdict ({exc.__class__.__name__})")
+    except FileNotFoundError as exc:
+        err.print(f"error: {verdict_file}: no such verdict file")
+        raise typer.Exit(2) from exc
+    except ValidationError as exc:
+        err.print(
+            f"error: {verdict_file}: not a VerificationVerdict (`reasonforge verify --json` prints one): {_first_error(exc)}"
+        )
         raise typer.Exit(2) from exc
     from reasonforge.certificate.issue import issue  # heavy (groth16py): load on use
 
     params = FULL if circuit is Circuit.full else SMALL
     started = time.monotonic()
     try:
-        cert, opening = issue(verdict, home=data_home(), params=params, timestamp=timestamp, progress=err.print)
+        cert, opening = issue(
+            verdict, home=data_home(), params=params, timestamp=timestamp, progress=err.print, verify_base=verify_base
+        )
     except ReasonForgeError as exc:
         raise _exit_on_error(exc) from exc
     out.write_text(cert.model_dump_json(indent=2))
@@ -101,7 +137,7 @@ def verify_cmd(
 
     try:
         cert = _load_cert(cert_file)
-        opened = CommitmentOpening.model_validate_json(opening.read_text()) if opening else None
+        opened = _load_opening(opening) if opening else None
         result = check_certificate(cert, _vk_for(cert, vk), opening=opened)
     except ReasonForgeError as exc:
         raise _exit_on_error(exc) from exc
@@ -118,7 +154,9 @@ def verify_cmd(
 def register_cmd(
     cert_file: Annotated[Path, typer.Argument(help="Certificate JSON (updated in place with the registration).")],
     rpc: Annotated[str, typer.Option("--rpc", help="JSON-RPC URL of the EVM node.")],
-    registry_address: Annotated[str | None, typer.Option("--registry", help="Registry address (default: deploy one).")] = None,
+    registry_address: Annotated[
+        str | None, typer.Option("--registry", help="Registry address (default: deploy one).")
+    ] = None,
     vk: Annotated[Path | None, typer.Option("--vk", help="verification_key.json of the circuit.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the registration as JSON.")] = False,
 ) -> None:
@@ -146,7 +184,9 @@ def register_cmd(
     if as_json:
         print(json.dumps({**reg.model_dump(), "is_verified": verified}))
     else:
-        err.print(f"registered in block {reg.block_number}, tx {reg.tx_hash}, gas {reg.gas_used}; isVerified = {verified}")
+        err.print(
+            f"registered in block {reg.block_number}, tx {reg.tx_hash}, gas {reg.gas_used}; isVerified = {verified}"
+        )
 
 
 @app.command("show")
@@ -160,9 +200,22 @@ def show_cmd(cert_file: Annotated[Path, typer.Argument(help="Certificate JSON.")
     table.add_column("field")
     table.add_column("value")
     for name in (
-        "task_hash", "domain", "proof_level", "overall_verdict", "verified_steps", "total_steps", "timestamp",
-        "validator_count", "validator_threshold", "stake_threshold", "validator_commitment", "chain_id",
-        "registry_address", "tx_hash", "block_number",
+        "task_hash",
+        "domain",
+        "proof_level",
+        "overall_verdict",
+        "verified_steps",
+        "total_steps",
+        "timestamp",
+        "validator_count",
+        "validator_threshold",
+        "stake_threshold",
+        "validator_commitment",
+        "chain_id",
+        "registry_address",
+        "tx_hash",
+        "block_number",
+        "verify_url",
     ):
         table.add_row(name, str(getattr(cert, name)))
     table.add_row("proofs", f"{len(cert.zk_proof)} × Groth16 ({cert.verification_key.circuit})")

@@ -32,8 +32,15 @@ def _handler(request: Callable[[str, Any], dict]) -> type[BaseHTTPRequestHandler
                 response = dict(request(call["method"], call.get("params", [])))
             except Exception as exc:  # noqa: BLE001 (any failure becomes a JSON-RPC error, as on real nodes)
                 data = _revert_data(exc)
-                return {"jsonrpc": "2.0", "id": call.get("id"), "error": {
-                    "code": 3, "message": f"execution reverted: {type(exc).__name__}", "data": "0x" + data.hex()}}
+                return {
+                    "jsonrpc": "2.0",
+                    "id": call.get("id"),
+                    "error": {
+                        "code": 3,
+                        "message": f"execution reverted: {type(exc).__name__}",
+                        "data": "0x" + data.hex(),
+                    },
+                }
             response["id"] = call.get("id")
             response["jsonrpc"] = "2.0"
             return response

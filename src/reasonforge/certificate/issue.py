@@ -1,15 +1,17 @@
-"""Issue a certificate from a verdict: sign, prove each segment, assemble, attest."""
+"""Issue certificates from verdicts: sign, prove each segment, assemble, attest (`Issuer` keeps keys loaded)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from reasonforge.certificate import attest, canonical, validators, witness
+from reasonforge.certificate import attest, canonical, merkle, validators, witness
 from reasonforge.certificate.common import CertificateError, certificate_dir
 from reasonforge.certificate.params import FIELD_MODULUS, CircuitParams
 from reasonforge.certificate.prover import Progress, Prover, ensure_keys
@@ -48,13 +50,145 @@ def checker_specs(verdict: VerificationVerdict) -> list[Spec]:
 def _validate_verdict(verdict: VerificationVerdict) -> None:
     """Refuse verdicts whose counts or hashes disagree with their own steps."""
     if not verdict.task_hash:
-        raise CertificateError("the verdict has no task_hash: produce it with `reasonforge verify --json`", field="task_hash")
+        raise CertificateError(
+            "the verdict has no task_hash: produce it with `reasonforge verify --json`", field="task_hash"
+        )
+    if not re.fullmatch(r"[0-9a-f]{64}", verdict.task_hash):
+        raise CertificateError("task_hash must be 64 lowercase hex digits (a sha256)", field="task_hash")
     if verdict.total_steps != len(verdict.step_verdicts) or verdict.total_steps == 0:
-        raise CertificateError("total_steps must equal the number of step_verdicts (and be at least 1)", field="total_steps")
+        raise CertificateError(
+            "total_steps must equal the number of step_verdicts (and be at least 1)", field="total_steps"
+        )
     if verdict.verified_steps != sum(sv.verified for sv in verdict.step_verdicts):
         raise CertificateError("verified_steps disagrees with the step verdicts", field="verified_steps")
     if verdict.verdict_hash and verdict.verdict_hash != plan_verdict_hash(verdict):
         raise CertificateError("verdict_hash does not match the verdict's steps", field="verdict_hash")
+
+
+def verify_url_for(base: str, certificate_id: str) -> str:
+    """`base`/`certificate_id`, the plan's verify_url shape (https://verify.example/0xabc...)."""
+    if not base.startswith(("https://", "http://")) or any(c.isspace() for c in base):
+        raise CertificateError(f"verify URL base {base!r} is not an http(s) URL", field="verify_base")
+    return f"{base.rstrip('/')}/{certificate_id}"
+
+
+class Issuer:
+    """Issues certificates with the validator set and the proving key loaded once.
+
+    Loading the full proving key takes seconds, so a long-running service builds one Issuer at
+    start-up and keeps it. It is thread-safe: each request signs and computes its witness (a Node
+    subprocess) concurrently; proofs are serialised by the prover's lock, since groth16py proves on
+    one core and holds the GIL (a witness still runs on the other core meanwhile). The validator
+    set is read once: build a new Issuer after changing it.
+    """
+
+    def __init__(self, home: Path, params: CircuitParams, progress: Progress | None = None) -> None:
+        folder = certificate_dir(home)
+        vset, created = validators.load_or_create(folder / "validators.json", params)
+        if created and progress:
+            progress(f"created {len(vset.validators)} local validator keys in {folder / 'validators.json'}")
+        self.params = params
+        self.validators = vset
+        self.signers = list(range(min(len(vset.validators), params.max_validators)))
+        if len(self.signers) < vset.threshold:
+            raise CertificateError(f"{len(self.signers)} local validators cannot meet the threshold {vset.threshold}")
+        levels = vset.levels(params.merkle_depth)
+        self.root = merkle.root(levels)
+        self.opening = merkle.opening(levels, params.open_bits)
+        self.keys = ensure_keys(params, folder / "keys", progress)
+        self.prover = Prover(self.keys)
+        self.key_ref = VerificationKeyRef(
+            circuit=params.name,
+            params=params,
+            sha256=hashlib.sha256(self.prover.verification_key_json.encode()).hexdigest(),
+            insecure_development_key=(self.keys.folder / "INSECURE-DEVELOPMENT-KEYS.txt").exists(),
+        )
+
+    def _statements(self, verdict: VerificationVerdict, stamp: int) -> list[witness.Statement]:
+        """One statement per segment of max_steps steps, each linked to the one before."""
+        bits = [sv.verified for sv in verdict.step_verdicts]
+        statements: list[witness.Statement] = []
+        for index, start in enumerate(range(0, len(bits), self.params.max_steps)):
+            previous = statements[-1].commitment if statements else None
+            statements.append(
+                witness.Statement(
+                    task_input=witness.segment_task_input(verdict.task_hash, previous, index),
+                    step_bits=tuple(bits[start : start + self.params.max_steps]),
+                    salt=secrets.randbelow(FIELD_MODULUS),
+                    timestamp=stamp,
+                    threshold=self.validators.threshold,
+                    stake_threshold=self.validators.stake_threshold,
+                    validator_root=self.root,
+                )
+            )
+        return statements
+
+    def _witness(self, statement: witness.Statement, workdir: Path) -> tuple[Path, list[int]]:
+        """Sign the statement with every local validator and compute the circuit witness."""
+        slots = witness.sign_statement(self.validators, statement, self.params.merkle_depth, self.signers)
+        inputs = witness.circuit_inputs(self.params, statement, slots, self.opening)
+        return self.prover.witness(inputs, workdir), witness.public_inputs(statement, len(slots))
+
+    def issue(
+        self, verdict: VerificationVerdict, *, timestamp: int | None = None, verify_base: str | None = None
+    ) -> tuple[VerificationCertificate, CommitmentOpening]:
+        """Sign the verdict commitment with the local validators, prove every segment, build the certificate."""
+        _validate_verdict(verdict)
+        if verify_base is not None:
+            verify_url_for(verify_base, "0x")  # refuse a bad base before proving
+        stamp = int(time.time()) if timestamp is None else timestamp
+        if not 0 < stamp < 1 << 64:
+            raise CertificateError(f"timestamp {stamp} is not a positive 64-bit Unix time", field="timestamp")
+        statements = self._statements(verdict, stamp)
+        segments = []
+        # Witnesses for later segments are computed while earlier ones are proved (two cores).
+        with tempfile.TemporaryDirectory(prefix="rf-witness-") as tmp, ThreadPoolExecutor(max_workers=1) as pool:
+            pending = [pool.submit(self._witness, st, Path(tmp) / str(i)) for i, st in enumerate(statements)]
+            first = 0
+            for statement, future in zip(statements, pending):
+                wtns, public = future.result()
+                proof = self.prover.prove_witness(wtns, public)
+                segments.append(
+                    ProofSegment(
+                        proof=proof.hex(),
+                        public_inputs=[str(x) for x in public],
+                        first_step=first,
+                        total_steps=len(statement.step_bits),
+                        verified_steps=sum(statement.step_bits),
+                    )
+                )
+                first += len(statement.step_bits)
+
+        cert = VerificationCertificate(
+            task_hash=verdict.task_hash,
+            domain=verdict.domain.value,
+            proof_level=verdict.proof_level.value,
+            total_steps=verdict.total_steps,
+            verified_steps=verdict.verified_steps,
+            overall_verdict=verdict.overall.value,
+            timestamp=stamp,
+            validator_count=len(self.signers),
+            validator_threshold=self.validators.threshold,
+            stake_threshold=self.validators.stake_threshold,
+            validator_commitment=f"0x{self.root:064x}",
+            verdict_commitment=f"0x{statements[-1].commitment:064x}",
+            verdict_hash=plan_verdict_hash(verdict),
+            zk_proof=segments,
+            verification_key=self.key_ref,
+            checker_specs=checker_specs(verdict),
+        )
+        cert.certificate_id = cert.content_hash()
+        cert.attestations = [
+            attest.attest(bytes.fromhex(self.validators.validators[i].ed25519_seed), cert.certificate_id)
+            for i in self.signers
+        ]
+        if verify_base is not None:
+            cert.verify_url = verify_url_for(verify_base, cert.certificate_id)
+        bits = [sv.verified for sv in verdict.step_verdicts]
+        opening = CommitmentOpening(
+            certificate_id=cert.certificate_id, step_bits=bits, salts=[str(st.salt) for st in statements]
+        )
+        return cert, opening
 
 
 def issue(
@@ -64,76 +198,10 @@ def issue(
     params: CircuitParams,
     timestamp: int | None = None,
     progress: Progress | None = None,
+    verify_base: str | None = None,
 ) -> tuple[VerificationCertificate, CommitmentOpening]:
-    """Sign the verdict commitment with the local validators, prove it and build the certificate."""
+    """One certificate with keys loaded for this call only (the CLI's path; services keep an Issuer)."""
     _validate_verdict(verdict)
-    folder = certificate_dir(home)
-    vset, created = validators.load_or_create(folder / "validators.json", params)
-    if created and progress:
-        progress(f"created {len(vset.validators)} local validator keys in {folder / 'validators.json'}")
-    signers = list(range(min(len(vset.validators), params.max_validators)))
-    if len(signers) < vset.threshold:
-        raise CertificateError(f"{len(signers)} local validators cannot meet the threshold {vset.threshold}")
-    keys = ensure_keys(params, folder / "keys", progress)
-    prover = Prover(keys)
-    root = vset.levels(params.merkle_depth)[-1][0]
-    stamp = int(time.time()) if timestamp is None else timestamp
-    task_field = canonical.hex_to_field(verdict.task_hash)
-    bits = [sv.verified for sv in verdict.step_verdicts]
-
-    segments, salts, previous = [], [], None
-    for index, start in enumerate(range(0, len(bits), params.max_steps)):
-        chunk = tuple(bits[start : start + params.max_steps])
-        statement = witness.Statement(
-            task_input=witness.segment_task_input(task_field, previous, index),
-            step_bits=chunk,
-            salt=secrets.randbelow(FIELD_MODULUS),
-            timestamp=stamp,
-            threshold=vset.threshold,
-            stake_threshold=vset.stake_threshold,
-            validator_root=root,
-        )
-        slots = witness.sign_statement(vset, statement, params.merkle_depth, signers)
-        public = witness.public_inputs(statement, len(slots))
-        with tempfile.TemporaryDirectory(prefix="rf-witness-") as tmp:
-            proof = prover.prove(witness.circuit_inputs(params, statement, slots), public, Path(tmp))
-        segments.append(
-            ProofSegment(
-                proof=proof.hex(),
-                public_inputs=[str(x) for x in public],
-                first_step=start,
-                total_steps=len(chunk),
-                verified_steps=sum(chunk),
-            )
-        )
-        salts.append(str(statement.salt))
-        previous = statement.commitment
-
-    cert = VerificationCertificate(
-        task_hash=verdict.task_hash,
-        domain=verdict.domain.value,
-        proof_level=verdict.proof_level.value,
-        total_steps=verdict.total_steps,
-        verified_steps=verdict.verified_steps,
-        overall_verdict=verdict.overall.value,
-        timestamp=stamp,
-        validator_count=len(signers),
-        validator_threshold=vset.threshold,
-        stake_threshold=vset.stake_threshold,
-        validator_commitment=f"0x{root:064x}",
-        verdict_commitment=f"0x{previous:064x}",
-        verdict_hash=plan_verdict_hash(verdict),
-        zk_proof=segments,
-        verification_key=VerificationKeyRef(
-            circuit=params.name,
-            params=params,
-            sha256=hashlib.sha256(prover.verification_key_json.encode()).hexdigest(),
-            insecure_development_key=(keys.folder / "INSECURE-DEVELOPMENT-KEYS.txt").exists(),
-        ),
-        checker_specs=checker_specs(verdict),
-    )
-    cert.certificate_id = cert.content_hash()
-    cert.attestations = [
-        attest.attest(bytes.fromhex(vset.validators[i].ed25519_seed), cert.certificate_id) for i in signers
-    ]
-    return cert, CommitmentOpening(certificate_id=cert.certificate_id, step_bits=bits, salts=salts)
+    if verify_base is not None:
+        verify_url_for(verify_base, "0x")  # refuse a bad base before the keys load, not after proving
+    return Issuer(home, params, progress).issue(verdict, timestamp=timestamp, verify_base=verify_base)

@@ -11,6 +11,7 @@ import fcntl
 import hashlib
 import json
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -60,7 +61,7 @@ def main_source(params: CircuitParams) -> str:
         "pragma circom 2.1.0;\n"
         'include "verdict_lib.circom";\n'
         f"component main {{public [{', '.join(PUBLIC_INPUTS)}]}} = "
-        f"VerdictCertificate({params.max_steps}, {params.max_validators}, {params.merkle_depth});\n"
+        f"VerdictCertificate({params.max_steps}, {params.max_validators}, {params.merkle_depth}, {params.open_bits});\n"
     )
 
 
@@ -91,7 +92,9 @@ def compile_circuit(folder: Path) -> None:
     shutil.copytree(toolchain.node_modules() / "circomlib" / "circuits", lib)
     shutil.copy(CIRCUITS / "verdict_lib.circom", folder / "verdict_lib.circom")
     script = toolchain.bin_script("circom2", "cli.js")
-    toolchain.run_node(script, ["--O2", "--r1cs", "--wasm", "-l", "lib/circomlib", "-o", ".", "main.circom"], cwd=folder)
+    toolchain.run_node(
+        script, ["--O2", "--r1cs", "--wasm", "-l", "lib/circomlib", "-o", ".", "main.circom"], cwd=folder
+    )
 
 
 def ensure_keys(params: CircuitParams, cache: Path, progress: Progress | None = None) -> CircuitKeys:
@@ -107,7 +110,9 @@ def ensure_keys(params: CircuitParams, cache: Path, progress: Progress | None = 
         started = time.monotonic()
         say(f"compiling circuit {params.name} with circom2 --O2 (one-off)...")
         compile_circuit(keys.folder)
-        say(f"running development Groth16 setup (insecure for production; one-off, {time.monotonic() - started:.0f}s so far)...")
+        say(
+            f"running development Groth16 setup (insecure for production; one-off, {time.monotonic() - started:.0f}s so far)..."
+        )
         pk, vk = groth16py.setup(str(keys.r1cs))
         pk.save(str(keys.proving_key))
         keys.verification_key.write_text(vk.to_json())
@@ -126,10 +131,11 @@ def default_params() -> CircuitParams:
 
 
 class Prover:
-    """Loaded keys for one circuit instance."""
+    """Loaded keys for one circuit instance; safe to share between threads (proofs take turns)."""
 
     def __init__(self, keys: CircuitKeys) -> None:
         self.keys = keys
+        self._lock = threading.Lock()
         self._pk = groth16py.ProvingKey.load(str(keys.proving_key))
         self._vk_json = keys.verification_key.read_text()
         self._verifier = groth16py.Verifier(groth16py.VerifyingKey.from_snarkjs(self._vk_json))
@@ -148,8 +154,13 @@ class Prover:
         return workdir / "witness.wtns"
 
     def prove(self, inputs: dict[str, object], public: list[int], workdir: Path) -> bytes:
-        """Prove, then verify: groth16py does not check the witness, so never trust an unverified proof."""
-        proof = groth16py.prove_wtns(self._pk, str(self.witness(inputs, workdir)))
+        """Witness, prove, then verify the proof."""
+        return self.prove_witness(self.witness(inputs, workdir), public)
+
+    def prove_witness(self, wtns: Path, public: list[int]) -> bytes:
+        """Prove from a witness file, then verify: groth16py does not check the witness, so never trust an unverified proof."""
+        with self._lock:
+            proof = groth16py.prove_wtns(self._pk, str(wtns))
         if not self._verifier.verify(proof, public):
             raise ProofError("the fresh proof does not verify: the inputs violate the circuit's constraints")
         return proof

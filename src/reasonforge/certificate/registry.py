@@ -16,6 +16,7 @@ from reasonforge.errors import ReasonForgeError
 
 DEPLOY_GAS = 6_000_000
 REGISTER_GAS = 1_500_000
+SEGMENT_GAS = 600_000  # each further segment: one more verifyProof and a stored commitment
 CALL_GAS = 1_000_000
 
 DOMAINS = {"mathematics": 0, "code": 1, "logic": 2}
@@ -106,11 +107,11 @@ def proof_words(proof_hex: str) -> tuple[list[int], list[list[int]], list[int]]:
 
 
 def certificate_struct(cert: VerificationCertificate) -> tuple:
-    """The on-chain Certificate tuple (registrant is set by the contract)."""
-    if len(cert.zk_proof) != 1:
-        raise RegistryError(
-            f"the registry takes single-proof certificates; this one has {len(cert.zk_proof)} segments (> max steps)"
-        )
+    """The on-chain Certificate tuple (segments and registrant are set by the contract)."""
+    if len(cert.zk_proof) > 255:
+        raise RegistryError(f"the registry takes at most 255 segments; this certificate has {len(cert.zk_proof)}")
+    if cert.total_steps >= 1 << 16:
+        raise RegistryError(f"the registry counts steps in 16 bits; this certificate has {cert.total_steps}")
     return (
         bytes.fromhex(cert.task_hash),
         int(cert.verdict_commitment, 16).to_bytes(32, "big"),
@@ -124,8 +125,19 @@ def certificate_struct(cert: VerificationCertificate) -> tuple:
         cert.validator_threshold,
         cert.timestamp,
         cert.stake_threshold,
+        len(cert.zk_proof),
         "0x" + "00" * 20,
     )
+
+
+def segment_structs(cert: VerificationCertificate) -> list[tuple]:
+    """The on-chain Segment tuples: each proof with its commitment and step counts."""
+    structs = []
+    for seg in cert.zk_proof:
+        a, b, c = proof_words(seg.proof)
+        commitment = seg.public_ints()[1].to_bytes(32, "big")
+        structs.append((commitment, seg.total_steps, seg.verified_steps, a, b, c))
+    return structs
 
 
 def registry_contract(w3: Web3, compiled: CompiledContracts, address: str) -> Contract:
@@ -138,9 +150,11 @@ def register(
 ) -> Registration:
     """registerCertificate with an explicit gas limit; a revert raises RegistryError."""
     contract = registry_contract(w3, compiled, address)
-    a, b, c = proof_words(cert.zk_proof[0].proof)
-    fn = contract.functions.registerCertificate(bytes.fromhex(cert.certificate_id[2:]), certificate_struct(cert), a, b, c)
-    receipt = _send(w3, fn, REGISTER_GAS, sender or w3.eth.accounts[0], compiled.registry.abi)
+    fn = contract.functions.registerCertificate(
+        bytes.fromhex(cert.certificate_id[2:]), certificate_struct(cert), segment_structs(cert)
+    )
+    gas = REGISTER_GAS + SEGMENT_GAS * (len(cert.zk_proof) - 1)
+    receipt = _send(w3, fn, gas, sender or w3.eth.accounts[0], compiled.registry.abi)
     return Registration(
         chain_id=w3.eth.chain_id,
         registry_address=contract.address,
@@ -150,6 +164,13 @@ def register(
     )
 
 
+def segment_commitments(w3: Web3, compiled: CompiledContracts, address: str, certificate_id: str) -> list[str]:
+    """The commitments the registry recorded for a certificate's segments, in order (0x hex)."""
+    contract = registry_contract(w3, compiled, address)
+    raw = contract.functions.segmentCommitmentsOf(bytes.fromhex(certificate_id[2:])).call({"gas": CALL_GAS})
+    return ["0x" + bytes(c).hex() for c in raw]
+
+
 def is_verified(w3: Web3, compiled: CompiledContracts, address: str, task_hash: str) -> bool:
     """registry.isVerified(taskHash)."""
     contract = registry_contract(w3, compiled, address)
@@ -157,14 +178,17 @@ def is_verified(w3: Web3, compiled: CompiledContracts, address: str, task_hash: 
 
 
 def verify_on_chain(w3: Web3, compiled: CompiledContracts, verifier: str, cert: VerificationCertificate) -> bool:
-    """Call the verifier directly on the certificate's proof and public inputs."""
+    """Call the verifier directly on every segment's proof and public inputs."""
     contract = w3.eth.contract(address=Web3.to_checksum_address(verifier), abi=compiled.verifier.abi)
-    a, b, c = proof_words(cert.zk_proof[0].proof)
-    return bool(contract.functions.verifyProof(a, b, c, cert.zk_proof[0].public_ints()).call({"gas": CALL_GAS}))
+    for seg in cert.zk_proof:
+        a, b, c = proof_words(seg.proof)
+        if not contract.functions.verifyProof(a, b, c, seg.public_ints()).call({"gas": CALL_GAS}):
+            return False
+    return True
 
 
 def verify_proof_gas(w3: Web3, compiled: CompiledContracts, verifier: str, cert: VerificationCertificate) -> int:
-    """Gas used by verifyProof as a transaction (the figure the plan's target refers to)."""
+    """Gas used by verifyProof on the first segment as a transaction (the figure the plan's target refers to)."""
     contract = w3.eth.contract(address=Web3.to_checksum_address(verifier), abi=compiled.verifier.abi)
     a, b, c = proof_words(cert.zk_proof[0].proof)
     fn = contract.functions.verifyProof(a, b, c, cert.zk_proof[0].public_ints())

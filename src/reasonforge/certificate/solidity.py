@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from reasonforge.certificate import toolchain
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
 SCRIPT = Path(__file__).resolve().parent / "js" / "contracts.cjs"
+VERIFIER_TEMPLATE = CONTRACTS / "Verifier.sol.ejs"
 
 
 class CompiledContract(BaseModel):
@@ -28,14 +30,19 @@ class CompiledContracts(BaseModel):
     solc_version: str
 
 
-def compile_contracts(vk_json_path: Path, out_dir: Path) -> CompiledContracts:
-    """Write out_dir/Verifier.sol and contracts.json; cached on the key and the registry source."""
+def compile_contracts(
+    vk_json_path: Path, out_dir: Path, verifier_template: Path = VERIFIER_TEMPLATE
+) -> CompiledContracts:
+    """Write out_dir/Verifier.sol and contracts.json; cached on the key, the template and the registry source."""
     out_dir.mkdir(parents=True, exist_ok=True)
     cached = out_dir / "contracts.json"
     stamp = out_dir / "contracts.stamp"
-    fingerprint = vk_json_path.read_text() + (CONTRACTS / "CertificateRegistry.sol").read_text()
+    registry = CONTRACTS / "CertificateRegistry.sol"
+    fingerprint = hashlib.sha256(
+        vk_json_path.read_bytes() + verifier_template.read_bytes() + registry.read_bytes() + SCRIPT.read_bytes()
+    ).hexdigest()
     if not (cached.exists() and stamp.exists() and stamp.read_text() == fingerprint):
-        args = [str(toolchain.node_modules()), str(vk_json_path), str(CONTRACTS / "CertificateRegistry.sol"), str(out_dir)]
+        args = [str(toolchain.node_modules()), str(vk_json_path), str(verifier_template), str(registry), str(out_dir)]
         toolchain.run_node(SCRIPT, args, cwd=out_dir)
         stamp.write_text(fingerprint)
     raw = json.loads(cached.read_text())

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from pydantic import BaseModel, ConfigDict
 
-from reasonforge.certificate import babyjub, merkle
+from reasonforge.certificate import babyjub, canonical, merkle
 from reasonforge.certificate.params import CircuitParams, pack_public
 from reasonforge.certificate.poseidon import poseidon
 from reasonforge.certificate.validators import ValidatorSet
@@ -40,13 +42,23 @@ class SignedSlot(BaseModel):
     signature: babyjub.EddsaSignature
 
 
-def segment_task_input(task_field: int, previous_commitment: int | None, index: int) -> int:
-    """Segment 0 proves the task hash itself; segment i > 0 proves Poseidon(task, accumulator_{i-1}, i)."""
+def segment_task_input(task_hash: str, previous_commitment: int | None, index: int) -> int:
+    """The task input segment `index` proves: the task hash (top 248 bits) for segment 0, else the
+    top 248 bits of sha256(taskHash || commitment_{i-1} || i), each 32 bytes big-endian.
+
+    sha256 rather than Poseidon so the registry contract can recompute the links for a few hundred
+    gas; the circuit treats the task input as opaque, so nothing in it changes.
+    """
     if index == 0:
-        return task_field
+        return canonical.hex_to_field(task_hash)
     if previous_commitment is None:
         raise ValueError("segment after the first needs the previous commitment")
-    return poseidon([task_field, previous_commitment, index])
+    link = (
+        bytes.fromhex(task_hash.removeprefix("0x"))
+        + previous_commitment.to_bytes(32, "big")
+        + index.to_bytes(32, "big")
+    )
+    return int.from_bytes(hashlib.sha256(link).digest(), "big") >> 8
 
 
 def sign_statement(vset: ValidatorSet, statement: Statement, depth: int, signers: list[int]) -> list[SignedSlot]:
@@ -75,7 +87,26 @@ def public_inputs(statement: Statement, validator_count: int) -> list[int]:
     return [statement.task_input, statement.commitment, statement.validator_root, packed]
 
 
-def circuit_inputs(params: CircuitParams, statement: Statement, slots: list[SignedSlot]) -> dict[str, object]:
+def padding_path(levels: int) -> list[list[int]]:
+    """A disabled slot's path: its identity-key leaf at position 0 of every level (the per-level
+    position check is not gated by `enabled`, so the padding must still be a consistent path)."""
+    node = merkle.ValidatorLeaf(ax=0, ay=1, stake=0).hash()
+    path = []
+    for _ in range(levels):
+        children = [node, 0, 0, 0]
+        path.append(children)
+        node = poseidon(children)
+    return path
+
+
+def tree_opening(vset: ValidatorSet, params: CircuitParams) -> list[int]:
+    """The shared opening of the validator tree the circuit hashes to the root."""
+    return merkle.opening(vset.levels(params.merkle_depth), params.open_bits)
+
+
+def circuit_inputs(
+    params: CircuitParams, statement: Statement, slots: list[SignedSlot], opening: list[int]
+) -> dict[str, object]:
     """The full input JSON for the witness calculator; unused slots are disabled identity points."""
     if len(statement.step_bits) > params.max_steps:
         raise ValueError(f"{len(statement.step_bits)} steps exceed the circuit's {params.max_steps}")
@@ -83,7 +114,11 @@ def circuit_inputs(params: CircuitParams, statement: Statement, slots: list[Sign
         raise ValueError(f"{len(slots)} signatures exceed the circuit's {params.max_validators} slots")
     task, commitment, root, packed = public_inputs(statement, len(slots))
     pad_v = params.max_validators - len(slots)
-    depth = params.merkle_depth
+    if len(opening) != 1 << params.open_bits:
+        raise ValueError(f"the tree opening has {len(opening)} nodes, the circuit takes {1 << params.open_bits}")
+    depth, levels = params.merkle_depth, params.path_levels
+    if any(len(s.proof.children) != depth // 2 for s in slots):
+        raise ValueError(f"a membership proof does not have the circuit's {depth // 2} levels")
     bits = [int(b) for b in statement.step_bits] + [0] * (params.max_steps - len(statement.step_bits))
     return {
         "taskHash": task,
@@ -105,6 +140,7 @@ def circuit_inputs(params: CircuitParams, statement: Statement, slots: list[Sign
         "S": [s.signature.s for s in slots] + [0] * pad_v,
         "R8x": [s.signature.r8x for s in slots] + [0] * pad_v,
         "R8y": [s.signature.r8y for s in slots] + [1] * pad_v,
-        "siblings": [list(s.proof.siblings) for s in slots] + [[0] * depth] * pad_v,
-        "pathBits": [list(s.proof.path_bits) for s in slots] + [[0] * depth] * pad_v,
+        "children": [s.proof.children[:levels] for s in slots] + [padding_path(levels)] * pad_v,
+        "indexBits": [[(s.proof.index >> b) & 1 for b in range(depth)] for s in slots] + [[0] * depth] * pad_v,
+        "opening": opening,
     }

@@ -41,7 +41,20 @@ class ServiceSettings(BaseSettings):
     webhook_allow_private: bool = Field(default=False, description="Allow callbacks to private/loopback addresses.")
     webhook_max_attempts: int = Field(default=5, ge=1)
     webhook_backoff_s: float = Field(default=1.0, gt=0, description="First retry delay; doubles each attempt.")
+    webhook_timeout_s: float = Field(default=10.0, gt=0, description="Per-attempt timeout of a webhook POST.")
     require_auth: bool = Field(default=True, description="Off only for trusted local use.")
+    certificate_circuit: str = Field(
+        default="full", pattern="^(full|small)$", description="Certificate circuit: full, or small (reduced; tests)."
+    )
+    job_retention_days: float = Field(
+        default=30.0, gt=0, description="Finished and cancelled jobs older than this are deleted (certificates stay)."
+    )
+    sweep_interval_s: float = Field(
+        default=1.0, gt=0, description="How often expired leases are reclaimed and lost messages re-sent."
+    )
+    resend_after_s: float = Field(
+        default=120.0, gt=0, description="A queued job unclaimed this long is published again (a lost message)."
+    )
 
     def resolved_database_url(self) -> str:
         """The configured URL, or the SQLite file under `home`."""

@@ -6,7 +6,9 @@ Per step, the artifact (format: `verify/arithmetic.py`) holds, in this order:
 - for each ancestor step in topological order: its bindings as `let`, its claims as `fact`, its
   assumptions as `assume` (an ancestor's claims are trusted here: if one is false, its own check fails
   and the cascade invalidates this step). An ancestor's cases ("if x = 2", "for n = 1") held for that
-  step only: such a step passes on its bindings, not its claims or assumptions;
+  step only: such a step passes on its bindings, not its claims or assumptions. A given or ancestor
+  relation stated in other units than the step states the same names in (`3x = 1 hour`, then
+  `3x = 60 minutes`) is restated exactly in the step's units (`fact 3*x = 1*60`) or left out;
 - the step's own assumptions (`assume`), bindings and cases (`define`) and claims (`claim`), plus the
   claims of `claimed_conclusion` that the content does not already make;
 - `assume v >= 0` for the step's unknowns when the query or the step speaks of a length, distance,
@@ -33,12 +35,18 @@ from reasonforge.types import (
 )
 from reasonforge.verify.arithmetic import parse_artifact
 from reasonforge.verify.math_expr import ExpressionError, evaluate, to_text
-from reasonforge.verify.math_text import Relation, StepMath, extract, extract_value
+from reasonforge.verify.math_text import (
+    Relation,
+    StepMath,
+    extract,
+    extract_value,
+    restate,
+)
 
 __all__ = ["MathTranslator"]
 
 TRANSLATOR_NAME = "math-rules"
-TRANSLATOR_VERSION = "1.0"
+TRANSLATOR_VERSION = "1.1"
 _NONNEGATIVE = re.compile(
     r"\b(lengths?|distances?|hypotenuse|sides?|radius|radii|diameter|perimeter|area|heights?|width|ages?|"
     r"number\s+of|how\s+many)\b",
@@ -65,18 +73,37 @@ def _read(step: ReasoningStep) -> StepMath:
     return replace(math, claims=math.claims + added, notes=math.notes + extra.notes)
 
 
-def _context_lines(math: StepMath) -> list[str]:
+def _context_lines(math: StepMath, units: Mapping[str, str]) -> list[str]:
     """What a given or an ancestor step contributes: bindings as let, claims as fact, assumptions. A step
     that considers a case ("if x = 2", "for n = 1", "if K^2 = 1") may claim what holds in that case only,
-    so it contributes its bindings alone."""
+    so it contributes its bindings alone. A relation stated in other units than the checked step uses for
+    its names (`3x = 1 hour` before `3x = 60 minutes`) is restated in the step's units, or left out when
+    that cannot be done exactly (see `restate`)."""
     hypothetical = bool(math.cases) or any(a.relation is not None and a.relation.op == "=" for a in math.assumptions)
     lines = [] if hypothetical else [f"assume {a.text}" for a in math.assumptions]
     for rel in math.relations:
-        if rel in math.bindings:
-            lines.append(f"let {rel.text}")
-        elif rel in math.claims and not hypothetical:
-            lines.append(f"fact {rel.text}")
+        if rel not in math.bindings and (rel not in math.claims or hypothetical):
+            continue
+        keyword = "let" if rel in math.bindings else "fact"
+        targets = {units[name] for name in rel.names if name in units}
+        if rel.unit is None or not targets or targets == {rel.unit}:
+            lines.append(f"{keyword} {rel.text}")
+            continue
+        restated = restate(rel, targets.pop()) if len(targets) == 1 else None
+        if restated is not None:
+            lines.append(f"{keyword} {restated.text}  # {rel.text} in {rel.unit}s, here in {restated.unit}s")
     return lines
+
+
+def _units(math: StepMath) -> dict[str, str]:
+    """The unit each name's quantities are stated in by this step's own relations (names given two units
+    are left out)."""
+    seen: dict[str, set[str]] = {}
+    for rel in math.relations:
+        if rel.unit:
+            for name in rel.names:
+                seen.setdefault(name, set()).add(rel.unit)
+    return {name: next(iter(units)) for name, units in seen.items() if len(units) == 1}
 
 
 def _own_lines(math: StepMath) -> list[str]:
@@ -159,10 +186,11 @@ class MathTranslator:
                                    language=ArtifactLanguage.SYMPY, dependencies=direct, translation_confidence=0.0,
                                    notes="; ".join([reason, *notes]))
         lines: list[str] = []
+        units = _units(own)
         if not givens.empty or givens.assumptions:
-            lines += ["# givens (from the query)", *_context_lines(givens)]
+            lines += ["# givens (from the query)", *_context_lines(givens, units)]
         for sid in before:
-            context = _context_lines(readings[sid])
+            context = _context_lines(readings[sid], units)
             if context:
                 lines += [f"# step {sid}", *context]
         lines.append(f"# step {step.step_id} (checked)")

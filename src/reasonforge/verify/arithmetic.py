@@ -102,7 +102,7 @@ from reasonforge.verify.math_expr import (
 
 __all__ = ["PROPERTIES", "ArithmeticChecker", "Line", "check_sympy", "parse_artifact"]
 
-CHECKER_VERSION = "1.0"
+CHECKER_VERSION = "1.1"
 KEYWORDS = ("let", "define", "assume", "fact", "claim")
 PROPERTIES = ("integer", "natural", "positive", "negative", "nonnegative", "nonpositive", "real", "rational",
               "even", "odd", "prime")

@@ -6,7 +6,8 @@ node by node. Syntax (one expression; relations are split off by the caller):
 
     numbers   12   0.2   .5   (exact: a decimal is the Rational of its digits; no thousands commas)
     names     x  z2  x_1  alpha  (symbols, real-valued); `pi` is the constant π
-    operators + - * / ^ (also **), postfix ! (factorial) and % (÷ 100), parentheses
+    operators + - * / ^ (also **), // (floor division: a//b is floor(a/b)), postfix ! (factorial) and
+              % (÷ 100), parentheses
     functions sqrt(x) root(x, n) abs floor ceil sin cos tan ln exp log(x, base) binomial(n, k)
               gcd(a, b) lcm(a, b)
 
@@ -195,7 +196,7 @@ _TOKEN = re.compile(
     r"|(?P<num>\d+(?:\.\d+)?|\.\d+)"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
     r"|(?P<rel><=|>=|!=|~=|==|[=<>≤≥≠≈⩽⩾])"
-    r"|(?P<op>\*\*|[-+*/^!%(),−×·÷])"
+    r"|(?P<op>\*\*|//|[-+*/^!%(),−×·÷])"
 )
 
 
@@ -227,7 +228,7 @@ def _tokenize(text: str) -> list[_Tok]:
     return tokens
 
 
-_INFIX = {"+": (10, False), "-": (10, False), "*": (20, False), "/": (20, False), "^": (30, True)}
+_INFIX = {"+": (10, False), "-": (10, False), "*": (20, False), "/": (20, False), "//": (20, False), "^": (30, True)}
 _PREFIX_BP = 25
 _POSTFIX_BP = 40
 
@@ -284,7 +285,11 @@ class _Parser:
                 break
             self.pos += 1
             right = self.expression(bp - 1 if right_assoc else bp)
-            left = self.built(Binary(tok.text, left, right), left, right)
+            if tok.text == "//":  # floor division, as calculators and Python write it: floor(a/b)
+                quotient = self.built(Binary("/", left, right), left, right)
+                left = self.built(Call("floor", (quotient,)), quotient)
+            else:
+                left = self.built(Binary(tok.text, left, right), left, right)
         self.depth -= 1
         return left
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from reasonforge.verify.math_tokens import (
     LATEX_SIMPLE,
-    PLAIN,
+    PLAIN_MATH,
     Tok,
     is_value_end,
     lex_plain,
@@ -114,7 +114,7 @@ class LatexReader:
                 out.append(Tok("name", name, i, j, space) if name else Tok("unsup", text[i:j], i, j, space))
                 i = j
             else:
-                m = PLAIN.match(text, i, end)
+                m = PLAIN_MATH.match(text, i, end)
                 assert m is not None
                 for tok in lex_plain(text, m.start(), m.end()):
                     if tok.kind == "punct" or tok.kind == "op" and tok.text == "!" and not is_value_end(out[-1] if out else None):

@@ -4,8 +4,9 @@ language (`verify.math_expr`) and SymPy trees.
 `extract(text) -> StepMath`: claims (relations the step asserts, chains `a = b = c` as adjacent pairs),
 bindings ("Let x = 3", "x is 3", "Suppose n = 2k"), cases (values that hold for this step only: "if
 x = 2", "for n = 1", roots listed as `x = 2 and x = 1/2`), assumptions ("where k is an integer", "z > 0",
-"if K^2 = 1") and notes on what could not be read (see `_classify` for the rules). Each relation keeps its source span and canonical text, and offers
-the relation as an unevaluated SymPy tree (`Relation.sympy()`), so other emitters (Coq) can reuse it.
+"if K^2 = 1") and notes on what could not be read (see `_classify` for the rules). Each relation keeps
+its source span and canonical text, and offers the relation as an unevaluated SymPy tree
+(`Relation.sympy()`), so other emitters (Coq) can reuse it.
 
 Where relations come from, in this order:
 - GSM8K calculator annotations `<<48/2=24>>`: the annotation is the relation; the number repeated
@@ -15,16 +16,27 @@ Where relations come from, in this order:
   `\\left( \\right)`, `\\boxed{}`, `\\le`, `\\ge`, `\\neq`, ...). A `$` pair holding prose words is currency.
 - Plain text: a maximal run of maths tokens (numbers, single-letter names, operators, Unicode ² ³ × ÷
   − √ π ·) holding a relation symbol. Words end a run, so "x" in prose never becomes a symbol; unit
-  and currency words next to numbers (`$12`, `12 dollars`, `5 km`) are skipped; `20%` is 20/100 and
-  "20% of 50" is (20/100)·50; `1,000` is one thousand; `2k` and `3(x+1)` are products; `x` before a
-  number is × (`3 x 4`, but `3x - 5` keeps x); `1 1/2` and `1 and 1/2` are mixed numbers; `25 / 1/3`
-  divides by a third; `f(0)` is a value of f (the name `f_of_0`), not a product; `BC` in LaTeX is a
-  segment, not B·C; times of day (`11:00`) and list labels (`Day 3:`) are not ratios.
+  and currency words next to numbers (`$12`, `12 dollars`, `5 km`) are skipped, and so are the nouns
+  that numbers count between operands (`6 monkeys / 10 animals * 100%`, see `math_tokens`); `20%` is
+  20/100 and "20% of 50" is (20/100)·50; `1,000` and `1 000` are one thousand; `8.333...` is a truncated
+  decimal (the relation is ≈); `2k` and `3(x+1)` are products, and so are `(1/2) 1956` and `15 j = …`;
+  `x` before a number is × (`3 x 4`, but `3x - 5` keeps x); `1 1/2`, `1 and 1/2`, `16 and (2/3)` are
+  mixed numbers; `25 / 1/3` divides by a third, and so does `14 / 1 / 4` (nobody divides by 1); `a//b` is
+  floor(a/b); `13 / 6 = 2 … with a remainder of 1` is floor(13/6) = 2; `f(0)` is a value of f (the name
+  `f_of_0`), not a product; `(Number of Minutes)` as an operand is one name (`number_of_minutes`); `BC`
+  in LaTeX is a segment, not B·C; hyphenated compounds (`5-minute`, `one-fourth`) are words; times of
+  day (`11:00`) and list labels (`Day 3:`, `Remaining 10 = …`, `Weeks 1-2 = …`, `section 2 = …`) are not
+  values.
 
 Conservative by design (a misread relation would be a false failure): a run cut by a word on its left
-or right loses the cut side (`6 monkeys / 10 animals * 100% = 60%` yields nothing), a relation between
-quantities in different units of one dimension (`1 hour = 60 minutes`) is skipped with a note, and any
-side that does not parse is skipped with a note.
+or right loses the cut side (`7 gallons + Cynthia's 8 = 15` yields nothing), a relation between
+quantities in different units of one dimension (`1 hour = 60 minutes`) is skipped with a note (a
+conversion factor such as "60 minutes per hour" converts exactly, and only into its own unit), and any
+side that does not parse is skipped with a note. Where the prose allows two readings that disagree
+(`3/3 - 2/3 = 1/3 of $150`; `5 * 3 = $15,000` in a step counting in thousands), the relation is
+skipped with a note rather than verified on the kinder reading (`_prose_reading`). Each relation
+records the unit its quantities are stated in (`Relation.unit`), and `restate` rewrites it exactly
+into another unit, so a translator can follow a quantity from hours into minutes across steps.
 """
 
 from __future__ import annotations
@@ -36,6 +48,21 @@ from typing import Literal
 
 import sympy
 
+from reasonforge.verify.math_expr import (
+    Binary,
+    Call,
+    ExpressionError,
+    Name,
+    Node,
+    Num,
+    Unary,
+    evaluate,
+    names_in,
+    parse_expression,
+    rounding_tolerance,
+    to_sympy,
+    to_text,
+)
 from reasonforge.verify.math_latex import LatexReader
 from reasonforge.verify.math_tokens import (
     PROSE_LETTERS,
@@ -43,23 +70,13 @@ from reasonforge.verify.math_tokens import (
     UNITS,
     VALUE_START,
     Tok,
+    conversion_factor,
     is_value_end,
     lex_plain,
     read_words,
 )
-from reasonforge.verify.math_expr import (
-    ExpressionError,
-    Name,
-    Node,
-    Num,
-    Unary,
-    names_in,
-    parse_expression,
-    to_sympy,
-    to_text,
-)
 
-__all__ = ["Assumption", "Relation", "StepMath", "extract", "extract_value"]
+__all__ = ["Assumption", "Relation", "StepMath", "extract", "extract_value", "restate"]
 
 Origin = Literal["annotation", "latex", "text"]
 _MAX_NOTES = 20
@@ -76,6 +93,7 @@ class Relation:
     span: tuple[int, int]
     source: str
     origin: Origin
+    unit: str | None = None  # the unit its quantities are stated in (`3x = 60 minutes` → minute), when written
 
     @property
     def text(self) -> str:
@@ -204,7 +222,7 @@ def _regions(text: str) -> list[_Region]:
 
 
 # ---- runs, sides and relations ---------------------------------------------------------------------------------
-_BINARY_START = {"+", "*", "/", "^", "%", "!"}
+_BINARY_START = {"+", "*", "/", "//", "^", "%", "!"}
 _SPLIT_KINDS = {"break", "word", "punct"}
 
 
@@ -214,6 +232,7 @@ class _Run:
     origin: Origin
     cut_left: bool = False  # a word stands just before: a leading operator lost its operand
     cut_right: bool = False  # an operator follows the words after it: the last side lost its tail
+    label: bool = False  # the first side is a label's number ("Remaining 10 = …", "Weeks 1-2 = …")
 
 
 @dataclass
@@ -228,6 +247,47 @@ class _Found:
 
 
 _OPERATOR_WORDS = {"plus", "minus", "times"}
+# a verb or connective after an operator word starts a new clause: in "3 times that depth which is 3*4 = 12"
+# the 3*4 is not the operand of "times"
+_CLAUSE_WORDS = {"is", "are", "was", "were", "which", "so", "for", "because", "then", "thus", "hence", "therefore",
+                 "means", "gives", "equals", "makes", "has", "have", "had", "will", "would", "can", "could"}
+# sentence openers that are not labels: "So 4 = 2 + 2" claims, "Remaining 10 = 62,300/10" names a line
+_CONNECTIVES = {
+    "so", "then", "thus", "hence", "therefore", "and", "but", "or", "now", "also", "finally", "first", "next",
+    "second", "third", "lastly", "since", "because", "if", "when", "after", "before", "that", "this", "these",
+    "those", "which", "where", "as", "we", "it", "he", "she", "they", "i", "you", "there", "here", "total", "the",
+    "a", "an", "each", "every", "all", "some", "any", "no", "not", "only", "just", "still", "let", "is", "are",
+    "was", "were", "of", "from", "on", "in", "at", "for", "by", "with", "to", "into", "over", "under", "about",
+    "per", "during", "within", "without", "between", "among", "through", "until", "upon", "his", "her", "their",
+    "its", "our", "my", "your", "today", "yesterday", "tomorrow", "yes", "means", "equals", "gives", "get", "gets"}
+
+
+def _operator_in_gap(gap: Sequence[Tok]) -> bool:
+    """An operator word in the words between runs, with no clause word after it."""
+    last = max((k for k, t in enumerate(gap) if t.text.lower() in _OPERATOR_WORDS), default=None)
+    return last is not None and not any(t.text.lower() in _CLAUSE_WORDS for t in gap[last + 1:])
+
+
+# nouns that number things ("section 2", "day 3"): the number after them names the thing
+_LABEL_NOUNS = {"section", "sections", "day", "week", "month", "level", "round", "page", "chapter", "floor", "room",
+                "row", "part", "team", "grade", "game", "test", "quiz", "stage", "phase", "lap", "class", "group",
+                "box", "bag", "shelf", "option", "plan", "route", "trip", "season", "semester", "period", "store",
+                "house", "question", "problem", "exercise", "batch", "tank", "bucket", "jar", "pile", "stack"}
+
+
+def _label_number(gap: Sequence[Tok], tokens: Sequence[Tok]) -> bool:
+    """`Remaining 10 = …`, `Weeks 1-2 = …`, `section 2 = x + 200`: a capitalised word (not a connective) or
+    a numbering noun right before a lone number or a glued range that is the whole first side: the number
+    is part of the label."""
+    if not gap or gap[-1].kind != "word":
+        return False
+    word = gap[-1].text
+    if not (word.lower() in _LABEL_NOUNS or (word[:1].isupper() and word.lower() not in _CONNECTIVES)):
+        return False
+    if len(tokens) >= 2 and tokens[0].kind == "num" and tokens[1].kind == "rel":
+        return True
+    return (len(tokens) >= 4 and tokens[0].kind == "num" and tokens[1].kind == "op" and tokens[1].text == "-"
+            and tokens[2].kind == "num" and not tokens[1].space and not tokens[2].space and tokens[3].kind == "rel")
 
 
 def _runs(tokens: Sequence[Tok], origin: Origin) -> list[_Run]:
@@ -240,7 +300,8 @@ def _runs(tokens: Sequence[Tok], origin: Origin) -> list[_Run]:
     current: _Run | None = None
     depth = 0
     gap: list[Tok] = []  # the split tokens since the last run closed
-    for tok in tokens:
+    starts: list[int] = []  # where each run starts in `tokens`
+    for index, tok in enumerate(tokens):
         if tok.kind in _SPLIT_KINDS or (tok.kind == "comma" and depth <= 0):
             if current is not None:
                 runs.append(current)
@@ -249,6 +310,7 @@ def _runs(tokens: Sequence[Tok], origin: Origin) -> list[_Run]:
             continue
         if current is None:
             current = _Run([], origin)
+            starts.append(index)
             words_only = bool(gap) and all(t.kind == "word" for t in gap)
             before = runs[-1].tokens[-1] if runs else None
             if words_only and tok.kind == "op" and tok.text in ("+", "-", "*", "/", "^"):
@@ -257,8 +319,9 @@ def _runs(tokens: Sequence[Tok], origin: Origin) -> list[_Run]:
                     runs[-1].cut_right = True
             else:
                 after_operator = words_only and before is not None and (
-                    (before.kind == "op" and before.text in ("+", "-", "*", "/", "^"))
-                    or any(t.text.lower() in _OPERATOR_WORDS for t in gap))
+                    (before.kind == "op" and before.text in ("+", "-", "*", "/", "^")
+                     and not any(t.text.lower() in _CLAUSE_WORDS for t in gap))
+                    or _operator_in_gap(gap))
                 in_list = before is not None and before.kind == "num" and tok.kind == "num" and len(gap) == 1 \
                     and gap[0].text in (",", "&") and not tok.space
                 current.cut_left = after_operator or in_list
@@ -266,6 +329,8 @@ def _runs(tokens: Sequence[Tok], origin: Origin) -> list[_Run]:
         current.tokens.append(tok)
     if current is not None:
         runs.append(current)
+    for run, start in zip(runs, starts):
+        run.label = start > 0 and _label_number(tokens[start - 1:start], run.tokens)
     return runs
 
 
@@ -303,8 +368,10 @@ def _function_atoms(tokens: list[Tok]) -> list[Tok]:
     return out
 
 
-def _tight_fractions(tokens: list[Tok]) -> list[Tok]:
-    """`25 / 1/3 = 75`: after a spaced `/`, a glued fraction `1/3` is one number (25 ÷ (1/3))."""
+def _tight_fractions(tokens: list[Tok], origin: Origin) -> list[Tok]:
+    """`25 / 1/3 = 75`: after a spaced `/`, a glued fraction `1/3` is one number (25 ÷ (1/3)). In prose,
+    `14 / 1 / 4` is 14 ÷ (1/4) however it is spaced: nobody divides by 1, so `1 / 4` is the written fraction
+    (calculator annotations keep their literal left-to-right reading)."""
     out: list[Tok] = []
     i = 0
     while i < len(tokens):
@@ -312,8 +379,9 @@ def _tight_fractions(tokens: list[Tok]) -> list[Tok]:
         prev = out[-1] if out else None
         if (prev is not None and prev.kind == "op" and prev.text == "/" and i + 2 < len(tokens)
                 and tok.kind == "num" and tokens[i + 1].kind == "op" and tokens[i + 1].text == "/"
-                and tokens[i + 2].kind == "num" and not tokens[i + 1].space and not tokens[i + 2].space
-                and (tok.space or prev.space)):
+                and tokens[i + 2].kind == "num" and (
+                    (not tokens[i + 1].space and not tokens[i + 2].space and (tok.space or prev.space))
+                    or (origin == "text" and tok.text == "1"))):
             out.extend([Tok("lp", "(", tok.start, tok.start, tok.space), replace(tok, space=False), tokens[i + 1],
                         tokens[i + 2], Tok("rp", ")", tokens[i + 2].end, tokens[i + 2].end)])
             i += 3
@@ -323,15 +391,27 @@ def _tight_fractions(tokens: list[Tok]) -> list[Tok]:
     return out
 
 
+def _fraction_group(out: Sequence[Tok]) -> bool:
+    """The tokens end with a bracketed fraction `(1/2)`."""
+    return len(out) >= 5 and [t.kind for t in out[-5:]] == ["lp", "num", "op", "num", "rp"] and out[-3].text == "/"
+
+
 def _implicit_products(tokens: list[Tok], origin: Origin) -> list[Tok]:
-    """Insert `*` for `2k`, `3(x+1)`, `)(`, `x²y` (glued); in LaTeX also across spaces (`2 x`, `xy`)."""
+    """Insert `*` for `2k`, `3(x+1)`, `)(`, `x²y` (glued); in LaTeX also across spaces (`2 x`, `xy`). In prose
+    across a space only where nothing else is meant: `(1/2) 1956` (a bracketed fraction before a number) and
+    `15 j = …`, `4 W^2` (a number, then a letter that an operator or relation follows)."""
     out: list[Tok] = []
-    for tok in tokens:
+    for i, tok in enumerate(tokens):
         prev = out[-1] if out else None
         if prev is not None and is_value_end(prev) and tok.kind in VALUE_START:
             glued = not tok.space
             numbers = prev.kind == "num" and tok.kind == "num"
-            if not numbers and (glued or origin == "latex") and not (prev.kind == "name" and tok.kind == "num"):
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            spaced = origin == "text" and (
+                (tok.kind == "num" and _fraction_group(out))
+                or (prev.kind == "num" and tok.kind == "name" and len(tok.text) == 1 and tok.text not in PROSE_LETTERS
+                    and nxt is not None and (nxt.kind == "rel" or (nxt.kind == "op" and nxt.text in "+-^"))))
+            if spaced or (not numbers and (glued or origin == "latex") and not (prev.kind == "name" and tok.kind == "num")):
                 out.append(Tok("op", "*", tok.start, tok.start))
         out.append(tok)
     return out
@@ -399,6 +479,22 @@ def _render(tokens: Sequence[Tok], trig: bool) -> str:
 
 def _unit_clash(lhs: Sequence[Tok], rhs: Sequence[Tok]) -> str | None:
     """Why a pair compares quantities in different units of one dimension (a conversion), else None."""
+    def converted(side: Sequence[Tok]) -> set[str]:
+        # a side with a conversion factor ("12 hours * 60 minutes per hour") is in the factor's unit
+        targets = {t.unit[5:] for t in side if t.kind == "num" and t.unit and t.unit.startswith("conv:")}
+        return targets or {t.unit for t in side if t.kind == "num" and t.unit and t.unit not in ("rate", "per")}
+
+    if any(t.kind == "num" and t.unit and t.unit.startswith("conv:") for t in (*lhs, *rhs)):
+        left_units, right_units = converted(lhs), converted(rhs)
+        if left_units and right_units and left_units != right_units:
+            return f"it converts units ({', '.join(sorted(left_units | right_units))})"
+        in_lhs = any(t.kind == "num" and t.unit and t.unit.startswith("conv:") for t in lhs)
+        other = rhs if in_lhs else lhs
+        if sum(t.kind == "num" for t in other) > 1:
+            # `7 minutes x 60 seconds per minute = 420 seconds + 23 seconds`: the conversion is compared with a
+            # computation that goes on (a running total), not with the converted quantity
+            return "it converts units into a computation that goes on"
+        return None
     units: dict[str, set[str]] = {}
     for tok in (*lhs, *rhs):
         if tok.unit and tok.unit not in ("rate", "per") and tok.kind == "num":
@@ -462,6 +558,9 @@ def _parse_side(tokens: list[Tok], trim_left: bool, trim_right: bool, trig: bool
     candidates = [tokens]
     if trim_right and len(tokens) > 1 and tokens[-1].kind == "name" and tokens[-1].space:
         candidates.append(tokens[:-1])
+    if trim_left and len(tokens) > 2 and tokens[0].kind == "num" and tokens[1].kind == "unit" and tokens[1].text != "$" \
+            and tokens[2].kind == "num" and tokens[2].space:
+        candidates.append(tokens[2:])  # "During 5 days 2 * 12 * 5 = 120": "5 days" is the prose's, not an operand
     if trim_left and len(tokens) > 1 and tokens[0].kind == "name" and tokens[1].space and tokens[0].text in PROSE_LETTERS:
         candidates.append(tokens[1:])
     for side in candidates:
@@ -477,7 +576,8 @@ def _parse_side(tokens: list[Tok], trim_left: bool, trim_right: bool, trig: bool
 
 
 def _relations_of_run(run: _Run, text: str, found: _Found) -> list[Relation]:
-    tokens = _apply_functions(_implicit_products(_tight_fractions(_function_atoms(run.tokens)), run.origin))
+    tokens = _apply_functions(_implicit_products(_tight_fractions(_function_atoms(run.tokens), run.origin),
+                                                     run.origin))
     if tokens is None or not any(t.kind == "rel" for t in tokens):
         return []
     sides: list[list[Tok]] = [[]]
@@ -496,7 +596,7 @@ def _relations_of_run(run: _Run, text: str, found: _Found) -> list[Relation]:
     last = len(sides) - 1
     for k, side in enumerate(sides):
         leading_op = run.origin == "text" and side and side[0].kind == "op" and side[0].text in _BINARY_START
-        incomplete = (k == 0 and (run.cut_left or leading_op)) \
+        incomplete = (k == 0 and (run.cut_left or leading_op or run.label)) \
             or (k == last and (run.cut_right or (side and (side[-1].kind in ("lp", "func") or (
                 side[-1].kind == "op" and side[-1].text not in ("%", "!"))))))
         parsed.append(None if incomplete or not side else _parse_side(side, k == 0, k == last, trig))
@@ -522,11 +622,88 @@ def _relations_of_run(run: _Run, text: str, found: _Found) -> list[Relation]:
         if clash:
             found.note(f"skipped \"{_quote(source)}\": {clash}")
             continue
-        out.append(Relation(op.text, left[0], right[0], (start, end), source, run.origin))
+        unit = _stated_unit(left[1]) or _stated_unit(right[1])
+        relation = Relation(op.text, left[0], right[0], (start, end), source, run.origin, unit)
+        if run.origin == "text":
+            relation, why = _prose_reading(relation, left[1], right[1], k + 1 == last, text, trig)
+            if relation is None:
+                found.note(f"skipped \"{_quote(source)}\": {why}")
+                continue
+        out.append(relation)
     for k in unread:
         source = text[sides[k][0].start:sides[k][-1].end].strip()
         found.note(f"could not read \"{_quote(source)}\" as an expression; the relation is not checked")
+    # a chain `x = 60/3 = 20 minutes` states all its quantities in the one unit it writes
+    units = {r.unit for r in out if r.unit}
+    if len(units) == 1:
+        out = [replace(r, unit=r.unit or next(iter(units))) for r in out]
     return out
+
+
+def _stated_unit(side: Sequence[Tok]) -> str | None:
+    """The unit of a side that is one quantity (`60 minutes`, `$5`), else None."""
+    values = [t for t in side if t.kind != "unit"]
+    if len(values) != 1 or values[0].kind != "num" or not values[0].unit:
+        return None
+    unit = values[0].unit
+    return None if unit in ("rate", "per") or unit.startswith("conv:") else unit
+
+
+_SENTENCE_END = re.compile(r"[.;?!\n](?:\s|$)")
+_REMAINDER = re.compile(r"\bremainder\b|\bleft\s*over\b|\bleftover\b|\bwith\s+\d+\s+(?:\w+\s+)?(?:remaining|left)\b",
+                        re.IGNORECASE)
+_SCALE_MENTION = re.compile(r"\d\s+(thousand|million|billion)s?\b", re.IGNORECASE)
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+
+
+def _closed(node: Node) -> sympy.Expr | None:
+    """The exact value of a side without names (bounded by the expression caps), else None."""
+    if names_in(node):
+        return None
+    try:
+        return evaluate(node)
+    except ExpressionError:
+        return None
+
+
+def _prose_reading(rel: Relation, lhs: Sequence[Tok], rhs: Sequence[Tok], last_side: bool, text: str,
+                   trig: bool) -> tuple[Relation | None, str]:
+    """What a prose relation asserts, where the words around it settle the reading: (relation, "") or
+    (None, why it is skipped).
+    - a number written with an ellipsis (`8.333...%`) is truncated: the relation is ≈;
+    - `13 / 6 = 2 full cycles with a remainder of 1` is a whole quotient: floor(13/6) = 2;
+    - `3/3 - 2/3 = 1/3 of $150 left`, `… = 15% of $300` at the end of a chain: "of $150" may be prose about
+      the fraction rather than a product; when the fraction alone holds and the product does not, the two
+      readings disagree and the relation is skipped (never verified on the kinder reading);
+    - in a step counting in thousands (`5 thousand dollars … 5 * 3 = $15,000`), sides that differ by exactly
+      that scale are in different units: skipped."""
+    if rel.op == "=" and any(t.truncated for t in (*lhs, *rhs)):
+        rel = replace(rel, op="~=")
+    stop = _SENTENCE_END.search(text, rel.span[1])
+    tail = text[rel.span[1]:stop.start() if stop else len(text)]
+    if rel.op == "=" and _REMAINDER.search(tail) and isinstance(rel.lhs_tree, Binary) and rel.lhs_tree.op == "/" \
+            and isinstance(rel.rhs_tree, Num) and rel.rhs_tree.decimals == 0:
+        rel = replace(rel, lhs_tree=Call("floor", (rel.lhs_tree,)))
+    of = [k for k, t in enumerate(rhs) if t.kind == "op" and t.text == "*" and text[t.start:t.end].lower() == "of"]
+    scales = {m.group(1).lower() for m in _SCALE_MENTION.finditer(text)}
+    if rel.op not in ("=", "~=") or not (scales or (last_side and len(of) == 1)):
+        return rel, ""  # nothing to settle: no sides are evaluated (extraction stays cheap)
+    left, right = _closed(rel.lhs_tree), _closed(rel.rhs_tree)
+    if left is None or right is None or left == right:
+        return rel, ""
+    if last_side and len(of) == 1 and 0 < of[0] < len(rhs) - 1:
+        fraction = _parse_side(list(rhs[:of[0]]), False, False, trig)
+        value = _closed(fraction[0]) if fraction else None
+        tolerance = rounding_tolerance(fraction[0]) if fraction else None
+        if value is not None and abs(left - value) <= (tolerance or 0):
+            return None, (f"\"{text[rhs[0].start:rhs[of[0]].start].strip()}\" alone holds but \"of …\" makes it a "
+                          "product that does not: two readings")
+    for word in scales:
+        scale = _SCALES[word]
+        if not any(t.kind == "unit" and UNITS.get(t.text.lower(), ("", ""))[0] == "scale" for t in (*lhs, *rhs)) \
+                and (left * scale == right or right * scale == left):
+            return None, f"the sides differ by exactly a {word}, and the step counts in {word}s"
+    return rel, ""
 
 
 def _quote(source: str, limit: int = 80) -> str:
@@ -735,6 +912,46 @@ def extract(text: str) -> StepMath:
     assumptions = kinds["assumption"] + _domain_assumptions(text)
     return StepMath(tuple(kinds["claim"]), tuple(kinds["binding"]), tuple(assumptions), tuple(found.notes),
                     tuple(kinds["case"]))
+
+
+def _homogeneous_linear(node: Node) -> bool:
+    """Whether a side is a sum of multiples of names with no constant term (`3*x`, `x + 2*y`): such a side
+    keeps its form when every quantity in it changes unit."""
+    try:
+        value = sympy.expand(evaluate(node))
+    except (ExpressionError, TypeError, ValueError):
+        return False
+    symbols = sorted(value.free_symbols, key=str)
+    if not symbols:
+        return False
+    try:
+        poly = sympy.Poly(value, *symbols)
+    except sympy.PolynomialError:
+        return False
+    return poly.total_degree() == 1 and all(term.free_symbols for term in sympy.Add.make_args(value))
+
+
+def restate(rel: Relation, target: str) -> Relation | None:
+    """The relation with its quantities in `target` units instead of `rel.unit` (`3x = 1` hour → `3x = 1*60`
+    minutes), or None when that cannot be done exactly: no exact conversion, or a side mixing names with
+    constants (`x + 5 = 1` hour: is the 5 in hours too?). Sides that are multiples of names keep their form."""
+    if rel.unit is None or rel.unit == target:
+        return rel
+    factor = conversion_factor(rel.unit, target)
+    if factor is None:
+        return None
+    sides = [rel.lhs_tree, rel.rhs_tree]
+    linear = [_homogeneous_linear(side) for side in sides]
+    if all(linear):
+        return replace(rel, unit=target)
+    constant = [not names_in(side) for side in sides]
+    if sorted(zip(linear, constant)) != [(False, True), (True, False)]:
+        return None
+    k = constant.index(True)
+    scale = Num(str(factor.numerator), 0) if factor.denominator == 1 else None
+    sides[k] = Binary("*", sides[k], scale) if scale else \
+        Binary("/", Binary("*", sides[k], Num(str(factor.numerator), 0)), Num(str(factor.denominator), 0))
+    return replace(rel, lhs_tree=sides[0], rhs_tree=sides[1], unit=target)
 
 
 def extract_value(text: str) -> Node | None:

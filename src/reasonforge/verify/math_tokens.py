@@ -1,21 +1,25 @@
 """Tokens of natural-language maths for `math_text`: the plain-text lexer and the context pass that reads
 words as maths where it is unambiguous (units, currency, percent, `x` as ×, "is" as =, mixed numbers,
-ratios, times of day)."""
+ratios, times of day, rates such as "per hour" or "a week", the nouns numbers count, words in brackets
+used as one quantity), plus the exact unit conversions (`conversion_factor`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 __all__ = [
     "LATEX_SIMPLE",
     "PLAIN",
+    "PLAIN_MATH",
     "PROSE_LETTERS",
     "UNARY_AFTER_WORDS",
     "UNITS",
     "VALUE_START",
     "Tok",
+    "conversion_factor",
     "is_value_end",
     "lex_plain",
     "read_words",
@@ -34,17 +38,18 @@ class Tok:
     end: int
     space: bool = False  # whitespace before it
     unit: str | None = None  # the unit word after a number ("hour"), for the mixed-unit guard
+    truncated: bool = False  # a number written with an ellipsis ("8.333..."): its digits stop, the value goes on
 
 
 # dimension -> canonical unit -> the words that write it
 _UNIT_WORDS: dict[str, dict[str, str]] = {
-    "time": {"second": "second seconds sec secs", "minute": "minute minutes mins", "hour": "hour hours hr hrs",
+    "time": {"second": "second seconds sec secs", "minute": "minute minutes min mins", "hour": "hour hours hr hrs",
              "day": "day days", "week": "week weeks", "month": "month months", "year": "year years yr yrs",
              "decade": "decade decades"},
     "length": {"mm": "mm millimeter millimeters", "cm": "cm centimeter centimeters centimetre centimetres",
                "meter": "meter meters metre metres", "km": "km kilometer kilometers kilometre kilometres",
                "inch": "inch inches", "foot": "foot feet ft", "yard": "yard yards yd yds", "mile": "mile miles"},
-    "mass": {"gram": "gram grams", "kg": "kg kilogram kilograms kilo kilos", "mg": "mg", "pound": "pound pounds lb lbs",
+    "mass": {"gram": "gram grams", "kg": "kg kgs kilogram kilograms kilo kilos", "mg": "mg", "pound": "pound pounds lb lbs",
              "ounce": "ounce ounces oz", "ton": "ton tons tonne tonnes"},
     "volume": {"liter": "liter liters litre litres", "ml": "ml milliliter milliliters", "gallon": "gallon gallons gal",
                "quart": "quart quarts", "pint": "pint pints", "cup": "cup cups"},
@@ -56,6 +61,31 @@ _UNIT_WORDS: dict[str, dict[str, str]] = {
     "scale": {"hundred": "hundred hundreds", "thousand": "thousand thousands", "million": "million millions",
               "billion": "billion billions", "trillion": "trillion"},
 }
+# exact conversions: canonical unit -> (system, size in the system's smallest unit); months, years and
+# tons have no single size, and metric and imperial units are not converted into each other
+_UNIT_SIZES: dict[str, tuple[str, int]] = {
+    "second": ("time", 1), "minute": ("time", 60), "hour": ("time", 3600), "day": ("time", 86400),
+    "week": ("time", 604800),
+    "mm": ("metric length", 1), "cm": ("metric length", 10), "meter": ("metric length", 1000),
+    "km": ("metric length", 1_000_000),
+    "inch": ("imperial length", 1), "foot": ("imperial length", 12), "yard": ("imperial length", 36),
+    "mile": ("imperial length", 63360),
+    "mg": ("metric mass", 1), "gram": ("metric mass", 1000), "kg": ("metric mass", 1_000_000),
+    "ounce": ("imperial mass", 1), "pound": ("imperial mass", 16),
+    "ml": ("metric volume", 1), "liter": ("metric volume", 1000),
+    "cup": ("us volume", 1), "pint": ("us volume", 2), "quart": ("us volume", 4), "gallon": ("us volume", 16),
+    "cent": ("money", 1), "dollar": ("money", 100),
+}
+
+
+def conversion_factor(source: str, target: str) -> Fraction | None:
+    """How many `target` units one `source` unit is (hour → minute: 60), when the conversion is exact."""
+    a, b = _UNIT_SIZES.get(source), _UNIT_SIZES.get(target)
+    if a is None or b is None or a[0] != b[0]:
+        return None
+    return Fraction(a[1], b[1])
+
+
 UNITS: dict[str, tuple[str, str]] = {
     word: (dim, canon) for dim, units in _UNIT_WORDS.items() for canon, words in units.items() for word in words.split()
 }
@@ -72,15 +102,23 @@ _REL_SPELLINGS = {"=": "=", "==": "=", "<": "<", ">": ">", "<=": "<=", ">=": ">=
                   "≥": ">=", "≠": "!=", "≈": "~=", "~=": "~=", "⩽": "<=", "⩾": ">="}
 _ARROWS = {"=>", "->", "<=>", "<->", "⇒", "→", "⟹", "⟺", "↔", "⇔"}
 
-PLAIN = re.compile(
-    r"(?P<nl>\n)"
-    r"|(?P<ws>[ \t\r\f\v\u00a0\u2009\u202f]+)"
-    r"|(?P<num>\d{1,3}(?:(?:,|\{,\})\d{3})+(?:\.\d+)?(?!\d)|0,\d+(?![\d,])|\d+\.\d+|\d+|(?<![\w.])\.\d+)"
-    r"|(?P<word>[A-Za-z]+(?:['’][A-Za-z]+)*)"
+_WORD = r"[A-Za-z]+(?:['’][A-Za-z]+)*"
+# hyphenated compounds are one word: "one-fourth", "two-point", and "5-minute", "12-pound" (an adjective
+# naming a kind of thing, not 5 minus minute); a single letter after the hyphen keeps `10-x` maths
+_COMPOUND = r"(?P<cword>(?:\d+(?:\.\d+)?|[A-Za-z]{2,}(?:['’][A-Za-z]+)*)(?:-[A-Za-z]{2,}(?:['’][A-Za-z]+)*)+)|"
+# thousands grouped by spaces ("80 000", "1 500 000"); not "12 200-kilobyte", where 200 starts a compound
+_SPACED_THOUSANDS = r"\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?![\d\w-])(?:\.\d+)?(?![\d-])|"
+_TOKENS = (
+    r"(?P<nl>\n)|{compound}"
+    r"(?P<ws>[ \t\r\f\v\u00a0\u2009\u202f]+)"
+    r"|(?P<num>\d{{1,3}}(?:(?:,|\{{,\}})\d{{3}})+(?:\.\d+)?(?!\d)|{spaced}"
+    r"0,\d+(?![\d,])|\d+\.\d+|\d+|(?<![\w.])\.\d+)"
+    r"(?P<ellipsis>\.\.\.|…)?"
+    r"|(?P<word>{word})"
     r"|(?P<latex>\\(?:[A-Za-z]+|.))"
     r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)"
     r"|(?P<rel><=>|<->|=>|->|==|<=|>=|!=|~=|[=<>≤≥≠≈⩽⩾⇒→⟹⟺↔⇔])"
-    r"|(?P<op>\*\*|[-+*/^×·∙⋅÷−–%!()\[\]{}])"
+    r"|(?P<op>\*\*|//|[-+*/^×·∙⋅÷−–%!()\[\]{{}}])"
     r"|(?P<cur>[$€£¥₹])"
     r"|(?P<punct>[,;:.?])"
     r"|(?P<frac>[½⅓⅔¼¾⅕⅛])"
@@ -88,11 +126,14 @@ PLAIN = re.compile(
     r"|(?P<pi>π)"
     r"|(?P<deg>°)"
     r"|(?P<greek>[α-ωΑ-Ω])"
-    r"|(?P<other>.)",
-    re.DOTALL,
+    r"|(?P<other>.)"
 )
+PLAIN = re.compile(_TOKENS.format(compound=_COMPOUND, spaced=_SPACED_THOUSANDS, word=_WORD), re.DOTALL)
+"""Plain-text tokens (prose)."""
+PLAIN_MATH = re.compile(_TOKENS.format(compound="", spaced="", word=_WORD), re.DOTALL)
+"""The same tokens inside delimited maths, where `3-ab` is a difference and `100 200` two numbers."""
 
-_OPS = {"*": "*", "×": "*", "·": "*", "∙": "*", "⋅": "*", "**": "^", "^": "^", "/": "/", "÷": "/", "+": "+",
+_OPS = {"//": "//", "*": "*", "×": "*", "·": "*", "∙": "*", "⋅": "*", "**": "^", "^": "^", "/": "/", "÷": "/", "+": "+",
         "-": "-", "−": "-", "–": "-", "%": "%", "!": "!"}
 LATEX_SIMPLE = {
     "cdot": ("op", "*"), "times": ("op", "*"), "ast": ("op", "*"), "div": ("op", "/"),
@@ -118,15 +159,19 @@ def lex_plain(text: str, start: int, end: int) -> list[Tok]:
         m = PLAIN.match(text, pos, end)
         assert m is not None  # `other` matches any character
         kind, raw, a, b = m.lastgroup or "other", m.group(), m.start(), m.end()
+        if kind == "ellipsis":
+            kind = "num"
         pos = b
         if kind == "ws":
             space = True
             continue
         tok: Tok | None
         if kind == "num":
-            text_ = raw.replace("0,", "0.", 1) if raw.startswith("0,") else raw  # 0,2: a decimal comma
-            tok = Tok("num", text_.replace("{,}", "").replace(",", ""), a, b, space)
-        elif kind == "word":
+            digits = m.group("num")
+            text_ = digits.replace("0,", "0.", 1) if digits.startswith("0,") else digits  # 0,2: a decimal comma
+            text_ = re.sub(r"[\s,]|\{,\}", "", text_)
+            tok = Tok("num", text_, a, b, space, truncated=m.group("ellipsis") is not None and "." in text_)
+        elif kind in ("word", "cword"):
             tok = Tok("word", raw, a, b, space)
         elif kind == "latex":
             tok = _plain_latex(raw, a, b, space)
@@ -188,7 +233,8 @@ def _plain_latex(raw: str, a: int, b: int, space: bool) -> Tok:
 _VALUE_END = {"num", "name", "rp"}
 VALUE_START = {"num", "name", "lp", "func"}
 UNARY_AFTER_WORDS = {"is", "are", "was", "be", "equals", "get", "gets", "gives", "yields", "obtain", "becomes",
-                      "to", "so", "then", "and", "thus", "hence", "therefore", "at", "of", "by", "from", "with"}
+                      "to", "so", "then", "and", "thus", "hence", "therefore", "at", "of", "by", "from", "with",
+                      "that", "means"}
 PROSE_LETTERS = {"a", "A", "I"}
 
 
@@ -221,6 +267,19 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
                             Tok("op", "/", tok.end, tok.end), den, Tok("rp", ")", den.end, den.end)])
                 i += 3
                 continue
+            if tok.kind == "lp" and (group := _word_group(tokens, i, prev)) is not None:
+                name, end = group
+                out.append(Tok("name", name, tok.start, tokens[end].end, tok.space))
+                i = end + 1
+                continue
+            if tok.kind == "op" and tok.text == "/" and not tok.space and prev is not None and prev.kind == "unit" \
+                    and prev.text != "$" and i + 1 < n and tokens[i + 1].kind == "word" and not tokens[i + 1].space \
+                    and word_unit(tokens[i + 1].text):
+                out.append(replace(tok, kind="unit", unit="per"))  # "120 miles/hour", "60 minutes/hour"
+                out.append(replace(tokens[i + 1], kind="unit", unit="per"))
+                _mark_compound(out)
+                i += 2
+                continue
             if tok.kind == "op" and tok.text == "!" and not _factorial_here(tokens, i, prev):
                 out.append(replace(tok, kind="punct"))
             elif tok.kind == "punct" and tok.text == ":" and _label_colon(out):
@@ -247,18 +306,27 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
         word, low = tok.text, tok.text.lower()
         attached = prev is not None and prev.kind == "num" and not tok.space and prev.end == tok.start
         words_ahead = [t.text.lower() for t in tokens[i:i + 4] if t.kind == "word"]
-        if low == "and" and prev is not None and _mixed_number(tokens, i + 1, prev, spaced_and=True):
-            num, den = tokens[i + 1], tokens[i + 3]
+        if low == "and" and prev is not None and (fraction := _and_fraction(tokens, i + 1, prev)) is not None:
+            num, den, last = fraction
             out[-1] = Tok("lp", "(", prev.start, prev.start, prev.space)
             out.extend([replace(prev, space=False), Tok("op", "+", tok.start, tok.end), num,
                         Tok("op", "/", num.end, num.end), den, Tok("rp", ")", den.end, den.end)])
-            i += 4
+            i = last + 1
             continue
         if attached and _ORDINAL.fullmatch(low) and len(low) <= 2 and low != "s":
             out[-1] = replace(prev, kind="word")  # 2nd, 3rd: not a value
             out.append(tok)
-        elif low == "x" and is_value_end(prev) and _times_x(tokens, i):
+        elif low == "x" and _after_value(out) and _times_x(tokens, i):
             out.append(Tok("op", "*", tok.start, tok.end, tok.space))  # 3 x 4, 3x4, "3 x the height"
+        elif low == "x" and _between_counted_words(tokens, i, out):
+            out.append(Tok("op", "*", tok.start, tok.end, tok.space))  # "6 sets x every 2 hours"
+        elif low in ("a", "an") and prev is not None and (prev.kind == "unit" or prev.unit is not None) \
+                and _after_value(out) and i + 1 < n and tokens[i + 1].kind == "word" and word_unit(tokens[i + 1].text):
+            out.append(replace(tok, kind="unit", unit="per"))  # "$18 a week", "8 hours a day": a rate
+            out.append(replace(tokens[i + 1], kind="unit", unit="per"))
+            _mark_compound(out)
+            i += 2
+            continue
         elif (unit := word_unit(low)) and (is_value_end(prev) or (prev is not None and prev.kind == "unit")):
             if prev is not None and prev.kind == "num":
                 out[-1] = replace(prev, unit=unit[1])
@@ -268,6 +336,10 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
         elif attached:
             out[-1] = replace(prev, kind="word")
             out.append(tok)
+        elif (width := _count_noun(tokens, i, out)) > 0:
+            out.extend(replace(t, kind="unit") for t in tokens[i:i + width])  # "6 monkeys / 10 animals"
+            i += width
+            continue
         elif low == "percent" and is_value_end(prev):
             out.append(Tok("op", "%", tok.start, tok.end, tok.space))
         elif low == "per" and i + 1 < n and tokens[i + 1].kind == "word" and word_unit(tokens[i + 1].text):
@@ -277,12 +349,14 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
             i += 2
             continue
         elif low in ("times", "of") and is_value_end(prev) and _next_value_start(tokens, i + 1) and (
-                low != "of" or (prev is not None and (prev.text == "%" or prev.kind in ("num", "rp")))):
+                low != "of" or (prev is not None and (prev.text == "%" or prev.kind in ("num", "rp")))) \
+                and (low == "of" or not _new_subject(out, tokens, i + 1)):
             out.append(Tok("op", "*", tok.start, tok.end, tok.space))
-        elif low in ("plus", "minus") and is_value_end(prev) and _next_value_start(tokens, i + 1):
+        elif low in ("plus", "minus") and is_value_end(prev) and _next_value_start(tokens, i + 1) \
+                and not _new_subject(out, tokens, i + 1):
             out.append(Tok("op", "+" if low == "plus" else "-", tok.start, tok.end, tok.space))
         elif words_ahead[:2] in (["divided", "by"], ["multiplied", "by"]) and is_value_end(prev) \
-                and _next_value_start(tokens, i + 2):
+                and _next_value_start(tokens, i + 2) and not _new_subject(out, tokens, i + 2):
             out.append(Tok("op", "/" if low == "divided" else "*", tok.start, tokens[i + 1].end, tok.space))
             i += 2
             continue
@@ -301,19 +375,167 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
     return out
 
 
+def _after_value(out: Sequence[Tok]) -> bool:
+    """The tokens so far end with a value, possibly followed by its unit words (`5 hours`, `50 sacks`)."""
+    k = len(out) - 1
+    while k >= 0 and out[k].kind == "unit" and out[k].text != "$":
+        k -= 1
+    return k >= 0 and is_value_end(out[k])
+
+
+_NOT_NOUNS = {
+    "of", "more", "less", "fewer", "than", "times", "dozen", "dozens", "half", "halves", "quarter", "quarters",
+    "third", "thirds", "fourth", "fourths", "fifth", "fifths", "dime", "dimes", "nickel", "nickels", "penny",
+    "pennies", "pair", "pairs", "and", "or", "the", "a", "an", "each", "every", "per", "is", "are", "was", "were",
+    "be", "to", "from", "for", "in", "on", "at", "by", "with", "so", "then", "thus", "which", "that", "it", "he",
+    "she", "they", "we", "you", "his", "her", "their", "its", "left", "remaining", "plus", "minus",
+    "divided", "multiplied", "x", "equals", "equal", "percent", "only", "about", "around", "over", "under",
+    "extra", "another", "other", "new", "old", "all", "both", "if", "when", "because", "since", "as",
+}
+
+
+def _noun(tok: Tok) -> bool:
+    return tok.kind == "word" and len(tok.text) > 1 and tok.text.isalpha() and tok.text.islower() \
+        and tok.text not in _NOT_NOUNS and word_unit(tok.text) is None
+
+
+def _operator_at(tokens: Sequence[Tok], j: int) -> str | None:
+    """The binary operator at tokens[j] when a value follows it (`/ 10`, `x 50`, `* $3`), else None."""
+    if j >= len(tokens):
+        return None
+    tok = tokens[j]
+    if tok.kind == "op" and tok.text in ("+", "-", "*", "/"):
+        op = tok.text
+    elif tok.kind == "word" and tok.text.lower() in ("x", "times") and tok.space:
+        op = "*"
+    else:
+        return None
+    return op if _next_value_start(tokens, j + 1) and tokens[j + 1].kind != "lp" else None
+
+
+def _count_noun(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> int:
+    """How many words at tokens[i] name what a number counts, so they read like a unit (0 if they don't).
+
+    `6 monkeys / 10 animals * 100%`, `27 green marbles + 14 yellow marbles`, `50 snowballs / 200 snowballs`:
+    one or two lowercase words between a number and an operator whose other operand is a number. Adding or
+    subtracting needs the same noun on both operands (`4 quarters + 1 dime` is money, not 5); before a
+    relation the number must itself be an operand counted in a noun an earlier operand used (`5 apples + 3
+    apples = 8`; not the subject in `5 apples = 5`, nor `1/3 gives b = …`).
+    Coins, dozens, pairs and fractions words are never nouns here: they change the value."""
+    prev = out[-1] if out else None
+    if prev is None or prev.kind != "num" or not tokens[i].space or not _noun(tokens[i]):
+        return 0
+    for width in (1, 2):
+        words = tokens[i:i + width]
+        if len(words) < width or not all(_noun(w) or (k == width - 1 and word_unit(w.text)) for k, w in
+                                         enumerate(words)) or not all(w.space for w in words):
+            return 0
+        j = i + width
+        op = _operator_at(tokens, j)
+        if op in ("*", "/"):
+            return width
+        if op in ("+", "-"):
+            k = j + 1
+            while k < len(tokens) and tokens[k].kind == "unit":
+                k += 1
+            after = [t.text.lower() for t in tokens[k + 1:k + 3] if t.kind == "word"]
+            return width if words[-1].text.lower() in after else 0
+        if j < len(tokens) and tokens[j].kind == "rel" and len(out) >= 2 and out[-2].kind == "op" \
+                and out[-2].text in ("+", "-", "*", "/") \
+                and any(t.kind == "unit" and t.text.lower() == words[-1].text.lower() for t in out):
+            return width  # the last operand, counted in a noun an earlier operand used: `13 marbles + 4 marbles =`
+        if j >= len(tokens) or tokens[j].kind != "word":
+            return 0
+    return 0
+
+
+def _between_counted_words(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> bool:
+    """`6 sets x every 2 hours`: a spaced `x` after a counted noun and before a word is ×, not a name."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (len(out) >= 2 and out[-1].kind == "word" and out[-2].kind == "num" and tokens[i].space
+            and nxt is not None and nxt.kind == "word" and nxt.space)
+
+
+_SUBJECT_VERBS = {"is", "are", "gives", "makes", "yields"}
+
+
+def _new_subject(out: Sequence[Tok], tokens: Sequence[Tok], j: int) -> bool:
+    """`8*45 = 360 divided by 5 is 360/5 = 72`: a word operator after a lone right side, whose result is
+    then described with "is", starts a new subject (360 divided by 5), not a longer right side."""
+    if len(out) < 2 or out[-1].kind != "num" or out[-2].kind != "rel":
+        return False
+    k = j
+    while k < len(tokens) and (tokens[k].kind == "unit" or tokens[k].kind == "num"):
+        k += 1
+    return k < len(tokens) and tokens[k].kind == "word" and tokens[k].text.lower() in _SUBJECT_VERBS
+
+
+_GROUP_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+
+
+def _word_group(tokens: Sequence[Tok], i: int, prev: Tok | None) -> tuple[str, int] | None:
+    """`.1(Number of Minutes)`, `20(Pencil Price)`, `(Number of Minutes) = 4`: words in parentheses used as
+    an operand name one quantity (`number_of_minutes`). Only where it is an operand: glued after a value,
+    after an operator, or followed by an operator or relation; `= 33 (rounded)` stays prose."""
+    k = i + 1
+    while k < len(tokens) and tokens[k].kind == "word" and _GROUP_WORD.fullmatch(tokens[k].text) and k - i <= 6:
+        k += 1
+    if k == i + 1 or k >= len(tokens) or tokens[k].kind != "rp" or tokens[k].text != ")" or tokens[i].text != "(":
+        return None
+    nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+    operand = (prev is not None and not tokens[i].space and prev.kind in ("num", "rp")) \
+        or (prev is not None and prev.kind == "op" and prev.text in ("+", "-", "*", "/")) \
+        or (nxt is not None and (nxt.kind == "rel" or (nxt.kind == "op" and nxt.text in ("+", "-", "*", "/"))))
+    if not operand:
+        return None
+    name = "_".join(re.sub(r"['’]", "", t.text).lower() for t in tokens[i + 1:k])
+    return name, k
+
+
 def _mark_compound(out: list[Tok]) -> None:
-    # "$12 per hour": the number's unit is a rate, which no single-dimension check applies to.
+    # "$12 per hour": the number's unit is a rate, which no single-dimension check applies to; "60 minutes
+    # per hour" (one dimension over itself) is a conversion factor into minutes: `conv:minute`
+    per = word_unit(out[-1].text)
     for k in range(len(out) - 3, -1, -1):
         if out[k].kind == "num":
-            out[k] = replace(out[k], unit="rate")
+            own = out[k].unit
+            factor = conversion_factor(per[1], own) if per is not None and own else None
+            # only the exact factor converts: "8 hours a day" is a rate, "60 minutes per hour" a conversion
+            conversion = factor is not None and out[k].text.replace(".", "", 1).isdigit() \
+                and Fraction(out[k].text) == factor
+            out[k] = replace(out[k], unit=f"conv:{own}" if conversion else "rate")
             return
         if out[k].kind != "unit":
             return
 
 
-def _mixed_number(tokens: Sequence[Tok], i: int, prev: Tok, spaced_and: bool = False) -> bool:
-    """`1 1/2` and `1 and 1/2` (a whole number, then a proper fraction) read as 1 + 1/2."""
-    if prev.kind != "num" or "." in prev.text or i + 2 >= len(tokens) or (spaced_and and not prev.text.isdigit()):
+def _and_fraction(tokens: Sequence[Tok], j: int, prev: Tok) -> tuple[Tok, Tok, int] | None:
+    """`16 and 2/3`, `16 and (2/3)`, `$3 and $1/3`: after "and", a proper fraction completing a whole number;
+    (numerator, denominator, index of the last token used) or None."""
+    if prev.kind != "num" or not prev.text.isdigit():
+        return None
+    k = j
+    if k < len(tokens) and tokens[k].kind == "unit" and tokens[k].text == "$":
+        k += 1
+    bracketed = k < len(tokens) and tokens[k].kind == "lp" and tokens[k].text == "("
+    k += bracketed
+    if k + 2 >= len(tokens):
+        return None
+    num, slash, den = tokens[k], tokens[k + 1], tokens[k + 2]
+    if not (num.kind == "num" and slash.kind == "op" and slash.text == "/" and not slash.space and den.kind == "num"
+            and not den.space and num.text.isdigit() and den.text.isdigit() and 0 < int(num.text) < int(den.text) <= 100):
+        return None
+    last = k + 2
+    if bracketed:
+        if last + 1 >= len(tokens) or tokens[last + 1].kind != "rp":
+            return None
+        last += 1
+    return num, den, last
+
+
+def _mixed_number(tokens: Sequence[Tok], i: int, prev: Tok) -> bool:
+    """`1 1/2` (a whole number, then a proper fraction) reads as 1 + 1/2."""
+    if prev.kind != "num" or "." in prev.text or i + 2 >= len(tokens):
         return False
     num, slash, den = tokens[i], tokens[i + 1], tokens[i + 2]
     return (num.kind == "num" and num.space and slash.kind == "op" and slash.text == "/" and not slash.space
@@ -371,6 +593,12 @@ def _factorial_here(tokens: Sequence[Tok], i: int, prev: Tok | None) -> bool:
     return nxt is not None and (nxt.kind in ("rel", "rp") or (nxt.kind == "op" and nxt.text != "!"))
 
 
+# words after which a lone letter starts the clause ("so x is 3", "we know that n is 4"); after any other
+# word the letter names a thing inside a longer subject ("square B", "City C")
+_SUBJECT_BEFORE = {"so", "then", "thus", "hence", "therefore", "now", "that", "since", "because", "if", "when",
+                   "where", "let", "suppose", "assume", "say", "know", "get", "means", "while", "as",
+                   "once", "value", "number"}
+
 _IS_PHRASES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("is", "equal", "to"), "="), (("equal", "to"), "="), (("equals",), "="),
     (("is", "less", "than", "or", "equal", "to"), "<="), (("is", "greater", "than", "or", "equal", "to"), ">="),
@@ -396,7 +624,7 @@ def _word_relation(tokens: Sequence[Tok], i: int, prev: Tok | None) -> tuple[str
             return None
         before = tokens[i - 2] if i >= 2 else None
         if prev is not None and prev.kind == "name" and before is not None and before.kind == "word" \
-                and before.text.lower() in ("and", "or", "of", "the"):
-            return None  # "the angles of B and C is equal to …": C is not the subject
+                and before.text.lower() not in _SUBJECT_BEFORE:
+            return None  # "the angles of B and C is equal to …", "the area of square B is 81": B is not the subject
         return op, width
     return None

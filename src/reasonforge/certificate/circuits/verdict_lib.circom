@@ -9,43 +9,97 @@ include "eddsaposeidon.circom";
 include "comparators.circom";
 include "bitify.circom";
 
-// Root of a Poseidon Merkle tree from a leaf and its path; pathBits[i] = 1 when the node at level i
-// is a right child. The bits also spell the leaf index, which the caller uses for distinctness.
-template MerkleRoot(depth) {
-    signal input leaf;
-    signal input siblings[depth];
-    signal input pathBits[depth];
-    signal output root;
-    signal output index;
+// One level of the quaternary validator tree: `node` must be children[bits[0] + 2 * bits[1]]
+// (a two-level multiplexer: 3 constraints), and the parent is Poseidon(children). The caller
+// constrains the bits to be boolean; they are also the node's index bits.
+template QuadLevel() {
+    signal input node;
+    signal input children[4];
+    signal input bits[2];
+    signal output parent;
 
-    component hashers[depth];
-    signal level[depth + 1];
-    signal left[depth];
-    signal right[depth];
-    var acc = 0;
-    level[0] <== leaf;
-    for (var i = 0; i < depth; i++) {
-        pathBits[i] * (pathBits[i] - 1) === 0;
-        // left = bit ? sibling : node;  right = bit ? node : sibling
-        left[i] <== level[i] + pathBits[i] * (siblings[i] - level[i]);
-        right[i] <== siblings[i] + level[i] - left[i];
-        hashers[i] = Poseidon(2);
-        hashers[i].inputs[0] <== left[i];
-        hashers[i].inputs[1] <== right[i];
-        level[i + 1] <== hashers[i].out;
-        acc += pathBits[i] * (1 << i);
+    signal low <== children[0] + bits[0] * (children[1] - children[0]);
+    signal high <== children[2] + bits[0] * (children[3] - children[2]);
+    bits[1] * (high - low) === node - low;
+    component hash = Poseidon(4);
+    hash.inputs <== children;
+    parent <== hash.out;
+}
+
+// in[Σ bits[i]·2^i] by a binary multiplexer tree (2^BITS - 1 constraints); bits must be boolean.
+template Select(BITS) {
+    signal input in[1 << BITS];
+    signal input bits[BITS];
+    signal output out;
+
+    var N = 1 << BITS;
+    signal layer[N - 1];  // level k's outputs follow level k-1's; the last one is the selection
+    var read = 0;
+    var write = 0;
+    for (var k = 0; k < BITS; k++) {
+        var width = N >> (k + 1);
+        for (var j = 0; j < width; j++) {
+            if (k == 0) {
+                layer[write + j] <== in[2 * j] + bits[0] * (in[2 * j + 1] - in[2 * j]);
+            } else {
+                layer[write + j] <== layer[read + 2 * j] + bits[k] * (layer[read + 2 * j + 1] - layer[read + 2 * j]);
+            }
+        }
+        if (k > 0) {
+            read += N >> k;
+        }
+        write += width;
     }
-    root <== level[depth];
-    index <== acc;
+    out <== layer[N - 2];
+}
+
+// Root of a quaternary Poseidon tree over 4^LEVELS nodes.
+template QuadRoot(LEVELS) {
+    signal input nodes[1 << (2 * LEVELS)];
+    signal output root;
+
+    var total = 0;
+    for (var l = 0; l < LEVELS; l++) {
+        total += 1 << (2 * l);
+    }
+    component hash[total];
+    signal level[total];  // level l's parents follow level l-1's, the root is last
+    var read = 0;
+    var write = 0;
+    for (var l = 0; l < LEVELS; l++) {
+        var width = 1 << (2 * (LEVELS - l - 1));
+        for (var j = 0; j < width; j++) {
+            hash[write + j] = Poseidon(4);
+            for (var c = 0; c < 4; c++) {
+                if (l == 0) {
+                    hash[write + j].inputs[c] <== nodes[4 * j + c];
+                } else {
+                    hash[write + j].inputs[c] <== level[read + 4 * j + c];
+                }
+            }
+            level[write + j] <== hash[write + j].out;
+        }
+        if (l > 0) {
+            read += 1 << (2 * (LEVELS - l));
+        }
+        write += width;
+    }
+    root <== level[total - 1];
 }
 
 // Public inputs (4, so the on-chain verifier stays cheap):
-//   taskHash      sha256 of the task truncated to 248 bits (or a sequence link, see sequence.py)
+//   taskHash      sha256 of the task truncated to 248 bits (or a sequence link, see witness.py)
 //   commitment    Poseidon(stepsPacked, totalSteps, taskHash, salt): what validators sign
-//   validatorRoot Poseidon Merkle root of Poseidon(Ax, Ay, stake) leaves
+//   validatorRoot root of the quaternary Poseidon tree of Poseidon(Ax, Ay, stake) leaves
 //   packed        verified | total << 8 | count << 16 | threshold << 24 | timestamp << 32
 //                 | stakeThreshold << 96   (layout mirrored by params.py PACK_LAYOUT)
-template VerdictCertificate(MAX_STEPS, MAX_VALIDATORS, MERKLE_DEPTH) {
+// MERKLE_DEPTH counts index bits (2^MERKLE_DEPTH validators); OPEN_BITS of them address the
+// shared opening (the tree level hashed once to the root), the rest each slot's own path.
+template VerdictCertificate(MAX_STEPS, MAX_VALIDATORS, MERKLE_DEPTH, OPEN_BITS) {
+    var PATH_LEVELS = (MERKLE_DEPTH - OPEN_BITS) \ 2;
+    var PATH_BITS = 2 * PATH_LEVELS;
+    assert(MERKLE_DEPTH % 2 == 0 && OPEN_BITS % 2 == 0 && PATH_LEVELS >= 1);
+
     signal input taskHash;
     signal input commitment;
     signal input validatorRoot;
@@ -67,8 +121,9 @@ template VerdictCertificate(MAX_STEPS, MAX_VALIDATORS, MERKLE_DEPTH) {
     signal input S[MAX_VALIDATORS];
     signal input R8x[MAX_VALIDATORS];
     signal input R8y[MAX_VALIDATORS];
-    signal input siblings[MAX_VALIDATORS][MERKLE_DEPTH];
-    signal input pathBits[MAX_VALIDATORS][MERKLE_DEPTH];
+    signal input children[MAX_VALIDATORS][PATH_LEVELS][4];
+    signal input indexBits[MAX_VALIDATORS][MERKLE_DEPTH];
+    signal input opening[1 << OPEN_BITS];
 
     // --- the packed public integers: each range-checked so the packing is injective
     component rVerified = Num2Bits(8);   rVerified.in <== verifiedSteps;
@@ -80,23 +135,25 @@ template VerdictCertificate(MAX_STEPS, MAX_VALIDATORS, MERKLE_DEPTH) {
     packed === verifiedSteps + totalSteps * (1 << 8) + validatorCount * (1 << 16)
         + threshold * (1 << 24) + timestamp * (1 << 32) + stakeThreshold * (1 << 96);
 
-    // --- steps: boolean, zero beyond totalSteps, counted
-    component totalOk = LessEqThan(8);
-    totalOk.in[0] <== totalSteps;
-    totalOk.in[1] <== MAX_STEPS;
-    totalOk.out === 1;
-    component active[MAX_STEPS];
+    // --- steps: boolean, zero beyond totalSteps, counted. `active` is 1 on exactly the first
+    //     totalSteps steps: boolean, never rising again once it falls, summing to totalSteps.
+    signal active[MAX_STEPS];
     var count = 0;
+    var activeSum = 0;
     var packedBits = 0;
     for (var i = 0; i < MAX_STEPS; i++) {
+        active[i] <-- i < totalSteps ? 1 : 0;  // a hint; the constraints below pin it down
+        active[i] * (active[i] - 1) === 0;
+        if (i > 0) {
+            active[i] * (1 - active[i - 1]) === 0;
+        }
         stepBits[i] * (stepBits[i] - 1) === 0;
-        active[i] = LessThan(8);
-        active[i].in[0] <== i;
-        active[i].in[1] <== totalSteps;
-        stepBits[i] * (1 - active[i].out) === 0;
+        stepBits[i] * (1 - active[i]) === 0;
+        activeSum += active[i];
         count += stepBits[i];
         packedBits += stepBits[i] * (1 << i);
     }
+    activeSum === totalSteps;
     verifiedSteps === count;
 
     // --- the verdict commitment binds the bits, the step count, the task and a hiding salt
@@ -107,13 +164,20 @@ template VerdictCertificate(MAX_STEPS, MAX_VALIDATORS, MERKLE_DEPTH) {
     commit.inputs[3] <== salt;
     commit.out === commitment;
 
+    // --- the shared tree opening hashes to the public validator root
+    component top = QuadRoot(OPEN_BITS \ 2);
+    top.nodes <== opening;
+    top.root === validatorRoot;
+
     // --- validators: enabled slots form a prefix, signatures verify, keys are tree members,
     //     leaf indices strictly increase (so no leaf counts twice)
     component sig[MAX_VALIDATORS];
     component leaf[MAX_VALIDATORS];
-    component path[MAX_VALIDATORS];
+    component path[MAX_VALIDATORS][PATH_LEVELS];
+    component joint[MAX_VALIDATORS];
     component rStake[MAX_VALIDATORS];
     component ordered[MAX_VALIDATORS];
+    signal index[MAX_VALIDATORS];
     signal weighted[MAX_VALIDATORS];
     var signers = 0;
     var stakeSum = 0;
@@ -137,18 +201,36 @@ template VerdictCertificate(MAX_STEPS, MAX_VALIDATORS, MERKLE_DEPTH) {
         leaf[v].inputs[0] <== Ax[v];
         leaf[v].inputs[1] <== Ay[v];
         leaf[v].inputs[2] <== stake[v];
-        path[v] = MerkleRoot(MERKLE_DEPTH);
-        path[v].leaf <== leaf[v].out;
-        for (var d = 0; d < MERKLE_DEPTH; d++) {
-            path[v].siblings[d] <== siblings[v][d];
-            path[v].pathBits[d] <== pathBits[v][d];
+
+        var acc = 0;
+        for (var b = 0; b < MERKLE_DEPTH; b++) {
+            indexBits[v][b] * (indexBits[v][b] - 1) === 0;
+            acc += indexBits[v][b] * (1 << b);
         }
-        (path[v].root - validatorRoot) * enabled[v] === 0;
+        index[v] <== acc;
+        for (var l = 0; l < PATH_LEVELS; l++) {
+            path[v][l] = QuadLevel();
+            if (l == 0) {
+                path[v][l].node <== leaf[v].out;
+            } else {
+                path[v][l].node <== path[v][l - 1].parent;
+            }
+            path[v][l].children <== children[v][l];
+            path[v][l].bits[0] <== indexBits[v][2 * l];
+            path[v][l].bits[1] <== indexBits[v][2 * l + 1];
+        }
+        // the slot's subtree root is the opening node its high index bits address
+        joint[v] = Select(OPEN_BITS);
+        joint[v].in <== opening;
+        for (var b = 0; b < OPEN_BITS; b++) {
+            joint[v].bits[b] <== indexBits[v][PATH_BITS + b];
+        }
+        (joint[v].out - path[v][PATH_LEVELS - 1].parent) * enabled[v] === 0;
 
         if (v > 0) {
             ordered[v] = LessThan(MERKLE_DEPTH + 1);
-            ordered[v].in[0] <== path[v - 1].index;
-            ordered[v].in[1] <== path[v].index;
+            ordered[v].in[0] <== index[v - 1];
+            ordered[v].in[1] <== index[v];
             (1 - ordered[v].out) * enabled[v] === 0;
         }
         weighted[v] <== enabled[v] * stake[v];

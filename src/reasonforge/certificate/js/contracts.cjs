@@ -1,16 +1,18 @@
-// Render the Groth16 verifier from a snarkjs-shaped verification key (snarkjs's own template)
-// and compile it with the registry using solc-js (EVM cancun). Usage:
-//   node contracts.cjs NODE_MODULES VK.json REGISTRY.sol OUT_DIR
+// Render the Groth16 verifier from a snarkjs-shaped verification key with an ejs template
+// (ours, contracts/Verifier.sol.ejs, or snarkjs's for cross-checks) and compile it with the
+// registry using solc-js (EVM cancun, via-IR, optimised for many runs: calls matter, not deploys).
+// Usage:
+//   node contracts.cjs NODE_MODULES VK.json VERIFIER.sol.ejs REGISTRY.sol OUT_DIR
 // Writes OUT_DIR/Verifier.sol and OUT_DIR/contracts.json ({Name: {abi, bytecode}}).
 "use strict";
 const fs = require("fs");
 const path = require("path");
 
-const [modules, vkPath, registryPath, outDir] = process.argv.slice(2);
+const [modules, vkPath, templatePath, registryPath, outDir] = process.argv.slice(2);
 const ejs = require(path.join(modules, "ejs"));
 const solc = require(path.join(modules, "solc"));
 const vk = JSON.parse(fs.readFileSync(vkPath, "utf8"));
-const template = fs.readFileSync(path.join(modules, "snarkjs", "templates", "verifier_groth16.sol.ejs"), "utf8");
+const template = fs.readFileSync(templatePath, "utf8");
 const verifier = ejs.render(template, vk);
 fs.writeFileSync(path.join(outDir, "Verifier.sol"), verifier);
 
@@ -22,7 +24,8 @@ const input = {
   },
   settings: {
     evmVersion: "cancun",
-    optimizer: { enabled: true, runs: 200 },
+    viaIR: true,
+    optimizer: { enabled: true, runs: 1000000 },
     outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
   },
 };

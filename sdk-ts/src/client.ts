@@ -1,0 +1,187 @@
+// ReasonForge: the client. verify() submits a reasoning chain and polls until the verdict is in.
+
+import {
+  APIConnectionError,
+  InvalidResponseError,
+  ReasonForgeInputError,
+  VerificationTimeoutError,
+  errorFromResponse,
+} from './errors.js';
+import {
+  TERMINAL_STATUSES,
+  type Certificate,
+  type CertificateCheck,
+  type ClientOptions,
+  type Stats,
+  type VerifyOptions,
+  type VerifyRequest,
+  type VerifyResponse,
+} from './types.js';
+import { checkFromWire, requestToWire, responseFromWire, statsFromWire } from './wire.js';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8000';
+export const SDK_VERSION = '0.1.0';
+// Worth another try: the server is busy or restarting, or the key is throttled for a moment.
+const RETRYABLE = new Set([429, 502, 503, 504]);
+const MAX_RETRY_WAIT_S = 30;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function checkBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ReasonForgeInputError(`baseUrl ${JSON.stringify(raw)} is not a URL; use e.g. ${DEFAULT_BASE_URL}`, 'baseUrl');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || url.search || url.hash) {
+    throw new ReasonForgeInputError(
+      `baseUrl ${JSON.stringify(raw)} must be an http(s) URL with a host and no query; use e.g. ${DEFAULT_BASE_URL}`,
+      'baseUrl',
+    );
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function checkId(value: string, name: string): string {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9\-_.:]{1,200}$/.test(value) || value === '.' || value === '..') {
+    throw new ReasonForgeInputError(`${name} ${JSON.stringify(value)} is not a valid id`, name);
+  }
+  return value;
+}
+
+function retryDelayMs(attempt: number, retryAfter: number | null): number {
+  const seconds = retryAfter ?? 0.25 * 2 ** attempt;
+  return Math.min(seconds, MAX_RETRY_WAIT_S) * 1000;
+}
+
+export class ReasonForge {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly #apiKey: string | null;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: ClientOptions = {}) {
+    this.baseUrl = checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
+    const key = options.apiKey?.trim() ?? null;
+    if (key !== null && (key === '' || /\s/.test(key))) {
+      throw new ReasonForgeInputError('apiKey is empty or contains whitespace; pass the rf_... key you were given', 'apiKey');
+    }
+    this.#apiKey = key;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.maxRetries = Math.max(0, options.maxRetries ?? 2);
+    this.#fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** One API call, retried on throttling, restarts and dropped connections when `retry` is safe. */
+  async #request(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<string> {
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'User-Agent': `reasonforge-ts/${SDK_VERSION}`,
+      ...extraHeaders,
+    };
+    if (this.#apiKey) headers.Authorization = `Bearer ${this.#apiKey}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const url = this.baseUrl + path;
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await this.#fetch(url, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+      } catch (exc) {
+        if (attempt < this.maxRetries) {
+          await sleep(retryDelayMs(attempt, null));
+          continue;
+        }
+        const cause = exc instanceof Error ? `${exc.name}: ${exc.message}` : String(exc);
+        throw new APIConnectionError(`${method} ${url}: ${cause}`);
+      }
+      const text = await response.text();
+      if (response.ok) return text;
+      const error = errorFromResponse(response.status, response.headers, text);
+      if (attempt < this.maxRetries && RETRYABLE.has(response.status)) {
+        await sleep(retryDelayMs(attempt, error.retryAfter));
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  async #json(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<unknown> {
+    const text = await this.#request(method, path, body, headers);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new InvalidResponseError(`${method} ${path}: the server's answer is not JSON; check baseUrl`);
+    }
+  }
+
+  /** POST /v1/verify: queue a verification and return at once (status `queued`). */
+  async submit(request: VerifyRequest, options: Pick<VerifyOptions, 'idempotencyKey'> = {}): Promise<VerifyResponse> {
+    const body = requestToWire(request);
+    // A key per call makes a retried POST land on the same job instead of queueing a second one.
+    const key = options.idempotencyKey ?? `sdk-${crypto.randomUUID()}`;
+    const answer = await this.#json('POST', '/v1/verify', body, { 'Idempotency-Key': key });
+    return responseFromWire(answer, 'POST /v1/verify');
+  }
+
+  /** GET /v1/verify/{taskId}: the job's status and, once complete, its verdict. */
+  async get(taskId: string): Promise<VerifyResponse> {
+    const id = checkId(taskId, 'taskId');
+    return responseFromWire(await this.#json('GET', `/v1/verify/${id}`), `GET /v1/verify/${id}`);
+  }
+
+  /** Poll until the job is complete, failed or cancelled; VerificationTimeoutError after `timeoutS`. */
+  async wait(taskId: string, timeoutS = 300): Promise<VerifyResponse> {
+    const deadline = Date.now() + timeoutS * 1000;
+    let delayMs = 100;
+    for (;;) {
+      const job = await this.get(taskId);
+      if (TERMINAL_STATUSES.includes(job.status)) return job;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        throw new VerificationTimeoutError(
+          `task ${taskId} is still ${job.status} after ${timeoutS}s; raise timeoutS or call get(${JSON.stringify(taskId)}) later`,
+          taskId,
+          job.status,
+        );
+      }
+      await sleep(Math.min(delayMs, remaining));
+      delayMs = Math.min(delayMs * 1.5, 2000);
+    }
+  }
+
+  /** Submit a reasoning chain and (by default) wait for its verdict. */
+  async verify(request: VerifyRequest, options: VerifyOptions = {}): Promise<VerifyResponse> {
+    const job = await this.submit(request, options);
+    if (options.wait === false || TERMINAL_STATUSES.includes(job.status)) return job;
+    return this.wait(job.taskId, options.timeoutS ?? 300);
+  }
+
+  /** GET /v1/certificates/{certId}: the certificate document as issued. */
+  async certificate(certId: string): Promise<Certificate> {
+    const id = checkId(certId, 'certId');
+    const body = await this.#json('GET', `/v1/certificates/${id}`);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new InvalidResponseError(`GET /v1/certificates/${id}: the server's answer is not a JSON object`);
+    }
+    return body as Certificate;
+  }
+
+  /** POST /v1/certificates/{certId}/verify: the server re-checks the certificate's proof now. */
+  async verifyCertificate(certId: string): Promise<CertificateCheck> {
+    const id = checkId(certId, 'certId');
+    const path = `/v1/certificates/${id}/verify`;
+    return checkFromWire(await this.#json('POST', path), `POST ${path}`);
+  }
+
+  /** GET /v1/stats: jobs by status, verdicts by result, steps, certificates, mean time. */
+  async stats(): Promise<Stats> {
+    return statsFromWire(await this.#json('GET', '/v1/stats'), 'GET /v1/stats');
+  }
+}

@@ -1,0 +1,109 @@
+// Public shapes of the SDK (camelCase) and of the API wire format (snake_case, as the server sends it).
+
+export type Domain = 'mathematics' | 'code' | 'logic';
+export type ProofLevel = 'quick' | 'standard' | 'formal';
+export type JobStatus = 'queued' | 'translating' | 'verifying' | 'complete' | 'failed' | 'cancelled';
+export type Verdict = 'VERIFIED' | 'PARTIAL' | 'FAILED';
+export type ArtifactLanguage = 'sympy' | 'coq' | 'lean4' | 'python' | 'smtlib' | 'fol' | 'propositional';
+export type Prover = 'auto' | 'coq' | 'lean4';
+
+export const DOMAINS: readonly Domain[] = ['mathematics', 'code', 'logic'];
+export const PROOF_LEVELS: readonly ProofLevel[] = ['quick', 'standard', 'formal'];
+export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'translating', 'verifying', 'complete', 'failed', 'cancelled'];
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['complete', 'failed', 'cancelled'];
+export const VERDICTS: readonly Verdict[] = ['VERIFIED', 'PARTIAL', 'FAILED'];
+
+/** One step of the reasoning to verify. `dependencies` omitted: the step depends on the previous one. */
+export interface ReasoningStep {
+  stepId: number;
+  content: string;
+  claimedConclusion?: string | null;
+  dependencies?: number[] | null;
+}
+
+/** A formal artifact supplied for one step instead of letting the server translate it. */
+export interface StepTranslation {
+  stepId: number;
+  formalRepresentation: string;
+  language: ArtifactLanguage;
+  originalContent?: string;
+  dependencies?: number[];
+  translationConfidence?: number;
+  compilationCheck?: boolean;
+  notes?: string | null;
+}
+
+export interface VerifyRequest {
+  reasoningChain: ReasoningStep[];
+  domain: Domain;
+  originalQuery?: string;
+  claimedAnswer?: string;
+  proofLevel?: ProofLevel;
+  callbackUrl?: string | null;
+  generateCertificate?: boolean;
+  translations?: StepTranslation[] | null;
+  prover?: Prover;
+}
+
+export interface VerifyOptions {
+  /** Wait for the verdict (default) or return the queued job at once. */
+  wait?: boolean;
+  /** Give up waiting after this many seconds (the job keeps running; `get(taskId)` later). Default 300. */
+  timeoutS?: number;
+  /** Sent as the Idempotency-Key header; a fresh one is made per call when omitted. */
+  idempotencyKey?: string;
+}
+
+export interface FailureDetail {
+  stepId: number;
+  originalContent: string;
+  error: string;
+  suggestedFix: string | null;
+  cascadeImpact: number[];
+}
+
+/** The API's view of a verification job (the plan's VerifyResponse). */
+export interface VerifyResponse {
+  taskId: string;
+  status: JobStatus;
+  verdict: Verdict | null;
+  stepsVerified: number | null;
+  stepsTotal: number | null;
+  failurePoints: FailureDetail[] | null;
+  certificateId: string | null;
+  certificateUrl: string | null;
+  verificationTimeMs: number | null;
+  costCredits: number | null;
+}
+
+/** A certificate document exactly as issued: snake_case keys, because its hash covers them. */
+export type Certificate = Record<string, unknown> & { certificate_id?: string };
+
+/** POST /v1/certificates/{certId}/verify: `valid` is true only when `reasons` is empty. */
+export interface CertificateCheck {
+  valid: boolean;
+  reasons: string[];
+}
+
+/** GET /v1/stats: totals over every job in the service's store. */
+export interface Stats {
+  jobs: Record<string, number>;
+  verdicts: Record<string, number>;
+  stepsTotal: number;
+  stepsVerified: number;
+  certificatesIssued: number;
+  meanVerificationTimeMs: number | null;
+  queue: string;
+}
+
+export interface ClientOptions {
+  apiKey?: string;
+  /** Default http://127.0.0.1:8000. */
+  baseUrl?: string;
+  /** Per-request timeout in milliseconds (default 30000). */
+  timeoutMs?: number;
+  /** Retries on 429/502/503/504 and dropped connections (default 2). */
+  maxRetries?: number;
+  /** A fetch implementation (default: the global fetch). */
+  fetch?: typeof fetch;
+}

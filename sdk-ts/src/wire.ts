@@ -1,0 +1,201 @@
+// camelCase <-> the API's snake_case, with the checks that keep bad input and bad answers out.
+
+import { InvalidResponseError, ReasonForgeInputError } from './errors.js';
+import {
+  DOMAINS,
+  JOB_STATUSES,
+  PROOF_LEVELS,
+  VERDICTS,
+  type CertificateCheck,
+  type FailureDetail,
+  type JobStatus,
+  type ReasoningStep,
+  type Stats,
+  type StepTranslation,
+  type Verdict,
+  type VerifyRequest,
+  type VerifyResponse,
+} from './types.js';
+
+const LANGUAGES = ['sympy', 'coq', 'lean4', 'python', 'smtlib', 'fol', 'propositional'];
+const PROVERS = ['auto', 'coq', 'lean4'];
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fail(field: string, message: string): never {
+  throw new ReasonForgeInputError(`${field}: ${message}`, field);
+}
+
+function checkIds(value: unknown, field: string): number[] {
+  if (!Array.isArray(value) || !value.every((id) => Number.isSafeInteger(id))) {
+    fail(field, 'must be an array of integer step ids');
+  }
+  return value as number[];
+}
+
+function stepToWire(step: unknown, index: number): Json {
+  const where = `reasoningChain[${index}]`;
+  if (typeof step === 'string') return { step_id: index + 1, content: step };
+  if (!isObject(step)) fail(where, 'must be {stepId, content} or a string');
+  const s = step as Partial<ReasoningStep>;
+  if (!Number.isSafeInteger(s.stepId)) fail(`${where}.stepId`, 'must be an integer');
+  if (typeof s.content !== 'string') fail(`${where}.content`, 'must be a string');
+  const out: Json = { step_id: s.stepId, content: s.content };
+  if (s.claimedConclusion !== undefined && s.claimedConclusion !== null) {
+    if (typeof s.claimedConclusion !== 'string') fail(`${where}.claimedConclusion`, 'must be a string');
+    out.claimed_conclusion = s.claimedConclusion;
+  }
+  if (s.dependencies !== undefined && s.dependencies !== null) {
+    out.dependencies = checkIds(s.dependencies, `${where}.dependencies`);
+  }
+  return out;
+}
+
+function translationToWire(t: unknown, index: number): Json {
+  const where = `translations[${index}]`;
+  if (!isObject(t)) fail(where, 'must be an object');
+  const s = t as Partial<StepTranslation>;
+  if (!Number.isSafeInteger(s.stepId)) fail(`${where}.stepId`, 'must be an integer');
+  if (typeof s.formalRepresentation !== 'string') fail(`${where}.formalRepresentation`, 'must be a string');
+  if (!LANGUAGES.includes(String(s.language))) fail(`${where}.language`, `must be one of ${LANGUAGES.join(', ')}`);
+  const out: Json = { step_id: s.stepId, formal_representation: s.formalRepresentation, language: s.language };
+  if (s.originalContent !== undefined) out.original_content = s.originalContent;
+  if (s.dependencies !== undefined) out.dependencies = checkIds(s.dependencies, `${where}.dependencies`);
+  if (s.translationConfidence !== undefined) out.translation_confidence = s.translationConfidence;
+  if (s.compilationCheck !== undefined) out.compilation_check = s.compilationCheck;
+  if (s.notes !== undefined) out.notes = s.notes;
+  return out;
+}
+
+function optionalString(value: unknown, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') fail(field, 'must be a string');
+  return value;
+}
+
+/** The JSON body of POST /v1/verify; throws ReasonForgeInputError naming the bad field. */
+export function requestToWire(request: VerifyRequest): Json {
+  if (!isObject(request)) fail('request', 'must be an object with reasoningChain and domain');
+  const chain: unknown = request.reasoningChain;
+  if (!Array.isArray(chain) || chain.length === 0) {
+    fail('reasoningChain', 'must be a non-empty array of {stepId, content} (or strings)');
+  }
+  if (!DOMAINS.includes(request.domain)) fail('domain', `must be one of ${DOMAINS.join(', ')}`);
+  const body: Json = { reasoning_chain: chain.map(stepToWire), domain: request.domain };
+  const query = optionalString(request.originalQuery, 'originalQuery');
+  if (query !== undefined) body.original_query = query;
+  const answer = optionalString(request.claimedAnswer, 'claimedAnswer');
+  if (answer !== undefined) body.claimed_answer = answer;
+  if (request.proofLevel !== undefined) {
+    if (!PROOF_LEVELS.includes(request.proofLevel)) fail('proofLevel', `must be one of ${PROOF_LEVELS.join(', ')}`);
+    body.proof_level = request.proofLevel;
+  }
+  if (request.callbackUrl !== undefined && request.callbackUrl !== null) {
+    body.callback_url = optionalString(request.callbackUrl, 'callbackUrl');
+  }
+  if (request.generateCertificate !== undefined) {
+    if (typeof request.generateCertificate !== 'boolean') fail('generateCertificate', 'must be true or false');
+    body.generate_certificate = request.generateCertificate;
+  }
+  if (request.translations !== undefined && request.translations !== null) {
+    if (!Array.isArray(request.translations)) fail('translations', 'must be an array');
+    body.translations = request.translations.map(translationToWire);
+  }
+  if (request.prover !== undefined) {
+    if (!PROVERS.includes(request.prover)) fail('prover', `must be one of ${PROVERS.join(', ')}`);
+    body.prover = request.prover;
+  }
+  return body;
+}
+
+function bad(what: string, reason: string): never {
+  throw new InvalidResponseError(`${what}: the server's answer is not a valid VerifyResponse (${reason}); check baseUrl`);
+}
+
+function nullable<T>(value: unknown, check: (v: unknown) => boolean, name: string, what: string): T | null {
+  if (value === undefined || value === null) return null;
+  if (!check(value)) bad(what, `${name} has the wrong type`);
+  return value as T;
+}
+
+const isString = (v: unknown): boolean => typeof v === 'string';
+const isInt = (v: unknown): boolean => Number.isSafeInteger(v);
+const isNumber = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
+
+function failureFromWire(item: unknown, what: string): FailureDetail {
+  if (!isObject(item)) bad(what, 'a failure point is not an object');
+  if (!isInt(item.step_id) || !isString(item.original_content) || !isString(item.error)) {
+    bad(what, 'a failure point lacks step_id, original_content or error');
+  }
+  const impact = item.cascade_impact ?? [];
+  if (!Array.isArray(impact) || !impact.every(isInt)) bad(what, 'cascade_impact is not a list of step ids');
+  return {
+    stepId: item.step_id as number,
+    originalContent: item.original_content as string,
+    error: item.error as string,
+    suggestedFix: nullable<string>(item.suggested_fix, isString, 'suggested_fix', what),
+    cascadeImpact: impact as number[],
+  };
+}
+
+/** A VerifyResponse body in camelCase; throws InvalidResponseError when it is not one. */
+export function responseFromWire(body: unknown, what: string): VerifyResponse {
+  if (!isObject(body)) bad(what, 'not a JSON object');
+  if (!isString(body.task_id) || body.task_id === '') bad(what, 'task_id is missing');
+  if (!JOB_STATUSES.includes(body.status as JobStatus)) bad(what, `unknown status ${JSON.stringify(body.status)}`);
+  const verdict = nullable<Verdict>(body.verdict, (v) => VERDICTS.includes(v as Verdict), 'verdict', what);
+  const failures = body.failure_points;
+  if (failures !== undefined && failures !== null && !Array.isArray(failures)) bad(what, 'failure_points is not a list');
+  return {
+    taskId: body.task_id as string,
+    status: body.status as JobStatus,
+    verdict,
+    stepsVerified: nullable<number>(body.steps_verified, isInt, 'steps_verified', what),
+    stepsTotal: nullable<number>(body.steps_total, isInt, 'steps_total', what),
+    failurePoints: Array.isArray(failures) ? failures.map((f) => failureFromWire(f, what)) : null,
+    certificateId: nullable<string>(body.certificate_id, isString, 'certificate_id', what),
+    certificateUrl: nullable<string>(body.certificate_url, isString, 'certificate_url', what),
+    verificationTimeMs: nullable<number>(body.verification_time_ms, isInt, 'verification_time_ms', what),
+    costCredits: nullable<number>(body.cost_credits, isNumber, 'cost_credits', what),
+  };
+}
+
+function counts(value: unknown): value is Record<string, number> {
+  return isObject(value) && Object.values(value).every((v) => Number.isSafeInteger(v));
+}
+
+/** A ServiceStats body in camelCase; throws InvalidResponseError when it is not one. */
+export function statsFromWire(body: unknown, what: string): Stats {
+  const wrong = (reason: string): never => {
+    throw new InvalidResponseError(`${what}: the server's answer is not valid statistics (${reason}); check baseUrl`);
+  };
+  if (!isObject(body)) return wrong('not a JSON object');
+  if (!counts(body.jobs) || !counts(body.verdicts)) return wrong('jobs and verdicts must map names to counts');
+  for (const key of ['steps_total', 'steps_verified', 'certificates_issued']) {
+    if (!isInt(body[key])) return wrong(`${key} is not an integer`);
+  }
+  const mean = body.mean_verification_time_ms;
+  if (mean !== null && mean !== undefined && !isNumber(mean)) return wrong('mean_verification_time_ms is not a number');
+  if (!isString(body.queue)) return wrong('queue is not a string');
+  return {
+    jobs: body.jobs,
+    verdicts: body.verdicts,
+    stepsTotal: body.steps_total as number,
+    stepsVerified: body.steps_verified as number,
+    certificatesIssued: body.certificates_issued as number,
+    meanVerificationTimeMs: (mean as number | null | undefined) ?? null,
+    queue: body.queue as string,
+  };
+}
+
+/** A certificate check result; throws InvalidResponseError when it is not one. */
+export function checkFromWire(body: unknown, what: string): CertificateCheck {
+  if (!isObject(body) || typeof body.valid !== 'boolean' || !Array.isArray(body.reasons) || !body.reasons.every(isString)) {
+    throw new InvalidResponseError(`${what}: the server's answer is not a certificate check ({valid, reasons})`);
+  }
+  return { valid: body.valid, reasons: body.reasons as string[] };
+}

@@ -1,0 +1,104 @@
+// The TypeScript client against a live `reasonforge serve` (started here, on a free loopback port).
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import {
+  AuthenticationError,
+  ConflictError,
+  NotFoundError,
+  PaymentRequiredError,
+  ReasonForge,
+  VerificationTimeoutError,
+} from '../dist/index.js';
+import { startService } from './server.mjs';
+
+const PYTHAGORAS = {
+  reasoningChain: [
+    { stepId: 1, content: 'Let x = 3 and y = 4' },
+    { stepId: 2, content: 'By Pythagorean theorem, x² + y² = z²' },
+    { stepId: 3, content: 'So z² = 9 + 16 = 25' },
+    { stepId: 4, content: 'Therefore z = 5' },
+  ],
+  domain: 'mathematics',
+  originalQuery: 'Find the hypotenuse of a right triangle with legs 3 and 4',
+  claimedAnswer: 'z = 5',
+};
+
+const PENCILS = {
+  reasoningChain: [
+    { stepId: 1, content: 'Three packs of 12 pencils hold 3 × 12 = 36 pencils.' },
+    { stepId: 2, content: 'After giving away 9 he has 36 - 9 = 27 pencils.' },
+    { stepId: 3, content: 'Two more packs bring him to 27 + 2 × 12 = 53 pencils.' },
+    { stepId: 4, content: 'So Tom has 53 pencils.' },
+  ],
+  domain: 'mathematics',
+  originalQuery: 'Tom buys 3 packs of 12 pencils, gives away 9 pencils, then buys 2 more packs. How many pencils does he have?',
+  claimedAnswer: '53',
+};
+
+let service;
+let rf;
+
+before(async () => {
+  service = await startService();
+  rf = new ReasonForge({ apiKey: service.createKey('sdk-ts', '--tier', 'enterprise'), baseUrl: service.baseUrl });
+});
+
+after(async () => {
+  await service?.stop();
+});
+
+test('verify returns the verdict in camelCase', async () => {
+  const result = await rf.verify({ ...PYTHAGORAS, proofLevel: 'quick', generateCertificate: false }, { timeoutS: 120 });
+  assert.equal(result.status, 'complete');
+  assert.equal(result.verdict, 'VERIFIED');
+  assert.equal(result.stepsVerified, 4);
+  assert.equal(result.stepsTotal, 4);
+  assert.deepEqual(result.failurePoints, []);
+  assert.equal(result.certificateUrl, null);
+  assert.ok(Math.abs(result.costCredits - 0.18) < 1e-9);
+});
+
+test('a false step comes back with its cascade', async () => {
+  const result = await rf.verify({ ...PENCILS, proofLevel: 'quick', generateCertificate: false }, { timeoutS: 120 });
+  assert.equal(result.verdict, 'PARTIAL');
+  assert.equal(result.failurePoints.length, 1);
+  const [failure] = result.failurePoints;
+  assert.equal(failure.stepId, 3);
+  assert.deepEqual(failure.cascadeImpact, [4]);
+  assert.match(failure.error, /51/);
+});
+
+test('submit, get, wait and idempotency', async () => {
+  const request = { ...PENCILS, proofLevel: 'quick', generateCertificate: false };
+  const queued = await rf.verify(request, { wait: false, idempotencyKey: 'ts-idem-1' });
+  const again = await rf.submit(request, { idempotencyKey: 'ts-idem-1' });
+  assert.equal(again.taskId, queued.taskId);
+  await assert.rejects(rf.submit({ ...PYTHAGORAS, proofLevel: 'quick' }, { idempotencyKey: 'ts-idem-1' }), ConflictError);
+  const done = await rf.wait(queued.taskId, 120);
+  assert.equal(done.verdict, 'PARTIAL');
+  assert.deepEqual(await rf.get(queued.taskId), done);
+});
+
+test('stats are typed', async () => {
+  const stats = await rf.stats();
+  assert.ok(stats.jobs.complete >= 1);
+  assert.equal(typeof stats.stepsTotal, 'number');
+  assert.equal(stats.queue, 'inprocess');
+});
+
+test('typed errors: 404, 401, 402, timeout', async () => {
+  await assert.rejects(rf.get('0123456789abcdef0123456789abcdef'), (err) => err instanceof NotFoundError && err.status === 404);
+  const missingCert = `0x${'0'.repeat(64)}`;
+  await assert.rejects(rf.certificate(missingCert), NotFoundError);
+  await assert.rejects(rf.verifyCertificate(missingCert), NotFoundError);
+  const anonymous = new ReasonForge({ baseUrl: service.baseUrl });
+  await assert.rejects(anonymous.submit({ ...PYTHAGORAS, proofLevel: 'quick' }), (err) => err instanceof AuthenticationError && err.status === 401);
+  const free = new ReasonForge({ apiKey: service.createKey('sdk-ts-free', '--tier', 'free'), baseUrl: service.baseUrl });
+  await assert.rejects(free.submit({ ...PYTHAGORAS, proofLevel: 'formal' }), (err) => err instanceof PaymentRequiredError && err.status === 402);
+  const job = await rf.submit({ ...PYTHAGORAS, proofLevel: 'formal', generateCertificate: false });
+  await assert.rejects(rf.wait(job.taskId, 0.05), (err) => err instanceof VerificationTimeoutError && err.taskId === job.taskId);
+  const finished = await rf.wait(job.taskId, 240);
+  assert.equal(finished.status, 'complete');
+});

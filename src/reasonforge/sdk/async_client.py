@@ -1,0 +1,233 @@
+"""`AsyncReasonForge`: the asyncio client (httpx.AsyncClient), method for method the same as `ReasonForge`."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any, Self
+
+import httpx
+
+from reasonforge.sdk import protocol, stream
+from reasonforge.sdk.client import WaitVia
+from reasonforge.sdk.errors import (
+    APIConnectionError,
+    ClientClosedError,
+    error_from_response,
+)
+from reasonforge.sdk.models import Certificate, CertificateCheck, Stats
+from reasonforge.sdk.requests import StepLike, TranslationLike, build_verify_body
+from reasonforge.types import ReasoningStep, VerifyResponse
+
+
+class AsyncReasonForge:
+    """Async client for a ReasonForge API: `await verify()` submits a chain and waits for its verdict."""
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        *,
+        timeout: float = 30.0,
+        max_retries: int = 2,
+        http_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.base_url = protocol.resolve_base_url(base_url)
+        self._api_key = protocol.resolve_api_key(api_key)
+        self.max_retries = max(0, max_retries)
+        self.timeout = timeout
+        self._owns_client = http_client is None
+        self._http = http_client or httpx.AsyncClient(timeout=timeout)
+
+    def __repr__(self) -> str:
+        return f"AsyncReasonForge(base_url={self.base_url!r})"  # never the key
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the HTTP connection pool (only when this client created it)."""
+        if self._owns_client:
+            await self._http.aclose()
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> httpx.Response:
+        """One API call, retried on throttling, restarts and dropped connections.
+
+        Every call is safe to repeat: reads are reads, and submissions carry an Idempotency-Key.
+        """
+        if self._http.is_closed:
+            raise ClientClosedError(
+                f"{method} {path}: this client is closed (its `with` block ended or close() "
+                "was called); make a new one"
+            )
+        url = self.base_url + path
+        all_headers = {**protocol.default_headers(self._api_key), **(headers or {})}
+        attempt = 0
+        while True:
+            try:
+                response = await self._http.request(
+                    method, url, json=json, headers=all_headers
+                )
+            except httpx.TransportError as exc:
+                if attempt < self.max_retries:
+                    await asyncio.sleep(protocol.retry_delay(attempt, None))
+                    attempt += 1
+                    continue
+                raise APIConnectionError(
+                    f"{method} {url}: {type(exc).__name__}: {str(exc) or 'no response'}"
+                ) from None
+            if response.status_code < 400:
+                return response
+            error = error_from_response(
+                response.status_code, response.headers, response.content
+            )
+            if (
+                attempt < self.max_retries
+                and response.status_code in protocol.RETRYABLE_STATUSES
+            ):
+                await asyncio.sleep(protocol.retry_delay(attempt, error.retry_after))
+                attempt += 1
+                continue
+            raise error
+
+    async def submit(
+        self,
+        reasoning_chain: Iterable[StepLike],
+        domain: str,
+        original_query: str = "",
+        claimed_answer: str = "",
+        proof_level: str = "standard",
+        *,
+        callback_url: str | None = None,
+        generate_certificate: bool = True,
+        translations: Iterable[TranslationLike] | None = None,
+        prover: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> VerifyResponse:
+        """POST /v1/verify: queue a verification and return at once (status `queued`)."""
+        body = build_verify_body(
+            reasoning_chain=reasoning_chain,
+            domain=domain,
+            original_query=original_query,
+            claimed_answer=claimed_answer,
+            proof_level=proof_level,
+            callback_url=callback_url,
+            generate_certificate=generate_certificate,
+            translations=translations,
+            prover=prover,
+        )
+        key = idempotency_key or f"sdk-{uuid.uuid4()}"
+        response = await self._request(
+            "POST", "/v1/verify", json=body, headers={"Idempotency-Key": key}
+        )
+        return protocol.parse_body(VerifyResponse, response.content, "POST /v1/verify")
+
+    async def get(self, task_id: str) -> VerifyResponse:
+        """GET /v1/verify/{task_id}: the job's current status and, once complete, its verdict."""
+        task_id = protocol.check_path_id(task_id, "task_id")
+        response = await self._request("GET", f"/v1/verify/{task_id}")
+        return protocol.parse_body(
+            VerifyResponse, response.content, f"GET /v1/verify/{task_id}"
+        )
+
+    async def wait(
+        self, task_id: str, *, timeout_s: float = 300.0, via: WaitVia = "stream"
+    ) -> VerifyResponse:
+        """Wait until the job is complete, failed or cancelled; VerificationTimeoutError after `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        if protocol.check_wait_via(via) == "stream":
+            return await stream.wait_async(self, task_id, deadline)
+        return await self._poll(task_id, deadline)
+
+    async def _poll(self, task_id: str, deadline: float) -> VerifyResponse:
+        """Poll GET /v1/verify/{task_id} with growing intervals until a terminal status or the deadline."""
+        delays = protocol.poll_delays()
+        while True:
+            job = await self.get(task_id)
+            if job.status in protocol.TERMINAL_STATUSES:
+                return job
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise protocol.timeout_error(task_id, job.status)
+            await asyncio.sleep(min(next(delays), remaining))
+
+    async def verify(
+        self,
+        reasoning_chain: Iterable[StepLike],
+        domain: str,
+        original_query: str = "",
+        claimed_answer: str = "",
+        proof_level: str = "standard",
+        *,
+        callback_url: str | None = None,
+        generate_certificate: bool = True,
+        translations: Iterable[TranslationLike] | None = None,
+        prover: str | None = None,
+        idempotency_key: str | None = None,
+        wait: bool = True,
+        timeout_s: float = 300.0,
+        wait_via: WaitVia = "stream",
+    ) -> VerifyResponse:
+        """Submit a reasoning chain and (by default) wait for the verdict; `wait=False` returns the queued job.
+
+        A job the service could not finish comes back with status `failed` and the reason in
+        `failure_points` (step_id 0); VerificationTimeoutError when `timeout_s` passes first.
+        """
+        protocol.check_wait_via(wait_via)
+        job = await self.submit(
+            reasoning_chain,
+            domain,
+            original_query,
+            claimed_answer,
+            proof_level,
+            callback_url=callback_url,
+            generate_certificate=generate_certificate,
+            translations=translations,
+            prover=prover,
+            idempotency_key=idempotency_key,
+        )
+        if not wait or job.status in protocol.TERMINAL_STATUSES:
+            return job
+        return await self.wait(job.task_id, timeout_s=timeout_s, via=wait_via)
+
+    async def certificate(self, cert_id: str) -> Certificate:
+        """GET /v1/certificates/{cert_id}: the certificate document (claims, Groth16 proof, key reference)."""
+        cert_id = protocol.check_path_id(cert_id, "cert_id")
+        response = await self._request("GET", f"/v1/certificates/{cert_id}")
+        return protocol.parse_body(
+            Certificate, response.content, f"GET /v1/certificates/{cert_id}"
+        )
+
+    async def verify_certificate(self, cert_id: str) -> CertificateCheck:
+        """POST /v1/certificates/{cert_id}/verify: the server re-checks the certificate's proof."""
+        cert_id = protocol.check_path_id(cert_id, "cert_id")
+        response = await self._request("POST", f"/v1/certificates/{cert_id}/verify")
+        return protocol.parse_body(
+            CertificateCheck,
+            response.content,
+            f"POST /v1/certificates/{cert_id}/verify",
+        )
+
+    async def stats(self) -> Stats:
+        """GET /v1/stats: service-wide counters."""
+        response = await self._request("GET", "/v1/stats")
+        return protocol.parse_body(Stats, response.content, "GET /v1/stats")
+
+    @staticmethod
+    def parse_reasoning_chain(response: Any) -> list[ReasoningStep]:
+        """Reasoning steps out of an OpenAI / Anthropic / DeepSeek response or plain text, ready for verify()."""
+        from reasonforge.translate.integrations import parse_reasoning_chain
+
+        return parse_reasoning_chain(response)

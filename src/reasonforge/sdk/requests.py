@@ -1,0 +1,105 @@
+"""The body of `POST /v1/verify`, checked against the API's own `VerifyRequest` before it leaves the client."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from reasonforge.errors import InputError
+from reasonforge.types import ReasoningStep, StepTranslation, VerifyRequest
+
+StepLike = ReasoningStep | Mapping[str, Any] | str
+TranslationLike = StepTranslation | Mapping[str, Any]
+
+
+def _plain(item: Any) -> Any:
+    """Pydantic models (ours, or a caller's own) as plain data, so one validator sees everything."""
+    return (
+        item.model_dump(mode="json", exclude_unset=True)
+        if isinstance(item, BaseModel)
+        else item
+    )
+
+
+def normalise_chain(reasoning_chain: Iterable[StepLike]) -> list[Any]:
+    """Steps as the API takes them; bare strings become steps numbered 1..n in order."""
+    if isinstance(reasoning_chain, (str, bytes, Mapping)):
+        raise InputError(
+            "reasoning_chain must be a list of steps ({'step_id': 1, 'content': '...'} or plain strings), "
+            f"not a single {type(reasoning_chain).__name__}",
+            field="reasoning_chain",
+        )
+    steps = []
+    for index, item in enumerate(reasoning_chain, start=1):
+        steps.append(
+            {"step_id": index, "content": item}
+            if isinstance(item, str)
+            else _plain(item)
+        )
+    if not steps:
+        raise InputError(
+            "reasoning_chain is empty; give at least one step", field="reasoning_chain"
+        )
+    return steps
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    """`('reasoning_chain', 2, 'step_id')` as `reasoning_chain[2].step_id`."""
+    text = ""
+    for part in loc:
+        text += (
+            f"[{part}]"
+            if isinstance(part, int)
+            else (f".{part}" if text else str(part))
+        )
+    return text
+
+
+def input_error(exc: ValidationError) -> InputError:
+    """A pydantic failure as one InputError naming every bad field (up to five)."""
+    problems = [f"{_location(err['loc'])}: {err['msg']}" for err in exc.errors()[:5]]
+    more = len(exc.errors()) - len(problems)
+    first = _location(exc.errors()[0]["loc"]) if exc.errors() else None
+    return InputError(
+        "invalid verification request: "
+        + "; ".join(problems)
+        + (f" (and {more} more)" if more > 0 else ""),
+        field=first or None,
+    )
+
+
+def build_verify_body(
+    *,
+    reasoning_chain: Iterable[StepLike],
+    domain: str,
+    original_query: str,
+    claimed_answer: str,
+    proof_level: str,
+    callback_url: str | None,
+    generate_certificate: bool,
+    translations: Iterable[TranslationLike] | None,
+    prover: str | None = None,
+) -> dict[str, Any]:
+    """The JSON body for `POST /v1/verify`; raises InputError (naming the field) on anything invalid."""
+    fields: dict[str, Any] = {
+        "reasoning_chain": normalise_chain(reasoning_chain),
+        "domain": getattr(domain, "value", domain),
+        "original_query": original_query,
+        "claimed_answer": claimed_answer,
+        "proof_level": getattr(proof_level, "value", proof_level),
+        "generate_certificate": generate_certificate,
+    }
+    if callback_url is not None:
+        fields["callback_url"] = callback_url
+    if translations is not None:
+        fields["translations"] = [_plain(t) for t in translations]
+    if prover is not None:
+        fields["prover"] = getattr(prover, "value", prover)
+    try:
+        request = VerifyRequest.model_validate(fields)
+    except ValidationError as exc:
+        raise input_error(exc) from None
+    # Only what the caller set goes on the wire, so the server's defaults stay the server's.
+    return request.model_dump(mode="json", exclude_unset=True)

@@ -1,0 +1,199 @@
+"""`reasonforge keys …`: create, list, revoke API keys; grant credits; show usage and webhook secrets."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from reasonforge.errors import ReasonForgeError
+from reasonforge.service.accounts.credits import grant_credits, usage
+from reasonforge.service.accounts.keys import (
+    Scope,
+    create_key,
+    get_key,
+    list_keys,
+    revoke_key,
+)
+from reasonforge.service.accounts.ratelimit import redact_url
+from reasonforge.service.accounts.tiers import Tier
+from reasonforge.service.db import create_tables, make_engine, make_sessionmaker
+from reasonforge.service.settings import ServiceSettings
+
+keys_app = typer.Typer(
+    help="API keys of the verification service: create, list, revoke, credits.",
+    no_args_is_help=True,
+)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {escape(message)}")
+    return typer.Exit(2)
+
+
+def _settings() -> ServiceSettings:
+    try:
+        return ServiceSettings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise _fail(f"bad setting REASONFORGE_{field.upper()}: {first['msg']}") from exc
+
+
+@contextmanager
+def _store(settings: ServiceSettings | None = None) -> Iterator[Session]:
+    """A session on the service's store (tables created if needed); store errors end the command."""
+    settings = settings or _settings()
+    url = settings.resolved_database_url()
+    engine = make_engine(url)
+    try:
+        create_tables(engine)
+        with make_sessionmaker(engine)() as session:
+            yield session
+    except ReasonForgeError as exc:
+        raise _fail(exc.message) from exc
+    except SQLAlchemyError as exc:
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        raise _fail(f"cannot use the store at {redact_url(url)}: {reason}") from exc
+    finally:
+        engine.dispose()
+
+
+@keys_app.command("create")
+def create_cmd(
+    name: Annotated[
+        str, typer.Option("--name", "-n", help="Who or what the key is for.")
+    ],
+    tier: Annotated[
+        Tier, typer.Option("--tier", help="Plan: free, pro or enterprise.")
+    ] = Tier.FREE,
+    scope: Annotated[
+        list[Scope] | None,
+        typer.Option("--scope", help="Repeat for several (default: verify and read)."),
+    ] = None,
+) -> None:
+    """Create a key and print it on stdout (only the key; it is shown once)."""
+    scopes = (
+        [s.value for s in scope] if scope else [Scope.VERIFY.value, Scope.READ.value]
+    )
+    with _store() as session:
+        plaintext, record = create_key(session, name, scopes=scopes, tier=tier)
+    print(plaintext)
+    err.print(
+        f"created {record.prefix} ({escape(record.name)}, tier {record.tier.value}, scopes "
+        f"{', '.join(record.scopes)}); store it now: only its hash is kept"
+    )
+
+
+@keys_app.command("list")
+def list_cmd(
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON array of key records.")
+    ] = False,
+) -> None:
+    """List every key (never the secrets)."""
+    with _store() as session:
+        records = list_keys(session)
+    if as_json:
+        print(
+            json.dumps(
+                [{**r.model_dump(mode="json"), "revoked": r.revoked} for r in records]
+            )
+        )
+        return
+    table = Table(title=f"{len(records)} API key(s)")
+    for column in ("key id", "name", "tier", "scopes", "created (UTC)", "status"):
+        table.add_column(column)
+    for r in records:
+        status = f"revoked {r.revoked_at:%Y-%m-%d %H:%M}" if r.revoked_at else "active"
+        table.add_row(
+            r.prefix,
+            escape(r.name),
+            r.tier.value,
+            ",".join(r.scopes),
+            f"{r.created_at:%Y-%m-%d %H:%M}",
+            status,
+        )
+    Console().print(table)
+
+
+@keys_app.command("revoke")
+def revoke_cmd(
+    key_id: Annotated[
+        str, typer.Argument(help="Key id or its rf_ prefix (see `keys list`).")
+    ],
+) -> None:
+    """Revoke a key: requests with it get 401 from now on."""
+    with _store() as session:
+        record = revoke_key(session, key_id)
+    err.print(
+        f"revoked {record.prefix} ({escape(record.name)}) at {record.revoked_at:%Y-%m-%d %H:%M:%S} UTC"
+    )
+
+
+@keys_app.command("grant")
+def grant_cmd(
+    key_id: Annotated[str, typer.Argument(help="Key id or its rf_ prefix.")],
+    amount: Annotated[str, typer.Argument(help="Credits to add, e.g. 25 or 7.50.")],
+    note: Annotated[
+        str | None, typer.Option("--note", help="Why (kept in the ledger).")
+    ] = None,
+) -> None:
+    """Add credits to a key's balance (paid verifications draw on it)."""
+    with _store() as session:
+        balance = grant_credits(session, key_id, amount, note=note)
+    err.print(f"granted {amount} credits; balance {balance:.2f}")
+
+
+@keys_app.command("usage")
+def usage_cmd(
+    key_id: Annotated[str, typer.Argument(help="Key id or its rf_ prefix.")],
+    month: Annotated[
+        str | None, typer.Option("--month", help="YYYY-MM (UTC); default this month.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the usage report as JSON.")
+    ] = False,
+) -> None:
+    """A key's verifications, included allowance and credits in one month."""
+    with _store() as session:
+        report = usage(session, key_id, month=month)
+    if as_json:
+        print(report.model_dump_json())
+        return
+    table = Table(title=f"rf_{report.key_id} · {report.tier.value} · {report.month}")
+    table.add_column("")
+    table.add_column("value", justify="right")
+    table.add_row("verifications", str(report.verifications))
+    table.add_row("included used", f"{report.included_used} / {report.included_limit}")
+    table.add_row("list price (credits)", f"{report.quoted_credits:.2f}")
+    table.add_row("charged (credits)", f"{report.charged_credits:.2f}")
+    table.add_row("balance (credits)", f"{report.balance_credits:.2f}")
+    Console().print(table)
+
+
+@keys_app.command("webhook-secret")
+def webhook_secret_cmd(
+    key_id: Annotated[str, typer.Argument(help="Key id or its rf_ prefix.")],
+) -> None:
+    """Print the secret that signs this key's webhooks (give it to the receiving endpoint)."""
+    from reasonforge.service.webhooks.signing import key_webhook_secret
+
+    settings = _settings()
+    with _store(settings) as session:
+        row = get_key(session, key_id)
+        key = row.key_id
+    try:
+        print(key_webhook_secret(settings, key).decode("ascii"))
+    except ReasonForgeError as exc:
+        raise _fail(exc.message) from exc

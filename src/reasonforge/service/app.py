@@ -1,0 +1,81 @@
+"""`create_app(settings)`: the verification API (FastAPI; OpenAPI at /docs and /openapi.json)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from fastapi import FastAPI
+
+from reasonforge.service.accounts import make_rate_limiter
+from reasonforge.service.jobs import make_context, make_queue
+from reasonforge.service.jobs.certify import certificates_unavailable
+from reasonforge.service.metrics import LatencyMiddleware, ServiceMetrics
+from reasonforge.service.routes import certificates, forecasts, system, verify
+from reasonforge.service.routes.errors import install_error_handlers
+from reasonforge.service.routes.middleware import BodyLimitMiddleware
+from reasonforge.service.routes.state import AppState
+from reasonforge.service.settings import ServiceSettings
+from reasonforge.service.stream import StreamHub
+
+log = logging.getLogger(__name__)
+
+DESCRIPTION = """Machine-checked verification of AI reasoning chains.
+
+Submit a chain with `POST /v1/verify` (202, status `queued`), then poll `GET /v1/verify/{task_id}`,
+watch `WS /v1/stream`, or pass `callback_url` for a signed webhook. Authenticate with
+`Authorization: Bearer rf_...` (`reasonforge keys create --name NAME`). Every error has the body
+`{"error": {"code", "message", "field"}}`. A failure of the job as a whole (not of one step) is
+reported in `failure_points` with `step_id` 0.
+"""
+
+
+def create_app(settings: ServiceSettings | None = None) -> FastAPI:
+    """The API with its store, queue (in-process workers or Celery), limiter, metrics and stream hub."""
+    settings = settings or ServiceSettings()
+    jobs = make_context(settings)
+    metrics = ServiceMetrics(jobs.sessionmaker)
+    state = AppState(
+        settings=settings,
+        jobs=jobs,
+        queue=make_queue(jobs),
+        limiter=make_rate_limiter(settings),
+        metrics=metrics,
+        hub=StreamHub(jobs.sessionmaker, settings.public_base_url),
+        certificates_unavailable=certificates_unavailable(settings),
+    )
+    if state.certificates_unavailable:
+        log.warning(
+            "certificates are disabled on this server: %s",
+            state.certificates_unavailable,
+        )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        state.queue.start()
+        state.hub.start()
+        try:
+            yield
+        finally:
+            await state.hub.stop()
+            state.queue.stop()
+            close = getattr(state.limiter, "close", None)
+            if close is not None:
+                close()
+            jobs.close()
+
+    app = FastAPI(
+        title="ReasonForge verification API",
+        version="1",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.rf = state
+    install_error_handlers(app)
+    for module in (verify, certificates, forecasts, system):
+        app.include_router(module.router)
+    # Outermost first: time everything (413s included), then cap the body before anything parses it.
+    app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
+    app.add_middleware(LatencyMiddleware, metrics=metrics)
+    return app

@@ -1,0 +1,126 @@
+"""`reasonforge serve` (the API on uvicorn) and `reasonforge worker` (a Celery worker).
+
+Settings come from REASONFORGE_* environment variables (see `reasonforge.service.settings`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from reasonforge.errors import ReasonForgeError
+
+EXIT_CONFIG_ERROR = 2
+
+
+def _fail(message: str) -> typer.Exit:
+    Console(stderr=True).print(
+        f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True
+    )
+    return typer.Exit(EXIT_CONFIG_ERROR)
+
+
+def _settings(**overrides: object):
+    from pydantic import ValidationError
+
+    from reasonforge.service.settings import ServiceSettings
+
+    try:
+        settings = ServiceSettings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = "REASONFORGE_" + "_".join(str(p) for p in first["loc"]).upper()
+        raise _fail(f"{name}: {first['msg']}") from None
+    return settings.model_copy(
+        update={k: v for k, v in overrides.items() if v is not None}
+    )
+
+
+def serve(
+    host: Annotated[
+        str, typer.Option("--host", help="Interface to listen on.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", min=1, max=65535, help="TCP port.")
+    ] = 8000,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="In-process job workers (default REASONFORGE_WORKERS).",
+        ),
+    ] = None,
+    log_level: Annotated[
+        str, typer.Option("--log-level", help="uvicorn log level.")
+    ] = "info",
+) -> None:
+    """Run the verification API (embedded defaults: SQLite under REASONFORGE_HOME, in-process workers)."""
+    import uvicorn
+
+    from reasonforge.service.app import create_app
+
+    # certificate_url must point at this server unless a public URL was configured.
+    base = (
+        None
+        if os.environ.get("REASONFORGE_PUBLIC_BASE_URL")
+        else f"http://{host}:{port}"
+    )
+    settings = _settings(workers=workers, public_base_url=base)
+    logging.basicConfig(
+        level=log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        app = create_app(settings)
+    except ReasonForgeError as exc:
+        raise _fail(exc.message) from None
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level.lower(),
+        timeout_graceful_shutdown=30,
+    )
+
+
+def worker(
+    pool: Annotated[
+        str,
+        typer.Option(
+            "--pool", help="Celery pool: solo (one job at a time) or threads."
+        ),
+    ] = "solo",
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            min=1,
+            help="Jobs at once with --pool threads (default REASONFORGE_WORKERS).",
+        ),
+    ] = None,
+    log_level: Annotated[
+        str, typer.Option("--log-level", help="Celery log level.")
+    ] = "INFO",
+) -> None:
+    """Run a Celery worker for REASONFORGE_QUEUE=celery (any number, on any machines sharing the DB and Redis)."""
+    from reasonforge.service.worker import parse_pool, run_worker
+
+    logging.basicConfig(
+        level=log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        run_worker(
+            _settings(),
+            pool=parse_pool(pool),
+            concurrency=concurrency,
+            loglevel=log_level.upper(),
+        )
+    except ReasonForgeError as exc:
+        raise _fail(exc.message) from None

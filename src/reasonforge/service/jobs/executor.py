@@ -1,0 +1,191 @@
+"""Where a claimed job's work runs: long-lived single-threaded child processes, or the calling thread.
+
+Verification is CPU-bound Python (SymPy, solvers, Groth16 proving) and the checkers start
+subprocesses of their own. In child processes, jobs run in parallel across cores instead of queueing
+on one interpreter lock (and the API stays responsive while a proof is computed), a crashing checker
+takes down a child instead of the server, and each child stays single-threaded, which lets the
+arithmetic checker fork its warm workers directly (a threaded process must go through a cold fork
+server: about a second per step instead of milliseconds). Each child keeps its own database engine
+and certificate issuer (proving key loaded once) for its whole life.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import queue
+import threading
+from multiprocessing.connection import Connection
+from typing import Protocol
+
+from reasonforge.service.jobs import leases
+from reasonforge.service.jobs.certify import CertificateIssuer
+from reasonforge.service.jobs.runner import JobProcessDied, execute_with
+from reasonforge.service.settings import ServiceSettings
+from reasonforge.types import JobStatus
+
+log = logging.getLogger(__name__)
+
+
+class JobExecutor(Protocol):
+    """Runs a claimed job's work (`runner.execute_with`) and returns the job's end status."""
+
+    def warm(self) -> None:
+        """Get ready ahead of the first job (start processes)."""
+
+    def execute(self, claim: leases.Claim) -> JobStatus | None:
+        """Do the claimed job's work; its outcome is recorded in the store when this returns."""
+
+    def shutdown(self) -> None:
+        """Release the executor's resources."""
+
+
+class InlineExecutor:
+    """Runs jobs in the calling thread with the caller's store: no isolation, no extra processes."""
+
+    def __init__(self, settings: ServiceSettings, sm) -> None:
+        self._settings, self._sm = settings, sm
+        self._issuer = CertificateIssuer(settings)
+
+    def warm(self) -> None:
+        """Nothing to start."""
+
+    def execute(self, claim: leases.Claim) -> JobStatus | None:
+        """Run the job here."""
+        return execute_with(self._sm, self._settings, claim, self._issuer)
+
+    def shutdown(self) -> None:
+        """Nothing to release."""
+
+
+def _warm() -> None:
+    """Verify a two-step chain so the first real job pays no import or cache cost."""
+    from reasonforge.types import Domain, ProofLevel, ReasoningStep, VerifyRequest
+    from reasonforge.verify.pipeline import verify_chain
+
+    steps = [
+        ReasoningStep(step_id=1, content="Let x = 2"),
+        ReasoningStep(step_id=2, content="So x + 1 = 3"),
+    ]
+    verify_chain(
+        VerifyRequest(
+            domain=Domain.MATHEMATICS,
+            proof_level=ProofLevel.QUICK,
+            reasoning_chain=steps,
+        )
+    )
+
+
+def child_main(conn: Connection, settings: ServiceSettings) -> None:
+    """A job process: receive claims (JSON) until None or EOF, run each, send back its end status."""
+    from reasonforge.service.db import make_engine, make_sessionmaker
+
+    engine = make_engine(settings.resolved_database_url())
+    sm, issuer = make_sessionmaker(engine), CertificateIssuer(settings)
+    try:
+        _warm()
+        while True:
+            try:
+                message = conn.recv()
+            except EOFError:
+                return
+            if message is None:
+                return
+            status = execute_with(
+                sm, settings, leases.Claim.model_validate_json(message), issuer
+            )
+            conn.send(status.value if status else None)
+    finally:
+        engine.dispose()
+
+
+class _Child:
+    """One job process and our end of its pipe."""
+
+    def __init__(self, settings: ServiceSettings) -> None:
+        # spawn, not fork: the parent has threads (API, lease keepers); forking those can deadlock.
+        mp = multiprocessing.get_context("spawn")
+        self.conn, theirs = mp.Pipe()
+        # Not a daemon: checkers start processes of their own. It exits on EOF when we go away.
+        self.process = mp.Process(
+            target=child_main,
+            args=(theirs, settings),
+            name="reasonforge-job",
+            daemon=False,
+        )
+        self.process.start()
+        theirs.close()
+
+    def run(self, claim: leases.Claim) -> JobStatus | None:
+        try:
+            self.conn.send(claim.model_dump_json())
+            reply = self.conn.recv()
+        except (EOFError, OSError) as exc:
+            self.process.join(timeout=5)
+            raise JobProcessDied(
+                f"the process running the job died (exit code {self.process.exitcode})"
+            ) from exc
+        return JobStatus(reply) if reply else None
+
+    def close(self) -> None:
+        try:
+            self.conn.send(None)
+        except OSError:
+            pass
+        self.process.join(timeout=30)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=5)
+        self.conn.close()
+
+
+class ProcessExecutor:
+    """`size` job processes started on demand; one that dies is replaced by a fresh one."""
+
+    def __init__(self, settings: ServiceSettings, size: int) -> None:
+        self._settings = settings
+        self._slots: queue.Queue[_Child | None] = queue.Queue()
+        self._children: list[_Child] = []
+        self._lock = threading.Lock()
+        for _ in range(size):
+            self._slots.put(None)
+
+    def _start(self) -> _Child:
+        child = _Child(self._settings)
+        with self._lock:
+            self._children.append(child)
+        return child
+
+    def warm(self) -> None:
+        """Start every job process now (each verifies a tiny chain before taking jobs)."""
+        slots = []
+        while True:
+            try:
+                slots.append(self._slots.get_nowait())
+            except queue.Empty:
+                break
+        for slot in slots:
+            self._slots.put(slot if slot is not None else self._start())
+
+    def execute(self, claim: leases.Claim) -> JobStatus | None:
+        """Run the job on a free job process (waiting for one); JobProcessDied if it died meanwhile."""
+        child = self._slots.get()
+        if child is None or not child.process.is_alive():
+            child = self._start()
+        try:
+            return child.run(claim)
+        except JobProcessDied:
+            with self._lock:
+                self._children.remove(child)
+            child.conn.close()
+            child = None
+            raise
+        finally:
+            self._slots.put(child)
+
+    def shutdown(self) -> None:
+        """Stop every job process after its current job."""
+        with self._lock:
+            children, self._children = self._children, []
+        for child in children:
+            child.close()

@@ -1,0 +1,434 @@
+"""Leases: claim a job, advance it, renew, complete once, fail, release for retry, reclaim.
+
+A worker holds a job through a per-claim `lease_token`; every write it makes is one conditional
+UPDATE on that token and on the job still being active (plus its event row, same transaction). So
+a worker whose lease expired, or whose job was cancelled, can never overwrite the outcome of the
+worker that took over: at-least-once processing, exactly-once completion.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from pydantic import BaseModel
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import sessionmaker
+
+from reasonforge.service.jobs.store import ACTIVE, record_event
+from reasonforge.service.jobs.tables import CertificateRow, JobRow
+from reasonforge.types import JobStatus, VerificationVerdict, VerifyRequest
+
+
+class Claim(BaseModel):
+    """A worker's hold on one job: the token its writes must present, and what to run."""
+
+    task_id: str
+    token: str
+    attempt: int
+    owner_key_id: str
+    request: VerifyRequest
+    worker: str = ""
+
+
+class IssuedCertificate(BaseModel):
+    """A certificate to store with a completion (JSON texts, as issued)."""
+
+    certificate_id: str
+    certificate_json: str
+    opening_json: str
+
+
+def claim(
+    sm: sessionmaker,
+    task_id: str,
+    *,
+    lease_s: float,
+    max_attempts: int,
+    owner: str = "",
+) -> Claim | None:
+    """Take a queued job under a fresh lease (status translating); None when someone else has it.
+
+    `owner` names the worker (host:pid:nonce) for operators; only the lease token decides.
+    """
+    token, now = uuid.uuid4().hex, time.time()
+    with sm.begin() as session:
+        result = session.execute(
+            update(JobRow)
+            .where(
+                JobRow.task_id == task_id,
+                JobRow.status == JobStatus.QUEUED.value,
+                JobRow.attempts < max_attempts,
+            )
+            .values(
+                status=JobStatus.TRANSLATING.value,
+                attempts=JobRow.attempts + 1,
+                lease_token=token,
+                lease_owner=owner[:200] or None,
+                lease_expires_at=now + lease_s,
+                started_at=func.coalesce(JobRow.started_at, now),
+                updated_at=now,
+            )
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:
+            return None
+        row = session.get(JobRow, task_id)
+        record_event(
+            session,
+            task_id,
+            row.owner_key_id,
+            JobStatus.TRANSLATING.value,
+            row.attempts,
+            now,
+            worker=owner,
+        )
+        return Claim(
+            task_id=task_id,
+            token=token,
+            worker=owner,
+            attempt=row.attempts,
+            owner_key_id=row.owner_key_id,
+            request=VerifyRequest.model_validate_json(row.request_json),
+        )
+
+
+def claim_next(
+    sm: sessionmaker,
+    *,
+    lease_s: float,
+    max_attempts: int,
+    owner: str = "",
+    batch: int = 16,
+) -> Claim | None:
+    """Claim the oldest queued job that no other worker takes first."""
+    with sm() as session:
+        candidates = session.scalars(
+            select(JobRow.task_id)
+            .where(JobRow.status == JobStatus.QUEUED.value)
+            .order_by(
+                JobRow.created_at
+            )  # not enqueued_at: a re-sent job must not lose its place
+            .limit(batch)
+        ).all()
+    for task_id in candidates:
+        taken = claim(
+            sm, task_id, lease_s=lease_s, max_attempts=max_attempts, owner=owner
+        )
+        if taken is not None:
+            return taken
+    return None
+
+
+def _held(claim_: Claim):
+    return (
+        (JobRow.task_id == claim_.task_id)
+        & (JobRow.lease_token == claim_.token)
+        & JobRow.status.in_(ACTIVE)
+    )
+
+
+def advance(
+    sm: sessionmaker, claim_: Claim, status: JobStatus, *, lease_s: float
+) -> bool:
+    """Move a held job to `status` (and extend its lease); False when the lease was lost."""
+    now = time.time()
+    with sm.begin() as session:
+        result = session.execute(
+            update(JobRow)
+            .where(_held(claim_))
+            .values(status=status.value, lease_expires_at=now + lease_s, updated_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:
+            return False
+        record_event(
+            session,
+            claim_.task_id,
+            claim_.owner_key_id,
+            status.value,
+            claim_.attempt,
+            now,
+            worker=claim_.worker,
+        )
+        return True
+
+
+def renew_lease(sm: sessionmaker, claim_: Claim, *, lease_s: float) -> bool:
+    """Push the lease expiry forward (heartbeat); False when the lease was lost."""
+    now = time.time()
+    with sm.begin() as session:
+        result = session.execute(
+            update(JobRow)
+            .where(_held(claim_))
+            .values(lease_expires_at=now + lease_s)
+            .execution_options(synchronize_session=False)
+        )
+        return result.rowcount == 1
+
+
+def complete(
+    sm: sessionmaker,
+    claim_: Claim,
+    verdict: VerificationVerdict,
+    certificate: IssuedCertificate | None,
+) -> bool:
+    """Record the verdict (and certificate) once; False for a late duplicate, which changes nothing."""
+    now = time.time()
+    with sm.begin() as session:
+        row_callback = session.scalar(
+            select(JobRow.callback_url).where(JobRow.task_id == claim_.task_id)
+        )
+        result = session.execute(
+            update(JobRow)
+            .where(_held(claim_))
+            .values(
+                status=JobStatus.COMPLETE.value,
+                verdict_json=verdict.model_dump_json(),
+                overall=verdict.overall.value,
+                steps_verified=verdict.verified_steps,
+                certificate_id=certificate.certificate_id if certificate else None,
+                verification_time_ms=verdict.verification_time_ms,
+                error=None,
+                lease_token=None,
+                lease_owner=None,
+                lease_expires_at=None,
+                webhook_pending=row_callback is not None,
+                finished_at=now,
+                updated_at=now,
+            )
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:
+            return False
+        if (
+            certificate is not None
+            and session.get(CertificateRow, certificate.certificate_id) is None
+        ):
+            session.add(
+                CertificateRow(
+                    certificate_id=certificate.certificate_id,
+                    task_id=claim_.task_id,
+                    owner_key_id=claim_.owner_key_id,
+                    certificate_json=certificate.certificate_json,
+                    opening_json=certificate.opening_json,
+                    created_at=now,
+                )
+            )
+        record_event(
+            session,
+            claim_.task_id,
+            claim_.owner_key_id,
+            JobStatus.COMPLETE.value,
+            claim_.attempt,
+            now,
+            worker=claim_.worker,
+        )
+        return True
+
+
+def fail(
+    sm: sessionmaker,
+    claim_: Claim,
+    error: str,
+    verdict: VerificationVerdict | None = None,
+) -> bool:
+    """Mark a held job failed for good with `error` (keeping a verdict it reached); False when the lease was lost."""
+    return _finish_failed(
+        sm,
+        _held(claim_),
+        claim_.task_id,
+        claim_.owner_key_id,
+        claim_.attempt,
+        error,
+        verdict,
+        worker=claim_.worker,
+    )
+
+
+def _verdict_values(verdict: VerificationVerdict | None) -> dict:
+    if verdict is None:
+        return {}
+    return {
+        "verdict_json": verdict.model_dump_json(),
+        "overall": verdict.overall.value,
+        "steps_verified": verdict.verified_steps,
+        "verification_time_ms": verdict.verification_time_ms,
+    }
+
+
+def _finish_failed(
+    sm: sessionmaker,
+    condition,
+    task_id: str,
+    owner: str,
+    attempt: int,
+    error: str,
+    verdict: VerificationVerdict | None = None,
+    *,
+    worker: str | None = None,
+) -> bool:
+    now = time.time()
+    with sm.begin() as session:
+        row_callback = session.scalar(
+            select(JobRow.callback_url).where(JobRow.task_id == task_id)
+        )
+        result = session.execute(
+            update(JobRow)
+            .where(condition)
+            .values(
+                status=JobStatus.FAILED.value,
+                error=error,
+                lease_token=None,
+                lease_owner=None,
+                lease_expires_at=None,
+                webhook_pending=row_callback is not None,
+                finished_at=now,
+                updated_at=now,
+                **_verdict_values(verdict),
+            )
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:
+            return False
+        record_event(
+            session,
+            task_id,
+            owner,
+            JobStatus.FAILED.value,
+            attempt,
+            now,
+            error,
+            worker=worker,
+        )
+        return True
+
+
+def release(
+    sm: sessionmaker,
+    claim_: Claim,
+    error: str,
+    *,
+    max_attempts: int,
+    verdict: VerificationVerdict | None = None,
+) -> JobStatus | None:
+    """After a transient error: back to queued while attempts remain, else failed; None if the lease was lost."""
+    if claim_.attempt >= max_attempts:
+        message = f"gave up after {claim_.attempt} attempts; last error: {error}"
+        return JobStatus.FAILED if fail(sm, claim_, message, verdict) else None
+    now = time.time()
+    with sm.begin() as session:
+        result = session.execute(
+            update(JobRow)
+            .where(_held(claim_))
+            .values(
+                status=JobStatus.QUEUED.value,
+                error=error,
+                lease_token=None,
+                lease_owner=None,
+                lease_expires_at=None,
+                enqueued_at=now,
+                updated_at=now,
+            )
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:
+            return None
+        record_event(
+            session,
+            claim_.task_id,
+            claim_.owner_key_id,
+            JobStatus.QUEUED.value,
+            claim_.attempt,
+            now,
+            error,
+            worker=claim_.worker,
+        )
+        return JobStatus.QUEUED
+
+
+def reclaim_expired(
+    sm: sessionmaker, *, max_attempts: int, lease_s: float, limit: int = 500
+) -> list[str]:
+    """Jobs whose worker stopped renewing its lease: requeue them (returned), or fail those out of attempts."""
+    now = time.time()
+    with sm() as session:
+        expired = session.execute(
+            select(
+                JobRow.task_id, JobRow.lease_token, JobRow.attempts, JobRow.owner_key_id
+            )
+            .where(JobRow.status.in_(ACTIVE), JobRow.lease_expires_at < now)
+            .limit(limit)
+        ).all()
+    requeued = []
+    for task_id, token, attempts, owner in expired:
+        condition = (
+            (JobRow.task_id == task_id)
+            & (JobRow.lease_token == token)
+            & JobRow.status.in_(ACTIVE)
+            & (JobRow.lease_expires_at < now)
+        )
+        if attempts >= max_attempts:
+            _finish_failed(
+                sm,
+                condition,
+                task_id,
+                owner,
+                attempts,
+                f"no worker finished this job in {attempts} attempts: each time the worker stopped renewing its "
+                f"{lease_s:g} s lease (it crashed, was killed or lost the database); giving up",
+            )
+            continue
+        with sm.begin() as session:
+            result = session.execute(
+                update(JobRow)
+                .where(condition)
+                .values(
+                    status=JobStatus.QUEUED.value,
+                    error=f"attempt {attempts}: the worker's lease expired; retrying",
+                    lease_token=None,
+                    lease_owner=None,
+                    lease_expires_at=None,
+                    enqueued_at=now,
+                    updated_at=now,
+                )
+                .execution_options(synchronize_session=False)
+            )
+            if result.rowcount == 1:
+                record_event(
+                    session,
+                    task_id,
+                    owner,
+                    JobStatus.QUEUED.value,
+                    attempts,
+                    now,
+                    "lease expired; requeued",
+                )
+                requeued.append(task_id)
+    return requeued
+
+
+def stale_queued(
+    sm: sessionmaker, *, older_than_s: float, limit: int = 500
+) -> list[str]:
+    """Queued jobs nobody claimed for `older_than_s` (a lost queue message): stamp and return them to re-send."""
+    now = time.time()
+    cutoff = now - older_than_s
+    with sm.begin() as session:
+        ids = session.scalars(
+            select(JobRow.task_id)
+            .where(JobRow.status == JobStatus.QUEUED.value, JobRow.enqueued_at < cutoff)
+            .limit(limit)
+        ).all()
+        if ids:
+            session.execute(
+                update(JobRow)
+                .where(
+                    JobRow.task_id.in_(ids),
+                    JobRow.status == JobStatus.QUEUED.value,
+                    JobRow.enqueued_at < cutoff,
+                )
+                .values(enqueued_at=now)
+                .execution_options(synchronize_session=False)
+            )
+    return list(ids)

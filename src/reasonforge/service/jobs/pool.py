@@ -1,0 +1,99 @@
+"""The embedded queue: worker threads in the API process claiming jobs straight from the store."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from reasonforge.service.jobs import leases
+from reasonforge.service.jobs.context import JobContext
+from reasonforge.service.jobs.executor import JobExecutor
+from reasonforge.service.jobs.notify import deliver_pending
+from reasonforge.service.jobs.runner import run_claimed
+from reasonforge.service.jobs.sweeper import Sweeper
+
+log = logging.getLogger(__name__)
+
+IDLE_POLL_S = 0.5
+"""An idle worker re-checks the store this often even without a wake-up (jobs from other processes)."""
+
+
+class InProcessQueue:
+    """`settings.workers` threads; `enqueue` only wakes them, since the store itself is the queue."""
+
+    def __init__(self, ctx: JobContext, executor: JobExecutor) -> None:
+        self._ctx = ctx
+        self._executor = executor
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._threads = [
+            threading.Thread(
+                target=self._work, name=f"reasonforge-worker-{i}", daemon=True
+            )
+            for i in range(ctx.settings.workers)
+        ]
+        # Webhook deliveries retry with backoff: keep them off the verification threads.
+        self._webhooks = ThreadPoolExecutor(
+            max_workers=2, thread_name_prefix="reasonforge-webhook"
+        )
+        self._sweeper = Sweeper(ctx, self.enqueue, self.dispatch_webhook)
+
+    def start(self) -> None:
+        """Start the executor, the workers and the sweeper."""
+        self._executor.warm()
+        for thread in self._threads:
+            thread.start()
+        self._sweeper.start()
+
+    def enqueue(self, task_id: str) -> None:
+        """Wake the workers for a newly queued job."""
+        self._wake.set()
+
+    def dispatch_webhook(self, task_id: str) -> None:
+        """Deliver a finished job's webhook on the webhook threads."""
+        if not self._stop.is_set():
+            self._webhooks.submit(deliver_pending, self._ctx, task_id)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Finish running jobs (queued ones stay queued for the next start) and stop."""
+        self._stop.set()
+        self._wake.set()
+        self._sweeper.stop()
+        for thread in self._threads:
+            if thread.is_alive():
+                thread.join(timeout)
+        self._webhooks.shutdown(wait=True, cancel_futures=True)
+        self._executor.shutdown()
+
+    def _work(self) -> None:
+        settings = self._ctx.settings
+        while not self._stop.is_set():
+            try:
+                claim = leases.claim_next(
+                    self._ctx.sessionmaker,
+                    lease_s=settings.lease_seconds,
+                    max_attempts=settings.max_attempts,
+                    owner=self._ctx.worker_id,
+                )
+            except Exception:
+                log.warning("could not claim a job; retrying", exc_info=True)
+                claim = None
+            if claim is None:
+                self._wake.wait(IDLE_POLL_S)
+                self._wake.clear()
+                continue
+            try:
+                run_claimed(
+                    self._ctx,
+                    claim,
+                    executor=self._executor,
+                    dispatch_webhook=self.dispatch_webhook,
+                )
+            except (
+                Exception
+            ):  # run_claimed handles job errors; this is the store going away mid-write
+                log.exception(
+                    "worker lost job %s; its lease will expire and it will be retried",
+                    claim.task_id,
+                )

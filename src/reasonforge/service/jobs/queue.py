@@ -1,0 +1,33 @@
+"""The queue interface the API uses, and the choice between in-process workers and Celery."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from reasonforge.service.jobs.context import JobContext
+from reasonforge.service.settings import QueueKind
+
+
+class JobQueue(Protocol):
+    """Hands queued jobs to workers; the store stays the source of truth."""
+
+    def start(self) -> None:
+        """Start background threads."""
+
+    def enqueue(self, task_id: str) -> None:
+        """Make a queued job's existence known to the workers."""
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop background threads."""
+
+
+def make_queue(ctx: JobContext) -> JobQueue:
+    """In-process thread pool by default; Celery on Redis when `settings.queue` is celery."""
+    if ctx.settings.queue is QueueKind.CELERY:
+        from reasonforge.service.celery_app import CeleryQueue
+
+        return CeleryQueue(ctx)
+    from reasonforge.service.jobs.executor import ProcessExecutor
+    from reasonforge.service.jobs.pool import InProcessQueue
+
+    return InProcessQueue(ctx, ProcessExecutor(ctx.settings, ctx.settings.workers))

@@ -1,0 +1,107 @@
+"""The human-readable certificate page (`GET /verify/{cert_id}`); every value is HTML-escaped."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from html import escape
+
+from reasonforge.certificate import CheckResult, VerificationCertificate
+
+PAGE_HEADERS = {
+    # Nothing on the page needs scripts, frames or remote content.
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
+h1{font-size:1.4rem} table{border-collapse:collapse;width:100%} td,th{text-align:left;padding:.35rem .5rem;
+border-bottom:1px solid #ddd;vertical-align:top} th{width:14rem;color:#555;font-weight:600}
+code{font-size:.85rem;word-break:break-all} .ok{color:#106b21} .bad{color:#a11} .warn{background:#fff4d6;
+padding:.6rem;border:1px solid #e5c46b} .VERIFIED{color:#106b21} .PARTIAL{color:#8a6100} .FAILED{color:#a11}
+"""
+
+
+def _row(label: str, value: str, *, code: bool = False) -> str:
+    text = escape(value)
+    return f"<tr><th>{escape(label)}</th><td>{f'<code>{text}</code>' if code else text}</td></tr>"
+
+
+def _document(title: str, body: str) -> str:
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>{body}</body></html>"
+    )
+
+
+def certificate_page(
+    cert: VerificationCertificate,
+    check: CheckResult | None,
+    check_error: str | None = None,
+) -> str:
+    """The certificate's claims, its key, its attestations and the result of checking it just now."""
+    when = datetime.fromtimestamp(cert.timestamp, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    verdict = escape(cert.overall_verdict)
+    verdict_class = (
+        verdict if cert.overall_verdict in ("VERIFIED", "PARTIAL", "FAILED") else ""
+    )
+    if check is None:
+        status = f"<p class=bad>Could not check this certificate now: {escape(check_error or 'unknown error')}</p>"
+    elif check.valid:
+        status = "<p class=ok>&#10003; Checked just now: the Groth16 proof, certificate id and attestations are valid.</p>"
+    else:
+        items = "".join(f"<li>{escape(reason)}</li>" for reason in check.reasons)
+        status = f"<p class=bad>&#10007; This certificate does not check:</p><ul>{items}</ul>"
+    warning = ""
+    if cert.verification_key.insecure_development_key:
+        warning = (
+            "<p class=warn>Proved with development keys from a single-party setup: whoever ran that setup "
+            "could forge proofs. Production certificates use keys from a multi-party ceremony.</p>"
+        )
+    rows = [
+        _row("Certificate id", cert.certificate_id, code=True),
+        _row("Steps verified", f"{cert.verified_steps} of {cert.total_steps}"),
+        _row("Domain / proof level", f"{cert.domain} / {cert.proof_level}"),
+        _row("Issued", when),
+        _row(
+            "Validators",
+            f"{cert.validator_count} signed (threshold {cert.validator_threshold})",
+        ),
+        _row("Validator commitment", cert.validator_commitment, code=True),
+        _row("Task hash", cert.task_hash, code=True),
+        _row("Verdict hash", cert.verdict_hash, code=True),
+        _row(
+            "Circuit",
+            f"{cert.verification_key.circuit} ({len(cert.zk_proof)} proof segment(s))",
+        ),
+        _row("Verification key sha256", cert.verification_key.sha256, code=True),
+        _row(
+            "Checkers",
+            ", ".join(f"{s.name} {s.version}" for s in cert.checker_specs) or "-",
+        ),
+    ]
+    if cert.registry_address:
+        rows.append(
+            _row(
+                "Registered on chain",
+                f"{cert.chain_id}: {cert.registry_address} (tx {cert.tx_hash})",
+                code=True,
+            )
+        )
+    body = (
+        f"<h1>Verification certificate: <span class={verdict_class}>{verdict}</span></h1>{status}{warning}"
+        f"<table>{''.join(rows)}</table>"
+        "<p>Check it yourself: download the JSON from <code>GET /v1/certificates/{id}</code> and run "
+        "<code>reasonforge cert verify certificate.json</code>.</p>"
+    )
+    return _document(f"Certificate {cert.certificate_id}", body)
+
+
+def not_found_page(cert_id: str) -> str:
+    """A 404 page naming the id that was asked for."""
+    return _document(
+        "Certificate not found",
+        f"<h1>No such certificate</h1><p>This service has issued no certificate <code>{escape(cert_id)}</code>.</p>",
+    )

@@ -1,0 +1,155 @@
+"""One error body for everything: `{"error": {"code", "message", "field"}}`, never a traceback."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from reasonforge.errors import ReasonForgeError
+from reasonforge.service.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong, a stable code, and the request field at fault (when there is one)."""
+
+    code: str
+    message: str
+    field: str | None = None
+
+
+class ErrorBody(BaseModel):
+    """Every API error."""
+
+    error: ErrorDetail
+
+
+ERROR_RESPONSES: dict[int | str, dict] = {
+    status: {"model": ErrorBody, "description": text}
+    for status, text in {
+        401: "Missing, invalid or revoked API key.",
+        402: "The key's tier or credit balance does not cover the request.",
+        403: "The key lacks the scope this endpoint needs.",
+        404: "No such task or certificate for this key.",
+        409: "Idempotency-Key reused with a different body, or the task already ended.",
+        413: "Request body over the size limit.",
+        422: "The request is invalid; `field` names the culprit.",
+        429: "Rate limit exceeded; see Retry-After.",
+    }.items()
+}
+
+_HTTP_CODES = {
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    415: "unsupported_media_type",
+}
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    field: str | None = None,
+    headers: dict | None = None,
+) -> JSONResponse:
+    """A JSON error response in the standard body."""
+    body = {"error": {"code": code, "message": message, "field": field}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _field_of(loc: tuple | list) -> str | None:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    if not parts:
+        return "body" if loc and loc[0] == "body" else None
+    out = parts[0]
+    for part in parts[1:]:
+        out += f"[{part}]" if part.isdigit() else f".{part}"
+    return out
+
+
+def validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
+    """The first problem as `field: message` (plus how many more), and that field."""
+    errors = exc.errors()
+    if not errors:
+        return "the request is invalid", None
+    first = errors[0]
+    field = _field_of(first.get("loc", ()))
+    message = str(first.get("msg", "invalid value"))
+    if first.get("type") == "json_invalid":
+        message = (
+            f"the body is not valid JSON ({first.get('ctx', {}).get('error', message)})"
+        )
+        field = "body"
+    elif field:
+        message = f"{field}: {message}"
+    if len(errors) > 1:
+        message += (
+            f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+        )
+    return message, field
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Map every exception the app can raise onto the standard body."""
+
+    @app.exception_handler(ServiceError)
+    async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
+        return JSONResponse(
+            exc.body(), status_code=exc.status_code, headers=exc.headers or None
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(
+        _request: Request, exc: RequestValidationError
+    ) -> JSONResponse:
+        message, field = validation_message(exc)
+        return error_response(422, "validation_error", message, field)
+
+    @app.exception_handler(ReasonForgeError)
+    async def domain_error(_request: Request, exc: ReasonForgeError) -> JSONResponse:
+        # InputError and friends reaching here are about the request (routes convert most earlier).
+        return error_response(422, exc.code, exc.message, exc.field)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(
+        _request: Request, exc: StarletteHTTPException
+    ) -> JSONResponse:
+        code = _HTTP_CODES.get(exc.status_code, "http_error")
+        message = (
+            "no such endpoint; see /docs" if exc.status_code == 404 else str(exc.detail)
+        )
+        return error_response(
+            exc.status_code, code, message, headers=getattr(exc, "headers", None)
+        )
+
+    async def store_down(request: Request, exc: DBAPIError) -> JSONResponse:
+        # Connection refused, server restarting, lock timeouts: the request may be retried as is.
+        log.warning(
+            "store error on %s %s: %s", request.method, request.url.path, exc.orig
+        )
+        return error_response(
+            503,
+            "store_unavailable",
+            "the job store is unavailable right now; retry shortly",
+            headers={"Retry-After": "5"},
+        )
+
+    for unreachable in (OperationalError, InterfaceError):
+        app.add_exception_handler(unreachable, store_down)
+
+    @app.exception_handler(Exception)
+    async def crash(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(
+            500,
+            "internal_error",
+            "internal server error; the service logged the details",
+        )

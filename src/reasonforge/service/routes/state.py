@@ -1,0 +1,24 @@
+"""Everything one API process holds while it runs (on `app.state.rf`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reasonforge.service.accounts import RateLimiter
+from reasonforge.service.jobs import JobContext, JobQueue
+from reasonforge.service.metrics import ServiceMetrics
+from reasonforge.service.settings import ServiceSettings
+from reasonforge.service.stream import StreamHub
+
+
+@dataclass
+class AppState:
+    """The API's handles: store, queue, limiter, metrics, stream hub, certificate capability."""
+
+    settings: ServiceSettings
+    jobs: JobContext
+    queue: JobQueue
+    limiter: RateLimiter
+    metrics: ServiceMetrics
+    hub: StreamHub
+    certificates_unavailable: str | None

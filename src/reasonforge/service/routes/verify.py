@@ -1,0 +1,204 @@
+"""`POST /v1/verify`, `GET /v1/verify/{task_id}`, `DELETE /v1/verify/{task_id}`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Path, Response
+from sqlalchemy.exc import IntegrityError
+
+from reasonforge.errors import ReasonForgeError
+from reasonforge.service.accounts import (
+    Principal,
+    quote_credits,
+    reserve_credits,
+)
+from reasonforge.service.errors import (
+    ConflictError,
+    NotFoundError,
+    ValidationFailedError,
+)
+from reasonforge.service.jobs import store, to_response
+from reasonforge.service.jobs.tables import JobRow
+from reasonforge.service.routes.deps import Reader, State, Submitter
+from reasonforge.service.routes.errors import ERROR_RESPONSES
+from reasonforge.service.routes.state import AppState
+from reasonforge.types import VerifyRequest, VerifyResponse
+
+router = APIRouter(tags=["verification"])
+
+TaskId = Annotated[
+    str,
+    Path(min_length=1, max_length=64, description="The task id from POST /v1/verify."),
+]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=255,
+        description="Retry-safe submission: the same key with the same body returns the same task; "
+        "with a different body, 409.",
+    ),
+]
+
+
+def validate_submission(request: VerifyRequest, state: AppState) -> None:
+    """Everything that can be known wrong before queueing: 422 now rather than a failed job later."""
+    from reasonforge.chain import validate_request
+    from reasonforge.service.webhooks import validate_callback_url
+    from reasonforge.translate import default_translator
+
+    if request.task_id is not None:
+        raise ValidationFailedError(
+            "task_id is assigned by the service; omit it (send an Idempotency-Key header to make retries safe)",
+            field="task_id",
+        )
+    try:
+        validate_request(request)
+        if request.translations is None:
+            default_translator(
+                request.domain, level=request.proof_level, prover=request.prover
+            )
+    except ReasonForgeError as exc:
+        raise ValidationFailedError(exc.message, field=exc.field) from exc
+    if request.callback_url is not None:
+        validate_callback_url(
+            request.callback_url, allow_private=state.settings.webhook_allow_private
+        )
+    if request.generate_certificate and state.certificates_unavailable:
+        raise ValidationFailedError(
+            f"this server cannot issue certificates ({state.certificates_unavailable}); "
+            "resubmit with generate_certificate=false",
+            field="generate_certificate",
+        )
+
+
+def _replay(existing: JobRow, digest: str, key: str, state: AppState) -> VerifyResponse:
+    if existing.request_hash != digest:
+        raise ConflictError(
+            f"Idempotency-Key {key!r} was used for a different request body (task {existing.task_id}); "
+            "use a new key for a new request",
+            field="Idempotency-Key",
+        )
+    return to_response(existing, state.settings.public_base_url)
+
+
+def _charge(
+    session, principal: Principal, task_id: str, request: VerifyRequest, state: AppState
+) -> float:
+    steps = len(request.reasoning_chain)
+    if not state.settings.require_auth:
+        return quote_credits(request.proof_level, steps, request.generate_certificate)
+    return reserve_credits(
+        session,
+        principal,
+        task_id=task_id,
+        proof_level=request.proof_level,
+        steps_total=steps,
+        certificate=request.generate_certificate,
+        commit=False,
+    )
+
+
+@router.post(
+    "/v1/verify",
+    status_code=202,
+    response_model=VerifyResponse,
+    responses=ERROR_RESPONSES,
+    summary="Submit a reasoning chain for verification",
+)
+def submit(
+    body: VerifyRequest,
+    response: Response,
+    principal: Submitter,
+    state: State,
+    idempotency_key: IdempotencyKey = None,
+) -> VerifyResponse:
+    """Queue a verification; poll `GET /v1/verify/{task_id}`, watch `WS /v1/stream`, or pass callback_url."""
+    validate_submission(body, state)
+    digest = store.request_hash(body)
+    sm = state.jobs.sessionmaker
+    if idempotency_key is not None:
+        with sm() as session:
+            existing = store.find_by_idempotency_key(
+                session, principal.key_id, idempotency_key
+            )
+            if existing is not None:
+                response.headers["Idempotent-Replayed"] = "true"
+                return _replay(existing, digest, idempotency_key, state)
+    # A fresh session whose first statement is the charge's write (SQLite: no stale read snapshot).
+    with sm() as session:
+        task_id = store.new_task_id()
+        cost = _charge(session, principal, task_id, body, state)
+        row = store.insert_job(
+            session,
+            task_id=task_id,
+            owner_key_id=principal.key_id,
+            request=body,
+            idempotency_key=idempotency_key,
+            cost_credits=cost,
+        )
+        try:
+            session.commit()
+        except IntegrityError:
+            # A concurrent request with the same Idempotency-Key won the insert (its charge stands, ours rolls back).
+            session.rollback()
+            existing = store.find_by_idempotency_key(
+                session, principal.key_id, idempotency_key or ""
+            )
+            if existing is None:
+                raise
+            response.headers["Idempotent-Replayed"] = "true"
+            return _replay(existing, digest, idempotency_key or "", state)
+        out = to_response(row, state.settings.public_base_url)
+    state.queue.enqueue(task_id)
+    response.headers["Location"] = f"/v1/verify/{task_id}"
+    return out
+
+
+@router.get(
+    "/v1/verify/{task_id}",
+    response_model=VerifyResponse,
+    responses=ERROR_RESPONSES,
+    summary="Poll a task",
+)
+def get_task(
+    task_id: TaskId,
+    principal: Reader,
+    state: State,
+) -> VerifyResponse:
+    """The task's status and, once complete, its verdict (only the submitting key sees it)."""
+    with state.jobs.sessionmaker() as session:
+        row = session.get(JobRow, task_id)
+        if row is None or row.owner_key_id != principal.key_id:
+            raise NotFoundError(f"no task {task_id} for this API key", field="task_id")
+        return to_response(row, state.settings.public_base_url)
+
+
+@router.delete(
+    "/v1/verify/{task_id}",
+    response_model=VerifyResponse,
+    responses=ERROR_RESPONSES,
+    summary="Cancel a task",
+)
+def cancel_task(
+    task_id: TaskId,
+    principal: Submitter,
+    state: State,
+) -> VerifyResponse:
+    """Cancel a queued or running task (a running attempt's result is discarded); 409 once it finished."""
+    sm = state.jobs.sessionmaker
+    if not store.cancel(sm, task_id, principal.key_id):
+        with sm() as session:
+            row = session.get(JobRow, task_id)
+            if row is None or row.owner_key_id != principal.key_id:
+                raise NotFoundError(
+                    f"no task {task_id} for this API key", field="task_id"
+                )
+            raise ConflictError(
+                f"task {task_id} already ended ({row.status}); nothing to cancel",
+                field="task_id",
+            )
+    with sm() as session:
+        return to_response(session.get(JobRow, task_id), state.settings.public_base_url)

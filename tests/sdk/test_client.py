@@ -1,0 +1,156 @@
+"""The sync client against a live `reasonforge serve`: verify, submit/get/wait, idempotency, stats."""
+
+from __future__ import annotations
+
+import pytest
+from sdk_support import PENCILS, PYTHAGORAS
+
+from reasonforge import ReasonForge as TopLevelReasonForge
+from reasonforge.sdk import (
+    ClientClosedError,
+    ConflictError,
+    JobStatus,
+    NotFoundError,
+    ReasonForge,
+    Stats,
+    VerificationTimeoutError,
+)
+from reasonforge.types import Overall, ReasoningStep
+
+
+def test_top_level_import_is_the_sdk_client():
+    assert TopLevelReasonForge is ReasonForge
+
+
+@pytest.mark.parametrize("via", ["stream", "poll"])
+def test_verify_returns_the_verdict(rf, via):
+    result = rf.verify(
+        **PYTHAGORAS,
+        proof_level="quick",
+        generate_certificate=False,
+        wait_via=via,
+        timeout_s=120,
+    )
+    assert result.status is JobStatus.COMPLETE
+    assert result.verdict is Overall.VERIFIED
+    assert (result.steps_verified, result.steps_total) == (4, 4)
+    assert result.failure_points == []
+    assert result.certificate_id is None and result.certificate_url is None
+    assert result.cost_credits == pytest.approx(
+        0.10 + 4 * 0.02
+    )  # the plan's quick price, no certificate
+
+
+def test_a_false_step_is_reported_with_its_cascade(rf):
+    result = rf.verify(
+        **PENCILS, proof_level="quick", generate_certificate=False, timeout_s=120
+    )
+    assert result.verdict is Overall.PARTIAL
+    assert (result.steps_verified, result.steps_total) == (2, 4)
+    [failure] = result.failure_points
+    assert failure.step_id == 3 and failure.cascade_impact == [4]
+    assert "51" in failure.error and failure.suggested_fix
+
+
+def test_submit_then_get_then_wait(rf):
+    queued = rf.verify(
+        **PENCILS, proof_level="quick", generate_certificate=False, wait=False
+    )
+    assert queued.status in (
+        JobStatus.QUEUED,
+        JobStatus.TRANSLATING,
+        JobStatus.VERIFYING,
+        JobStatus.COMPLETE,
+    )
+    seen = rf.get(queued.task_id)
+    assert seen.task_id == queued.task_id
+    done = rf.wait(queued.task_id, timeout_s=120, via="poll")
+    assert done.status is JobStatus.COMPLETE and done.verdict is Overall.PARTIAL
+    assert rf.get(queued.task_id) == done
+
+
+def test_idempotency_key_returns_the_same_job_and_refuses_a_different_body(rf):
+    first = rf.submit(
+        **PYTHAGORAS,
+        proof_level="quick",
+        generate_certificate=False,
+        idempotency_key="sdk-idem-1",
+    )
+    again = rf.submit(
+        **PYTHAGORAS,
+        proof_level="quick",
+        generate_certificate=False,
+        idempotency_key="sdk-idem-1",
+    )
+    assert again.task_id == first.task_id
+    with pytest.raises(ConflictError) as caught:
+        rf.submit(
+            **PENCILS,
+            proof_level="quick",
+            generate_certificate=False,
+            idempotency_key="sdk-idem-1",
+        )
+    assert caught.value.status == 409
+    other = rf.submit(**PYTHAGORAS, proof_level="quick", generate_certificate=False)
+    assert other.task_id != first.task_id  # no key given: a fresh job every call
+
+
+def test_unknown_task_is_not_found(rf):
+    with pytest.raises(NotFoundError) as caught:
+        rf.get("0123456789abcdef0123456789abcdef")
+    assert caught.value.status == 404 and caught.value.code == "not_found"
+
+
+def test_wait_times_out_with_the_task_id(rf):
+    # A formal proof takes seconds; a 50 ms budget cannot see it finish.
+    job = rf.submit(**PYTHAGORAS, proof_level="formal", generate_certificate=False)
+    with pytest.raises(VerificationTimeoutError) as caught:
+        rf.wait(job.task_id, timeout_s=0.05, via="poll")
+    assert caught.value.task_id == job.task_id
+    assert "get(" in caught.value.message
+    rf.wait(
+        job.task_id, timeout_s=240
+    )  # let it finish so the shared service is idle for the next test
+
+
+def test_stats_is_typed(rf):
+    stats = rf.stats()
+    assert isinstance(stats, Stats)
+
+
+def test_parse_reasoning_chain_feeds_verify(rf):
+    completion = {
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "reasoning_content": "Let x = 3 and y = 4.\n\nSo x + y = 7.",
+                    "content": "x + y = 7",
+                },
+            }
+        ],
+    }
+    steps = rf.parse_reasoning_chain(completion)
+    assert all(isinstance(s, ReasoningStep) for s in steps) and [
+        s.step_id for s in steps
+    ] == [1, 2]
+    result = rf.verify(
+        reasoning_chain=steps,
+        domain="mathematics",
+        original_query="x = 3, y = 4: what is x + y?",
+        claimed_answer="x + y = 7",
+        proof_level="quick",
+        generate_certificate=False,
+        timeout_s=120,
+    )
+    assert result.status is JobStatus.COMPLETE and result.steps_total == 2
+
+
+def test_a_closed_client_says_so(service):
+    with ReasonForge(service.api_key, service.base_url) as rf:
+        assert isinstance(rf.stats(), Stats)
+    with pytest.raises(ClientClosedError) as caught:
+        rf.stats()
+    assert "closed" in caught.value.message

@@ -1,0 +1,639 @@
+"""The HTTP API in process (FastAPI TestClient, real in-process workers on a SQLite store)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from reasonforge.service import create_app
+from reasonforge.service.accounts import Tier, create_key, quote_credits, revoke_key
+from reasonforge.service.pages import certificate_page
+from reasonforge.service.settings import ServiceSettings
+
+TERMINAL = {"complete", "failed", "cancelled"}
+
+
+def quick_chain(n: int, *, wrong: bool = False, certificate: bool = False) -> dict:
+    """A closed-arithmetic chain (verifies in milliseconds); `wrong` breaks step 2, on which step 3 depends."""
+    return {
+        "original_query": f"Let n = {n}. What is n + 1 and 2n?",
+        "claimed_answer": f"{n + 1}",
+        "domain": "mathematics",
+        "proof_level": "quick",
+        "generate_certificate": certificate,
+        "reasoning_chain": [
+            {"step_id": 1, "content": f"Let n = {n}"},
+            {"step_id": 2, "content": f"So n + 1 = {n + (2 if wrong else 1)}"},
+            {"step_id": 3, "content": f"Then 2 * n = {2 * n}", "dependencies": [2]},
+        ],
+    }
+
+
+class Api:
+    """A running app, its client and helpers to make keys and wait for tasks."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.client = client
+        self.sm = client.app.state.rf.jobs.sessionmaker
+
+    def key(
+        self, tier: Tier = Tier.PRO, scopes: tuple[str, ...] = ("verify", "read")
+    ) -> dict[str, str]:
+        with self.sm() as session:
+            plaintext, _ = create_key(
+                session, f"test-{tier.value}", tier=tier, scopes=scopes
+            )
+        return {"Authorization": f"Bearer {plaintext}"}
+
+    def wait(
+        self, task_id: str, headers: dict[str, str], timeout: float = 120.0
+    ) -> dict:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            body = self.client.get(f"/v1/verify/{task_id}", headers=headers).json()
+            if body.get("status") in TERMINAL:
+                return body
+            time.sleep(0.05)
+        raise AssertionError(f"task {task_id} did not finish in {timeout} s: {body}")
+
+
+def small_circuit_home(request: pytest.FixtureRequest, home: Path) -> Path:
+    """`home` with the reduced circuit's keys, built once and shared with the certificate tests' cache."""
+    from reasonforge.certificate import toolchain
+    from reasonforge.certificate.params import SMALL
+    from reasonforge.certificate.prover import ensure_keys
+
+    if shutil.which("node") is None:
+        pytest.fail("node is not installed: run `make install`", pytrace=False)
+    toolchain.node_modules()
+    cache = getattr(request.config, "cache", None)
+    shared = (
+        Path(cache.mkdir("reasonforge-certificate")) / "home" / "certificate" / "keys"
+        if cache
+        else home / "keys"
+    )
+    ensure_keys(SMALL, shared)
+    (home / "certificate").mkdir(parents=True, exist_ok=True)
+    (home / "certificate" / "keys").symlink_to(shared, target_is_directory=True)
+    return home
+
+
+@pytest.fixture(scope="module")
+def api(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    home = small_circuit_home(request, tmp_path_factory.mktemp("rf-api"))
+    settings = ServiceSettings(
+        home=home,
+        certificate_circuit="small",
+        rate_limit_per_minute=100_000,
+        public_base_url="https://rf.test",
+        workers=2,
+        webhook_allow_private=True,  # the webhook receiver below listens on loopback
+        webhook_backoff_s=0.2,
+    )
+    with TestClient(create_app(settings)) as client:
+        yield Api(client)
+
+
+@pytest.fixture
+def idle_app(tmp_path: Path):
+    """An app whose workers are not started (no lifespan): submitted jobs stay queued."""
+
+    def make(**overrides) -> Api:
+        settings = ServiceSettings(
+            home=tmp_path, rate_limit_per_minute=100_000, **overrides
+        )
+        return Api(TestClient(create_app(settings)))
+
+    return make
+
+
+def error_of(response) -> dict:
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {
+        "code",
+        "message",
+        "field",
+    }, body
+    return body["error"]
+
+
+def test_submit_then_poll_gives_the_verdict(api: Api) -> None:
+    headers = api.key()
+    response = api.client.post("/v1/verify", json=quick_chain(3), headers=headers)
+    assert response.status_code == 202
+    queued = response.json()
+    assert queued["status"] == "queued" and queued["verdict"] is None
+    assert response.headers["location"] == f"/v1/verify/{queued['task_id']}"
+    assert queued["cost_credits"] == quote_credits("quick", 3, False) == 0.16
+    done = api.wait(queued["task_id"], headers)
+    assert done["status"] == "complete"
+    assert (done["verdict"], done["steps_verified"], done["steps_total"]) == (
+        "VERIFIED",
+        3,
+        3,
+    )
+    assert done["failure_points"] == [] and done["certificate_id"] is None
+    assert isinstance(done["verification_time_ms"], int)
+
+
+def test_a_failed_step_reports_its_error_fix_and_cascade(api: Api) -> None:
+    headers = api.key()
+    task_id = api.client.post(
+        "/v1/verify", json=quick_chain(4, wrong=True), headers=headers
+    ).json()["task_id"]
+    done = api.wait(task_id, headers)
+    assert (done["verdict"], done["steps_verified"]) == ("PARTIAL", 1)
+    [failure] = done["failure_points"]
+    assert failure["step_id"] == 2 and failure["original_content"] == "So n + 1 = 6"
+    assert "false" in failure["error"] and failure["suggested_fix"]
+    assert failure["cascade_impact"] == [3]
+
+
+def test_idempotency_key_returns_the_same_task_and_refuses_a_different_body(
+    api: Api,
+) -> None:
+    headers = api.key() | {"Idempotency-Key": "order-42"}
+    first = api.client.post("/v1/verify", json=quick_chain(5), headers=headers)
+    again = api.client.post("/v1/verify", json=quick_chain(5), headers=headers)
+    assert first.status_code == again.status_code == 202
+    assert again.json()["task_id"] == first.json()["task_id"]
+    assert again.headers["idempotent-replayed"] == "true"
+    clash = api.client.post("/v1/verify", json=quick_chain(6), headers=headers)
+    assert clash.status_code == 409
+    assert (
+        error_of(clash)["field"] == "Idempotency-Key"
+        and first.json()["task_id"] in error_of(clash)["message"]
+    )
+    # Keys are per API key: another caller's "order-42" is another task.
+    other = api.client.post(
+        "/v1/verify",
+        json=quick_chain(5),
+        headers=api.key() | {"Idempotency-Key": "order-42"},
+    )
+    assert (
+        other.status_code == 202 and other.json()["task_id"] != first.json()["task_id"]
+    )
+    api.wait(first.json()["task_id"], headers)
+    assert (
+        api.client.post("/v1/verify", json=quick_chain(5), headers=headers).json()[
+            "status"
+        ]
+        == "complete"
+    )
+
+
+def test_tasks_are_visible_to_their_owner_only(api: Api) -> None:
+    owner, stranger = api.key(), api.key()
+    task_id = api.client.post("/v1/verify", json=quick_chain(7), headers=owner).json()[
+        "task_id"
+    ]
+    for method in ("get", "delete"):
+        response = getattr(api.client, method)(
+            f"/v1/verify/{task_id}", headers=stranger
+        )
+        assert response.status_code == 404 and error_of(response)["code"] == "not_found"
+    assert api.wait(task_id, owner)["status"] == "complete"
+
+
+def test_missing_invalid_and_revoked_keys_are_401_and_scopes_403(api: Api) -> None:
+    body = quick_chain(1)
+    missing = api.client.post("/v1/verify", json=body)
+    assert missing.status_code == 401 and missing.headers[
+        "www-authenticate"
+    ].startswith("Bearer")
+    assert error_of(missing)["code"] == "unauthorized"
+    invalid = api.client.post(
+        "/v1/verify", json=body, headers={"Authorization": "Bearer rf_nonsense"}
+    )
+    assert invalid.status_code == 401
+    headers = api.key()
+    with api.sm() as session:
+        revoke_key(session, headers["Authorization"].split()[1])
+    revoked = api.client.get("/v1/stats", headers=headers)
+    assert revoked.status_code == 401 and "revoked" in error_of(revoked)["message"]
+    reader = api.key(scopes=("read",))
+    forbidden = api.client.post("/v1/verify", json=body, headers=reader)
+    assert forbidden.status_code == 403 and error_of(forbidden)["field"] == "scope"
+
+
+def test_free_tier_refuses_formal_with_402(api: Api) -> None:
+    body = quick_chain(2) | {"proof_level": "formal"}
+    response = api.client.post("/v1/verify", json=body, headers=api.key(Tier.FREE))
+    assert response.status_code == 402
+    error = error_of(response)
+    assert (
+        error["code"] == "payment_required"
+        and error["field"] == "proof_level"
+        and "quick" in error["message"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "words"),
+    [
+        ({"domain": "astrology"}, "domain", "mathematics"),
+        (
+            {"reasoning_chain": [{"step_id": 1}]},
+            "reasoning_chain[0].content",
+            "required",
+        ),
+        ({"task_id": "mine"}, "task_id", "assigned by the service"),
+        ({"callback_url": "ftp://example.com/x"}, "callback_url", "http"),
+        ({"proof_level": "formal", "prover": "lean4"}, "prover", "Lean 4"),
+        (
+            {
+                "reasoning_chain": [
+                    {"step_id": 1, "content": "a = 1", "dependencies": [2]},
+                    {"step_id": 2, "content": "b = 2", "dependencies": [1]},
+                ]
+            },
+            None,
+            "cycle",
+        ),
+    ],
+)
+def test_invalid_requests_are_422_naming_the_field(
+    api: Api, change: dict, field: str | None, words: str
+) -> None:
+    response = api.client.post(
+        "/v1/verify", json=quick_chain(1) | change, headers=api.key()
+    )
+    assert response.status_code == 422, response.text
+    error = error_of(response)
+    if field is not None:
+        assert error["field"] == field, error
+    assert words.lower() in error["message"].lower()
+
+
+def test_callbacks_to_private_addresses_are_refused_by_default(idle_app) -> None:
+    api = idle_app()
+    for url in (
+        "http://127.0.0.1:9/hook",
+        "http://169.254.169.254/latest",
+        "http://[::ffff:10.0.0.1]/x",
+    ):
+        response = api.client.post(
+            "/v1/verify", json=quick_chain(1) | {"callback_url": url}, headers=api.key()
+        )
+        assert (
+            response.status_code == 422
+            and error_of(response)["field"] == "callback_url"
+        ), url
+
+
+def test_completion_webhook_is_signed_and_verifiable(api: Api) -> None:
+    from reasonforge.service.webhooks import (
+        SIGNATURE_HEADER,
+        TIMESTAMP_HEADER,
+        key_webhook_secret,
+        verify_signature,
+    )
+
+    received: list[tuple[bytes, dict[str, str]]] = []
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            received.append(
+                (
+                    self.rfile.read(int(self.headers["Content-Length"])),
+                    dict(self.headers),
+                )
+            )
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *_args) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        headers = api.key()
+        url = f"http://127.0.0.1:{server.server_port}/hook"
+        task_id = api.client.post(
+            "/v1/verify", json=quick_chain(12) | {"callback_url": url}, headers=headers
+        ).json()
+        api.wait(task_id["task_id"], headers)
+        deadline = time.monotonic() + 60
+        while not received and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        server.shutdown()
+        server.server_close()
+    [(body, sent)] = received
+    payload = json.loads(body)
+    assert payload["task_id"] == task_id["task_id"] and payload["verdict"] == "VERIFIED"
+    key_id = headers["Authorization"].split("_")[1]
+    secret = key_webhook_secret(api.client.app.state.rf.settings, key_id)
+    assert verify_signature(
+        secret, body, signature=sent[SIGNATURE_HEADER], timestamp=sent[TIMESTAMP_HEADER]
+    )
+    assert not verify_signature(
+        secret,
+        body + b" ",
+        signature=sent[SIGNATURE_HEADER],
+        timestamp=sent[TIMESTAMP_HEADER],
+    )
+
+
+def test_a_body_that_is_not_json_is_422_on_body(api: Api) -> None:
+    headers = api.key() | {"Content-Type": "application/json"}
+    response = api.client.post("/v1/verify", content=b"{not json", headers=headers)
+    assert response.status_code == 422 and error_of(response)["field"] == "body"
+
+
+def test_oversized_bodies_are_413_before_parsing(idle_app) -> None:
+    api = idle_app(max_body_bytes=2048)
+    headers = api.key()
+    big = quick_chain(1) | {"original_query": "x" * 4096}
+    declared = api.client.post("/v1/verify", json=big, headers=headers)
+    assert (
+        declared.status_code == 413
+        and error_of(declared)["code"] == "payload_too_large"
+    )
+    # No Content-Length: a chunked upload is counted as it streams.
+    chunks = (
+        json.dumps(big)[i : i + 512].encode()
+        for i in range(0, len(json.dumps(big)), 512)
+    )
+    streamed = api.client.post(
+        "/v1/verify",
+        content=chunks,
+        headers=headers | {"Content-Type": "application/json"},
+    )
+    assert streamed.status_code == 413 and "streamed" in error_of(streamed)["message"]
+    assert (
+        api.client.post("/v1/verify", json=quick_chain(1), headers=headers).status_code
+        == 202
+    )
+
+
+def test_rate_limit_is_429_with_retry_after(tmp_path: Path) -> None:
+    client = TestClient(
+        create_app(ServiceSettings(home=tmp_path, rate_limit_per_minute=2))
+    )
+    headers = Api(client).key()
+    assert [client.get("/v1/stats", headers=headers).status_code for _ in range(2)] == [
+        200,
+        200,
+    ]
+    limited = client.get("/v1/stats", headers=headers)
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+    assert error_of(limited)["code"] == "rate_limited"
+
+
+def test_cancel_a_queued_task(idle_app) -> None:
+    api = idle_app()
+    headers = api.key()
+    task_id = api.client.post(
+        "/v1/verify", json=quick_chain(1), headers=headers
+    ).json()["task_id"]
+    cancelled = api.client.delete(f"/v1/verify/{task_id}", headers=headers)
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    again = api.client.delete(f"/v1/verify/{task_id}", headers=headers)
+    assert again.status_code == 409 and "cancelled" in error_of(again)["message"]
+
+
+def test_stream_sends_status_events_and_snapshots(api: Api) -> None:
+    headers = api.key()
+    with api.client.websocket_connect("/v1/stream", headers=headers) as ws:
+        assert ws.receive_json()["type"] == "ready"
+        task_id = api.client.post(
+            "/v1/verify", json=quick_chain(8), headers=headers
+        ).json()["task_id"]
+        seen = []
+        while not seen or seen[-1]["status"] not in TERMINAL:
+            event = ws.receive_json()
+            assert event["type"] == "status" and event["task_id"] == task_id
+            seen.append(event)
+        assert [e["status"] for e in seen] == [
+            "queued",
+            "translating",
+            "verifying",
+            "complete",
+        ]
+        assert seen[-1]["response"]["verdict"] == "VERIFIED"
+        # Subscribing to a finished task sends its current state at once.
+        ws.send_json({"type": "subscribe", "task_ids": [task_id, "f" * 32]})
+        snapshot, missing = ws.receive_json(), ws.receive_json()
+        assert (
+            snapshot["status"] == "complete"
+            and snapshot["response"]["steps_verified"] == 3
+        )
+        assert missing["type"] == "error" and missing["error"]["code"] == "not_found"
+        # Bad frames get an error and the stream stays open.
+        ws.send_bytes(b"\xff\xfe")
+        assert ws.receive_json()["error"]["field"] == "frame"
+        ws.send_json({"type": "subscribe", "task_ids": []})
+        assert ws.receive_json()["error"]["field"] == "task_ids"
+        ws.send_json({"type": "subscribe", "task_ids": [task_id]})
+        assert ws.receive_json()["status"] == "complete"
+
+
+def test_stream_refuses_a_missing_key(api: Api) -> None:
+    with api.client.websocket_connect("/v1/stream") as ws:
+        ws.send_json({"type": "auth", "authorization": "Bearer rf_wrong"})
+        frame = ws.receive_json()
+        assert frame["type"] == "error" and frame["error"]["code"] == "unauthorized"
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 4401
+
+
+def test_certificates_are_issued_served_checked_and_shown(api: Api) -> None:
+    headers = api.key()
+    task_id = api.client.post(
+        "/v1/verify", json=quick_chain(9, certificate=True), headers=headers
+    ).json()["task_id"]
+    done = api.wait(task_id, headers, timeout=240)
+    assert done["status"] == "complete", done
+    cert_id = done["certificate_id"]
+    assert done["certificate_url"] == f"https://rf.test/verify/{cert_id}"
+    cert = api.client.get(f"/v1/certificates/{cert_id}", headers=headers).json()
+    assert cert["certificate_id"] == cert_id and (
+        cert["verified_steps"],
+        cert["total_steps"],
+    ) == (3, 3)
+    assert cert["verify_url"] == done["certificate_url"]
+    check = api.client.post(
+        f"/v1/certificates/{cert_id}/verify", headers=headers
+    ).json()
+    assert check == {"valid": True, "reasons": []}
+    page = api.client.get(f"/verify/{cert_id}")
+    assert page.status_code == 200 and page.headers["content-type"].startswith(
+        "text/html"
+    )
+    assert cert_id in page.text and "Checked just now" in page.text
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+    unknown = "0x" + "0" * 64
+    assert (
+        api.client.get(f"/v1/certificates/{unknown}", headers=headers).status_code
+        == 404
+    )
+    assert api.client.get(f"/verify/{unknown}").status_code == 404
+    assert (
+        error_of(
+            api.client.get(f"/verify/{unknown}", headers={"Accept": "application/json"})
+        )["code"]
+        == "not_found"
+    )
+
+
+def test_the_certificate_page_escapes_every_value() -> None:
+    from reasonforge.certificate import CheckResult, VerificationCertificate
+    from reasonforge.registry import Spec
+
+    benign = VerificationCertificate.model_validate(
+        {
+            "certificate_id": "0x" + "c" * 64,
+            "task_hash": "ab" * 32,
+            "domain": "logic",
+            "proof_level": "quick",
+            "total_steps": 1,
+            "verified_steps": 1,
+            "overall_verdict": "VERIFIED",
+            "timestamp": 1_767_000_000,
+            "validator_count": 1,
+            "validator_threshold": 1,
+            "stake_threshold": 0,
+            "validator_commitment": "0x" + "1" * 64,
+            "verdict_commitment": "0x" + "2" * 64,
+            "verdict_hash": "cd" * 32,
+            "zk_proof": [
+                {
+                    "proof": "0" * 512,
+                    "public_inputs": ["1", "2", "3", "4"],
+                    "first_step": 0,
+                    "total_steps": 1,
+                    "verified_steps": 1,
+                }
+            ],
+            "verification_key": {
+                "circuit": "small",
+                "params": {
+                    "max_steps": 8,
+                    "max_validators": 3,
+                    "merkle_depth": 4,
+                    "open_bits": 2,
+                },
+                "sha256": "0" * 64,
+            },
+        }
+    )
+    # A stored certificate is data from the database: the page must escape whatever it holds.
+    hostile = "<script>alert(1)</script>"
+    key = benign.verification_key.model_copy(
+        update={"circuit": hostile, "sha256": hostile}
+    )
+    cert = benign.model_copy(
+        update={
+            "certificate_id": hostile,
+            "domain": hostile,
+            "overall_verdict": hostile,
+            "verdict_hash": hostile,
+            "verification_key": key,
+            "checker_specs": [Spec(name=hostile, version=hostile)],
+            "registry_address": hostile,
+        }
+    )
+    html = certificate_page(cert, CheckResult(valid=False, reasons=[hostile]), None)
+    assert "<script>" not in html
+    assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 9
+    assert "<script>" not in certificate_page(cert, None, hostile)
+
+
+def test_forecasts_are_scored_with_the_forecast_rules(api: Api) -> None:
+    body = {
+        "forecasts": [
+            {
+                "id": "a",
+                "probability": 0.8,
+                "outcome": 1,
+                "market_price": 0.6,
+                "question_id": "q1",
+            },
+            {
+                "id": "b",
+                "reply": "Reasoning...\nPROBABILITY: 30%",
+                "outcome": 0,
+                "market_price": 0.5,
+            },
+            {"id": "c", "reply": "no number here", "outcome": 1, "market_price": 0.4},
+        ],
+        "resamples": 200,
+    }
+    response = api.client.post("/v1/forecasts/score", json=body, headers=api.key())
+    assert response.status_code == 200, response.text
+    scored = response.json()
+    a, b, c = scored["items"]
+    assert a["brier"] == pytest.approx(0.04) and b["probability"] == pytest.approx(0.3)
+    assert (
+        b["brier"] == pytest.approx(0.09)
+        and c["probability"] is None
+        and c["brier_reward"] == 0.0
+    )
+    assert scored["n_parsed"] == 2 and scored["mean"]["brier"] == pytest.approx(
+        (0.04 + 0.09 + 1.0) / 3
+    )
+    assert (
+        scored["report"]["n_items"] == 3
+        and "market_skill" in scored["report"]["all"]["metrics"]
+    )
+    both = {
+        "forecasts": [{"probability": 0.5, "reply": "PROBABILITY: 0.5", "outcome": 1}]
+    }
+    invalid = api.client.post("/v1/forecasts/score", json=both, headers=api.key())
+    assert invalid.status_code == 422 and "exactly one" in error_of(invalid)["message"]
+
+
+def test_stats_metrics_health_and_docs(api: Api) -> None:
+    headers = api.key()
+    task_id = api.client.post(
+        "/v1/verify", json=quick_chain(10), headers=headers
+    ).json()["task_id"]
+    api.wait(task_id, headers)
+    stats = api.client.get("/v1/stats", headers=headers).json()
+    assert stats["jobs"]["complete"] >= 1 and stats["verdicts"]["VERIFIED"] >= 1
+    assert stats["steps_verified"] >= 3 and stats["queue"] == "inprocess"
+    metrics = api.client.get("/metrics")
+    assert metrics.headers["content-type"].startswith("text/plain")
+    text = metrics.text
+    assert (
+        f'reasonforge_jobs{{status="complete"}} {float(stats["jobs"]["complete"])}'
+        in text
+    )
+    assert (
+        'reasonforge_http_request_duration_seconds_count{method="POST",route="/v1/verify",status="202"}'
+        in text
+    )
+    assert api.client.get("/healthz").json() == {
+        "status": "ok",
+        "database": "ok",
+        "queue": "inprocess",
+    }
+    paths = api.client.get("/openapi.json").json()["paths"]
+    for path in (
+        "/v1/verify",
+        "/v1/verify/{task_id}",
+        "/v1/certificates/{cert_id}",
+        "/v1/certificates/{cert_id}/verify",
+        "/v1/stats",
+        "/v1/forecasts/score",
+        "/verify/{cert_id}",
+        "/healthz",
+        "/metrics",
+    ):
+        assert path in paths
+    unknown = api.client.get("/v2/nothing")
+    assert unknown.status_code == 404 and error_of(unknown)["code"] == "not_found"
