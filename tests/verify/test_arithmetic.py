@@ -193,3 +193,21 @@ def test_trigonometry_needs_a_unit():
     ambiguous = check("claim cos(60) = 1/2")
     assert ambiguous.status is StepStatus.UNSUPPORTED and "degrees or radians" in ambiguous.message
     assert check("claim f != f").message == "f != f can never hold: the sides are always equal"
+
+
+
+def test_the_memory_budget_is_on_top_of_what_the_caller_has_mapped():
+    import mmap
+
+    from reasonforge.verify.arithmetic import _mapped_bytes
+
+    # A long-running server maps far more than a check's budget (thread arenas, loaded keys); a forked
+    # worker inherits that, so its address-space limit must start from what is already mapped.
+    before = _mapped_bytes()
+    reserved = mmap.mmap(-1, 1536 * 1024 * 1024, prot=mmap.PROT_READ)
+    try:
+        assert _mapped_bytes() - before >= 1536 * 1024 * 1024
+        outcome = check_sympy(PYTHAGORAS + "assume z > 0\nclaim z = 5", limits=CheckLimits(timeout_s=10.0, memory_mb=256))
+    finally:
+        reserved.close()
+    assert outcome.status is StepStatus.VERIFIED, outcome.message

@@ -702,9 +702,20 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def _mapped_bytes() -> int:
+    """This process's virtual size (Linux), 0 where unknown."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _worker(conn: Any, artifact: str, timeout_s: float, memory_mb: int) -> None:
     try:
-        limit = memory_mb * 1024 * 1024
+        # A forked worker inherits its parent's mappings (a server's thread arenas alone can pass 1 GiB of
+        # address space): the budget is what the check may add on top of them.
+        limit = _mapped_bytes() + memory_mb * 1024 * 1024
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
     except (ValueError, OSError):
