@@ -13,7 +13,7 @@ import pytest
 
 from reasonforge.types import CheckLimits, ProofLevel, StepStatus
 from reasonforge.verify import sandbox as sb
-from reasonforge.verify.equivalence import mutated_span, parse_calls
+from reasonforge.verify.equivalence import Judgement, differential, mutated_span, parse_calls
 from reasonforge.verify.equivalence_static import canonical
 from reasonforge.verify.mutants import (
     Mutant,
@@ -26,6 +26,9 @@ from reasonforge.verify.python_tests import (
     PythonTestsChecker,
     expected_tests,
     judge_mutants,
+    run_harness,
+    run_tests,
+    untested_functions,
 )
 
 needs_sandbox = pytest.mark.skipif(sb.unavailable_reason() is not None,
@@ -94,6 +97,38 @@ def test_recorder_keeps_outer_calls_only_and_adds_no_frames_to_recursion():
     ns["depth"](3, [])  # a repeat is not kept twice
     ns["depth"](1, [object()])  # not plain data: skipped, the call still runs
     assert len(recorder.calls) == 2 and recorder.dropped == 1
+
+
+def test_loud_differences_are_the_ones_a_type_check_sees():
+    compare = harness("rf_compare")
+
+    def outcome(fn, *args):
+        return compare.run_call(fn, list(args), {}, 1.0)
+
+    three = outcome(lambda a, b: a + b, 1, 2)
+    assert not compare.loud_difference(three, outcome(lambda a, b: a - b, 1, 2))  # another int: quiet
+    assert compare.loud_difference(three, outcome(lambda a, b: None, 1, 2))
+    assert compare.loud_difference(three, outcome(lambda a, b: a / b, 1, 2))  # a float now
+    assert compare.loud_difference(three, outcome(lambda a, b: [][a], 1, 2))  # raises
+    index_error, key_error = outcome(lambda xs: xs[1], []), outcome(lambda d: d[1], {})
+    assert compare.loud_difference(index_error, key_error) and not compare.loud_difference(index_error, index_error)
+    grown = outcome(lambda xs: xs.append(1), [0])
+    assert not compare.loud_difference(grown, outcome(lambda xs: xs.append(2), [0]))  # same types after the call
+    assert not compare.loud_difference(grown, outcome(lambda xs: xs.__setitem__(0, "x"), [0]))  # still a list
+    assert compare.loud_difference(outcome(lambda x: x, [1]), outcome(lambda x: tuple(x), [1]))
+
+
+def test_a_function_is_untested_only_when_every_counted_mutant_is_shown_unreached():
+    src = "def f(x):\n    return x + 1\n\n\ndef g(x):\n    y = x * 2\n    return y - 1\n"
+    tree = ast.parse(src)
+    mutants = generate_mutants(src, max_mutants=100)
+    in_g = [m for m in mutants if m.line >= 5]
+    unreached = {m.id: Judgement(mutant=m.id, status="undecided", unreached=True) for m in in_g}
+    assert untested_functions(tree, in_g, unreached) == [("g", len(in_g))]
+    doubt = {**unreached, in_g[0].id: Judgement(mutant=in_g[0].id, status="undecided")}  # e.g. no span: not watched
+    assert untested_functions(tree, in_g, doubt) == []
+    assert untested_functions(tree, in_g, {k: v for k, v in unreached.items() if k != in_g[0].id}) == []  # one killed
+    assert untested_functions(tree, [m for m in mutants if m.line < 5], unreached) == []
 
 
 def test_mutated_span_is_the_changed_node_in_the_mutant():
@@ -166,6 +201,19 @@ def test_equivalent_mutant_is_recognised_and_a_real_one_has_evidence():
 
 
 @needs_sandbox
+def test_killed_mutants_are_classified_loud_or_quiet_on_the_tests_inputs():
+    src = "def add(a, b):\n    return a + b\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    swapped = mutant_of(src, "a + b", "a - b")
+    nothing = dataclasses.replace(mutant_of(src, "return a + b", "return None"), id=1)
+    crash = dataclasses.replace(mutant_of(src, "return a + b", "return [][a]"), id=2)
+    run = run_tests(src, examples=10, wall_s=8, memory_mb=LIMITS.memory_mb, record=["add"])
+    assert run.status == "passed" and run.calls
+    judged, loud, _ = differential(src, [], run.calls, run=run_harness, seed=0, memory_mb=LIMITS.memory_mb,
+                                   killed=[swapped, nothing, crash])
+    assert judged == {} and loud == {0: False, 1: True, 2: True}
+
+
+@needs_sandbox
 def test_checker_excludes_equivalent_mutants_from_the_denominator():
     out = check(ALL_SAME)
     d = out.details
@@ -202,10 +250,11 @@ def test_code_the_tests_never_reach_is_not_equivalent():
            "def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n\n\n"
            "def test_inc():\n    assert inc(1) == 2\n    assert inc(-1) == 0\n")
     out = check(src)
-    assert out.status is StepStatus.FAILED and out.message.startswith("tests kill")
+    assert out.status is StepStatus.FAILED and out.message.startswith("the tests never run total"), out.message
     undecided = [s for s in out.details["surviving_mutants"] if "undecided" in s]
     assert undecided and all("never ran" in s["undecided"] for s in undecided)
-    assert out.details["equivalent_mutants"] == []
+    assert out.details["equivalent_mutants"] == [] and out.details["untested_functions"] == ["total"]
+    assert out.details["mutation_score"] >= 0.5  # the score alone would have let it through
 
 
 @needs_sandbox

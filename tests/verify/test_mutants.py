@@ -59,7 +59,18 @@ def test_specific_mutations_are_generated():
     assert "0 → 1" in changes
     assert "x < lo → not x < lo" in changes
     assert "s > 0 and s → s > 0 or s" in changes
-    assert "return lo → return None" in changes
+    assert "return lo → return type(lo)()" in changes
+    assert "return s > 0 and s → return type(s > 0 and s)()" in changes
+
+
+def test_return_values_are_replaced_by_a_wrong_value_of_the_same_type():
+    src = ("def f(x):\n    return x\n\ndef g():\n    return True\n\ndef h():\n    return 0\n\n"
+           "def k():\n    return 'ab'\n\ndef m():\n    return []\n\ndef n():\n    return {1}\n")
+    changes = {m.description.split(": ", 1)[1] for m in generate_mutants(src, max_mutants=100) if m.operator == "return"}
+    assert changes == {"return x → return type(x)()", "return True → return False", "return 0 → return None",
+                       "return 'ab' → return ''", "return [] → return None", "return {1} → return set()"}
+    for value, empty in ((7, 0), (2.5, 0.0), ("ab", ""), ([1], []), ((1,), ()), ({1: 2}, {}), ({1}, set()), (True, False)):
+        assert type(value)() == empty and type(type(value)()) is type(value)  # what the mutant returns
 
 
 def test_tests_properties_and_test_classes_are_never_mutated():
@@ -90,10 +101,10 @@ def test_selection_is_deterministic_capped_and_seeded():
 
 
 def test_equivalent_by_ast_is_skipped():
-    # `return None` → `return 0` is distinct, but a bare function with nothing to mutate gives nothing
+    # a bare function with nothing to mutate gives nothing
     assert generate_mutants("def f():\n    pass\n\ndef test_f():\n    f()\n") == []
     src = "def f(x):\n    return x\n"
-    assert [m.description for m in generate_mutants(src)] == ["line 2: return x → return None"]
+    assert [m.description for m in generate_mutants(src)] == ["line 2: return x → return type(x)()"]
 
 
 def test_is_test_function():

@@ -37,6 +37,8 @@ def test_sum_preserved(arr):
 '''
 
 ADD = "def add(a, b):\n    return a + b\n\n"
+CLAMP = ("def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n"
+         "    return x\n\n")
 LIMITS = CheckLimits(timeout_s=8)
 
 
@@ -55,7 +57,7 @@ def test_frequency_count_verifies_with_details():
     d = out.details
     assert (d["tests_total"], d["tests_passed"], d["property_violations"]) == (3, 3, [])
     assert d["mutation_score"] >= 0.6 and d["surviving_mutants"] == []
-    assert d["spec"]["name"] == "python_tests" and d["spec"]["args"]["mutation_threshold"] == 0.6
+    assert d["spec"]["name"] == "python_tests" and d["spec"]["args"]["mutation_threshold"] == 0.5
     assert d["elapsed_ms"] > 0
     if d["coverage_available"]:
         assert d["coverage_percent"] == 100.0
@@ -78,10 +80,30 @@ def test_vacuous_tests_kill_no_mutant():
 
 @pytest.mark.slow
 def test_mutation_threshold_is_configurable():
-    src = ADD + "def test_add():\n    assert add(2, 2) is not None\n"  # kills `return None` only
-    weak = check(src, mutation_threshold=0.6)
+    src = CLAMP + "def test_clamp():\n    assert clamp(5, 0, 10) == 5\n"  # one value: kills some mutants, not most
+    weak = check(src, mutation_threshold=0.9)
     assert weak.status is StepStatus.FAILED and "% of mutants" in weak.message
+    assert weak.details["value_check"]["quiet_killed"] >= 1  # it does check a value
     assert check(src, mutation_threshold=0.0).status is StepStatus.VERIFIED
+
+
+def test_a_test_that_only_checks_not_none_kills_nothing():
+    out = check(ADD + "def test_add():\n    assert add(2, 2) is not None\n")  # `a - b` and `type(a + b)()` are ints
+    assert out.status is StepStatus.FAILED and out.message.startswith("tests kill 0 % of mutants"), out.message
+
+
+@pytest.mark.slow
+def test_tests_that_check_no_value_fail_at_any_threshold():
+    first = "def first(xs):\n    return xs[0]\n\n\n"  # `xs[1]` crashes on [5]: the one mutant such tests kill
+    for test in ("assert first([5]) is not None", "assert type(first([5])) is int", "first([5])"):
+        src = first + f"def test_first():\n    {test}\n"
+        for threshold in (0.0, 0.3):
+            out = check(src, mutation_threshold=threshold)
+            assert out.status is StepStatus.FAILED and out.message.startswith("the tests check no value"), out.message
+            values = out.details["value_check"]
+            assert values["loud_killed"] >= 1 and values["quiet_killed"] == 0 and not values["passed"]
+    assert check(src, mutation_threshold=0.0, value_check=False).status is StepStatus.VERIFIED
+    assert check(first + "def test_first():\n    assert first([5, 6]) == 5\n").status is StepStatus.VERIFIED
 
 
 def test_property_violation_is_reported():

@@ -11,6 +11,12 @@ Mutation score = killed / (mutants − equivalent), the usual practice, but "equ
    otherwise (not reached, budget exhausted, crashed, killed, conflicting reports). Undecided counts
    as distinguishable: doubt never shrinks the denominator.
 
+The same run also classifies every mutant, killed ones included, on the recorded inputs alone: *loud*
+when some recorded call differs in a way a caller sees without checking a value (raises, stops
+finishing, a result of another type), *quiet* otherwise (`harness/rf_compare.py`). The checker uses it
+to require tests that check values (`python_tests.py`). A mutant without a clean, single report stays
+unclassified (None).
+
 No recorded calls (tests that never call the implementation) → no differential run, no claim.
 """
 
@@ -25,13 +31,14 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from reasonforge.verify.mutants import Mutant
 
-__all__ = ["Judgement", "RecordedCall", "differential", "mutated_span", "parse_calls"]
+__all__ = ["Judgement", "RecordedCall", "ValueCheck", "differential", "mutated_span", "parse_calls", "value_check"]
 
 CHILD = "rf_child_equivalence.py"
 CONFIG = "rf_equivalence.json"
 MAX_CALLS = 400
 MAX_CALLS_BYTES = 512_000
 MAX_RUN_S = 40.0
+MAX_CLASSIFY_S = 12.0  # on top of MAX_RUN_S: the loudness pass of mutants that are not judged
 
 
 class RecordedCall(BaseModel):
@@ -52,6 +59,7 @@ class Verdict(BaseModel):
     mutant: int = Field(ge=0)
     verdict: Literal["distinguished", "no_difference"]
     reached: bool
+    traced: bool = False  # was the change watched for execution (a span was found)?
     complete: bool
     inputs: int = Field(ge=0)
     evidence: dict[str, JsonValue] | None = None
@@ -65,6 +73,7 @@ class Judgement(BaseModel):
     inputs: int = 0
     evidence: dict[str, JsonValue] | None = None
     reason: str = ""
+    unreached: bool = False  # the change was watched and never ran on any input, all of which ran cleanly
 
 
 def parse_calls(events: Sequence[dict[str, Any]], allowed: set[str]) -> list[RecordedCall]:
@@ -125,26 +134,38 @@ def _diff(a: ast.AST, b: ast.AST) -> ast.AST | None:
 
 def differential(original: str, mutants: Sequence[Mutant], calls: Sequence[RecordedCall], *,
                  run: Callable[..., Any], seed: int, memory_mb: int, preimport: Sequence[str] = (),
-                 mutant_budget_s: float = 2.0, per_call_s: float = 0.1, variants: int = 40,
-                 max_inputs: int = 1000) -> tuple[dict[int, Judgement], dict[str, Any]]:
-    """Judge each mutant (keyed by `Mutant.id`) by a differential run; `run` is python_tests.run_harness.
+                 killed: Sequence[Mutant] = (), judge: bool = True, mutant_budget_s: float = 2.0,
+                 classify_budget_s: float = 1.0, per_call_s: float = 0.1, variants: int = 40,
+                 max_inputs: int = 1000) -> tuple[dict[int, Judgement], dict[int, bool | None], dict[str, Any]]:
+    """Judge each of `mutants` (keyed by `Mutant.id`) by a differential run (only classify them when
+    `judge` is off), and classify them and the `killed` ones as loud or quiet on the recorded inputs;
+    `run` is python_tests.run_harness.
 
-    Also returns facts for details: inputs generated and kept, or why the run gave nothing."""
-    if not mutants:
-        return {}, {}
+    Returns the judgements, loudness per mutant id (None: unclassified), and facts for details: inputs
+    generated and kept, or why the run gave nothing."""
+    if not mutants and not killed:
+        return {}, {}, {}
+    every = [*killed, *mutants]
     if not calls:
         return ({m.id: Judgement(mutant=m.id, status="undecided", reason="no recorded calls") for m in mutants},
+                {m.id: None for m in every},
                 {"note": "the tests made no recordable call of the implementation (plain-data arguments): "
                          "no mutant can be claimed equivalent"})
     unparsed = ast.unparse(ast.parse(original))
+    judged_ids = {m.id for m in mutants} if judge else set()
     config = {"original": unparsed, "calls": [c.model_dump(mode="json") for c in calls], "seed": seed,
               "variants": variants, "max_inputs": max_inputs, "per_call_s": per_call_s,
-              "mutant_budget_s": mutant_budget_s, "prepass_budget_s": 3 * mutant_budget_s,
-              "mutants": [{"source": m.source, "span": mutated_span(unparsed, m.source)} for m in mutants],
+              "mutant_budget_s": mutant_budget_s, "classify_budget_s": classify_budget_s,
+              "prepass_budget_s": 3 * mutant_budget_s,
+              "mutants": [{"source": m.source, "span": mutated_span(unparsed, m.source), "judge": m.id in judged_ids}
+                          for m in every],
               "preimport": [p for p in preimport if p in ("pytest", "hypothesis")]}
-    per_mutant = mutant_budget_s + 8 * per_call_s + 2.0
-    # Forks stop starting once the budget is spent; the mutants left without a verdict stay undecided.
-    budget = min(MAX_RUN_S, 3 * mutant_budget_s + 3.0 + len(mutants) * per_mutant)
+    per_mutant = mutant_budget_s + classify_budget_s + 14 * per_call_s + 2.0
+    per_classified = classify_budget_s + 8 * per_call_s + 1.0
+    # Forks stop starting once the budget is spent; the mutants left without a report stay undecided
+    # and unclassified. Classify-only mutants come first: their pass is short.
+    budget = (min(MAX_RUN_S, 3 * mutant_budget_s + 3.0 + len(judged_ids) * per_mutant)
+              + min(MAX_CLASSIFY_S, (len(every) - len(judged_ids)) * per_classified))
     config["budget_s"] = budget
     report = run(["{py}", "{h}/" + CHILD, CONFIG], {CONFIG: json.dumps(config)}, wall_s=budget + per_mutant + 5.0,
                  memory_mb=memory_mb)
@@ -154,7 +175,23 @@ def differential(original: str, mutants: Sequence[Mutant], calls: Sequence[Recor
         facts = {k: info.get(k) for k in ("generated", "recorded", "kept", "prepass_s", "setup_s")}
     else:
         facts = {"note": f"the differential run gave no result ({report.problem or report.resource or 'no inputs'})"}
-    return {m.id: _judge(k, m, report) for k, m in enumerate(mutants)}, facts
+    offset = len(killed)
+    judged = {m.id: (_judge(offset + k, m, report) if judge else
+                     Judgement(mutant=m.id, status="undecided", reason="equivalence not judged"))
+              for k, m in enumerate(mutants)}
+    return judged, {m.id: _loud(k, report) for k, m in enumerate(every)}, facts
+
+
+def _loud(k: int, report: Any) -> bool | None:
+    """Mutant k's loudness from exactly one report of a fork that ended cleanly, else None."""
+    if not report.valid:
+        return None
+    louds = [e for e in report.events if e.get("ev") == "loud" and e.get("mutant") == k]
+    ends = [e for e in report.events if e.get("ev") == "mutant_end" and e.get("mutant") == k]
+    if len(louds) != 1 or len(ends) != 1 or ends[0].get("exit") != 0 or ends[0].get("timed_out"):
+        return None
+    value = louds[0].get("loud")
+    return value if isinstance(value, bool) else None
 
 
 def _judge(k: int, mutant: Mutant, report: Any) -> Judgement:
@@ -175,8 +212,43 @@ def _judge(k: int, mutant: Mutant, report: Any) -> Judgement:
         return Judgement(mutant=mutant.id, status="undecided", inputs=v.inputs, reason="the run did not end cleanly")
     if not v.reached:
         return Judgement(mutant=mutant.id, status="undecided", inputs=v.inputs,
-                         reason="the changed code never ran on any input")
+                         reason="the changed code never ran on any input",
+                         unreached=v.traced and v.complete and v.inputs > 0)
     if not v.complete or v.inputs == 0:
         return Judgement(mutant=mutant.id, status="undecided", inputs=v.inputs,
                          reason="the time budget ended before every input ran")
     return Judgement(mutant=mutant.id, status="equivalent", inputs=v.inputs)
+
+
+class ValueCheck(BaseModel):
+    """Do the tests check values? Loudness of the counted mutants on the tests' own inputs (python_tests module doc)."""
+
+    quiet_mutants: int  # counted mutants shown quiet, and survivors not shown loud
+    quiet_killed: int  # killed mutants shown quiet: the tests caught a difference in a value
+    loud_killed: int
+    unclassified_killed: int  # killed, but no clean loudness report: given no credit
+    quiet_survivor_ids: list[int] = Field(default_factory=list, exclude=True)
+
+    @property
+    def measured(self) -> bool:
+        """Was some killed mutant classified? (If none was, e.g. every recorded call is too slow to repeat,
+        there is no evidence either way and the check does not apply.)"""
+        return self.quiet_killed + self.loud_killed > 0
+
+    @property
+    def passed(self) -> bool:
+        """Not measured, no counted mutant is quiet, or the tests kill at least one quiet mutant."""
+        return not self.measured or self.quiet_mutants == 0 or self.quiet_killed > 0
+
+
+def value_check(dead: Sequence[Mutant], survivors: Sequence[Mutant], loud: dict[int, bool | None]) -> ValueCheck:
+    """The value check over the killed mutants and the counted survivors (likely equivalent ones left out).
+
+    Doubt goes against the tests: an unclassified survivor counts as quiet, an unclassified killed
+    mutant is no evidence that the tests check values."""
+    quiet_killed = [m for m in dead if loud.get(m.id) is False]
+    quiet_survivors = [m for m in survivors if loud.get(m.id) is not True]
+    return ValueCheck(quiet_mutants=len(quiet_killed) + len(quiet_survivors), quiet_killed=len(quiet_killed),
+                      loud_killed=sum(1 for m in dead if loud.get(m.id) is True),
+                      unclassified_killed=sum(1 for m in dead if loud.get(m.id) is None),
+                      quiet_survivor_ids=[m.id for m in quiet_survivors])

@@ -7,8 +7,10 @@ Operators (one mutant per site and replacement):
 - `arith`: arithmetic swaps (`+`↔`-`, `*`→`/`, `/`→`*`, `//`→`*`, `%`→`//`, `**`→`*`, `&`↔`|`, `<<`↔`>>`),
   also in augmented assignments;
 - `bool`: negation of `if` / `while` / conditional-expression tests, `and`↔`or`;
-- `return`: return-value replacement (`return x` → `return None`; `True`↔`False`; a number → `0`;
-  a non-empty string/list/dict literal → empty).
+- `return`: return-value replacement: an expression → the empty or zero value of its own type
+  (`return x` → `return type(x)()`: 0, 0.0, '', [], (), {}, set(), False; a crash for types without
+  one); literals: `True`↔`False`, a number → `0`, a non-empty string/list/dict literal → empty, an
+  empty or zero one → `None`.
 
 Implementation = every function or method whose name does not start with `test` and that carries no
 hypothesis `@given`, inside classes not named `Test*`, plus the misnamed implementations
@@ -259,14 +261,26 @@ def _replace_return(node: ast.AST) -> tuple[str, str]:
         new = ast.Constant(0)
     elif isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value:
         new = ast.Constant("")
-    elif isinstance(value, ast.List | ast.Tuple | ast.Set) and value.elts:
+    elif isinstance(value, ast.List | ast.Tuple) and value.elts:
         new = ast.List(elts=[], ctx=ast.Load()) if isinstance(value, ast.List) else ast.Tuple(elts=[], ctx=ast.Load())
+    elif isinstance(value, ast.Set):  # never empty: `{}` is a dict
+        new = ast.Call(func=ast.Name("set", ast.Load()), args=[], keywords=[])
     elif isinstance(value, ast.Dict) and value.keys:
         new = ast.Dict(keys=[], values=[])
+    elif isinstance(value, ast.Constant | ast.List | ast.Tuple | ast.Set | ast.Dict):
+        new = ast.Constant(None)  # an empty or zero literal: None is the value left to try
     else:
-        new = ast.Constant(None)
+        new = _empty_of_type(value)
     node.value = new
     return before, ast.unparse(node)
+
+
+def _empty_of_type(value: ast.expr) -> ast.expr:
+    """`type(value)()`: the empty or zero value of the result's own type (0, 0.0, '', [], (), {}, False),
+    or a crash for a type without one. A wrong value of the right type, as mutation tools' "empty
+    returns" do; `None` instead would be a different type, which a test that only checks types or
+    `is not None` already catches."""
+    return ast.Call(func=ast.Call(func=ast.Name("type", ast.Load()), args=[value], keywords=[]), args=[], keywords=[])
 
 
 def generate_mutants(source: str, *, seed: int = 0, max_mutants: int = 20, draw_order: bool = False) -> list[Mutant]:

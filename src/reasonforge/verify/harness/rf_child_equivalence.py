@@ -1,9 +1,10 @@
 """Harness child: the differential run. Can any input tell a mutant from the original implementation?
 
-argv: path of a JSON config {"original": source, "mutants": [{"source", "span": [l1, c1, l2, c2] | null}],
-"calls": [recorded calls], "seed", "variants", "max_inputs", "per_call_s", "mutant_budget_s",
-"prepass_budget_s", "budget_s", "preimport": [module names]}. Everything is read before any artifact
-code runs, so a mutant cannot rewrite what a later one is judged on.
+argv: path of a JSON config {"original": source, "mutants": [{"source", "span": [l1, c1, l2, c2] | null,
+"judge": bool}], "calls": [recorded calls], "seed", "variants", "max_inputs", "per_call_s",
+"mutant_budget_s", "classify_budget_s", "prepass_budget_s", "budget_s", "preimport": [module names]}.
+Everything is read before any artifact code runs, so a mutant cannot rewrite what a later one is
+judged on.
 
 Inputs: every recorded call, then up to `variants` perturbations of each (rf_perturb), deduplicated.
 Prepass (one fork): the original runs each input twice; inputs it does not finish within `per_call_s`,
@@ -13,12 +14,19 @@ on each kept input (the recorded function itself: an entry point or a helper). T
 outcome (rf_compare) is the evidence, after the original confirms its outcome once more. A mutant
 call that exceeds its limit while the original finished differs too (a loop that no longer ends).
 
+Loudness (every mutant, also those the tests killed): before judging, the fork compares original and
+mutant on the recorded inputs alone (the tests' own calls) and reports whether some call differs
+loudly (rf_compare.loud_difference: raises, stops finishing, or changes a result's type). The verifier
+uses it to tell tests that check values from tests that only run the code. Mutants with "judge":
+false (killed by the tests) get only this pass.
+
 Reach: the mutant's changed code (`span`, in the mutant's source) is watched with opcode tracing until
 it first executes. "No difference" only means something when the change ran; the verifier claims
 equivalence only for a reached mutant whose inputs all ran ("complete"). Tracing stops once reached.
 
-Events: {"ev": "inputs", ...}; per mutant {"ev": "verdict", "mutant": k, "verdict": "distinguished" |
-"no_difference", "reached", "complete", "inputs", "evidence"} then the fork server's {"ev":
+Events: {"ev": "inputs", ...}; per mutant {"ev": "loud", "mutant": k, "loud": true | false | null (budget
+spent), "calls": compared}, then, when judged, {"ev": "verdict", "mutant": k, "verdict": "distinguished" |
+"no_difference", "reached", "traced" (was the change watched at all), "complete", "inputs", "evidence"} then the fork server's {"ev":
 "mutant_end", "mutant": k, "exit", "timed_out"}. A fork that crashes or is killed leaves no verdict.
 """
 
@@ -153,8 +161,33 @@ def prepass(cfg, inputs, write_fd):
     return 0
 
 
+def loudness(original, module, inputs, kept, limit, budget_s):
+    """(loud, calls compared): does the mutant differ loudly on a recorded input? None when the budget
+    ended before every recorded input ran, or no recorded input could be compared (no evidence)."""
+    deadline = time.perf_counter() + budget_s
+    compared = 0
+    for index, prepass_s in kept:
+        name, args, kwargs, perturbed = inputs[index]
+        if perturbed:
+            continue
+        if time.perf_counter() > deadline:
+            return None, compared
+        fo, fm = getattr(original, name, None), getattr(module, name, None)
+        if not callable(fo) or not callable(fm):
+            continue
+        o = rf_compare.run_call(fo, args, kwargs, max(limit, 4 * prepass_s))
+        if o.kind == "timeout":
+            continue
+        m = rf_compare.run_call(fm, args, kwargs, min(max(2 * limit, 20 * o.elapsed), 6 * limit))
+        compared += 1
+        if rf_compare.loud_difference(o, m):
+            return True, compared
+    return (False if compared else None), compared
+
+
 def judge(cfg, k, inputs, kept):
-    """In a fork: compare mutant k with the original on the kept inputs; emit its verdict."""
+    """In a fork: classify mutant k's loudness, then (when asked) compare it with the original on the kept
+    inputs; emit its events."""
     mutant = cfg["mutants"][k]
     original, _ = load("rf_original", cfg["original"])
     code = compile(mutant["source"], "rf_mutant.py", "exec")
@@ -169,6 +202,10 @@ def judge(cfg, k, inputs, kept):
     finally:
         sys.settrace(None)
     limit = float(cfg.get("per_call_s", 0.1))
+    loud, classified = loudness(original, module, inputs, kept, limit, float(cfg.get("classify_budget_s", 1.0)))
+    emit({"ev": "loud", "mutant": k, "loud": loud, "calls": classified})
+    if not mutant.get("judge", True):
+        return 0
     deadline = time.perf_counter() + float(cfg.get("mutant_budget_s", 2.0))
     compared, complete = 0, True
     for index, prepass_s in kept:
@@ -203,11 +240,11 @@ def judge(cfg, k, inputs, kept):
         if rf_compare.describe(o) == rf_compare.describe(m):
             evidence["original_arguments_after"] = rf_compare.short(o.after)
             evidence["mutant_arguments_after"] = rf_compare.short(m.after)
-        emit({"ev": "verdict", "mutant": k, "verdict": "distinguished", "reached": True, "complete": True,
-              "inputs": compared, "evidence": evidence})
+        emit({"ev": "verdict", "mutant": k, "verdict": "distinguished", "reached": True, "traced": reach is not None,
+              "complete": True, "inputs": compared, "evidence": evidence})
         return 0
     emit({"ev": "verdict", "mutant": k, "verdict": "no_difference", "reached": bool(reach and reach.hit),
-          "complete": complete, "inputs": compared, "evidence": None})
+          "traced": reach is not None, "complete": complete, "inputs": compared, "evidence": None})
     return 0
 
 
@@ -250,7 +287,8 @@ def main():
     emit({"ev": "inputs", "generated": len(inputs), "recorded": sum(1 for i in inputs if not i[3]),
           "kept": len(kept), "prepass_exit": code, "prepass_timed_out": timed_out,
           "prepass_s": round(time.perf_counter() - prepass_started, 3), "setup_s": round(prepass_started - started, 3)})
-    per_mutant = float(cfg.get("mutant_budget_s", 2.0)) + 8 * float(cfg.get("per_call_s", 0.1)) + 2.0
+    per_mutant = (float(cfg.get("mutant_budget_s", 2.0)) + float(cfg.get("classify_budget_s", 1.0))
+                  + 14 * float(cfg.get("per_call_s", 0.1)) + 2.0)
     total = float(cfg.get("budget_s", 60.0))
     for k in range(len(cfg["mutants"])):
         if time.perf_counter() - started > total:

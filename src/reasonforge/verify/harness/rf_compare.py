@@ -6,6 +6,11 @@ what it printed. Two outcomes are the same when all of that is: values by type a
 NaN; containers element by element, so `1` and `1.0` differ inside a list too, dicts in iteration
 order; instances of a class the artifact defines compare by class name and attributes, since original
 and mutant each define their own class), exceptions by type name.
+
+A difference is *loud* when a caller sees it without checking any value: one call raises or stops
+finishing and the other does not, the exception types differ, or the type of the result (or of an
+argument after the call) differs, e.g. `None` for an int. A test that only calls the code, or only
+checks types, can kill a mutant with a loud difference, never one whose differences are all quiet.
 """
 
 import contextlib
@@ -87,6 +92,27 @@ def same_outcome(a, b):
     if a.kind == "raise" and a.value != b.value:
         return False
     return same(a.after, b.after)
+
+
+def loud_difference(a, b):
+    """Do the outcomes differ in kind, exception type, or the top-level type of result or arguments?"""
+    if a.kind != b.kind:
+        return True
+    if a.kind == "raise":
+        return a.value != b.value
+    if a.kind == "timeout":
+        return False
+    return _type_name(a.value) != _type_name(b.value) or _arg_types(a.after) != _arg_types(b.after)
+
+
+def _type_name(v):
+    t = type(v)
+    return t.__qualname__ if _artifact_class(t) else f"{t.__module__}.{t.__qualname__}"
+
+
+def _arg_types(after):
+    args, kwargs = after
+    return [_type_name(x) for x in args], {k: _type_name(x) for k, x in kwargs.items()}
 
 
 def _artifact_class(t):
