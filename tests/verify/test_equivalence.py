@@ -13,7 +13,12 @@ import pytest
 
 from reasonforge.types import CheckLimits, ProofLevel, StepStatus
 from reasonforge.verify import sandbox as sb
-from reasonforge.verify.equivalence import Judgement, differential, mutated_span, parse_calls
+from reasonforge.verify.equivalence import (
+    Judgement,
+    differential,
+    mutated_span,
+    parse_calls,
+)
 from reasonforge.verify.equivalence_static import canonical
 from reasonforge.verify.mutants import (
     Mutant,

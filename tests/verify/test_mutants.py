@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import ast
 
-from reasonforge.verify.mutants import generate_mutants, implementation_nodes, is_test_function
+from reasonforge.verify.mutants import (
+    generate_mutants,
+    implementation_nodes,
+    is_test_function,
+)
 
 SRC = '''
 from hypothesis import given, strategies as st

@@ -7,7 +7,12 @@ import pytest
 from reasonforge.registry import checkers
 from reasonforge.types import ArtifactLanguage, CheckLimits, ProofLevel, StepStatus
 from reasonforge.verify import sandbox as sb
-from reasonforge.verify.python_tests import HarnessReport, PythonTestsChecker, expected_tests, interpret
+from reasonforge.verify.python_tests import (
+    HarnessReport,
+    PythonTestsChecker,
+    expected_tests,
+    interpret,
+)
 
 pytestmark = pytest.mark.skipif(sb.unavailable_reason() is not None, reason=f"sandbox unavailable: {sb.unavailable_reason()}")
 
