@@ -27,7 +27,7 @@ from reasonforge.certificate import devnode, registry, solidity, validators, wit
 from reasonforge.certificate.check import check_certificate
 from reasonforge.certificate.issue import Issuer
 from reasonforge.certificate.params import FIELD_MODULUS, FULL
-from reasonforge.certificate.prover import ensure_keys, verify_proof
+from reasonforge.certificate.prover import Prover, ensure_keys, verify_proof
 from reasonforge.types import (
     Domain,
     Overall,
@@ -103,7 +103,8 @@ def main() -> None:
         stake_threshold=vset.stake_threshold,
         validator_root=root,
     )
-    sign_s, witness_s, prove_s, verify_ms, prove_cpu, witness_cpu = [], [], [], [], [], []
+    sign_s, witness_s, prove_s, verify_ms, prove_cpu, witness_cpu, wasm_s = [], [], [], [], [], [], []
+    wasm = Prover(keys, native=False) if prover.witness_engine == "native" else None  # baseline engine
     for _ in range(args.reps):
         t0 = time.perf_counter()
         slots = witness.sign_statement(vset, statement, FULL.merkle_depth, list(range(FULL.max_validators)))
@@ -112,8 +113,13 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as work:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             wtns = prover.witness(witness.circuit_inputs(FULL, statement, slots, opening), Path(work))
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the Node witness calculator's CPU
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the witness generator's CPU
             witness_cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+            witness_s.append(time.perf_counter() - t1)
+            if wasm is not None:
+                tw = time.perf_counter()
+                wasm.witness(witness.circuit_inputs(FULL, statement, slots, opening), Path(work) / "wasm")
+                wasm_s.append(time.perf_counter() - tw)
             t2, c2 = time.perf_counter(), time.process_time()
             proof = groth16py.prove_wtns(prover._pk, str(wtns))
             t3 = time.perf_counter()
@@ -121,7 +127,6 @@ def main() -> None:
         assert verify_proof(prover.verification_key_json, proof, public), "benchmark proof does not verify"
         t4 = time.perf_counter()
         sign_s.append(t1 - t0)
-        witness_s.append(t2 - t1)
         prove_s.append(t3 - t2)
         verify_ms.append((t4 - t3) * 1000)
 
@@ -155,7 +160,10 @@ def main() -> None:
         "proving_key_mb": round(keys.proving_key.stat().st_size / 1e6, 1),
         "issuer_load_s": round(load_s, 1),
         "sign_16_eddsa_s": round(med(sign_s), 3),
+        "witness_engine": prover.witness_engine,
         "witness_s": round(med(witness_s), 2),
+        "witness_wasm_s": round(med(wasm_s), 2) if wasm_s else None,
+        "witness_speedup_vs_wasm": round(med(wasm_s) / med(witness_s), 1) if wasm_s else None,
         "prove_s": round(med(prove_s), 2),
         "witness_cpu_s": round(med(witness_cpu), 2),
         "prove_cpu_s": round(med(prove_cpu), 2),  # one core: on an idle machine wall ≈ CPU

@@ -13,6 +13,14 @@ command -v coqc >/dev/null 2>&1 || need="$need coq"
 # Certificates (certificate/): Node runs circom2, snarkjs and solc-js installed by `npm ci`.
 command -v node >/dev/null 2>&1 || need="$need nodejs"
 command -v npm >/dev/null 2>&1 || need="$need npm"
+# circom's C++ witness generator (certificate/native_witness.py): x86-64 assembly, GMP, nlohmann-json.
+# Elsewhere the WASM generator under Node is used instead.
+if [ "$(uname -m)" = x86_64 ]; then
+    command -v g++ >/dev/null 2>&1 || need="$need g++"
+    command -v nasm >/dev/null 2>&1 || need="$need nasm"
+    [ -e /usr/include/gmp.h ] || ls /usr/include/*/gmp.h >/dev/null 2>&1 || need="$need libgmp-dev"
+    [ -e /usr/include/nlohmann/json.hpp ] || need="$need nlohmann-json3-dev"
+fi
 # Service tests (tests/service/servers.py) start their own PostgreSQL and Redis on loopback, so only the
 # binaries are needed: no system service is enabled or started here. Debian keeps pg_ctl off PATH.
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need="$need postgresql"

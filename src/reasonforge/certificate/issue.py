@@ -76,8 +76,8 @@ class Issuer:
     """Issues certificates with the validator set and the proving key loaded once.
 
     Loading the full proving key takes seconds, so a long-running service builds one Issuer at
-    start-up and keeps it. It is thread-safe: each request signs and computes its witness (a Node
-    subprocess) concurrently; proofs are serialised by the prover's lock, since groth16py proves on
+    start-up and keeps it. It is thread-safe: each request signs and computes its witness (a C++ or
+    Node subprocess) concurrently; proofs are serialised by the prover's lock, since groth16py proves on
     one core and holds the GIL (a witness still runs on the other core meanwhile). The validator
     set is read once: build a new Issuer after changing it.
     """

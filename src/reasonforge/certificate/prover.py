@@ -1,5 +1,8 @@
 """Circuit build (circom2 --O2), cached circuit-specific Groth16 setup, witness, prove, verify.
 
+Witnesses come from circom's C++ generator where the host can build it (native_witness.py), else
+from the WASM one under Node; both write the same .wtns.
+
 Setup here is single-party and therefore INSECURE FOR PRODUCTION: whoever runs it could forge
 proofs. Production keys come from the multi-party ceremony in scripts/ceremony.sh, imported with
 `import_ceremony_keys`.
@@ -11,6 +14,7 @@ import fcntl
 import hashlib
 import json
 import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,12 +24,13 @@ from pathlib import Path
 import groth16py
 from pydantic import BaseModel
 
-from reasonforge.certificate import toolchain
+from reasonforge.certificate import native_witness, toolchain
 from reasonforge.certificate.params import FULL, CircuitParams
 
 CIRCUITS = Path(__file__).resolve().parent / "circuits"
 PUBLIC_INPUTS = ("taskHash", "commitment", "validatorRoot", "packed")
 Progress = Callable[[str], None]
+NATIVE_FAILED = "native-witness.failed"  # why the C++ build failed, so it is not retried on every start
 
 
 class CircuitKeys(BaseModel):
@@ -84,7 +89,7 @@ def _locked(folder: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def compile_circuit(folder: Path) -> None:
+def compile_circuit(folder: Path, outputs: tuple[str, ...] = ("--r1cs", "--wasm")) -> None:
     """circom2 --O2 from inside the build folder (circom2's WASI sandbox sees only the cwd)."""
     lib = folder / "lib" / "circomlib"
     if lib.exists():
@@ -92,9 +97,7 @@ def compile_circuit(folder: Path) -> None:
     shutil.copytree(toolchain.node_modules() / "circomlib" / "circuits", lib)
     shutil.copy(CIRCUITS / "verdict_lib.circom", folder / "verdict_lib.circom")
     script = toolchain.bin_script("circom2", "cli.js")
-    toolchain.run_node(
-        script, ["--O2", "--r1cs", "--wasm", "-l", "lib/circomlib", "-o", ".", "main.circom"], cwd=folder
-    )
+    toolchain.run_node(script, ["--O2", *outputs, "-l", "lib/circomlib", "-o", ".", "main.circom"], cwd=folder)
 
 
 def ensure_keys(params: CircuitParams, cache: Path, progress: Progress | None = None) -> CircuitKeys:
@@ -102,14 +105,18 @@ def ensure_keys(params: CircuitParams, cache: Path, progress: Progress | None = 
     keys = CircuitKeys(params=params, folder=cache / params.name)
     digest = source_digest(params)
     stamp = keys.folder / "build.stamp"
+    say = progress or (lambda _msg: None)
     with _locked(keys.folder):
         if stamp.exists() and stamp.read_text() == digest and keys.proving_key.exists():
+            _ensure_native_witness(keys, say)
             return keys
-        say = progress or (lambda _msg: None)
         (keys.folder / "main.circom").write_text(main_source(params))
+        shutil.rmtree(keys.folder / native_witness.SOURCE_DIR, ignore_errors=True)  # built for the old circuit
+        (keys.folder / NATIVE_FAILED).unlink(missing_ok=True)
+        native = native_witness.unavailable_reason() is None
         started = time.monotonic()
         say(f"compiling circuit {params.name} with circom2 --O2 (one-off)...")
-        compile_circuit(keys.folder)
+        compile_circuit(keys.folder, ("--r1cs", "--wasm", "--c") if native else ("--r1cs", "--wasm"))
         say(
             f"running development Groth16 setup (insecure for production; one-off, {time.monotonic() - started:.0f}s so far)..."
         )
@@ -121,8 +128,25 @@ def ensure_keys(params: CircuitParams, cache: Path, progress: Progress | None = 
             "Use scripts/ceremony.sh for production keys.\n"
         )
         stamp.write_text(digest)
+        _ensure_native_witness(keys, say)
         say(f"circuit keys ready in {time.monotonic() - started:.0f}s")
     return keys
+
+
+def _ensure_native_witness(keys: CircuitKeys, say: Progress) -> None:
+    """Build the C++ witness generator once where the host allows; on failure keep the WASM one."""
+    if native_witness.binary(keys.folder) or (keys.folder / NATIVE_FAILED).exists():
+        return
+    if native_witness.unavailable_reason() is not None:
+        return  # nothing to report: the WASM generator is the documented fallback
+    say("building the C++ witness generator (one-off)...")
+    try:
+        if not (keys.folder / native_witness.SOURCE_DIR / "main.cpp").exists():
+            compile_circuit(keys.folder, ("--c",))  # writes only the C++; r1cs and keys stay as they are
+        native_witness.build(keys.folder)
+    except (toolchain.ToolchainError, subprocess.TimeoutExpired) as exc:
+        (keys.folder / NATIVE_FAILED).write_text(f"{exc}\n")
+        say(f"C++ witness generator not built, witnesses stay on WASM: {exc}")
 
 
 def default_params() -> CircuitParams:
@@ -133,12 +157,19 @@ def default_params() -> CircuitParams:
 class Prover:
     """Loaded keys for one circuit instance; safe to share between threads (proofs take turns)."""
 
-    def __init__(self, keys: CircuitKeys) -> None:
+    def __init__(self, keys: CircuitKeys, *, native: bool = True) -> None:
+        """`native`: use the C++ witness generator when it is built (else always the WASM one)."""
         self.keys = keys
         self._lock = threading.Lock()
         self._pk = groth16py.ProvingKey.load(str(keys.proving_key))
         self._vk_json = keys.verification_key.read_text()
         self._verifier = groth16py.Verifier(groth16py.VerifyingKey.from_snarkjs(self._vk_json))
+        self._native = native_witness.binary(keys.folder) if native else None
+
+    @property
+    def witness_engine(self) -> str:
+        """Which generator computes witnesses: "native" (C++) or "wasm" (Node)."""
+        return "native" if self._native else "wasm"
 
     @property
     def verification_key_json(self) -> str:
@@ -149,6 +180,9 @@ class Prover:
         """Compute the .wtns with circom's generated witness calculator."""
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "input.json").write_text(json.dumps(_stringify(inputs)))
+        if self._native:
+            native_witness.compute(self._native, workdir / "input.json", workdir / "witness.wtns")
+            return workdir / "witness.wtns"
         script = self.keys.folder / "main_js" / "generate_witness.js"
         toolchain.run_node(script, [str(self.keys.wasm), "input.json", "witness.wtns"], cwd=workdir)
         return workdir / "witness.wtns"
