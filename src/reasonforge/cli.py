@@ -21,6 +21,7 @@ from reasonforge.forecast.cli import app as forecast_app
 from reasonforge.service.accounts.cli import keys_app
 from reasonforge.service.cli import serve as serve_command
 from reasonforge.service.cli import worker as worker_command
+from reasonforge.subnet.cli import app as subnet_app
 from reasonforge.types import (
     SCHEMA_MODELS,
     CheckLimits,
@@ -170,6 +171,7 @@ app.add_typer(forecast_app, name="forecast")
 app.add_typer(bench_app, name="bench")
 app.add_typer(cert_app, name="cert")
 app.add_typer(keys_app, name="keys")
+app.add_typer(subnet_app, name="subnet")
 app.command("serve")(serve_command)
 app.command("worker")(worker_command)
 

@@ -1,0 +1,58 @@
+"""The Bittensor subnet layer: wire models, signed transport, chain adapters, miner and validator.
+
+This is the only room that imports `bittensor`. Importing the package itself stays light (no
+bittensor, no FastAPI): the names below load their module on first use, so the CLI and the
+simulator can import `reasonforge.subnet.<module>` without paying for the SDK.
+
+- `protocol`: TranslationTask, VerificationResult (pydantic, bounded, canonical hashes)
+- `keys`: Identity (an sr25519 hotkey that signs btauth/1 requests)
+- `transport`: create_miner_app, ValidatorClient, QueryOutcome, serve_miner
+- `chain`: Chain, InMemoryChain, BittensorChain, Metagraph, Neuron, Endpoint, SetWeightsResult
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY = {
+    "TranslationTask": "protocol",
+    "VerificationResult": "protocol",
+    "Identity": "keys",
+    "create_miner_app": "transport",
+    "ValidatorClient": "transport",
+    "QueryOutcome": "transport",
+    "serve_miner": "transport",
+    "Chain": "chain",
+    "InMemoryChain": "chain",
+    "BittensorChain": "chain",
+    "Metagraph": "chain",
+    "Neuron": "chain",
+    "Endpoint": "chain",
+    "SetWeightsResult": "chain",
+}
+
+__all__ = [
+    "BittensorChain",
+    "Chain",
+    "Endpoint",
+    "Identity",
+    "InMemoryChain",
+    "Metagraph",
+    "Neuron",
+    "QueryOutcome",
+    "SetWeightsResult",
+    "TranslationTask",
+    "ValidatorClient",
+    "VerificationResult",
+    "create_miner_app",
+    "serve_miner",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Load `name` from its module on first access (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -1,0 +1,100 @@
+"""The localnet: miner processes on loopback, a restart that resumes from the saved state, and no orphans."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from reasonforge.subnet.localnet import Localnet, LocalnetError, profile_mix
+from reasonforge.subnet.state import ValidatorState
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    """Live processes (other than this one) whose command line mentions `text`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if text in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def _wait_gone(text: str, timeout_s: float = 15.0) -> list[int]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        left = _processes_mentioning(text)
+        if not left:
+            return []
+        time.sleep(0.2)
+    return _processes_mentioning(text)
+
+
+def test_profile_mix_puts_one_lazy_and_one_vacuous_among_honest_miners() -> None:
+    assert profile_mix(6) == ["honest"] * 4 + ["lazy", "vacuous"]
+    assert profile_mix(3) == ["honest", "lazy", "vacuous"]
+    assert profile_mix(2) == ["honest", "vacuous"] and profile_mix(1) == ["honest"]
+    with pytest.raises(LocalnetError, match="at least 1 miner"):
+        profile_mix(0)
+
+
+def test_folder_of_another_shape_is_refused_before_any_miner_starts(tmp_path: Path) -> None:
+    manifest = {"seed": 0, "miners": [{"index": 0, "seed": "//m", "profile": "honest", "uid": 1, "hotkey": "5x"}]}
+    (tmp_path / "localnet.json").write_text(json.dumps(manifest), encoding="utf-8")
+    net = Localnet(tmp_path, miners=3, domains=["logic"])
+    with pytest.raises(LocalnetError, match="holds a localnet of 1 miners; rerun with --miners 1"), net:
+        pass
+    assert net.pids == []
+
+
+@pytest.mark.slow
+def test_killed_localnet_leaves_no_orphans_and_a_rerun_resumes_without_losing_an_epoch(tmp_path: Path) -> None:
+    folder = tmp_path / "net"
+    argv = [sys.executable, "-m", "reasonforge.cli", "subnet", "localnet", "--miners", "2", "--epochs", "3",
+            "--json", "--dir", str(folder), "--domains", "logic", "--tasks", "2"]
+    miners = str(folder / "chain.json")  # on every miner's command line (--chain), not on the localnet's
+    first = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = first.stdout.readline()  # epoch 1 is complete once its line is printed
+        assert json.loads(line)["epoch"] == 1, first.stderr.read()
+        assert len(_processes_mentioning(miners)) == 2  # the two miners are running
+        first.send_signal(signal.SIGKILL)  # no cleanup code runs: the miners must notice on their own
+        first.wait(10)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert _wait_gone(miners) == [], "miner processes outlived the killed localnet"
+    saved = ValidatorState.load(folder / "validator-state.json")
+    completed = saved.last_completed_epoch
+    assert completed >= 1
+    epoch_one = {uid: record.history[1] for uid, record in saved.miners.items()}
+
+    second = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    assert second.returncode == 0, second.stderr
+    assert "resuming the localnet" in second.stderr
+    lines = [json.loads(line) for line in second.stdout.splitlines()]
+    # Whatever epoch the kill interrupted is finished (a pending one is not rescored), then the rest run.
+    pending = saved.pending.report.epoch if saved.pending is not None else None
+    expected = list(range(completed + 1, 4))
+    assert [line["epoch"] for line in lines] == expected
+    for line in lines:
+        assert line["set_weights"]["success"]
+        assert line["resumed"] == (line["epoch"] == pending)
+    final = ValidatorState.load(folder / "validator-state.json")
+    assert final.last_completed_epoch == 3 and final.pending is None
+    for uid, entry in epoch_one.items():  # epoch 1's scores survived the kill and the restart unchanged
+        assert final.miners[uid].history[1] == entry
+        assert sorted(final.miners[uid].history) == [1, 2, 3]
+    assert _wait_gone(miners) == []

@@ -1,0 +1,94 @@
+"""The incentive simulator: honest skill is rewarded in order and every attack earns less than honesty."""
+
+import json
+import time
+
+import pytest
+
+from reasonforge.errors import InputError
+from reasonforge.incentive import IncentiveSettings
+from reasonforge.subnet.simulator import SimulationReport, plot_rewards, simulate
+
+ADVERSARIES = ("copycat", "vacuous", "timeout_gamer", "sybil")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hundred_epochs_rank_honesty_above_every_attack(seed):
+    started = time.perf_counter()
+    report = simulate(epochs=100, seed=seed)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 5.0, f"100 epochs took {elapsed:.1f} s"
+    reward = {name: result.total_reward for name, result in report.profiles.items()}
+    assert set(reward) == {"elite", "honest", "lazy", *ADVERSARIES}
+    assert reward["elite"] > reward["honest"] > reward["lazy"]
+    for name in ADVERSARIES:
+        assert reward[name] < reward["honest"], (name, reward)
+    assert report.profiles["sybil"].miners == 2  # the pair's combined reward
+    # Traps separate those who verify from those who do not.
+    honest_traps = report.profiles["honest"].trap_accuracy
+    assert report.profiles["elite"].trap_accuracy > honest_traps
+    for name in ("vacuous", "copycat", "timeout_gamer"):
+        assert report.profiles[name].trap_accuracy < honest_traps
+
+
+def test_same_seed_same_report_other_seed_other_report():
+    first = simulate(epochs=5, seed=3)
+    assert simulate(epochs=5, seed=3).model_dump() == first.model_dump()
+    assert simulate(epochs=5, seed=4).model_dump() != first.model_dump()
+
+
+def test_report_accounts_for_all_emission_and_matches_the_chain():
+    report = simulate(epochs=12, seed=2, crowd=4, epoch_emission=2.0)
+    assert report.miner_emission_per_epoch == pytest.approx(0.82)
+    results = [*report.profiles.values(), report.crowd]
+    assert report.crowd.miners == 4
+    # every epoch somebody scores, so the whole miner pool is paid out
+    assert sum(r.total_reward for r in results) == pytest.approx(12 * 0.82)
+    for result in results:
+        assert len(result.cumulative_reward) == 12
+        assert result.cumulative_reward == sorted(result.cumulative_reward)
+        assert result.cumulative_reward[-1] == pytest.approx(result.total_reward)
+        # three honest validators that agree: Yuma pays exactly the weights
+        assert result.chain_reward == pytest.approx(result.total_reward)
+        assert 0.0 <= result.mean_cts <= 1.0
+
+
+def test_report_serialises_as_profiles_mapping():
+    report = simulate(epochs=3, seed=0)
+    data = report.model_dump(mode="json")
+    text = json.dumps(data)
+    assert isinstance(data["profiles"]["elite"]["total_reward"], float)
+    assert data["epochs"] == 3 and data["seed"] == 0
+    assert data["settings"]["alpha"] == IncentiveSettings().alpha
+    assert SimulationReport.model_validate_json(text) == report
+
+
+def test_without_traps_there_is_no_trap_accuracy():
+    report = simulate(epochs=3, seed=0, trap_rate=0.0, crowd=0)
+    assert report.crowd is None
+    assert all(r.trap_accuracy is None for r in report.profiles.values())
+
+
+def test_plot_is_a_png(tmp_path):
+    report = simulate(epochs=4, seed=0)
+    path = plot_rewards(report, tmp_path / "plots" / "rewards.png")
+    assert path == tmp_path / "plots" / "rewards.png"
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"epochs": 0}, "epochs"),
+        ({"seed": -1}, "seed"),
+        ({"tasks_per_epoch": 0}, "tasks_per_epoch"),
+        ({"trap_rate": 1.5}, "trap_rate"),
+        ({"crowd": -2}, "crowd"),
+        ({"epochs": 2.5}, "epochs"),
+        ({"epoch_emission": float("nan")}, "epoch_emission"),
+    ],
+)
+def test_bad_simulation_arguments_are_refused(kwargs, field):
+    with pytest.raises(InputError) as info:
+        simulate(**kwargs)
+    assert info.value.field == field
