@@ -18,7 +18,7 @@ from reasonforge.certificate.toolchain import ToolchainError
 
 # Debian packages that provide what the generated code needs (scripts/install-system.sh installs them).
 PACKAGES = "g++ nasm libgmp-dev nlohmann-json3-dev"
-SOURCE_DIR = "main_c_cpp"  # where circom --c writes for a circuit named main
+SOURCE_DIR = "main_c_cpp"  # circom2 --c renames a circuit called main to main_c (a C++ name clash)
 BINARY = "main_c"  # circom's main.cpp reads the constants from "<its own path>.dat"
 _HEADER_PROBE = "#include <gmp.h>\n#include <nlohmann/json.hpp>\n"
 

@@ -113,10 +113,9 @@ def ensure_keys(params: CircuitParams, cache: Path, progress: Progress | None = 
         (keys.folder / "main.circom").write_text(main_source(params))
         shutil.rmtree(keys.folder / native_witness.SOURCE_DIR, ignore_errors=True)  # built for the old circuit
         (keys.folder / NATIVE_FAILED).unlink(missing_ok=True)
-        native = native_witness.unavailable_reason() is None
         started = time.monotonic()
         say(f"compiling circuit {params.name} with circom2 --O2 (one-off)...")
-        compile_circuit(keys.folder, ("--r1cs", "--wasm", "--c") if native else ("--r1cs", "--wasm"))
+        compile_circuit(keys.folder)
         say(
             f"running development Groth16 setup (insecure for production; one-off, {time.monotonic() - started:.0f}s so far)..."
         )
@@ -142,7 +141,9 @@ def _ensure_native_witness(keys: CircuitKeys, say: Progress) -> None:
     say("building the C++ witness generator (one-off)...")
     try:
         if not (keys.folder / native_witness.SOURCE_DIR / "main.cpp").exists():
-            compile_circuit(keys.folder, ("--c",))  # writes only the C++; r1cs and keys stay as they are
+            # A run of its own: with --c, circom2 names every output main_c (main_c.r1cs, main_c_js/), so
+            # combining it with the --r1cs --wasm build would move the files the keys are made from.
+            compile_circuit(keys.folder, ("--c",))
         native_witness.build(keys.folder)
     except (toolchain.ToolchainError, subprocess.TimeoutExpired) as exc:
         (keys.folder / NATIVE_FAILED).write_text(f"{exc}\n")
