@@ -149,7 +149,9 @@ def test_extract_value_reads_a_lone_answer():
 def test_malformed_input_never_raises_or_hangs(text):
     started = time.perf_counter()
     math = extract(text)
-    assert time.perf_counter() - started < 2.0
+    # A guard against runaway (super-linear) parsing, not a speed target: these take ~0.1 s alone,
+    # and a loaded 2-core machine must not fail them.
+    assert time.perf_counter() - started < 10.0
     assert isinstance(math.notes, tuple)
 
 
