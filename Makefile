@@ -63,6 +63,7 @@ bench: install
 	@$(PY) benchmarks/forecast_scoring.py
 	@$(PY) benchmarks/certificates.py
 	@$(PY) benchmarks/api_load.py
+	@$(PY) benchmarks/corpus_search.py
 
 clean:
 	rm -rf $(VENV) .sandbox-venv .pytest_cache sdk-ts/node_modules sdk-ts/dist

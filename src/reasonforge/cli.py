@@ -17,6 +17,7 @@ from rich.table import Table
 from reasonforge.bench_cli import app as bench_app
 from reasonforge.certificate.cli import app as cert_app
 from reasonforge.errors import InputError, ReasonForgeError
+from reasonforge.forecast.agentic.corpus_cli import app as corpus_app
 from reasonforge.forecast.cli import app as forecast_app
 from reasonforge.service.accounts.cli import keys_app
 from reasonforge.service.cli import serve as serve_command
@@ -168,6 +169,7 @@ def schema(
 
 
 app.add_typer(forecast_app, name="forecast")
+app.add_typer(corpus_app, name="corpus", help="Dated news corpus: ingest articles, search as of a date, stats.")
 app.add_typer(bench_app, name="bench")
 app.add_typer(cert_app, name="cert")
 app.add_typer(keys_app, name="keys")

@@ -16,9 +16,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from reasonforge.errors import InputError, ReasonForgeError
+from reasonforge.forecast.agentic.episode_cli import app as episode_app
 
 app = typer.Typer(name="forecast", help="Forecast evaluation: proper scores against settled outcomes and the market.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+app.add_typer(episode_app, name="episode", help="Multi-date agentic forecasting episodes: run agents, analyse runs.")
 
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
 
