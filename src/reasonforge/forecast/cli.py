@@ -17,11 +17,13 @@ from rich.table import Table
 
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.forecast.agentic.episode_cli import app as episode_app
+from reasonforge.forecast.ledger.cli import app as reasoning_app
 
 app = typer.Typer(name="forecast", help="Forecast evaluation: proper scores against settled outcomes and the market.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 app.add_typer(episode_app, name="episode", help="Multi-date agentic forecasting episodes: run agents, analyse runs.")
+app.add_typer(reasoning_app, name="reasoning", help="Reasoning-trajectory scoring: ledgers, key events, 0–4 grades.")
 
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
 

@@ -1,0 +1,59 @@
+"""Reasoning-trajectory scoring: a shared ledger of later events per market, key events, and a 0–4 grade.
+
+Modules: `models` (markets, developments, the content-hashed ledger, forecasts), `queries` (search queries
+from a market title), `build` (ledger assembly from the market's news and the dated corpus), `key_events`
+(developments near the two largest price moves), `embed` (offline sentence embeddings), `grade` (offline
+and LLM graders, `grade_market`).
+
+The public names below load their module on first use (PEP 562), so importing this package is cheap.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(("MIN_DEVELOPMENTS", "Development", "Forecast", "Ledger", "Market", "PricePoint",
+                     "load_forecasts", "load_ledger", "load_market", "save_ledger"), "models"),
+    **dict.fromkeys(("key_events", "largest_moves"), "key_events"),
+    **dict.fromkeys(("offline_queries",), "queries"),
+    **dict.fromkeys(("build_ledger",), "build"),
+    **dict.fromkeys(("EventDecision", "Grade", "GradeReport", "LLMGrader", "OfflineGrader", "grade_market"),
+                    "grade"),
+    **dict.fromkeys(("SentenceEmbedder",), "embed"),
+}
+
+__all__ = [
+    "MIN_DEVELOPMENTS",
+    "Development",
+    "EventDecision",
+    "Forecast",
+    "Grade",
+    "GradeReport",
+    "LLMGrader",
+    "Ledger",
+    "Market",
+    "OfflineGrader",
+    "PricePoint",
+    "SentenceEmbedder",
+    "build_ledger",
+    "grade_market",
+    "key_events",
+    "largest_moves",
+    "load_forecasts",
+    "load_ledger",
+    "load_market",
+    "offline_queries",
+    "save_ledger",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Load `name` from its module on first access."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,222 @@
+"""Grade a forecaster's day-zero reasoning against the market's hindsight ledger (score 0–4).
+
+The score follows the design: an argument grade a ∈ {0, 1, 2} (does the text connect its evidence to
+its probability? a list of headlines earns 0) plus a foresight term 2·|A∩K|/|K| over the key events K
+that the reasoning anticipated (A); a = 0 makes the whole score 0. Two cases never reach a grader: a
+reasoning under 50 characters scores 0, and a missing (absent or blank) reasoning is imputed the 25th
+percentile of the other scores on that ledger (0 when nobody else was scored). When a ledger has no
+key event at all (no development after day zero), the foresight term is 0 rather than undefined.
+
+Graders return only the parts (argument, per-event decisions, a reason); `grade_market` turns them
+into the score, so the rules above hold for every grader. A grader that cannot produce a valid
+judgement (an LLM that keeps answering malformed JSON) returns `argument=None`: the forecaster then
+gets `total=None` and the error in `reason`, and is left out of `scores` — a score is never invented.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Protocol
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from reasonforge.errors import InputError
+from reasonforge.forecast.ledger.embed import SentenceEmbedder
+from reasonforge.forecast.ledger.key_events import key_events
+from reasonforge.forecast.ledger.models import Development, Forecast, Ledger
+
+MIN_REASONING_CHARS = 50
+IMPUTE_PERCENTILE = 25.0
+DEFAULT_THRESHOLD = 0.6
+"""Cosine at which a reasoning sentence counts as anticipating an event; MiniLM paraphrases of one
+event land around 0.65–0.8, same-topic but different-substance sentences around 0.3–0.55."""
+
+
+class EventDecision(BaseModel):
+    """Whether the reasoning anticipated one key event, with the sentence (or quote) that matched it."""
+
+    event: Development
+    anticipated: bool
+    similarity: float | None = None
+    matched_text: str = ""
+
+
+class Assessment(BaseModel):
+    """What a grader returns: the argument grade (None when it failed), per-event decisions and why."""
+
+    argument: int | None = Field(default=None, ge=0, le=2)
+    events: list[EventDecision] = []
+    reason: str = ""
+
+
+class Grade(BaseModel):
+    """One forecaster's grade on one ledger; `total` is None only when the grader failed."""
+
+    forecaster: str
+    argument: int | None = Field(default=None, ge=0, le=2)
+    anticipation: float | None = Field(default=None, ge=0.0, le=2.0)
+    total: float | None = Field(default=None, ge=0.0, le=4.0)
+    reason: str
+    events: list[EventDecision] = []
+    imputed: bool = False
+
+
+class Grader(Protocol):
+    """Anything that judges a reasoning against key events (offline embeddings or an LLM)."""
+
+    name: str
+
+    def grade(self, reasoning: str, events: list[Development]) -> Assessment:
+        """Argument grade and per-event anticipation decisions for one reasoning."""
+        ...
+
+
+class GradeReport(BaseModel):
+    """Every forecaster's grade on one market's ledger (`scores` holds the totals that exist)."""
+
+    market_id: str
+    excluded: Literal["thin_ledger"] | None = None
+    key_events: list[Development] = []
+    scores: dict[str, float] = {}
+    details: dict[str, Grade] = {}
+
+
+# --- offline argument grade ---------------------------------------------------------------------------
+
+_PROBABILITY = re.compile(
+    r"\b\d{1,3}(?:\.\d+)?\s?%|\b0?\.\d+\b|\bprobabilit(?:y|ies)\b|\blikel(?:y|ihood)\b|\bunlikely\b|\bodds\b"
+    r"|\bchances?\b|\bprobabl[ey]\b|\bimprobable\b|\bconfiden(?:t|ce)\b|\bexpect(?:s|ed)?\b|\bbase rate\b"
+    r"|\bfavou?rite\b|\bprice[sd]? in\b", re.IGNORECASE)
+_CAUSAL = re.compile(
+    r"\bbecause\b|\btherefore\b|\bthus\b|\bhence\b|\bsince\b|\bso\b|\bgiven (?:that|the)\b|\bdue to\b"
+    r"|\bas a result\b|\bwhich means\b|\bmeaning\b|\bimpl(?:y|ies)\b|\bsuggests?\b|\bindicates?\b|\bif\b"
+    r"|\bleads? to\b|\bdriven by\b|\b(?:raises?|lowers?|increases?|decreases?|reduces?|boosts?|outweighs?)\b"
+    r"|\bwhich (?:makes|puts|pushes|keeps)\b|\bconsequently\b|\bunless\b", re.IGNORECASE)
+_EVIDENCE = re.compile(
+    r"\b(?:reported|reports?|according to|announced|said|says|stated|confirmed|poll(?:s|ing)?|data|survey"
+    r"|statement|filed|ruled|voted|official(?:s|ly)?|sources?)\b|\b(?:19|20)\d\d\b"
+    r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d", re.IGNORECASE)
+# A named actor mid-sentence (a capitalised word after a lower-case one) or a figure also cites evidence.
+_NAMED = re.compile(r"[a-z,;:]\s+[A-Z][a-z]+|\b\d[\d,.]*\b")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences and list items of a reasoning (a headline list yields one item per line)."""
+    parts = re.split(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])|\n+|\s+[•·]\s+", text)
+    return [p.strip(" -*•·\t") for p in parts if len(p.strip(" -*•·\t")) >= 3]
+
+
+def argument_grade(reasoning: str) -> tuple[int, str]:
+    """0: no link between evidence and probability; 1: some reasoning; 2: probability tied to evidence causally."""
+    sentences = split_sentences(reasoning)
+    causal = [s for s in sentences if _CAUSAL.search(s)]
+    if not causal:
+        return 0, "no causal connective links the facts to the forecast (a list of statements earns 0)"
+    evidence = any(_EVIDENCE.search(s) or _NAMED.search(s) for s in sentences)
+    tied = [s for s in causal if _PROBABILITY.search(s)]
+    if tied and evidence:
+        return 2, f"probability language tied causally to cited evidence, e.g. “{tied[0][:160]}”"
+    missing = "no probability or likelihood language in a causal sentence" if not tied else "no concrete evidence cited"
+    return 1, f"some reasoning ({len(causal)} causal sentence(s)) but {missing}"
+
+
+class OfflineGrader:
+    """Argument grade from explicit probability language, causal connectives and evidence references;
+    an event is anticipated when some reasoning sentence has embedding cosine ≥ threshold with it."""
+
+    name = "offline"
+
+    def __init__(self, threshold: float = DEFAULT_THRESHOLD, embedder: SentenceEmbedder | None = None) -> None:
+        if not 0.0 < threshold <= 1.0:
+            raise InputError(f"similarity threshold {threshold} is outside (0, 1]; pass e.g. 0.6", field="threshold")
+        self.threshold = threshold
+        self.embedder = embedder or SentenceEmbedder()
+
+    def grade(self, reasoning: str, events: list[Development]) -> Assessment:
+        """Argument grade plus, per event, the best-matching sentence and its cosine."""
+        argument, reason = argument_grade(reasoning)
+        sentences = split_sentences(reasoning) or [reasoning.strip()]
+        decisions: list[EventDecision] = []
+        if events:
+            vectors = self.embedder.embed(sentences + [e.text for e in events])
+            sims = vectors[len(sentences):] @ vectors[:len(sentences)].T  # (events, sentences)
+            for event, row in zip(events, sims, strict=True):
+                best = int(np.argmax(row))
+                similarity = round(float(row[best]), 4)
+                decisions.append(EventDecision(event=event, anticipated=similarity >= self.threshold,
+                                               similarity=similarity, matched_text=sentences[best]))
+        return Assessment(argument=argument, events=decisions, reason=reason)
+
+
+# --- scoring -------------------------------------------------------------------------------------------
+
+def _canonical(events: list[Development]) -> list[Development]:
+    # A fixed order so the grade never depends on how the ledger happened to list its developments.
+    return sorted(events, key=lambda e: (e.date, e.text, e.source, e.ref))
+
+
+def score_assessment(forecaster: str, assessment: Assessment, key: list[Development]) -> Grade:
+    """Apply the design's formula: 0 if a = 0, else a + 2·|A∩K|/|K| (foresight 0 when K is empty)."""
+    if assessment.argument is None:
+        return Grade(forecaster=forecaster, reason=assessment.reason or "grader returned no argument grade",
+                     events=assessment.events)
+    key_texts = {(e.date, e.text) for e in key}
+    hit = {(d.event.date, d.event.text) for d in assessment.events if d.anticipated} & key_texts
+    anticipation = 2.0 * len(hit) / len(key) if key else 0.0
+    total = 0.0 if assessment.argument == 0 else assessment.argument + anticipation
+    return Grade(forecaster=forecaster, argument=assessment.argument, anticipation=round(anticipation, 6),
+                 total=round(total, 6), reason=assessment.reason, events=assessment.events)
+
+
+def grade_market(ledger: Ledger, forecasts: list[Forecast], grader: Grader | None = None) -> GradeReport:
+    """Grade every forecaster's reasoning against the same ledger and key events (thin ledger → excluded)."""
+    if ledger.excluded is not None:
+        return GradeReport(market_id=ledger.market_id, excluded=ledger.excluded)
+    names = [f.forecaster for f in forecasts]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise InputError(f"forecaster(s) {', '.join(duplicates)} appear more than once in the forecasts; "
+                         "keep one reasoning per forecaster and market", field="forecaster")
+    key = _canonical(key_events(ledger))
+    details: dict[str, Grade] = {}
+    missing: list[str] = []
+    for forecast in forecasts:
+        text = (forecast.reasoning or "").strip()
+        if not text:
+            missing.append(forecast.forecaster)
+        elif len(text) < MIN_REASONING_CHARS:
+            details[forecast.forecaster] = Grade(
+                forecaster=forecast.forecaster, argument=0, anticipation=0.0, total=0.0,
+                reason=f"reasoning has {len(text)} characters, under {MIN_REASONING_CHARS}: scores 0 without grading")
+        else:
+            grader = grader or OfflineGrader()
+            details[forecast.forecaster] = score_assessment(forecast.forecaster, grader.grade(text, key), key)
+    scored = [g.total for g in details.values() if g.total is not None]
+    imputed = float(np.percentile(scored, IMPUTE_PERCENTILE)) if scored else 0.0  # linear interpolation
+    for name in missing:
+        details[name] = Grade(forecaster=name, total=round(imputed, 6), imputed=True,
+                              reason=f"no reasoning: imputed the {IMPUTE_PERCENTILE:g}th percentile of "
+                                     f"{len(scored)} other score(s) on this ledger")
+    ordered = {n: details[n] for n in names}
+    return GradeReport(market_id=ledger.market_id, key_events=key, details=ordered,
+                       scores={n: g.total for n, g in ordered.items() if g.total is not None})
+
+
+def resolve_grader(spec: str | None = None, *, model: str | None = None, seed: int = 0) -> Grader:
+    """`offline` (or None) → OfflineGrader; a base URL or chat model name → LLMGrader."""
+    if spec is None or spec.strip().lower() == "offline":
+        return OfflineGrader()
+    # imported late: llm_grader imports this module
+    from reasonforge.forecast.ledger.llm_grader import LLMGrader
+
+    return LLMGrader(spec, model=model, seed=seed)
+
+
+def __getattr__(name: str) -> object:
+    """`grade.LLMGrader` resolves lazily (it lives in llm_grader, which imports this module)."""
+    if name == "LLMGrader":
+        from reasonforge.forecast.ledger.llm_grader import LLMGrader
+
+        return LLMGrader
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,216 @@
+"""Ledger data types: markets, dated developments, the stored (content-hashed) ledger and forecasts.
+
+A ledger is the shared record of what happened in a market's window after day zero; every forecaster
+addressing that market and window is graded against the same ledger, so it is stored as JSON with a
+sha256 of its canonical content and reloaded only if the content still matches that hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+
+from reasonforge.errors import InputError
+
+MIN_DEVELOPMENTS = 3
+"""A ledger with fewer developments (beyond the price move itself) is discarded as `thin_ledger`."""
+
+HASH_FIELD = "content_hash"
+
+
+class PricePoint(BaseModel):
+    """The market price (probability of YES, 0..1) on one day."""
+
+    date: date
+    price: float = Field(ge=0.0, le=1.0)
+
+
+class Development(BaseModel):
+    """One dated development: what happened, who reported it and a reference (document id) to it."""
+
+    date: date
+    text: str = Field(min_length=1)
+    source: str = ""
+    ref: str = ""
+    url: str = ""
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        value = " ".join(value.split())
+        if not value:
+            raise ValueError("text is empty")
+        return value
+
+
+def _check_path(points: list[PricePoint], what: str) -> list[PricePoint]:
+    for before, after in itertools.pairwise(points):
+        if after.date <= before.date:
+            raise ValueError(f"{what} must be in strictly ascending date order: {after.date} follows {before.date}")
+    return points
+
+
+class Market(BaseModel):
+    """A forecast market: title, day zero and its daily price path (ascending, from day zero or earlier)."""
+
+    market_id: str = Field(min_length=1)
+    title: str = Field(min_length=1)
+    description: str = ""
+    day_zero: date
+    price_path: list[PricePoint] = Field(min_length=1)
+    news: list[Development] = []
+
+    @model_validator(mode="after")
+    def _path(self) -> Market:
+        _check_path(self.price_path, "price_path")
+        if self.price_path[0].date > self.day_zero:
+            raise ValueError(f"price_path starts on {self.price_path[0].date}, after day_zero {self.day_zero}; "
+                             "include the price on day zero")
+        return self
+
+
+class Ledger(BaseModel):
+    """The market's record of later developments in (day_zero, day_zero + window_days], plus its prices."""
+
+    market_id: str = Field(min_length=1)
+    title: str
+    day_zero: date
+    window_days: int = Field(default=14, ge=1)
+    developments: list[Development]
+    price_path: list[PricePoint]
+    queries: list[str] = []
+    excluded: Literal["thin_ledger"] | None = None
+
+    @model_validator(mode="after")
+    def _path(self) -> Ledger:
+        _check_path(self.price_path, "price_path")
+        return self
+
+    def canonical_json(self) -> str:
+        """Sorted-key compact JSON of the ledger's content (the text that is hashed)."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    def content_hash(self) -> str:
+        """sha256 (hex) of the canonical JSON of everything but the hash itself."""
+        return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
+
+
+def _errors(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def save_ledger(ledger: Ledger, path: Path | str) -> Path:
+    """Write the ledger as indented JSON with its `content_hash`; returns the path."""
+    path = Path(path)
+    body: dict[str, Any] = ledger.model_dump(mode="json")
+    body[HASH_FIELD] = ledger.content_hash()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(body, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{what} file {path} does not exist; check the path", field=what) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {what} file {path}: {exc}", field=what) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{what} file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                         f"{exc.msg})", field=what) from None
+
+
+def load_ledger(path: Path | str) -> Ledger:
+    """Read a ledger JSON file; if it carries a `content_hash`, the content must still match it."""
+    path = Path(path)
+    raw = _read_json(path, "ledger")
+    if not isinstance(raw, dict):
+        raise InputError(f"ledger file {path} must hold a JSON object with market_id, title, day_zero, "
+                         "developments and price_path", field="ledger")
+    stored = raw.pop(HASH_FIELD, None)
+    try:
+        ledger = Ledger.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(f"ledger file {path} is not a valid ledger: {_errors(exc)}", field="ledger") from None
+    if stored is not None and stored != ledger.content_hash():
+        raise InputError(f"ledger file {path} was changed after it was saved: its content hashes to "
+                         f"{ledger.content_hash()[:12]}…, not the stored {str(stored)[:12]}…; rebuild it with "
+                         "`reasonforge forecast reasoning build-ledger`, or delete the content_hash field to "
+                         "accept the edit deliberately", field="ledger")
+    return ledger
+
+
+def load_market(path: Path | str) -> Market:
+    """Read a market JSON file (market_id, title, day_zero, price_path, optional description and news)."""
+    path = Path(path)
+    raw = _read_json(path, "market")
+    try:
+        return Market.model_validate(raw)
+    except ValidationError as exc:
+        raise InputError(f"market file {path} is not a valid market: {_errors(exc)}", field="market") from None
+
+
+class Forecast(BaseModel):
+    """One forecaster's original explanation for a market (one F.jsonl row); reasoning may be missing."""
+
+    forecaster: str = Field(min_length=1)
+    reasoning: str | None = None
+
+    @field_validator("forecaster")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("forecaster is empty")
+        return value
+
+
+def load_forecasts(path: Path | str) -> list[Forecast]:
+    """Read F.jsonl (one `{"forecaster", "reasoning"}` object per line); errors name the line."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError(f"forecasts file {path} does not exist; check the path", field="forecasts") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read forecasts file {path}: {exc}", field="forecasts") from None
+    forecasts: list[Forecast] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"forecasts file {path}, line {number}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: not valid JSON ({exc.msg}); write one JSON object per line",
+                             field="forecasts") from None
+        if not isinstance(row, dict):
+            raise InputError(f"{where}: expected an object like {{\"forecaster\": ..., \"reasoning\": ...}}",
+                             field="forecasts")
+        try:
+            forecast = Forecast.model_validate(row)
+        except ValidationError as exc:
+            raise InputError(f"{where}: {_errors(exc)}", field="forecasts") from None
+        if forecast.forecaster in seen:
+            raise InputError(f"{where}: forecaster {forecast.forecaster!r} already appears on line "
+                             f"{seen[forecast.forecaster]}; give each forecaster one row", field="forecasts")
+        seen[forecast.forecaster] = number
+        forecasts.append(forecast)
+    if not forecasts:
+        raise InputError(f"forecasts file {path} holds no forecasts; add one JSON object per line",
+                         field="forecasts")
+    return forecasts
