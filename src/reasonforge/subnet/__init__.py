@@ -12,8 +12,7 @@ simulator can import `reasonforge.subnet.<module>` without paying for the SDK.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from reasonforge.lazy import lazy_exports
 
 _LAZY = {
     "TranslationTask": "protocol",
@@ -50,9 +49,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Load `name` from its module on first access (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy_exports(__name__, _LAZY)

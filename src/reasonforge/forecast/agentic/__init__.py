@@ -17,25 +17,22 @@ so `import reasonforge.forecast.agentic` does not pull in tantivy, NumPy or the 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from reasonforge.lazy import lazy_exports
 
-# name → modules that may define it, tried in order (the agent protocol may live with the episode loop
-# or in its own module).
-_EXPORTS: dict[str, tuple[str, ...]] = {
+_EXPORTS: dict[str, str] = {
     **dict.fromkeys(("CorpusStats", "DatedCorpus", "Document", "DocumentNotAvailable", "IngestReport",
-                     "LeakError", "SearchHit", "load_articles", "parse_as_of"), ("corpus",)),
-    **dict.fromkeys(("DateForecast", "EpisodeRecord", "Notebook", "Question"), ("records",)),
+                     "LeakError", "SearchHit", "load_articles", "parse_as_of"), "corpus"),
+    **dict.fromkeys(("DateForecast", "EpisodeRecord", "Notebook", "Question"), "records"),
     **dict.fromkeys(("DateReward", "ParsedForecast", "check_notebook", "date_reward", "floored_log_score",
-                     "multiclass_brier_loss", "normalise", "parse_forecast"), ("rewards",)),
-    "group_advantages": ("grpo",),
-    **dict.fromkeys(("BaseRateReader", "EvidenceReader", "Reader", "UniformReader"), ("readers",)),
+                     "multiclass_brier_loss", "normalise", "parse_forecast"), "rewards"),
+    "group_advantages": "grpo",
+    **dict.fromkeys(("BaseRateReader", "EvidenceReader", "Reader", "UniformReader"), "readers"),
     **dict.fromkeys(("HorizonTable", "SwapReport", "horizon_table", "reader_swap", "reliability_summary"),
-                    ("analysis",)),
-    **dict.fromkeys(("ToolBudget", "ToolResult", "Toolbox"), ("tools",)),
-    **dict.fromkeys(("Agent", "AgentReply"), ("episode", "agents")),
-    **dict.fromkeys(("run_episode", "run_many"), ("episode",)),
-    **dict.fromkeys(("MarketAgent", "RetrievalHeuristicAgent", "ToolCallingAgent", "UniformAgent"), ("agents",)),
+                    "analysis"),
+    **dict.fromkeys(("ToolBudget", "ToolResult", "Toolbox"), "tools"),
+    **dict.fromkeys(("Agent", "AgentReply", "MarketAgent", "RetrievalHeuristicAgent", "ToolCallingAgent",
+                     "UniformAgent"), "agents"),
+    **dict.fromkeys(("run_episode", "run_many"), "episode"),
 }
 
 __all__ = [
@@ -84,23 +81,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Load the module defining `name` on first access and cache the attribute on this package."""
-    modules = _EXPORTS.get(name)
-    if modules is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    for module_name in modules:
-        try:
-            module = import_module(f"{__name__}.{module_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{module_name}":
-                raise  # a missing dependency inside the module is a real error
-            continue
-        if hasattr(module, name):
-            value = getattr(module, name)
-            globals()[name] = value
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r} (looked in {', '.join(modules)})")
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:

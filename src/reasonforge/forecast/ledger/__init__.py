@@ -10,8 +10,7 @@ The public names below load their module on first use (PEP 562), so importing th
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from reasonforge.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("MIN_DEVELOPMENTS", "Development", "Forecast", "Ledger", "Market", "PricePoint",
@@ -49,11 +48,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Load `name` from its module on first access."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
