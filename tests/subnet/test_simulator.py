@@ -38,7 +38,7 @@ def test_same_seed_same_report_other_seed_other_report():
 
 
 def test_report_accounts_for_all_emission_and_matches_the_chain():
-    report = simulate(epochs=12, seed=2, crowd=4, epoch_emission=2.0)
+    report = simulate(epochs=12, seed=2, crowd=4, epoch_emission=2.0, careless_stake=0.0)
     assert report.miner_emission_per_epoch == pytest.approx(0.82)
     results = [*report.profiles.values(), report.crowd]
     assert report.crowd.miners == 4
@@ -92,3 +92,25 @@ def test_bad_simulation_arguments_are_refused(kwargs, field):
     with pytest.raises(InputError) as info:
         simulate(**kwargs)
     assert info.value.field == field
+
+
+def test_careless_validator_is_clipped_and_slashed_while_honest_ones_keep_their_stake():
+    report = simulate(epochs=30, seed=5)
+    careless = report.validators["careless"]
+    honest = [v for name, v in report.validators.items() if name.startswith("honest/")]
+    assert careless.careless and len(honest) == 3
+    assert all(v.mean_vas == pytest.approx(1.0) and v.slashed == 0.0 and v.stake_end == v.stake_start for v in honest)
+    theta = report.settings.theta
+    assert careless.mean_vas < theta and careless.slashed > 0.5 * careless.stake_start
+    assert careless.stake_end == pytest.approx(careless.stake_start - careless.slashed)
+    # per unit of stake, not verifying earns a fraction of what verifying earns
+    per_stake = min(v.dividends / v.stake_start for v in honest)
+    assert careless.dividends / careless.stake_start < 0.5 * per_stake
+    # consensus clips the random weights: miners are paid within a few percent of the formula
+    for result in report.profiles.values():
+        assert result.chain_reward == pytest.approx(result.total_reward, rel=0.05, abs=0.02)
+
+
+def test_careless_stake_must_stay_a_minority():
+    with pytest.raises(InputError, match="careless_stake"):
+        simulate(epochs=2, careless_stake=0.5)

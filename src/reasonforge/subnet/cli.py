@@ -174,6 +174,16 @@ def _simulation_table(report: SimulationReport) -> Table:
     return table
 
 
+def _validator_table(report: SimulationReport) -> Table:
+    table = Table(title="validators (Yuma; slash = γ·stake·(θ − VAS)² when VAS < θ)", title_justify="left")
+    for name in ("validator", "stake start", "stake end", "mean VAS", "slashed", "dividends"):
+        table.add_column(name, justify="left" if name == "validator" else "right")
+    for name, v in report.validators.items():
+        table.add_row(name, _fmt(v.stake_start), _fmt(v.stake_end), _fmt(v.mean_vas), _fmt(v.slashed),
+                      _fmt(v.dividends))
+    return table
+
+
 @app.command()
 def simulate(
     epochs: Annotated[int, typer.Option("--epochs", min=1, help="Epochs to simulate.")] = 100,
@@ -183,13 +193,17 @@ def simulate(
     tasks: Annotated[int, typer.Option("--tasks", min=1, help="Tasks per epoch.")] = 8,
     trap_rate: Annotated[float, typer.Option("--trap-rate", min=0.0, max=1.0, help="Share of trap tasks.")] = 0.2,
     crowd: Annotated[int, typer.Option("--crowd", min=0, help="Honest background miners.")] = 8,
+    careless: Annotated[float, typer.Option(
+        "--careless-stake", min=0.0, max=0.49, help="Stake share of a validator that sets random weights (0: none)."
+    )] = 0.1,
 ) -> None:
     """Run the miner profiles (elite, honest, lazy, copycat, vacuous, timeout_gamer, sybil) through the maths."""
     from reasonforge.subnet.simulator import plot_rewards
     from reasonforge.subnet.simulator import simulate as run_simulation
 
     try:
-        report = run_simulation(epochs=epochs, seed=seed, tasks_per_epoch=tasks, trap_rate=trap_rate, crowd=crowd)
+        report = run_simulation(epochs=epochs, seed=seed, tasks_per_epoch=tasks, trap_rate=trap_rate, crowd=crowd,
+                                careless_stake=careless)
         written = plot_rewards(report, plot) if plot is not None else None
     except ReasonForgeError as exc:
         raise _fail(exc.message) from None
@@ -200,5 +214,7 @@ def simulate(
         return
     console = Console()
     console.print(_simulation_table(report))
+    if report.validators:
+        console.print(_validator_table(report))
     if written is not None:
         console.print(f"cumulative rewards plotted to {escape(str(written))}", highlight=False)

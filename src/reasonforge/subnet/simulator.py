@@ -3,8 +3,10 @@
 No network and no real verification: each profile's submissions are drawn from a behaviour model
 (`profiles.py`), then everything after that is the production code path: duplicate submissions are
 dropped, `consensus.cross_validate` votes per step, CTS, trap penalties, S_epoch, ranks, streaks,
-PEB and emissions come from `reasonforge.incentive`, and `yuma_epoch` with three honest validators
-shows what the chain would pay.
+PEB and emissions come from `reasonforge.incentive`, and `yuma_epoch` shows what the chain would pay
+with three honest validators and, by default, one careless validator that sets weights without
+verifying: consensus clips it, its validator trust (its agreement score, VAS) stays low, and it is
+slashed γ·stake·(θ − VAS)² every epoch, the slashed stake leaving the validator set.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from reasonforge.incentive import (
     IncentiveSettings,
     cts,
     epoch_score,
+    slash,
     standings,
     trap_penalty,
     yuma_epoch,
@@ -40,6 +43,9 @@ from reasonforge.types import (
 VALIDATOR_STAKES = (0.5, 0.3, 0.2)
 """Three honest validators for the Yuma step; they verify mechanically, so they all set the same weights."""
 
+CARELESS_STAKE = 0.1
+"""Default stake share of the careless validator (random weights each epoch); 0 leaves only honest ones."""
+
 STEPS_RANGE = (3, 8)
 """Steps per simulated reasoning chain (inclusive)."""
 
@@ -55,12 +61,23 @@ class ProfileResult(BaseModel):
 
     miners: int = Field(description="Miners behind this profile (2 for the sybil pair).")
     total_reward: float = Field(description="Emission earned by the scoring maths, summed over the group.")
-    chain_reward: float = Field(description="What Yuma consensus with three honest validators pays the group.")
+    chain_reward: float = Field(description="What Yuma consensus over the simulated validators pays the group.")
     mean_cts: float
     mean_epoch_score: float
     final_streak: int = Field(description="Consecutive top-K epochs at the end (the best in the group).")
     trap_accuracy: float | None = Field(description="Mean trap score; None when no trap task was drawn.")
     cumulative_reward: list[float] = Field(description="Cumulative total_reward after each epoch.")
+
+
+class ValidatorResult(BaseModel):
+    """One simulated validator over the run."""
+
+    careless: bool = Field(description="Sets random weights instead of verifying.")
+    stake_start: float
+    stake_end: float = Field(description="Stake left after slashing.")
+    mean_vas: float = Field(description="Mean validator agreement score (Yuma validator trust, 1 = consensus).")
+    slashed: float = Field(description="Stake lost to slash(stake, VAS) over the run.")
+    dividends: float = Field(description="Validator emission earned over the run.")
 
 
 class SimulationReport(BaseModel):
@@ -75,6 +92,7 @@ class SimulationReport(BaseModel):
     settings: IncentiveSettings
     profiles: dict[str, ProfileResult]
     crowd: ProfileResult | None = Field(description="The unreported honest background miners, summed.")
+    validators: dict[str, ValidatorResult] = Field(default_factory=dict)
 
 
 @dataclass
@@ -210,6 +228,7 @@ def simulate(
     trap_rate: float = 0.2,
     crowd: int = 8,
     epoch_emission: float = 1.0,
+    careless_stake: float = CARELESS_STAKE,
 ) -> SimulationReport:
     """Run `epochs` epochs of every profile plus `crowd` honest background miners; deterministic per seed.
 
@@ -220,15 +239,25 @@ def simulate(
     emission per epoch; miners share `settings.miner_emission_share` of it.
     """
     _check_args(epochs, seed, tasks_per_epoch, trap_rate, crowd, epoch_emission)
+    if not _is_number(careless_stake) or not 0.0 <= careless_stake < 0.5:
+        # At half the stake or more a careless validator would be the consensus, not an outlier.
+        raise InputError(f"careless_stake must be in [0, 0.5), got {careless_stake!r}", field="careless_stake")
     epochs, seed, tasks_per_epoch, crowd = int(epochs), int(seed), int(tasks_per_epoch), int(crowd)
     rng = np.random.default_rng(seed)
+    careless_rng = np.random.default_rng([seed, 1])  # its own stream: miners' draws stay as without it
     miners: list[tuple[str, str, Behaviour]] = [
         (name, label, behaviour) for name, members in PROFILES for label, behaviour in members
     ]
     miners += [("crowd", f"crowd/{i}", CROWD) for i in range(crowd)]
     ledgers = [_Ledger() for _ in miners]
     pool = settings.miner_emission_share * float(epoch_emission)
-    stakes = np.asarray(VALIDATOR_STAKES)
+    names = [f"honest/{i}" for i in range(len(VALIDATOR_STAKES))]
+    stakes = np.asarray(VALIDATOR_STAKES, dtype=float) * (1.0 - careless_stake)
+    if careless_stake > 0:
+        names.append("careless")
+        stakes = np.append(stakes, careless_stake)
+    start = stakes.copy()
+    vas_sum, slashed, dividends = np.zeros(len(stakes)), np.zeros(len(stakes)), np.zeros(len(stakes))
     bonds: np.ndarray | None = None
 
     for epoch in range(epochs):
@@ -257,8 +286,17 @@ def simulate(
             ledger.streak = placed[uid].streak
         paid = {uid: standing.reward for uid, standing in placed.items()}
         vector = np.asarray([placed[uid].weight for uid in range(len(miners))])
-        chain = yuma_epoch(np.tile(vector, (len(stakes), 1)), stakes, bonds, float(epoch_emission))
+        rows = np.tile(vector, (len(stakes), 1))
+        if careless_stake > 0:
+            rows[-1] = careless_rng.dirichlet(np.ones(len(miners)))
+        chain = yuma_epoch(rows, stakes, bonds, float(epoch_emission))
         bonds = chain.bonds
+        vas = np.clip(chain.validator_trust, 0.0, 1.0)
+        cut = np.asarray([slash(float(st), float(v), settings) for st, v in zip(stakes, vas, strict=True)])
+        vas_sum += vas
+        slashed += cut
+        dividends += chain.validator_emission
+        stakes = stakes - cut
         for uid, ledger in enumerate(ledgers):
             ledger.rewards.append(paid[uid])
             ledger.chain.append(float(chain.miner_emission[uid]))
@@ -280,6 +318,12 @@ def simulate(
         settings=settings,
         profiles={name: _group(members) for name, members in groups.items()},
         crowd=_group(crowd_ledgers) if crowd_ledgers else None,
+        validators={
+            name: ValidatorResult(careless=name == "careless", stake_start=float(start[v]),
+                                  stake_end=float(stakes[v]), mean_vas=float(vas_sum[v] / epochs),
+                                  slashed=float(slashed[v]), dividends=float(dividends[v]))
+            for v, name in enumerate(names)
+        },
     )
 
 
