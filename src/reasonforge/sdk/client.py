@@ -10,11 +10,6 @@ from typing import Any, Literal, Self
 import httpx
 
 from reasonforge.sdk import protocol, stream
-from reasonforge.sdk.errors import (
-    APIConnectionError,
-    ClientClosedError,
-    error_from_response,
-)
 from reasonforge.sdk.models import Certificate, CertificateCheck, Stats
 from reasonforge.sdk.requests import StepLike, TranslationLike, build_verify_body
 from reasonforge.types import ReasoningStep, VerifyResponse
@@ -67,40 +62,21 @@ class ReasonForge:
 
         Every call is safe to repeat: reads are reads, and submissions carry an Idempotency-Key.
         """
-        if self._http.is_closed:
-            raise ClientClosedError(
-                f"{method} {path}: this client is closed (its `with` block ended or close() "
-                "was called); make a new one"
-            )
+        protocol.check_open(self._http.is_closed, method, path)
         url = self.base_url + path
         all_headers = {**protocol.default_headers(self._api_key), **(headers or {})}
         attempt = 0
         while True:
+            outcome: httpx.Response | httpx.TransportError
             try:
-                response = self._http.request(
-                    method, url, json=json, headers=all_headers
-                )
+                outcome = self._http.request(method, url, json=json, headers=all_headers)
             except httpx.TransportError as exc:
-                if attempt < self.max_retries:
-                    time.sleep(protocol.retry_delay(attempt, None))
-                    attempt += 1
-                    continue
-                raise APIConnectionError(
-                    f"{method} {url}: {type(exc).__name__}: {str(exc) or 'no response'}"
-                ) from None
-            if response.status_code < 400:
-                return response
-            error = error_from_response(
-                response.status_code, response.headers, response.content
-            )
-            if (
-                attempt < self.max_retries
-                and response.status_code in protocol.RETRYABLE_STATUSES
-            ):
-                time.sleep(protocol.retry_delay(attempt, error.retry_after))
-                attempt += 1
-                continue
-            raise error
+                outcome = exc
+            result = protocol.retry_or_return(f"{method} {url}", attempt, self.max_retries, outcome)
+            if isinstance(result, httpx.Response):
+                return result
+            time.sleep(result)
+            attempt += 1
 
     def submit(
         self,

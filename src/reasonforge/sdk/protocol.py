@@ -9,10 +9,17 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TypeVar
 from urllib.parse import urlsplit
 
+import httpx
 from pydantic import BaseModel, ValidationError
 
 from reasonforge.errors import InputError
-from reasonforge.sdk.errors import InvalidResponseError, VerificationTimeoutError
+from reasonforge.sdk.errors import (
+    APIConnectionError,
+    ClientClosedError,
+    InvalidResponseError,
+    VerificationTimeoutError,
+    error_from_response,
+)
 from reasonforge.types import JobStatus
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
@@ -89,6 +96,32 @@ def retry_delay(attempt: int, retry_after: float | None) -> float:
     if retry_after is not None:
         return min(retry_after, MAX_RETRY_WAIT_S)
     return min(0.25 * 2**attempt, MAX_RETRY_WAIT_S)
+
+
+def check_open(closed: bool, method: str, path: str) -> None:
+    """Refuse a call on a closed client with a message that says how to go on."""
+    if closed:
+        raise ClientClosedError(
+            f"{method} {path}: this client is closed (its `with` block ended or close() "
+            "was called); make a new one"
+        )
+
+
+def retry_or_return(
+    what: str, attempt: int, max_retries: int, outcome: httpx.Response | httpx.TransportError
+) -> httpx.Response | float:
+    """After try number `attempt` of `what`: the response when it succeeded, else the seconds to wait
+    before trying again; raises the error when it is not worth retrying or the retries are spent."""
+    if isinstance(outcome, httpx.TransportError):
+        if attempt < max_retries:
+            return retry_delay(attempt, None)
+        raise APIConnectionError(f"{what}: {type(outcome).__name__}: {str(outcome) or 'no response'}")
+    if outcome.status_code < 400:
+        return outcome
+    error = error_from_response(outcome.status_code, outcome.headers, outcome.content)
+    if attempt < max_retries and outcome.status_code in RETRYABLE_STATUSES:
+        return retry_delay(attempt, error.retry_after)
+    raise error
 
 
 def poll_delays(
