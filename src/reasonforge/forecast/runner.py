@@ -13,6 +13,7 @@ import os
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 import numpy as np
@@ -110,33 +111,60 @@ def read_done(path: Path) -> dict[str, EvalRow]:
     return done
 
 
-async def _chat(client: httpx.AsyncClient, spec: ModelSpec, messages: list[dict[str, str]], config: RunConfig) -> str:
-    body: dict[str, object] = {"model": spec.name, "messages": messages}
-    if config.temperature is not None:
-        body["temperature"] = config.temperature
-    if config.max_tokens is not None:
-        body["max_tokens"] = config.max_tokens
+class ChatRetry(BaseModel):
+    """A chat call worth trying again: how long to wait first, and what went wrong (for the final error)."""
+
+    wait_s: float
+    problem: str
+
+
+def chat_body(model: str, messages: list[dict[str, Any]], *, temperature: float | None, max_tokens: int | None,
+              tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A /chat/completions request body; unset sampling options are left to the server."""
+    body: dict[str, Any] = {"model": model, "messages": messages}
+    if tools:
+        body["tools"] = tools
+    if temperature is not None:
+        body["temperature"] = temperature
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
+    return body
+
+
+def chat_retry(outcome: httpx.Response | httpx.TransportError, attempt: int,
+               backoff_s: float) -> httpx.Response | ChatRetry:
+    """After try `attempt` of a chat call: a retry for transport errors, 429 and 5xx (honouring
+    Retry-After, at most 120 s), else the response, whose status the caller judges."""
+    backoff = backoff_s * 2**attempt * (0.5 + random.random())  # jitter spreads retries of concurrent calls
+    if isinstance(outcome, httpx.TransportError):
+        return ChatRetry(wait_s=backoff, problem=f"{type(outcome).__name__}: {outcome}")
+    if outcome.status_code == 429 or outcome.status_code >= 500:
+        try:
+            wait = float(outcome.headers.get("Retry-After", backoff))
+        except ValueError:
+            wait = backoff
+        return ChatRetry(wait_s=min(wait, 120.0), problem=f"HTTP {outcome.status_code}: {outcome.text[:200]}")
+    return outcome
+
+
+async def chat(client: httpx.AsyncClient, spec: ModelSpec, messages: list[dict[str, str]], config: RunConfig) -> str:
+    """The reply text of one chat completion, retried as `chat_retry` says."""
+    body = chat_body(spec.name, messages, temperature=config.temperature, max_tokens=config.max_tokens)
     last = ""
     for attempt in range(config.max_retries + 1):
-        backoff = config.backoff_s * 2**attempt * (0.5 + random.random())  # jitter spreads retries of concurrent calls
+        outcome: httpx.Response | httpx.TransportError
         try:
-            response = await client.post(f"{spec.base_url}/chat/completions", json=body)
+            outcome = await client.post(f"{spec.base_url}/chat/completions", json=body)
         except httpx.TransportError as exc:
-            last = f"{type(exc).__name__}: {exc}"
-            await asyncio.sleep(backoff)
+            outcome = exc
+        step = chat_retry(outcome, attempt, config.backoff_s)
+        if isinstance(step, ChatRetry):
+            last = step.problem
+            await asyncio.sleep(step.wait_s)
             continue
-        if response.status_code == 429 or response.status_code >= 500:
-            last = f"HTTP {response.status_code}: {response.text[:200]}"
-            retry_after = response.headers.get("Retry-After")
-            try:
-                wait = float(retry_after) if retry_after is not None else backoff
-            except ValueError:
-                wait = backoff
-            await asyncio.sleep(min(wait, 120.0))
-            continue
-        if response.status_code >= 400:
-            raise RuntimeError(f"HTTP {response.status_code}: {response.text[:300]}")
-        data = response.json()
+        if step.status_code >= 400:
+            raise RuntimeError(f"HTTP {step.status_code}: {step.text[:300]}")
+        data = step.json()
         try:
             content = data["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
@@ -189,7 +217,7 @@ async def run_model(env: ForecastEnvironment, spec: ModelSpec, out: Path, config
                 nonlocal written
                 async with semaphore:
                     try:
-                        reply = await _chat(client, spec, env.messages(item), config)
+                        reply = await chat(client, spec, env.messages(item), config)
                         row = EvalRow(id=item.id, model=spec.name, reply=reply, p=parse_probability(reply))
                     except RuntimeError as exc:
                         row = EvalRow(id=item.id, model=spec.name, reply=None, p=None, error=str(exc))

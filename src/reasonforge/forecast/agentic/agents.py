@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import time
 from collections.abc import Sequence
@@ -309,30 +308,22 @@ class ToolCallingAgent:
     def _chat(self, client: httpx.Client, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
               ) -> dict[str, Any]:
         """One completion's message (retries 429/5xx/transport errors with backoff, honouring Retry-After)."""
-        body: dict[str, Any] = {"model": self.spec.name, "messages": messages}
-        if tools:
-            body["tools"] = tools
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            body["max_tokens"] = self.max_tokens
+        from reasonforge.forecast.runner import ChatRetry, chat_body, chat_retry
+
+        body = chat_body(self.spec.name, messages, temperature=self.temperature, max_tokens=self.max_tokens,
+                         tools=tools)
         last = ""
         for attempt in range(self.max_retries + 1):
-            backoff = self.backoff_s * 2**attempt * (0.5 + random.random())
             self.requests += 1
+            outcome: httpx.Response | httpx.TransportError
             try:
-                response = client.post(f"{self.spec.base_url}/chat/completions", json=body)
+                outcome = client.post(f"{self.spec.base_url}/chat/completions", json=body)
             except httpx.TransportError as exc:
-                last = f"{type(exc).__name__}: {exc}"
-                time.sleep(backoff)
-                continue
-            if response.status_code == 429 or response.status_code >= 500:
-                last = f"HTTP {response.status_code}: {response.text[:200]}"
-                try:
-                    wait = float(response.headers.get("Retry-After", backoff))
-                except ValueError:
-                    wait = backoff
-                time.sleep(min(wait, 120.0))
+                outcome = exc
+            response = chat_retry(outcome, attempt, self.backoff_s)
+            if isinstance(response, ChatRetry):
+                last = response.problem
+                time.sleep(response.wait_s)
                 continue
             if response.status_code >= 400:
                 raise ChatError(f"HTTP {response.status_code}: {response.text[:300]}")

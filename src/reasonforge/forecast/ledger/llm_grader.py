@@ -25,7 +25,7 @@ from reasonforge.forecast.ledger.models import Development
 from reasonforge.forecast.runner import (
     ModelSpec,
     RunConfig,
-    _chat,
+    chat,
     discover_model,
     resolve_model,
 )
@@ -124,7 +124,7 @@ class LLMGrader:
             self.name = f"llm:{self.spec.name}"
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         async with httpx.AsyncClient(timeout=self.timeout_s, headers=headers) as client:
-            return await _chat(client, self.spec, messages, self.config)
+            return await chat(client, self.spec, messages, self.config)
 
     def grade(self, reasoning: str, events: list[Development]) -> Assessment:
         """Ask the model; one retry on an invalid reply; on failure argument=None with the error as reason."""
