@@ -1,37 +1,22 @@
-"""Accounts: API keys, scopes, tiers, the pricing table, the credits ledger and per-key rate limits."""
+"""Accounts: API keys, scopes, tiers, the pricing table, the credits ledger and per-key rate limits.
 
-from reasonforge.service.accounts.credits import (
-    UsageReport,
-    grant_credits,
-    reserve_credits,
-    usage,
-)
-from reasonforge.service.accounts.keys import (
-    ApiKeyRecord,
-    Principal,
-    Scope,
-    authenticate,
-    create_key,
-    get_key,
-    list_keys,
-    require_scope,
-    revoke_key,
-)
-from reasonforge.service.accounts.pricing import PRICING, Price, quote_credits
-from reasonforge.service.accounts.ratelimit import (
-    InMemoryRateLimiter,
-    RateLimiter,
-    RateLimiterUnavailableError,
-    RedisRateLimiter,
-    make_rate_limiter,
-)
-from reasonforge.service.accounts.tables import ApiKeyRow, CreditEntryRow
-from reasonforge.service.accounts.tiers import (
-    TIER_POLICIES,
-    Tier,
-    TierPolicy,
-    policy_for,
-)
+Names load their module on first use, so the `keys` CLI (registered on the main CLI) can take the
+light modules (tiers, scopes) without the store's SQLAlchemy and Redis.
+"""
+
+from reasonforge.lazy import lazy_exports
+
+_EXPORTS = {
+    **dict.fromkeys(("UsageReport", "grant_credits", "reserve_credits", "usage"), "credits"),
+    **dict.fromkeys(("ApiKeyRecord", "Principal", "authenticate", "create_key", "get_key", "list_keys",
+                     "require_scope", "revoke_key"), "keys"),
+    "Scope": "scopes",
+    **dict.fromkeys(("PRICING", "Price", "quote_credits"), "pricing"),
+    **dict.fromkeys(("InMemoryRateLimiter", "RateLimiter", "RateLimiterUnavailableError", "RedisRateLimiter",
+                     "make_rate_limiter"), "ratelimit"),
+    **dict.fromkeys(("ApiKeyRow", "CreditEntryRow"), "tables"),
+    **dict.fromkeys(("TIER_POLICIES", "Tier", "TierPolicy", "policy_for"), "tiers"),
+}
 
 __all__ = [
     "PRICING",
@@ -62,3 +47,5 @@ __all__ = [
     "revoke_key",
     "usage",
 ]
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -5,29 +5,24 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.orm import Session
 
 from reasonforge.errors import ReasonForgeError
-from reasonforge.service.accounts.credits import grant_credits, usage
-from reasonforge.service.accounts.keys import (
-    Scope,
-    create_key,
-    get_key,
-    list_keys,
-    revoke_key,
-)
-from reasonforge.service.accounts.ratelimit import redact_url
+from reasonforge.service.accounts.scopes import Scope
 from reasonforge.service.accounts.tiers import Tier
-from reasonforge.service.db import create_tables, make_engine, make_sessionmaker
 from reasonforge.service.settings import ServiceSettings
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+# The store (SQLAlchemy, Redis) is imported inside the commands: this app is registered on the main
+# CLI, and every `reasonforge` invocation would otherwise pay about half a second to load it.
 
 keys_app = typer.Typer(
     help="API keys of the verification service: create, list, revoke, credits.",
@@ -53,6 +48,11 @@ def _settings() -> ServiceSettings:
 @contextmanager
 def _store(settings: ServiceSettings | None = None) -> Iterator[Session]:
     """A session on the service's store (tables created if needed); store errors end the command."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from reasonforge.service.accounts.ratelimit import redact_url
+    from reasonforge.service.db import create_tables, make_engine, make_sessionmaker
+
     settings = settings or _settings()
     url = settings.resolved_database_url()
     engine = make_engine(url)
@@ -83,6 +83,8 @@ def create_cmd(
     ] = None,
 ) -> None:
     """Create a key and print it on stdout (only the key; it is shown once)."""
+    from reasonforge.service.accounts.keys import create_key
+
     scopes = (
         [s.value for s in scope] if scope else [Scope.VERIFY.value, Scope.READ.value]
     )
@@ -102,6 +104,8 @@ def list_cmd(
     ] = False,
 ) -> None:
     """List every key (never the secrets)."""
+    from reasonforge.service.accounts.keys import list_keys
+
     with _store() as session:
         records = list_keys(session)
     if as_json:
@@ -134,6 +138,8 @@ def revoke_cmd(
     ],
 ) -> None:
     """Revoke a key: requests with it get 401 from now on."""
+    from reasonforge.service.accounts.keys import revoke_key
+
     with _store() as session:
         record = revoke_key(session, key_id)
     err.print(
@@ -150,6 +156,8 @@ def grant_cmd(
     ] = None,
 ) -> None:
     """Add credits to a key's balance (paid verifications draw on it)."""
+    from reasonforge.service.accounts.credits import grant_credits
+
     with _store() as session:
         balance = grant_credits(session, key_id, amount, note=note)
     err.print(f"granted {amount} credits; balance {balance:.2f}")
@@ -166,6 +174,8 @@ def usage_cmd(
     ] = False,
 ) -> None:
     """A key's verifications, included allowance and credits in one month."""
+    from reasonforge.service.accounts.credits import usage
+
     with _store() as session:
         report = usage(session, key_id, month=month)
     if as_json:
@@ -187,6 +197,7 @@ def webhook_secret_cmd(
     key_id: Annotated[str, typer.Argument(help="Key id or its rf_ prefix.")],
 ) -> None:
     """Print the secret that signs this key's webhooks (give it to the receiving endpoint)."""
+    from reasonforge.service.accounts.keys import get_key
     from reasonforge.service.webhooks.signing import key_webhook_secret
 
     settings = _settings()

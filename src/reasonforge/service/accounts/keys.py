@@ -9,13 +9,13 @@ import secrets
 import string
 from collections.abc import Iterable
 from datetime import datetime
-from enum import Enum
 
 from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from reasonforge.errors import InputError
+from reasonforge.service.accounts.scopes import Scope
 from reasonforge.service.accounts.tables import ApiKeyRow, as_utc, utcnow
 from reasonforge.service.accounts.tiers import Tier
 from reasonforge.service.errors import ForbiddenError, NotFoundError, UnauthorizedError
@@ -30,14 +30,6 @@ _CREATE_HINT = "create one with `reasonforge keys create --name NAME`"
 _AUTH_HEADERS = {"WWW-Authenticate": 'Bearer realm="reasonforge"'}
 # Compared against when the key id is unknown, so a miss costs the same as a wrong secret.
 _DUMMY_HASH = hashlib.sha256(b"reasonforge-no-such-key").hexdigest()
-
-
-class Scope(str, Enum):
-    """What a key may do: submit verifications, read results, administer; admin implies the others."""
-
-    VERIFY = "verify"
-    READ = "read"
-    ADMIN = "admin"
 
 
 class Principal(BaseModel):
