@@ -25,7 +25,7 @@ import groth16py
 from pydantic import BaseModel
 
 from reasonforge.certificate import native_witness, toolchain
-from reasonforge.certificate.params import FULL, CircuitParams
+from reasonforge.certificate.params import CircuitParams
 
 CIRCUITS = Path(__file__).resolve().parent / "circuits"
 PUBLIC_INPUTS = ("taskHash", "commitment", "validatorRoot", "packed")
@@ -148,11 +148,6 @@ def _ensure_native_witness(keys: CircuitKeys, say: Progress) -> None:
     except (toolchain.ToolchainError, subprocess.TimeoutExpired) as exc:
         (keys.folder / NATIVE_FAILED).write_text(f"{exc}\n")
         say(f"C++ witness generator not built, witnesses stay on WASM: {exc}")
-
-
-def default_params() -> CircuitParams:
-    """The instance used by the CLI."""
-    return FULL
 
 
 class Prover:

@@ -12,7 +12,6 @@ import contextlib
 import fcntl
 import json
 import math
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -24,6 +23,7 @@ from bittensor.intents.weights import clip_to_max_weight
 from bittensor.result import BittensorError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from reasonforge.atomic_file import write_atomic
 from reasonforge.subnet.errors import ChainStateError, ChainUnavailable
 from reasonforge.subnet.keys import Identity
 
@@ -366,13 +366,7 @@ class InMemoryChain:
 
     def _save(self, state: _ChainState) -> None:
         assert self.path is not None
-        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        payload = json.dumps(state.model_dump(mode="json"), indent=1).encode("utf-8")
-        with open(temporary, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, self.path)
+        write_atomic(self.path, json.dumps(state.model_dump(mode="json"), indent=1).encode("utf-8"))
 
 
 # ---------------------------------------------------------------------------------------------

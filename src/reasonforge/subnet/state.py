@@ -9,13 +9,12 @@ that cannot be read is an error, never a silent reset to epoch 1.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from reasonforge.atomic_file import write_atomic
 from reasonforge.subnet.chain import SetWeightsResult
 from reasonforge.subnet.errors import SubnetError
 from reasonforge.subnet.protocol import VerificationResult
@@ -151,29 +150,13 @@ class ValidatorState(BaseModel):
     def save(self, path: Path) -> None:
         """Write atomically: temporary file in the same folder, fsync, os.replace, fsync of the folder."""
         path = Path(path)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         payload = json.dumps(self.model_dump(mode="json"), indent=1, sort_keys=True).encode("utf-8")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            with open(temporary, "wb") as handle:
-                handle.write(payload)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, path)
+            write_atomic(path, payload)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                temporary.unlink(missing_ok=True)
             raise StateFileError(f"cannot write validator state {path}: {exc.strerror or exc}; check the folder "
                                  "exists and is writable") from None
-        try:
-            folder = os.open(path.parent, os.O_RDONLY)
-        except OSError:
-            return  # some filesystems do not open folders; the file itself is already synced
-        try:
-            with contextlib.suppress(OSError):
-                os.fsync(folder)
-        finally:
-            os.close(folder)
 
     @classmethod
     def load(cls, path: Path, *, hotkey: str | None = None) -> ValidatorState:
