@@ -55,10 +55,12 @@ def wait_for_completions(sm, count: int, timeout: float = 180.0) -> None:
     raise AssertionError(f"fewer than {count} jobs completed within {timeout} s")
 
 
-def kill_a_worker_mid_job(
-    handle, sm, already: set[int], timeout: float = 120.0
-) -> tuple[int, str]:
-    """SIGKILL (the whole process group of) the worker holding a running job; returns (pid, task id)."""
+def kill_a_worker_mid_job(handle, sm, timeout: float = 120.0) -> tuple[int, str]:
+    """SIGKILL (the whole process group of) a worker holding a running job; returns (pid, task id).
+
+    A job seen running may finish in the instant before the signal lands; such a kill caught no job,
+    so a replacement worker is started and another one is tried until a kill leaves a job unfinished.
+    """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with sm() as session:
@@ -67,12 +69,25 @@ def kill_a_worker_mid_job(
                     JobRow.status.in_(("translating", "verifying"))
                 )
             ).all()
+        held: dict[int, list[str]] = {}
         for task_id, owner in running:
-            pid = int(owner.split(":")[1]) if owner else None
-            for index, proc in enumerate(handle.workers):
-                if proc.pid == pid and proc.poll() is None and pid not in already:
-                    handle.kill_worker(index, signal.SIGKILL)
-                    return pid, task_id
+            if owner:
+                held.setdefault(int(owner.split(":")[1]), []).append(task_id)
+        for index, proc in enumerate(handle.workers):
+            if proc.pid not in held or proc.poll() is not None:
+                continue
+            handle.kill_worker(index, signal.SIGKILL)
+            # The worker is dead, so the store now shows for good what it finished before dying.
+            with sm() as session:
+                unfinished = session.scalars(
+                    select(JobRow.task_id).where(
+                        JobRow.task_id.in_(held[proc.pid]), JobRow.status.not_in(TERMINAL)
+                    )
+                ).all()
+            if unfinished:
+                return proc.pid, unfinished[0]
+            handle.start_worker()
+            break
         time.sleep(0.005)
     raise AssertionError(f"no worker was caught holding a job within {timeout} s")
 
@@ -115,7 +130,7 @@ def test_every_job_completes_exactly_once_through_two_worker_kills(
                 killed: dict[int, str] = {}
                 for threshold in (JOBS // 5, JOBS // 2):
                     wait_for_completions(sm, threshold)
-                    pid, task_id = kill_a_worker_mid_job(handle, sm, set(killed))
+                    pid, task_id = kill_a_worker_mid_job(handle, sm)
                     killed[pid] = task_id
                     handle.start_worker()
                 ids = list(submitted)
