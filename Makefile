@@ -6,7 +6,7 @@ NODE_STAMP := node_modules/.npm-ci.stamp
 SDK_TS_STAMP := sdk-ts/node_modules/.npm-ci.stamp
 PYTEST_ARGS ?=
 
-.PHONY: install sandbox-env run test bench clean
+.PHONY: install sandbox-env run lint test bench clean
 
 install: $(STAMP) $(NODE_STAMP) $(SDK_TS_STAMP) sdk-ts/dist/index.js sandbox-env
 
@@ -52,7 +52,10 @@ run: install
 	  rc=$$?; [ $$rc -le 1 ] || exit $$rc; echo; \
 	done
 
-test: install
+lint: install
+	@$(PY) -m ruff check --quiet src tests benchmarks scripts
+
+test: lint
 	@$(PY) -m pytest -n 2 $(PYTEST_ARGS)
 
 bench: install

@@ -37,12 +37,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from _common import REPO, ms_summary, read_rows
 from pydantic import BaseModel, Field
 
 from reasonforge.types import CheckLimits, CheckOutcome, ProofLevel, StepStatus
 from reasonforge.verify.mutants import Mutant, generate_mutants
 from reasonforge.verify.python_tests import PythonTestsChecker, judge_mutants
+
+from _common import REPO, ms_summary, read_rows
 
 VERIFIED_TARGET = 0.98
 MUTANTS_TARGET = 0.90

@@ -123,11 +123,11 @@ def run(items: int = 100_000, rounds: int = 1, resamples: int = 1000, repeats: i
 def render(r: ScoringReport) -> str:
     """The human-readable report."""
     return "\n".join([
-        f"forecast scoring: {r.items:,} items, {r.questions:,} questions, {r.resamples:,} {r.bootstrap} bootstrap "
-        "resamples by question (all metrics, all items and the 0.05–0.95 band)",
+        (f"forecast scoring: {r.items:,} items, {r.questions:,} questions, {r.resamples:,} {r.bootstrap} bootstrap "
+        "resamples by question (all metrics, all items and the 0.05–0.95 band)"),
         f"NumPy: {r.numpy_s:.3f} s wall (median of {len(r.numpy_runs_s)}: {r.numpy_runs_s}), {r.numpy_cpu_s:.3f} s CPU",
-        f"plain Python: point metrics {r.python_point_s:.3f} s, {r.python_per_resample_s:.3f} s per resample "
-        f"(measured on {r.python_resamples_measured}), extrapolated to {r.resamples:,}: {r.python_extrapolated_s:.1f} s",
+        (f"plain Python: point metrics {r.python_point_s:.3f} s, {r.python_per_resample_s:.3f} s per resample "
+        f"(measured on {r.python_resamples_measured}), extrapolated to {r.resamples:,}: {r.python_extrapolated_s:.1f} s"),
         f"ratio plain Python / NumPy: {r.ratio:.0f}x",
         f"Brier {r.brier:.4f} [{r.brier_ci[0]:.4f}, {r.brier_ci[1]:.4f}]",
     ])

@@ -27,7 +27,6 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-from _common import REPO, display_path, read_rows, share
 from pydantic import BaseModel, Field
 
 from reasonforge.translate.math_quick import MathTranslator
@@ -41,6 +40,8 @@ from reasonforge.types import (
     VerifyRequest,
 )
 from reasonforge.verify.pipeline import verify_chain
+
+from _common import REPO, display_path, read_rows, share
 
 DEFAULT_DATA = REPO / "data" / "gsm8k" / "train.slice.jsonl"
 TARGETS = {"checkable_verified": 0.995, "localized": 0.95, "false_failed_max": 0.005}

@@ -20,12 +20,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import REPO, display_path, interleave, read_rows, share
 from pydantic import BaseModel
 
 from reasonforge.translate.math_quick import MathTranslator
 from reasonforge.types import CheckLimits, Domain, ProofLevel, StepStatus, VerifyRequest
 from reasonforge.verify.pipeline import verify_chain
+
+from _common import REPO, display_path, interleave, read_rows, share
 
 DEFAULT_DATA = REPO / "data" / "processbench"
 _MAX_LISTED = 15

@@ -28,12 +28,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from _common import REPO, check, interleave, ms_summary, read_rows, share
 from reasonforge import ReasoningStep, VerifyRequest, verify_chain
 from reasonforge.registry import CheckerRegistry
 from reasonforge.translate import EnglishParser, Lexicon, LogicTranslator, Translator, split_query, split_sentences
 from reasonforge.types import Domain, ProofLevel, StepStatus
 from reasonforge.verify.fol import Atom, Const, Formula, Implies, Not, Quant
+
+from _common import REPO, check, interleave, ms_summary, read_rows, share
 
 DEFAULT_DATA = [
     REPO / "data" / "prontoqa" / "prontoqa-trueontology-345hop.slice.jsonl",
@@ -309,17 +310,17 @@ def _label(problem: Problem, level: ProofLevel, translator: Translator, registry
 
 def format_report(report: Report) -> str:
     """Human-readable summary with the first few failures of each metric."""
-    pct = lambda x: f"{100 * x:.1f} %"  # noqa: E731
+    pct = lambda x: f"{100 * x:.1f} %"
     lines = [
         f"PrOntoQA: {report.chains} chains, level {report.level}, seed {report.seed}",
         f"  (1) chains fully verified          {pct(report.chain_verified)}   (target ≥ {pct(TARGET)})",
         f"  (2) corrupted: negated fact caught {pct(report.corrupt_negated_fact)} of {report.corrupt_trials['negated_fact']}",
         f"      corrupted: foreign rule caught {pct(report.corrupt_foreign_rule)} of {report.corrupt_trials['foreign_rule']}",
         f"  (3) True/False label reproduced    {pct(report.label_accuracy)}",
-        f"  ms per chain: median {report.chain_ms['median']:.1f}, max {report.chain_ms['max']:.1f}; "
+        (f"  ms per chain: median {report.chain_ms['median']:.1f}, max {report.chain_ms['max']:.1f}; "
         f"translation alone: median {report.translate_ms['median']:.2f}; "
         f"forward-chaining baseline: median {report.forward_chain_ms['median']:.3f} "
-        f"(chain / baseline = {report.ratio_chain_vs_forward_chain}x)",
+        f"(chain / baseline = {report.ratio_chain_vs_forward_chain}x)"),
         f"  targets {'met' if report.passed else 'NOT met'}",
     ]
     for metric in ("chain", "negated_fact", "foreign_rule", "label"):

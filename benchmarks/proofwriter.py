@@ -24,12 +24,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from _common import REPO, check, interleave, ms_summary, read_rows, share
 from reasonforge.registry import CheckerRegistry
 from reasonforge.translate import EnglishParser, Lexicon, LogicTranslator, NoRule, ground_entailment, split_query
 from reasonforge.types import ProofLevel, StepStatus
 from reasonforge.verify.fol import And, Formula, Implies
 from reasonforge.verify.formulas import negate
+
+from _common import REPO, check, interleave, ms_summary, read_rows, share
 
 DEFAULT_DATA = [REPO / "data" / "proofwriter" / "proofwriter-owa-d5-dev-logiclm.slice.jsonl"]
 _LABELS = {"A": "True", "B": "False", "C": "Unknown"}
@@ -182,14 +183,14 @@ def _label(translator: LogicTranslator, row: Row, level: ProofLevel, registry: C
 
 def format_report(report: Report) -> str:
     """Human-readable summary with the first few failures."""
-    pct = lambda x: f"{100 * x:.1f} %"  # noqa: E731
+    pct = lambda x: f"{100 * x:.1f} %"
     by_label = ", ".join(f"{k} {pct(v)}" for k, v in report.accuracy_by_label.items())
     lines = [
         f"ProofWriter: {report.rows} rows, {report.theories} theories, level {report.level}",
         f"  theories fully covered   {pct(report.theories_covered)} (rows covered {pct(report.rows_covered)})",
         f"  label accuracy (covered) {pct(report.label_accuracy_on_covered)}  [{by_label}]  (classical FOL checker)",
-        f"  forward-chaining labels  {pct(report.forward_chaining_accuracy_on_covered)}  "
-        "(the dataset's own semantics on the same translation)",
+        (f"  forward-chaining labels  {pct(report.forward_chaining_accuracy_on_covered)}  "
+        "(the dataset's own semantics on the same translation)"),
         f"  ms per row: median {report.ms_per_row['median']:.1f}, max {report.ms_per_row['max']:.1f}",
     ]
     for failure in report.failures[:_SHOWN_FAILURES]:

@@ -6,7 +6,7 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -83,11 +83,11 @@ def _fail(message: str) -> typer.Exit:
 def verify(
     file: Annotated[str, typer.Argument(help="Request JSON (a VerifyRequest); '-' reads standard input.")],
     translations: Annotated[
-        Optional[str], typer.Option("--translations", help="JSON list of StepTranslation to check instead of translating.")
+        str | None, typer.Option("--translations", help="JSON list of StepTranslation to check instead of translating.")
     ] = None,
-    level: Annotated[Optional[Level], typer.Option("--level", help="Override the request's proof_level.")] = None,
+    level: Annotated[Level | None, typer.Option("--level", help="Override the request's proof_level.")] = None,
     prover: Annotated[
-        Optional[ProverChoice], typer.Option("--prover", help="Override the request's prover for formal mathematics.")
+        ProverChoice | None, typer.Option("--prover", help="Override the request's prover for formal mathematics.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one VerificationVerdict JSON object.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-step checker time limit in seconds.")] = 10.0,
@@ -157,7 +157,7 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
 
 @app.command()
 def schema(
-    model: Annotated[Optional[str], typer.Argument(help="One model name, e.g. VerifyRequest; all when omitted.")] = None,
+    model: Annotated[str | None, typer.Argument(help="One model name, e.g. VerifyRequest; all when omitted.")] = None,
 ) -> None:
     """Print the JSON Schema of the request and verdict models."""
     models = {m.__name__: m for m in SCHEMA_MODELS}

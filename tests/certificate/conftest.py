@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from certhelpers import load_verdict, require_node_tools
 
 from reasonforge.certificate.issue import Issuer
 from reasonforge.certificate.params import SMALL
 from reasonforge.certificate.prover import Prover, ensure_keys
+
+from certhelpers import load_verdict, require_node_tools
 
 
 @pytest.fixture(scope="session")

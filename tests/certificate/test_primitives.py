@@ -6,12 +6,13 @@ import json
 import subprocess
 
 import pytest
-from certhelpers import HERE, require_node_tools
 
 from reasonforge.certificate import attest, babyjub, canonical, merkle, toolchain
 from reasonforge.certificate.params import FULL, pack_public, unpack_public
 from reasonforge.certificate.poseidon import poseidon
 from reasonforge.certificate.prover import CIRCUITS, main_source
+
+from certhelpers import HERE, require_node_tools
 
 
 def test_poseidon_matches_circomlibjs_vectors() -> None:
@@ -145,10 +146,10 @@ def test_local_validator_set_is_created_once_with_private_permissions(tmp_path) 
 
 
 def test_issue_refuses_inconsistent_verdicts(tmp_path) -> None:
-    from certhelpers import load_verdict
-
     from reasonforge.certificate import CertificateError, issue
     from reasonforge.certificate.params import SMALL
+
+    from certhelpers import load_verdict
 
     verdict = load_verdict()
     with pytest.raises(CertificateError, match="verified_steps disagrees"):

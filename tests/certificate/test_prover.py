@@ -7,9 +7,7 @@ import secrets
 import subprocess
 from pathlib import Path
 
-import pyecc_groth16
 import pytest
-from certhelpers import load_verdict
 
 from reasonforge.certificate import (
     CertificateError,
@@ -22,6 +20,9 @@ from reasonforge.certificate.issue import plan_verdict_hash
 from reasonforge.certificate.params import FIELD_MODULUS, SMALL, pack_public
 from reasonforge.certificate.prover import ProofError, Prover
 from reasonforge.types import Overall
+
+import pyecc_groth16
+from certhelpers import load_verdict
 
 CANNOT_PROVE = (ProofError, toolchain.ToolchainError)  # witness calculator asserts, or proof check fails
 

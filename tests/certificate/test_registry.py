@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from certhelpers import HERE
 from typer.testing import CliRunner
 
 from reasonforge.certificate import devnode, registry, solidity
 from reasonforge.certificate.registry import RegistryError
 from reasonforge.cli import app
+
+from certhelpers import HERE
 
 ROOT = HERE.parent.parent
 

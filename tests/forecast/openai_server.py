@@ -7,6 +7,7 @@ import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Self
 
 
 class FakeOpenAI:
@@ -34,14 +35,14 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def do_GET(self):  # noqa: N802
+            def do_GET(self):
                 if self.path == "/v1/models":
                     self._send(200, {"object": "list", "data": [{"id": "fake-forecaster", "object": "model",
                                                                   "created": 1700000000, "owned_by": "test"}]})
                 else:
                     self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
 
-            def do_POST(self):  # noqa: N802
+            def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with fake.lock:
                     fake.requests.append(body)
@@ -67,7 +68,7 @@ class FakeOpenAI:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def __enter__(self) -> FakeOpenAI:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 

@@ -7,6 +7,7 @@ import threading
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Self
 from urllib.parse import parse_qs, urlparse
 
 DATA = Path(__file__).parent / "data" / "polymarket"
@@ -14,7 +15,7 @@ INTERVAL_TOO_LONG = {"error": "invalid filters: 'startTs' and 'endTs' interval i
 
 
 def _iso(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return datetime.fromisoformat(text)
 
 
 class FakePolymarket:
@@ -32,7 +33,7 @@ class FakePolymarket:
             def log_message(self, *args):  # keep test output quiet
                 pass
 
-            def do_GET(self):  # noqa: N802 - http.server's name
+            def do_GET(self):
                 url = urlparse(self.path)
                 params = {k: v[-1] for k, v in parse_qs(url.query).items()}
                 fake.log.append((url.path, params))
@@ -69,7 +70,7 @@ class FakePolymarket:
             return 200, {"history": points}, {}
         return 404, {"error": "not found"}, {}
 
-    def __enter__(self) -> FakePolymarket:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 

@@ -1,7 +1,7 @@
 """ForecastItem schema, loaders (strict and lenient) and the filter semantics."""
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -15,7 +15,7 @@ from reasonforge.forecast.dataset import (
     load_items,
 )
 
-T0 = datetime(2026, 8, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 8, 1, tzinfo=UTC)
 
 
 def item(i, price=0.5, tags=(), horizon=24, volume=1000.0, day=0, outcome=1):
@@ -30,8 +30,8 @@ def test_repository_slice_loads_with_forecastbench_mapping():
     first = items[0]
     assert first.id == "2024-07-21-human/metaculus/7664" and first.question_id == "metaculus/7664"
     assert first.market_price == 0.8 and first.outcome == 1
-    assert first.cutoff == datetime(2024, 7, 12, tzinfo=timezone.utc)
-    assert first.resolved_at == datetime(2024, 7, 25, tzinfo=timezone.utc)
+    assert first.cutoff == datetime(2024, 7, 12, tzinfo=UTC)
+    assert first.resolved_at == datetime(2024, 7, 25, tzinfo=UTC)
     assert first.source == "forecastbench/metaculus" and first.horizon_hours is None
 
 
@@ -97,7 +97,7 @@ def test_horizons_min_volume_and_near_certain():
     items = [item(1, horizon=24), item(2, horizon=72), item(3, horizon=168, volume=None),
              item(4, price=0.04), item(5, price=0.05), item(6, price=0.95), item(7, price=0.9500000000000001),
              item(8, price=0.96, volume=10.0)]
-    ids = lambda f: [i.id for i in apply_filters(items, f)]  # noqa: E731
+    ids = lambda f: [i.id for i in apply_filters(items, f)]
     assert ids(ForecastFilters(horizons=[72, 168])) == ["m2", "m3"]
     assert ids(ForecastFilters(min_volume=100)) == ["m1", "m2", "m4", "m5", "m6", "m7"]  # unknown volume dropped
     assert ids(ForecastFilters(exclude_near_certain=0.05)) == ["m1", "m2", "m3", "m5", "m6"]

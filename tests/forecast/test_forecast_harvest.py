@@ -2,19 +2,19 @@
 
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from polymarket_server import DATA, FakePolymarket  # noqa: E402
+from reasonforge.forecast.dataset import load_items
+from reasonforge.forecast.harvest import HarvestConfig, Harvester, clean_binary
+from reasonforge.forecast.polymarket import GammaMarket, PolymarketClient, PolymarketError, parse_timestamp
 
-from reasonforge.forecast.dataset import load_items  # noqa: E402
-from reasonforge.forecast.harvest import HarvestConfig, Harvester, clean_binary  # noqa: E402
-from reasonforge.forecast.polymarket import GammaMarket, PolymarketClient, PolymarketError, parse_timestamp  # noqa: E402
+from polymarket_server import DATA, FakePolymarket
 
-NOW = datetime(2026, 8, 25, tzinfo=timezone.utc)
+NOW = datetime(2026, 8, 25, tzinfo=UTC)
 
 
 def run(fake, tmp_path, sleeps=None, **overrides):
@@ -30,7 +30,7 @@ def test_recorded_gamma_objects_parse():
     assert "Geopolitics" in real.tag_labels()
     event = json.loads((DATA / "gamma_event_2890.json").read_text())
     closed = GammaMarket.model_validate(event["markets"][0])
-    assert parse_timestamp(closed.closed_time) == datetime(2021, 12, 5, 20, 37, 1, tzinfo=timezone.utc)
+    assert parse_timestamp(closed.closed_time) == datetime(2021, 12, 5, 20, 37, 1, tzinfo=UTC)
     with pytest.raises(Exception, match="clean 0/1"):
         clean_binary(closed)
 
@@ -73,7 +73,7 @@ def test_price_is_the_last_trade_at_or_before_the_cutoff(tmp_path):
 
 def test_runs_are_cumulative_and_resumable(tmp_path):
     with FakePolymarket() as fake:
-        first, out = run(fake, tmp_path)
+        _first, out = run(fake, tmp_path)
         before = len(fake.log)
         second, _ = run(fake, tmp_path)
         history_calls = [p for p, _ in fake.log[before:] if p == "/prices-history"]
@@ -86,7 +86,7 @@ def test_runs_are_cumulative_and_resumable(tmp_path):
 
 def test_interval_too_long_is_split_not_fatal(tmp_path):
     with FakePolymarket(max_window_s=1000) as fake:
-        summary, out = run(fake, tmp_path)
+        summary, _out = run(fake, tmp_path)
         refused = [p for p, q in fake.log if p == "/prices-history" and int(q["endTs"]) - int(q["startTs"]) > 1000]
     assert refused, "the server must have refused long windows"
     assert summary.written == 7 and summary.stopped_early is None
@@ -101,7 +101,7 @@ def test_429_waits_for_retry_after(tmp_path):
 
 def test_backfill_walks_day_windows_and_misses_placeholder_end_dates(tmp_path):
     with FakePolymarket() as fake:
-        summary, out = run(fake, tmp_path, mode="backfill", back_days=10)
+        _summary, out = run(fake, tmp_path, mode="backfill", back_days=10)
         windows = [q for p, q in fake.log if p == "/markets"]
     ids = {json.loads(line)["id"].split("/")[1] for line in out.read_text().splitlines()}
     assert ids == {"900001", "900002"}  # 900003's endDate is 2099: only the recent scan finds it
@@ -117,6 +117,8 @@ def test_min_volume_and_unreachable_server(tmp_path):
     with FakePolymarket() as fake:
         summary, _ = run(fake, tmp_path, min_volume=100_000)
     assert summary.written == 3  # only 900001 trades more than 100k
-    with PolymarketClient("http://127.0.0.1:9", "http://127.0.0.1:9", max_retries=1, backoff_s=0, sleep=lambda s: None) as client:
-        with pytest.raises(PolymarketError, match="failed after 2 tries"):
-            client.markets(closed=True)
+    with (
+        PolymarketClient("http://127.0.0.1:9", "http://127.0.0.1:9", max_retries=1, backoff_s=0, sleep=lambda s: None) as client,
+        pytest.raises(PolymarketError, match="failed after 2 tries"),
+    ):
+        client.markets(closed=True)

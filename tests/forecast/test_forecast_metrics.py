@@ -88,7 +88,7 @@ def test_multinomial_and_poisson_bootstraps_agree():
     for method in ("multinomial", "poisson"):
         sums = bootstrap_sums(per, 400, seed=1, method=method)
         brier = sums[:, 3] / sums[:, 0]
-        assert brier.std() == pytest.approx(np.sqrt(np.var((per[:, 3])) / 2000), rel=0.2)
+        assert brier.std() == pytest.approx(np.sqrt(np.var(per[:, 3]) / 2000), rel=0.2)
 
 
 def test_band_subset_and_counts():

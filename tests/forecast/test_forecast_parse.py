@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reasonforge.forecast import parse_probability
-from reasonforge.forecast.env import brier_reward
 from reasonforge.forecast.dataset import ForecastItem
+from reasonforge.forecast.env import brier_reward
 
 
 @pytest.mark.parametrize(("reply", "expected"), [

@@ -1,6 +1,6 @@
 """Contamination probe on a constructed recall pattern."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pytest
@@ -12,7 +12,7 @@ from reasonforge.forecast.probe import contamination_probe
 
 def make_items(n=400, seed=0):
     rng = np.random.default_rng(seed)
-    t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
     items = []
     for i in range(n):
         q = rng.uniform(0.2, 0.8)
@@ -25,7 +25,7 @@ def make_items(n=400, seed=0):
 def test_a_recalling_model_shows_a_negative_signal_and_comparable_market_halves():
     items = make_items()
     cutoff = "2026-01-31T00:00:00Z"
-    before = np.array([i.resolved_at < datetime(2026, 1, 31, tzinfo=timezone.utc) for i in items])
+    before = np.array([i.resolved_at < datetime(2026, 1, 31, tzinfo=UTC) for i in items])
     outcome = np.array([i.outcome for i in items], dtype=float)
     market = np.array([i.market_price for i in items])
     # Remembers outcomes before its cutoff, copies the market after it.

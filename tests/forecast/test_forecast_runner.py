@@ -8,10 +8,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from openai_server import FakeOpenAI  # noqa: E402
-
-from reasonforge.forecast.env import SYSTEM_PROMPT, load_environment  # noqa: E402
-from reasonforge.forecast.runner import (  # noqa: E402
+from reasonforge.forecast.env import SYSTEM_PROMPT, load_environment
+from reasonforge.forecast.runner import (
     RunConfig,
     baseline_forecasts,
     format_probability,
@@ -19,6 +17,8 @@ from reasonforge.forecast.runner import (  # noqa: E402
     resolve_model,
     run_model,
 )
+
+from openai_server import FakeOpenAI
 
 
 def test_environment_shape_and_rubric_weights():

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from sdk_support import ServiceHandle, live_service, seeded_home
 
 from reasonforge.sdk import ReasonForge
+
+from sdk_support import ServiceHandle, live_service, seeded_home
 
 
 @pytest.fixture(scope="session")

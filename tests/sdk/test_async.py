@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from sdk_support import PENCILS, PYTHAGORAS
 
 from reasonforge import AsyncReasonForge
 from reasonforge.sdk import AuthenticationError, JobStatus, NotFoundError, Stats
 from reasonforge.types import Overall
+
+from sdk_support import PENCILS, PYTHAGORAS
 
 QUICK = {"proof_level": "quick", "generate_certificate": False, "timeout_s": 120}
 

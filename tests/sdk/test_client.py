@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from sdk_support import PENCILS, PYTHAGORAS
 
 from reasonforge import ReasonForge as TopLevelReasonForge
 from reasonforge.sdk import (
@@ -16,6 +15,8 @@ from reasonforge.sdk import (
     VerificationTimeoutError,
 )
 from reasonforge.types import Overall, ReasoningStep
+
+from sdk_support import PENCILS, PYTHAGORAS
 
 
 def test_top_level_import_is_the_sdk_client():

@@ -7,7 +7,6 @@ import socket
 import threading
 
 import pytest
-from sdk_support import PENCILS, PYTHAGORAS, live_service
 
 from reasonforge.errors import InputError
 from reasonforge.sdk import (
@@ -21,6 +20,8 @@ from reasonforge.sdk import (
     ReasonForge,
     ReasonForgeAPIError,
 )
+
+from sdk_support import PENCILS, PYTHAGORAS, live_service
 
 QUICK = {"proof_level": "quick", "generate_certificate": False}
 

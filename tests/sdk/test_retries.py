@@ -12,10 +12,11 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from sdk_support import PYTHAGORAS
 
 from reasonforge.sdk import ReasonForge, ServerError
 from reasonforge.types import JobStatus
+
+from sdk_support import PYTHAGORAS
 
 JOB = {"task_id": "t1", "status": "queued", "steps_total": 4}
 

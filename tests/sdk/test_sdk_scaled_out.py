@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from sdk_support import PENCILS, PYTHAGORAS, live_service
-from servers import ServerUnavailable, running_postgres, running_redis
 
 from reasonforge.sdk import AsyncReasonForge, ReasonForge
 from reasonforge.types import JobStatus, Overall
+
+from sdk_support import PENCILS, PYTHAGORAS, live_service
+from servers import ServerUnavailable, running_postgres, running_redis
 
 QUICK = {"proof_level": "quick", "generate_certificate": False, "timeout_s": 180}
 

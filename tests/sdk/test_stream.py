@@ -7,11 +7,12 @@ import re
 
 import httpx
 import pytest
-from sdk_support import PENCILS, PYTHAGORAS
 
 from reasonforge.sdk import AuthenticationError, NotFoundError, ReasonForge
 from reasonforge.sdk.stream import read_frame
 from reasonforge.types import JobStatus, Overall
+
+from sdk_support import PENCILS, PYTHAGORAS
 
 QUICK = {"proof_level": "quick", "generate_certificate": False}
 _CONNECTIONS = re.compile(

@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 
 import pytest
+
 from servers import (
     PostgresServer,
     RedisServer,

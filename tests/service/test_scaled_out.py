@@ -8,8 +8,9 @@ import time
 
 import httpx
 import pytest
-from servers import ServiceHandle
 from websockets.sync.client import connect
+
+from servers import ServiceHandle
 
 TERMINAL = {"complete", "failed", "cancelled"}
 
@@ -147,11 +148,12 @@ def test_worker_rejects_unsupported_pools(
 def test_a_store_outage_is_503_not_a_traceback(tmp_path) -> None:
     """PostgreSQL stops under a running API: clear 503s with Retry-After, never a traceback."""
     from fastapi.testclient import TestClient
-    from servers import running_postgres
 
     from reasonforge.service import create_app
     from reasonforge.service.accounts import create_key
     from reasonforge.service.settings import ServiceSettings
+
+    from servers import running_postgres
 
     with running_postgres() as pg:
         settings = ServiceSettings(home=tmp_path, database_url=pg.create_database())

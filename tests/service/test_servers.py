@@ -8,9 +8,14 @@ import time
 import httpx
 import pytest
 import redis
-import servers
 from redis.backoff import NoBackoff
 from redis.retry import Retry
+from sqlalchemy import Column, Integer, String, Table, insert, select, text
+from sqlalchemy.orm import DeclarativeBase
+
+from reasonforge.service.db import make_engine
+
+import servers
 from servers import (
     PostgresServer,
     RedisServer,
@@ -21,10 +26,6 @@ from servers import (
     running_redis,
     running_service,
 )
-from sqlalchemy import Column, Integer, String, Table, insert, select, text
-from sqlalchemy.orm import DeclarativeBase
-
-from reasonforge.service.db import make_engine
 
 
 class _Scratch(DeclarativeBase):

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from subnet_support import endpoint_of, running_miner
 
 from reasonforge.subnet.chain import Endpoint, InMemoryChain
 from reasonforge.subnet.keys import Identity
@@ -28,6 +27,8 @@ from reasonforge.types import (
     VerifyRequest,
 )
 from reasonforge.verify.pipeline import verify_chain
+
+from subnet_support import endpoint_of, running_miner
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MINER = Identity.from_seed("//test-miner")

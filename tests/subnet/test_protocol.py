@@ -7,11 +7,12 @@ import json
 
 import pytest
 from pydantic import ValidationError
-from subnet_support import arithmetic_task, sympy_translations
 
 from reasonforge.subnet.protocol import LIMITS, TranslationTask, VerificationResult
 from reasonforge.types import Domain, Overall, ProofLevel, StepStatus
 from reasonforge.verify.pipeline import verify_chain
+
+from subnet_support import arithmetic_task, sympy_translations
 
 
 def test_task_hash_is_sha256_of_canonical_required_fields_and_chain() -> None:

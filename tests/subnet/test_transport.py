@@ -14,13 +14,6 @@ import pytest
 from bittensor import http_auth
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
-from subnet_support import (
-    arithmetic_task,
-    echo_translator,
-    endpoint_of,
-    running_miner,
-    sympy_translations,
-)
 
 from reasonforge.subnet.chain import Endpoint
 from reasonforge.subnet.keys import Identity
@@ -34,6 +27,14 @@ from reasonforge.subnet.transport import (
 )
 from reasonforge.types import Overall
 from reasonforge.verify.pipeline import verify_chain
+
+from subnet_support import (
+    arithmetic_task,
+    echo_translator,
+    endpoint_of,
+    running_miner,
+    sympy_translations,
+)
 
 MINER = Identity.from_seed("//transport-miner")
 VALIDATOR = Identity.from_seed("//transport-validator")

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from subnet_support import endpoint_of, running_miner
 
 from reasonforge.subnet.chain import (
     Endpoint,
@@ -24,6 +23,8 @@ from reasonforge.subnet.state import ValidatorState
 from reasonforge.subnet.tasks import TaskSource
 from reasonforge.subnet.transport import create_miner_app
 from reasonforge.subnet.validator import ProofLayerValidator, WeightsNotSetError
+
+from subnet_support import endpoint_of, running_miner
 
 VALIDATOR = Identity.from_seed("//test-validator")
 PROFILES: tuple[MinerProfile, ...] = ("honest", "lazy", "vacuous")

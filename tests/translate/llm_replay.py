@@ -14,7 +14,7 @@ import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 DATA = Path(__file__).resolve().parent / "data" / "llm"
 CHAT = "/v1/chat/completions"
@@ -104,8 +104,8 @@ class ReplayServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            do_GET = _answer  # noqa: N815
-            do_POST = _answer  # noqa: N815
+            do_GET = _answer
+            do_POST = _answer
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -121,7 +121,7 @@ class ReplayServer:
         """The JSON bodies POSTed to `path`, in order."""
         return [r["body"] for r in self.requests if r["path"] == path and r["method"] == "POST"]
 
-    def __enter__(self) -> ReplayServer:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 

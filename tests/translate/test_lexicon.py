@@ -2,7 +2,14 @@
 
 import pytest
 
-from reasonforge.translate.lexicon import Lexicon, constant_name, looks_plural, predicate_name, singularize, third_person
+from reasonforge.translate.lexicon import (
+    Lexicon,
+    constant_name,
+    looks_plural,
+    predicate_name,
+    singularize,
+    third_person,
+)
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from llm_replay import CHAT, MESSAGES, MODELS, ReplayServer, anthropic_reply, openai_reply, recorded  # noqa: E402
-
-from reasonforge.translate.llm import (  # noqa: E402
+from reasonforge.translate.llm import (
     AnthropicBackend,
     ChatMessage,
     ChatRequest,
@@ -19,7 +17,9 @@ from reasonforge.translate.llm import (  # noqa: E402
     OpenAIChatBackend,
     settings_from_env,
 )
-from reasonforge.translate.prompts import TRANSLATION_SCHEMA  # noqa: E402
+from reasonforge.translate.prompts import TRANSLATION_SCHEMA
+
+from llm_replay import CHAT, MESSAGES, MODELS, ReplayServer, anthropic_reply, openai_reply, recorded
 
 
 def _no_sleep():

@@ -4,8 +4,8 @@ import pytest
 
 from reasonforge import ReasoningStep, VerifyRequest, verify_chain
 from reasonforge.chain import StepGraph
-from reasonforge.translate import LogicTranslator, Translator, default_translator
 from reasonforge.errors import ReasonForgeError
+from reasonforge.translate import LogicTranslator, Translator, default_translator
 from reasonforge.types import ArtifactLanguage, Domain, Overall, ProofLevel, Prover, StepStatus
 
 
@@ -83,7 +83,7 @@ def test_untranslatable_step_is_empty_and_quotes_the_sentence():
 def test_untranslatable_ancestor_still_gives_the_step_an_artifact():
     req = request(["Socrates is a man.", "The moon is made of cheese.", "Therefore Socrates is mortal."],
                   query="All men are mortal.")
-    t1, t2, t3 = translate(req)
+    _t1, t2, t3 = translate(req)
     assert t2.formal_representation == ""
     assert t3.formal_representation == "∀x (Man(x) → Mortal(x))\nMan(socrates)\n⊢ Mortal(socrates)"
 
@@ -110,12 +110,12 @@ def test_claimed_conclusion_that_differs_is_checked_too():
         (["All men are mortal. Socrates is a man. Therefore Socrates is mortal."], Overall.VERIFIED),  # Barbara/MP
         (["No reptiles are mammals. All snakes are reptiles. Therefore no snakes are mammals."], Overall.VERIFIED),
         (["All cats are mammals. Some pets are cats. Therefore some pets are mammals."], Overall.VERIFIED),  # Darii
-        (["If Socrates is a man then Socrates is mortal. Socrates is not mortal. "
-          "Therefore Socrates is not a man."], Overall.VERIFIED),  # modus tollens
-        (["If Socrates is a man then Socrates is mortal. Socrates is mortal. "
-          "Therefore Socrates is a man."], Overall.FAILED),  # affirming the consequent
-        (["If Socrates is a man then Socrates is mortal. Socrates is not a man. "
-          "Therefore Socrates is not mortal."], Overall.FAILED),  # denying the antecedent
+        ([("If Socrates is a man then Socrates is mortal. Socrates is not mortal. "
+          "Therefore Socrates is not a man.")], Overall.VERIFIED),  # modus tollens
+        ([("If Socrates is a man then Socrates is mortal. Socrates is mortal. "
+          "Therefore Socrates is a man.")], Overall.FAILED),  # affirming the consequent
+        ([("If Socrates is a man then Socrates is mortal. Socrates is not a man. "
+          "Therefore Socrates is not mortal.")], Overall.FAILED),  # denying the antecedent
         (["All cats are mammals. All dogs are mammals. Therefore all cats are dogs."], Overall.FAILED),  # undistributed middle
         (["Either Bob is red or Bob is blue. Bob is not red. So Bob is blue."], Overall.VERIFIED),
         (["If something is big then it is red. The bear is big. Hence the bear is red."], Overall.VERIFIED),

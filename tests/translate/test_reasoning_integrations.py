@@ -6,14 +6,14 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from llm_replay import recorded  # noqa: E402
-
-from reasonforge.translate.integrations import (  # noqa: E402
+from reasonforge.translate.integrations import (
     ReasoningChainError,
     parse_reasoning_chain,
     read_reasoning,
     split_reasoning,
 )
+
+from llm_replay import recorded
 
 
 def contents(response, **kw):

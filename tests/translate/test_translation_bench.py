@@ -8,11 +8,11 @@ import pytest
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
-from llm_replay import CHAT, ReplayServer, openai_reply  # noqa: E402
+from reasonforge.cli import app
+from reasonforge.translate.bench_data import detect_format, load_items
+from reasonforge.types import Domain
 
-from reasonforge.cli import app  # noqa: E402
-from reasonforge.translate.bench_data import detect_format, load_items  # noqa: E402
-from reasonforge.types import Domain  # noqa: E402
+from llm_replay import CHAT, ReplayServer, openai_reply
 
 REPO = Path(__file__).resolve().parents[2]
 FOLIO = REPO / "data" / "folio" / "folio-validation.shared.jsonl"

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from llm_replay import CHAT, MESSAGES, ReplayServer, anthropic_reply, openai_reply  # noqa: E402
+from reasonforge.translate import Translator
+from reasonforge.translate.engine import TranslationEngine
+from reasonforge.translate.llm import AnthropicBackend, ModelSettings, OpenAIChatBackend
+from reasonforge.types import ArtifactLanguage, CheckLimits, StepStatus, StepTranslation, VerifyRequest
+from reasonforge.verify.pipeline import verify_chain
 
-from reasonforge.translate import Translator  # noqa: E402
-from reasonforge.translate.engine import TranslationEngine  # noqa: E402
-from reasonforge.translate.llm import AnthropicBackend, ModelSettings, OpenAIChatBackend  # noqa: E402
-from reasonforge.types import ArtifactLanguage, CheckLimits, StepStatus, StepTranslation, VerifyRequest  # noqa: E402
-from reasonforge.verify.pipeline import verify_chain  # noqa: E402
+from llm_replay import CHAT, MESSAGES, ReplayServer, anthropic_reply, openai_reply
 
 WHALE = {"original_query": "All whales are mammals. All mammals are warm-blooded. Moby is a whale.",
          "domain": "logic",

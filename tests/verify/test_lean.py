@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reasonforge import StepTranslation, VerifyRequest, verify_chain
 from reasonforge.registry import checkers

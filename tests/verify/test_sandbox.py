@@ -10,7 +10,6 @@ import pytest
 from reasonforge.verify import sandbox as sb
 from reasonforge.verify.sandbox import Limits, SandboxResult, SandboxUnavailable, run_sandboxed, sandbox_python
 
-
 _WHY = sb.unavailable_reason()
 needs_sandbox = pytest.mark.skipif(_WHY is not None, reason=f"sandbox unavailable: {_WHY}")
 

@@ -47,8 +47,8 @@ CASES = {
     "define-fun-false-conclusion": ("(declare-const p Bool)\n(define-fun C () Bool (and p (not p)))\n(assert p)\n(assert (not C))", F),
     "define-fun-true-as-premise": ("(declare-const p Bool)\n(define-fun T () Bool (not p))\n(assert p)\n(assert T)\n(assert (not p))", F),
     # Unicode and quoted symbols are ordinary names.
-    "unicode-quoted-symbols": ("(declare-const |ünï cödé| Bool)\n(declare-const |a b| Bool)\n"
-                               "(assert (=> |ünï cödé| |a b|))\n(assert |ünï cödé|)\n(assert (not |a b|))", V),
+    "unicode-quoted-symbols": (("(declare-const |ünï cödé| Bool)\n(declare-const |a b| Bool)\n"
+                               "(assert (=> |ünï cödé| |a b|))\n(assert |ünï cödé|)\n(assert (not |a b|))"), V),
     "quoted-equals-plain": ("(declare-const |p| Bool)\n(assert p)\n(assert (not |p|))", V),
     # Unsupported on purpose.
     "define-fun-rec": ("(define-fun-rec f ((x Int)) Int (f x))\n(assert (not (= (f 0) 0)))", E),

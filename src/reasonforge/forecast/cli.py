@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -27,13 +27,13 @@ app.add_typer(reasoning_app, name="reasoning", help="Reasoning-trajectory scorin
 
 EXIT_OK, EXIT_INPUT_ERROR = 0, 2
 
-DataOpt = Annotated[Optional[Path], typer.Option("--data", help="JSONL of ForecastBench or ForecastItem rows (default: the repo slice).")]
-HorizonsOpt = Annotated[Optional[list[str]], typer.Option("--horizons", help="Keep these horizons in hours (comma list or repeated).")]
+DataOpt = Annotated[Path | None, typer.Option("--data", help="JSONL of ForecastBench or ForecastItem rows (default: the repo slice).")]
+HorizonsOpt = Annotated[list[str] | None, typer.Option("--horizons", help="Keep these horizons in hours (comma list or repeated).")]
 MinVolumeOpt = Annotated[float, typer.Option("--min-volume", help="Drop markets thinner than this (USD).")]
 NearCertainOpt = Annotated[float, typer.Option("--exclude-near-certain", help="Drop items priced within this of 0 or 1.")]
-IncludeTagsOpt = Annotated[Optional[list[str]], typer.Option("--include-tags", help="Keep items with one of these tags.")]
-ExcludeTagsOpt = Annotated[Optional[list[str]], typer.Option("--exclude-tags", help="Drop items with any of these tags.")]
-MaxItemsOpt = Annotated[Optional[int], typer.Option("--max-items", help="Keep the earliest N items by cutoff.")]
+IncludeTagsOpt = Annotated[list[str] | None, typer.Option("--include-tags", help="Keep items with one of these tags.")]
+ExcludeTagsOpt = Annotated[list[str] | None, typer.Option("--exclude-tags", help="Drop items with any of these tags.")]
+MaxItemsOpt = Annotated[int | None, typer.Option("--max-items", help="Keep the earliest N items by cutoff.")]
 LenientOpt = Annotated[bool, typer.Option("--lenient", help="Skip invalid rows (reported with file:line) instead of stopping.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 ResamplesOpt = Annotated[int, typer.Option("--resamples", min=0, help="Bootstrap resamples (by question).")]
@@ -51,7 +51,7 @@ def _split(values: list[str] | None) -> list[str] | None:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
-def _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient):  # noqa: ANN001, ANN202
+def _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient):
     from pydantic import ValidationError
 
     from reasonforge.forecast.dataset import ForecastFilters, load_dataset
@@ -107,14 +107,14 @@ def baselines(data: DataOpt = None, horizons: HorizonsOpt = None, min_volume: Mi
     console.print("[dim]0.75 is the reward for having no opinion (always 0.5); a model below it is worse than useless.[/]")
 
 
-def _scored(predictions: Path, items, resamples: int, seed: int):  # noqa: ANN001, ANN202
+def _scored(predictions: Path, items, resamples: int, seed: int):
     from reasonforge.forecast.report import read_predictions, score_predictions
 
     return score_predictions(items, read_predictions(predictions), resamples=resamples, seed=seed,
                              source=str(predictions))
 
 
-def render_score(result, console: Console) -> None:  # noqa: ANN001
+def render_score(result, console: Console) -> None:
     """The metrics table (all items and market band, with CIs)."""
     report = result.report
     table = Table(title=f"{result.predictions or 'predictions'}: {report.n_items} items, {report.n_questions} questions "
@@ -153,7 +153,7 @@ def score(predictions: Annotated[Path, typer.Argument(help="JSONL rows {id, repl
 
 
 @app.command()
-def calibration(predictions: Annotated[Optional[Path], typer.Argument(help="Predictions JSONL (default: the market price).")] = None,
+def calibration(predictions: Annotated[Path | None, typer.Argument(help="Predictions JSONL (default: the market price).")] = None,
                 data: DataOpt = None, horizons: HorizonsOpt = None, min_volume: MinVolumeOpt = 0.0,
                 exclude_near_certain: NearCertainOpt = 0.0, include_tags: IncludeTagsOpt = None,
                 exclude_tags: ExcludeTagsOpt = None, max_items: MaxItemsOpt = None, lenient: LenientOpt = False,
@@ -193,7 +193,7 @@ def calibration(predictions: Annotated[Optional[Path], typer.Argument(help="Pred
 
 @app.command()
 def probe(cutoff: Annotated[str, typer.Option("--cutoff", help="Model training cutoff, ISO-8601 UTC (e.g. 2026-08-25T00:00:00Z).")],
-          predictions: Annotated[Optional[Path], typer.Argument(help="Predictions JSONL (default: the market).")] = None,
+          predictions: Annotated[Path | None, typer.Argument(help="Predictions JSONL (default: the market).")] = None,
           data: DataOpt = None, lenient: LenientOpt = False, resamples: ResamplesOpt = 1000, seed: SeedOpt = 0,
           as_json: JsonOpt = False) -> None:
     """Contamination probe: model and market Brier on events resolved before / after the cutoff."""
@@ -227,14 +227,14 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
           data: DataOpt = None, horizons: HorizonsOpt = None, min_volume: MinVolumeOpt = 0.0,
           exclude_near_certain: NearCertainOpt = 0.0, include_tags: IncludeTagsOpt = None,
           exclude_tags: ExcludeTagsOpt = None, max_items: MaxItemsOpt = None, lenient: LenientOpt = False,
-          out: Annotated[Optional[Path], typer.Option("--out", help="Replies JSONL (resumable; default forecast-eval-<model>.jsonl).")] = None,
-          model_name: Annotated[Optional[str], typer.Option("--model-name", help="Model id when --model is a URL (default: first of /models).")] = None,
-          base_url: Annotated[Optional[str], typer.Option("--base-url", help="Endpoint for a model name (default $OPENAI_BASE_URL or OpenAI).")] = None,
+          out: Annotated[Path | None, typer.Option("--out", help="Replies JSONL (resumable; default forecast-eval-<model>.jsonl).")] = None,
+          model_name: Annotated[str | None, typer.Option("--model-name", help="Model id when --model is a URL (default: first of /models).")] = None,
+          base_url: Annotated[str | None, typer.Option("--base-url", help="Endpoint for a model name (default $OPENAI_BASE_URL or OpenAI).")] = None,
           concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=256)] = 8,
           retries: Annotated[int, typer.Option("--retries", min=0)] = 4,
           timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per request.")] = 120.0,
-          temperature: Annotated[Optional[float], typer.Option("--temperature")] = None,
-          max_tokens: Annotated[Optional[int], typer.Option("--max-tokens", min=1)] = None,
+          temperature: Annotated[float | None, typer.Option("--temperature")] = None,
+          max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1)] = None,
           resamples: ResamplesOpt = 1000, seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
     """Run a model (or a built-in baseline) over the items, write replies + parsed p, then score them."""
     import asyncio
@@ -269,7 +269,7 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
 
 @app.command()
 def harvest(out: Annotated[Path, typer.Option("--out", help="Cumulative JSONL of harvested items.")] = Path("polymarket-harvest.jsonl"),
-            back_days: Annotated[Optional[int], typer.Option("--back-days", min=1, help="Backfill: walk this many one-day end-date windows.")] = None,
+            back_days: Annotated[int | None, typer.Option("--back-days", min=1, help="Backfill: walk this many one-day end-date windows.")] = None,
             pages: Annotated[int, typer.Option("--pages", min=1, help="Pages per scan (recent) or per day (backfill).")] = 30,
             page_size: Annotated[int, typer.Option("--page-size", min=1, max=500)] = 100,
             min_volume: MinVolumeOpt = 0.0, horizons: HorizonsOpt = None,

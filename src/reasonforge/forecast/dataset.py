@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, time, timezone
+from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -56,7 +56,7 @@ class ForecastItem(BaseModel):
         # Naive timestamps would silently shift by the machine's zone; cutoffs are UTC by contract.
         if value.tzinfo is None:
             raise ValueError("timestamp needs a UTC offset (e.g. 2026-08-25T00:00:00Z)")
-        return value.astimezone(timezone.utc)
+        return value.astimezone(UTC)
 
     @model_validator(mode="after")
     def _consistent(self) -> ForecastItem:
@@ -150,7 +150,7 @@ def _check_unique_ids(items: Sequence[ForecastItem], path: Path) -> None:
 def parse_row(row: Any) -> ForecastItem:
     """One JSON row (ForecastBench or ForecastItem shape) as a ForecastItem."""
     if not isinstance(row, dict):
-        raise ValueError("row is not a JSON object")
+        raise ValueError("row is not a JSON object")  # noqa: TRY004 - readers report every bad row as ValueError
     if "resolution" in row and isinstance(row.get("question"), dict):
         return from_forecastbench(row)
     return ForecastItem.model_validate(row)
@@ -197,13 +197,13 @@ def _utc_datetime(value: Any, field: str) -> datetime:
     text = str(value).strip()
     try:
         if len(text) == 10:
-            return datetime.combine(datetime.fromisoformat(text).date(), time(0), tzinfo=timezone.utc)
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            return datetime.combine(datetime.fromisoformat(text).date(), time(0), tzinfo=UTC)
+        parsed = datetime.fromisoformat(text)
     except ValueError:
         raise ValueError(f"{field} is not an ISO-8601 date: {text!r}") from None
     if parsed.tzinfo is None:
         raise ValueError(f"{field} has no UTC offset: {text!r}")
-    return parsed.astimezone(timezone.utc)
+    return parsed.astimezone(UTC)
 
 
 def apply_filters(items: Iterable[ForecastItem], filters: ForecastFilters | None = None) -> list[ForecastItem]:

@@ -18,7 +18,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -144,7 +144,7 @@ def price_at_cutoff(client: PolymarketClient, token: str, cutoff: datetime, max_
     t, p = found
     if not 0.0 <= p <= 1.0:
         raise Rejection(f"price {p} outside [0, 1]")
-    return p, datetime.fromtimestamp(t, tz=timezone.utc)
+    return p, datetime.fromtimestamp(t, tz=UTC)
 
 
 def item_for(client: PolymarketClient, market: GammaMarket, horizon: int, outcome: int, token: str,
@@ -171,7 +171,7 @@ class Harvester:
                  progress: Callable[[int], None] | None = None) -> None:
         self.client = client
         self.config = config
-        self.now = (config.now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+        self.now = (config.now or datetime.now(UTC)).astimezone(UTC)
         self.progress = progress or (lambda n: None)
         self.state_path = config.out.with_name(config.out.name + ".state.json")
         self.state = self._load_state()
@@ -255,7 +255,7 @@ class Harvester:
         if rejection.permanent:
             self.state.rejected[key] = rejection.reason
 
-    def _process(self, market: GammaMarket, out) -> None:  # noqa: ANN001 - a text file handle
+    def _process(self, market: GammaMarket, out) -> None:
         self.summary.scanned += 1
         volume = market.volume_usd()
         try:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Self
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
@@ -122,7 +122,7 @@ def parse_timestamp(value: str | None) -> datetime | None:
         parsed = datetime.fromisoformat(text)
     except ValueError:
         return None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
 
 
 def _retry_after_s(response: httpx.Response, fallback: float) -> float:
@@ -137,7 +137,7 @@ def _retry_after_s(response: httpx.Response, fallback: float) -> float:
         when = parsedate_to_datetime(header)
     except (TypeError, ValueError):
         return fallback
-    return min(max((when - datetime.now(timezone.utc)).total_seconds(), 0.0), MAX_RETRY_AFTER_S)
+    return min(max((when - datetime.now(UTC)).total_seconds(), 0.0), MAX_RETRY_AFTER_S)
 
 
 class PolymarketClient:
@@ -162,7 +162,7 @@ class PolymarketClient:
         """Close the underlying HTTP connection pool."""
         self.http.close()
 
-    def __enter__(self) -> PolymarketClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

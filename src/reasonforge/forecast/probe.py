@@ -10,7 +10,7 @@ on events it may remember).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from reasonforge.errors import InputError
 from reasonforge.forecast.dataset import ForecastItem, item_arrays
-from reasonforge.forecast.metrics import MSE, SE, N, MetricCI, bootstrap_sums, components, group_sums
+from reasonforge.forecast.metrics import MSE, SE, MetricCI, N, bootstrap_sums, components, group_sums
 
 
 class ProbeHalf(BaseModel):
@@ -44,12 +44,12 @@ class ProbeReport(BaseModel):
 def parse_cutoff(cutoff_iso: str) -> datetime:
     """An ISO-8601 instant (UTC offset required, `Z` accepted) as an aware datetime."""
     try:
-        value = datetime.fromisoformat(cutoff_iso.strip().replace("Z", "+00:00"))
+        value = datetime.fromisoformat(cutoff_iso.strip())
     except ValueError:
         raise InputError(f"cutoff '{cutoff_iso}' is not ISO-8601; use e.g. 2026-08-25T00:00:00Z", field="cutoff") from None
     if value.tzinfo is None:
         raise InputError(f"cutoff '{cutoff_iso}' has no UTC offset; append Z", field="cutoff")
-    return value.astimezone(timezone.utc)
+    return value.astimezone(UTC)
 
 
 def _half(p: NDArray[np.float64], outcome: NDArray[np.float64], market: NDArray[np.float64],

@@ -270,7 +270,7 @@ class TranslationEngine:
                                 message=t.notes) for t in translations if t.step_id != CONTEXT_STEP_ID]
         return ChainOutcome(mode="offline", translator=translator.spec, translations=translations, steps=outcomes)
 
-    def _ask(self, system: str):  # noqa: ANN202 - a closure over the backend
+    def _ask(self, system: str):
         backend = self.backend
         schema = TRANSLATION_SCHEMA if self.json_mode else None
 
@@ -281,7 +281,7 @@ class TranslationEngine:
         return ask
 
     @staticmethod
-    def _parse(language: ArtifactLanguage):  # noqa: ANN205 - a closure over the language
+    def _parse(language: ArtifactLanguage):
         def parse(reply: ChatReply) -> ArtifactReply:
             return parse_artifact_reply(reply.text, language, tool_arguments=reply.tool_arguments,
                                         refusal=reply.refusal, truncated=reply.truncated)

@@ -57,14 +57,7 @@ _RELATIVE = {"that", "who", "which"}
 # Words that are never a noun, adjective, name or verb by themselves: seeing one where content is
 # expected means the sentence is outside the rules ("made of cheese", "very big", "might be").
 _FUNCTION_WORDS = frozenset(
-    """a an the all every each any no some not none is are was were be been being am do does did
-    doesn't don't has have had if then else and or nor either neither both but because since so
-    therefore hence thus it they he she itself them him her themselves its their this that these those
-    who which what whom whose where when why how than of to in on at by for with from into onto about
-    as very really quite also too only just always never sometimes often usually rarely probably
-    possibly maybe perhaps likely unlikely might may can could should would must will shall more most
-    less least same other another such something someone somebody anything anyone anybody everything
-    everyone everybody nothing nobody case true false""".split()
+    ["a", "an", "the", "all", "every", "each", "any", "no", "some", "not", "none", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "doesn't", "don't", "has", "have", "had", "if", "then", "else", "and", "or", "nor", "either", "neither", "both", "but", "because", "since", "so", "therefore", "hence", "thus", "it", "they", "he", "she", "itself", "them", "him", "her", "themselves", "its", "their", "this", "that", "these", "those", "who", "which", "what", "whom", "whose", "where", "when", "why", "how", "than", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "about", "as", "very", "really", "quite", "also", "too", "only", "just", "always", "never", "sometimes", "often", "usually", "rarely", "probably", "possibly", "maybe", "perhaps", "likely", "unlikely", "might", "may", "can", "could", "should", "would", "must", "will", "shall", "more", "most", "less", "least", "same", "other", "another", "such", "something", "someone", "somebody", "anything", "anyone", "anybody", "everything", "everyone", "everybody", "nothing", "nobody", "case", "true", "false"]
 )
 _WORD = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # no apostrophes: possessives ("Bob's cat") have no rule
 

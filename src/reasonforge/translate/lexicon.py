@@ -142,5 +142,5 @@ class Lexicon:
 
 
 _FUNCTION_WORDS = frozenset(
-    "a an the not either neither both and or nor if then is are it they something someone".split()
+    ["a", "an", "the", "not", "either", "neither", "both", "and", "or", "nor", "if", "then", "is", "are", "it", "they", "something", "someone"]
 )

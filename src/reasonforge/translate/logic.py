@@ -261,7 +261,7 @@ class _CompileCheck:
         parser = self._parsers.setdefault(propositional, FolParser(propositional=propositional))
         ok = True
         for line in text.splitlines():
-            body = line[2:] if line.startswith("⊢ ") else line
+            body = line.removeprefix("⊢ ")
             key = (propositional, body)
             if key not in self._seen:
                 try:

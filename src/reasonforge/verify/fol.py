@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 from reasonforge.errors import ArtifactSyntaxError
 
@@ -39,7 +39,7 @@ class Const:
     name: str
 
 
-Term = Union[Var, Const]
+Term = Var | Const
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +118,7 @@ class Quant:
     body: Formula
 
 
-Formula = Union[Atom, Eq, BoolConst, Not, And, Or, Xor, Implies, Iff, Quant]
+Formula = Atom | Eq | BoolConst | Not | And | Or | Xor | Implies | Iff | Quant
 
 
 # ------------------------------------------------------------------------------------------- tokens
@@ -608,7 +608,7 @@ def signature_of(formulas: list[Formula]) -> Signature:
                 sig.constants.append(t.name)
     clash = seen_consts & set(sig.predicates)
     if clash:
-        raise ValueError(f"{sorted(clash)[0]!r} is used both as a predicate and as a constant")
+        raise ValueError(f"{min(clash)!r} is used both as a predicate and as a constant")
     return sig
 
 

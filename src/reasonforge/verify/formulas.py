@@ -44,7 +44,7 @@ def disj(parts: Sequence[Formula]) -> Formula:
     return _flat(Or, parts, "empty disjunction")
 
 
-def _flat(kind: type[And] | type[Or], parts: Sequence[Formula], empty: str) -> Formula:
+def _flat(kind: type[And | Or], parts: Sequence[Formula], empty: str) -> Formula:
     flat: list[Formula] = []
     for part in parts:
         flat.extend(part.args if isinstance(part, kind) else (part,))

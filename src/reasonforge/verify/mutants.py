@@ -255,9 +255,7 @@ def _replace_return(node: ast.AST) -> tuple[str, str]:
     new: ast.expr
     if isinstance(value, ast.Constant) and isinstance(value.value, bool):
         new = ast.Constant(not value.value)
-    elif isinstance(value, ast.Constant) and value.value is None:
-        new = ast.Constant(0)
-    elif isinstance(value, ast.Constant) and isinstance(value.value, int | float) and value.value != 0:
+    elif isinstance(value, ast.Constant) and value.value is None or isinstance(value, ast.Constant) and isinstance(value.value, int | float) and value.value != 0:
         new = ast.Constant(0)
     elif isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value:
         new = ast.Constant("")

@@ -20,7 +20,6 @@ from reasonforge.chain import (
 from reasonforge.errors import ReasonForgeError
 from reasonforge.registry import CheckerRegistry, checkers
 from reasonforge.translate.protocol import Translator
-from reasonforge.verify.provers import check_prover
 from reasonforge.types import (
     ArtifactLanguage,
     ChainLimits,
@@ -34,6 +33,7 @@ from reasonforge.types import (
     VerificationVerdict,
     VerifyRequest,
 )
+from reasonforge.verify.provers import check_prover
 
 log = logging.getLogger(__name__)
 

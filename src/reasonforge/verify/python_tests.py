@@ -248,12 +248,12 @@ def sandbox_tools() -> dict[str, bool]:
     sandbox = _sandbox()
     py = sandbox.sandbox_python()
     mods = ["pytest", "hypothesis", "coverage", "mypy", "crosshair"]
-    code = "import importlib.util as u, json; print(json.dumps({m: u.find_spec(m) is not None for m in %r}))" % mods
+    code = f"import importlib.util as u, json; print(json.dumps({{m: u.find_spec(m) is not None for m in {mods!r}}}))"
     try:
         result = sandbox.run_sandboxed([py, "-c", code], {}, _limits(sandbox, 20.0, 1024))
         out = result.stdout.decode() if isinstance(result.stdout, bytes) else str(result.stdout)
         return {k: bool(v) for k, v in json.loads(out.strip().splitlines()[-1]).items()}
-    except Exception:
+    except Exception:  # noqa: BLE001 - whatever stops the probe, the tools count as missing
         return {m: False for m in mods}
 
 

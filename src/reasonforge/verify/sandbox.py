@@ -34,7 +34,7 @@ WORK_DIR = "/sandbox"  # the program's cwd and HOME inside the sandbox
 INNER_UID = 65534  # "nobody" as the program sees itself
 _VENV_ENV = "REASONFORGE_SANDBOX_VENV"
 _MIB = 1 << 20
-_MEMORY_SIGNS = re.compile(rb"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory", re.I)
+_MEMORY_SIGNS = re.compile(rb"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory", re.IGNORECASE)
 _HOST_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 

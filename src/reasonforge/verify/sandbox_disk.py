@@ -11,6 +11,7 @@ import os
 import signal
 import stat
 import threading
+from typing import Self
 
 
 def tree_usage(root: str, max_entries: int) -> tuple[int, int]:
@@ -46,7 +47,7 @@ class WorkDirGuard:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True, name="sandbox-workdir-guard")
 
-    def __enter__(self) -> WorkDirGuard:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

@@ -10,6 +10,7 @@ import fcntl
 import os
 import tempfile
 import time
+from typing import Self
 
 UID_BASE = 1_800_000_000  # far above login, system (<65536) and subordinate-id (100000+) ranges
 SLOTS = 64
@@ -22,7 +23,7 @@ class UidLease:
         self.uid = -1
         self._fd = -1
 
-    def __enter__(self) -> UidLease:
+    def __enter__(self) -> Self:
         lock_dir = os.path.join(tempfile.gettempdir(), "reasonforge-sandbox-uids")
         os.makedirs(lock_dir, mode=0o755, exist_ok=True)
         start = (os.getpid() * 7 + int(time.monotonic_ns() // 1000)) % SLOTS

@@ -28,9 +28,7 @@ _SHAPE = (
 # Built-in names a script may not redeclare: redefining `true` or `not` would change what the
 # conclusion means.
 RESERVED = frozenset(
-    "and or not xor => = distinct ite true false forall exists let match par as _ ! "
-    "Bool Int Real Array String BitVec RegLan + - * / div mod abs < <= > >= to_real to_int is_int "
-    "select store concat extract bvadd bvmul bvneg bvand bvor bvnot bvult bvule str.++ str.len".split()
+    ["and", "or", "not", "xor", "=>", "=", "distinct", "ite", "true", "false", "forall", "exists", "let", "match", "par", "as", "_", "!", "Bool", "Int", "Real", "Array", "String", "BitVec", "RegLan", "+", "-", "*", "/", "div", "mod", "abs", "<", "<=", ">", ">=", "to_real", "to_int", "is_int", "select", "store", "concat", "extract", "bvadd", "bvmul", "bvneg", "bvand", "bvor", "bvnot", "bvult", "bvule", "str.++", "str.len"]
 )
 
 
@@ -189,7 +187,7 @@ class SmtScript:
 _IGNORED = {
     "check-sat", "check-sat-assuming", "echo", "exit", "set-option", "set-info", "get-model", "get-value",
     "get-assignment", "get-assertions", "get-proof", "get-unsat-core", "get-unsat-assumptions", "get-info",
-    "get-option", "get-assignment", "get-interpolant", "get-abduct", "get-difficulty", "get-learned-literals",
+    "get-option", "get-interpolant", "get-abduct", "get-difficulty", "get-learned-literals",
     "get-timeout-core",
 }
 _DECLARATIONS = {"declare-sort", "declare-fun", "declare-const", "define-fun", "define-sort",
@@ -347,8 +345,7 @@ def _constructor_names(src: _Source, ctors: object, offset: int) -> list[tuple[s
 # ------------------------------------------------------------------------------------ logic choice
 
 _EXOTIC = frozenset(
-    "^ exp sin cos tan arcsin arccos arctan sqrt pi real.pi iand int.pow2 bv2nat nat2bv int2bv ubv_to_int "
-    "sbv_to_int lambda FloatingPoint Float16 Float32 Float64 Float128 RoundingMode Seq Set Bag".split()
+    ["^", "exp", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sqrt", "pi", "real.pi", "iand", "int.pow2", "bv2nat", "nat2bv", "int2bv", "ubv_to_int", "sbv_to_int", "lambda", "FloatingPoint", "Float16", "Float32", "Float64", "Float128", "RoundingMode", "Seq", "Set", "Bag"]
 )
 
 
@@ -407,13 +404,9 @@ def infer_logic(script: SmtScript) -> tuple[str, bool, bool]:
 def _head_features(head: str, node: SList, found: set[str]) -> None:
     if head in ("forall", "exists"):
         found.add("Q")
-    elif head == "declare-sort":
-        found.add("UF")
-    elif head == "declare-fun" and len(node) > 2 and isinstance(node[2], SList) and node[2]:
+    elif head == "declare-sort" or head == "declare-fun" and len(node) > 2 and isinstance(node[2], SList) and node[2]:
         found.add("UF")
     elif head in ("declare-datatype", "declare-datatypes"):
         found.add("DT")
-    elif head == "*" and sum(1 for arg in node[1:] if not isinstance(arg, Lit)) > 1:
-        found.add("N")
-    elif head in ("/", "div", "mod") and len(node) > 2 and not isinstance(node[2], Lit):
+    elif head == "*" and sum(1 for arg in node[1:] if not isinstance(arg, Lit)) > 1 or head in ("/", "div", "mod") and len(node) > 2 and not isinstance(node[2], Lit):
         found.add("N")

@@ -5,14 +5,6 @@ import json
 import re
 
 import pytest
-from agentic_support import REPO, cep_corpus, end_of_day, news_rows
-from tool_chat_server import (
-    Researcher,
-    ToolChatServer,
-    error_reply,
-    text_reply,
-    tool_calls_reply,
-)
 
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.agents import (
@@ -29,6 +21,15 @@ from reasonforge.forecast.agentic.records import Question, load_questions
 from reasonforge.forecast.agentic.rewards import parse_forecast
 from reasonforge.forecast.agentic.tools import Toolbox, ToolBudget
 from reasonforge.verify.sandbox import unavailable_reason
+
+from agentic_support import REPO, cep_corpus, end_of_day, news_rows
+from tool_chat_server import (
+    Researcher,
+    ToolChatServer,
+    error_reply,
+    text_reply,
+    tool_calls_reply,
+)
 
 ROWS = news_rows()
 PUBLISHED = {row["id"]: end_of_day(row["date"]) for row in ROWS}

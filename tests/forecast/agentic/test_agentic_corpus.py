@@ -7,14 +7,6 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from agentic_support import (
-    NEWS_ITEMS,
-    NEWS_SAMPLE,
-    REPO,
-    cep_corpus,
-    end_of_day,
-    news_rows,
-)
 
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.corpus import (
@@ -29,6 +21,15 @@ from reasonforge.forecast.agentic.corpus import (
     query_terms,
 )
 from reasonforge.forecast.agentic.corpus_io import first_sentence
+
+from agentic_support import (
+    NEWS_ITEMS,
+    NEWS_SAMPLE,
+    REPO,
+    cep_corpus,
+    end_of_day,
+    news_rows,
+)
 
 LATE = datetime(2030, 1, 1, tzinfo=UTC)
 

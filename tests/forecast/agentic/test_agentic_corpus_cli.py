@@ -6,10 +6,11 @@ import sys
 from datetime import datetime
 
 import pytest
-from agentic_support import NEWS_ITEMS, NEWS_SAMPLE, end_of_day, news_rows
 from typer.testing import CliRunner
 
 from reasonforge.cli import app
+
+from agentic_support import NEWS_ITEMS, NEWS_SAMPLE, end_of_day, news_rows
 
 PUBLISHED = {row["id"]: end_of_day(row["date"]) for row in news_rows()}
 

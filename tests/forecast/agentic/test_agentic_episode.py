@@ -5,7 +5,6 @@ import json
 from datetime import timedelta
 
 import pytest
-from agentic_support import REPO, cep_corpus, end_of_day, news_rows
 
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.agents import (
@@ -25,6 +24,8 @@ from reasonforge.forecast.agentic.episode import (
 )
 from reasonforge.forecast.agentic.records import load_questions
 from reasonforge.forecast.agentic.rewards import date_reward
+
+from agentic_support import REPO, cep_corpus, end_of_day, news_rows
 
 PUBLISHED = {row["id"]: end_of_day(row["date"]) for row in news_rows()}
 QUESTIONS = load_questions(REPO / "data" / "agentic" / "questions.jsonl")

@@ -6,13 +6,14 @@ import subprocess
 import sys
 
 import pytest
-from agentic_support import NEWS_SAMPLE, REPO, cep_corpus
-from tool_chat_server import Researcher, ToolChatServer
 from typer.testing import CliRunner
 
 from reasonforge.cli import app
 from reasonforge.forecast.agentic.episode import read_records
 from reasonforge.forecast.agentic.records import load_questions
+
+from agentic_support import NEWS_SAMPLE, REPO, cep_corpus
+from tool_chat_server import Researcher, ToolChatServer
 
 QUESTIONS_FILE = REPO / "data" / "agentic" / "questions.jsonl"
 runner = CliRunner()

@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 import tantivy
-from agentic_support import cep_corpus, end_of_day, news_rows
 
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.corpus import (
@@ -21,6 +20,8 @@ from reasonforge.forecast.agentic.corpus import (
     SearchHit,
     recheck_visible,
 )
+
+from agentic_support import cep_corpus, end_of_day, news_rows
 
 ROWS = news_rows()
 PUBLISHED = {row["id"]: end_of_day(row["date"]) for row in ROWS}

@@ -7,7 +7,6 @@ from collections import Counter
 from datetime import date, timedelta
 
 import pytest
-from agentic_support import NEWS_SAMPLE, REPO, end_of_day, news_rows
 
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.questions import (
@@ -20,6 +19,8 @@ from reasonforge.forecast.agentic.questions import (
     sibling_problems,
 )
 from reasonforge.forecast.agentic.records import load_questions
+
+from agentic_support import NEWS_SAMPLE, REPO, end_of_day, news_rows
 
 QUESTIONS_FILE = REPO / "data" / "agentic" / "questions.jsonl"
 ROWS = news_rows()

@@ -5,7 +5,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import tantivy
-from agentic_support import cep_corpus, end_of_day, news_rows
 
 from reasonforge.forecast.agentic.corpus import DatedCorpus, Document, LeakError
 from reasonforge.forecast.agentic.tools import (
@@ -16,6 +15,8 @@ from reasonforge.forecast.agentic.tools import (
     ToolBudget,
 )
 from reasonforge.verify.sandbox import unavailable_reason
+
+from agentic_support import cep_corpus, end_of_day, news_rows
 
 ROWS = news_rows()
 PUBLISHED = {row["id"]: end_of_day(row["date"]) for row in ROWS}

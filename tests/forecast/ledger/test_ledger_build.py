@@ -6,7 +6,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from ledger_support import DAY_ZERO, dev, market, news_corpus, news_rows
 
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.corpus import DatedCorpus
@@ -21,6 +20,8 @@ from reasonforge.forecast.ledger.queries import (
     keywords,
     offline_queries,
 )
+
+from ledger_support import DAY_ZERO, dev, market, news_corpus, news_rows
 
 HUNGARY = "European migrant crisis: will Hungary close its border?"
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ledger_support import DAY_ZERO, day, dev, ledger, price_path
-
 from reasonforge.forecast.ledger.key_events import key_events, largest_moves
+
+from ledger_support import DAY_ZERO, day, dev, ledger, price_path
 
 # day:      0    1    2    3    4    5    6    7    8    9   10
 PRICES = [0.30, 0.32, 0.33, 0.60, 0.61, 0.60, 0.62, 0.62, 0.20, 0.21, 0.22]  # big moves on days 3 (+.27), 8 (-.42)

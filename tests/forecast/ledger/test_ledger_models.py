@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from ledger_support import DAY_ZERO, dev, ledger, market, price_path
 
 from reasonforge.errors import InputError
 from reasonforge.forecast.ledger.models import (
@@ -17,6 +16,8 @@ from reasonforge.forecast.ledger.models import (
     load_market,
     save_ledger,
 )
+
+from ledger_support import DAY_ZERO, dev, ledger, market, price_path
 
 
 def _ledger() -> Ledger:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 
 import pytest
-from servers import free_port
 
 from reasonforge.service.accounts import (
     InMemoryRateLimiter,
@@ -15,6 +14,8 @@ from reasonforge.service.accounts import (
 )
 from reasonforge.service.errors import RateLimitedError
 from reasonforge.service.settings import ServiceSettings
+
+from servers import free_port
 
 
 class Clock:

@@ -142,7 +142,7 @@ class ReasoningVerifier(BaseCallbackHandler):
         except ReasonForgeError as exc:
             self.problem = exc.message
             return
-        except Exception as exc:  # noqa: BLE001 - never break the user's chain
+        except Exception as exc:
             log.exception("reasoning verification crashed")
             self.problem = f"verification crashed: {type(exc).__name__}: {exc}"
             return

@@ -49,7 +49,7 @@ def main():
                 return (n,)
             if kind == "str":
                 return ("".join(rng.choice("abcdefghij") for _ in range(n)),)
-            return (list(rng.randrange(n) for _ in range(n)),)
+            return ([rng.randrange(n) for _ in range(n)],)
         value = builder(n)
         return value if isinstance(value, tuple) else (value,)
 
@@ -89,7 +89,7 @@ def main():
         if med > max_call or time.perf_counter() - started > budget:
             break
         step += 1
-        n = int(round(n0 * 2 ** (step / 2)))
+        n = round(n0 * 2 ** (step / 2))
     emit({"ev": "complexity_done", "points": points, "elapsed_s": time.perf_counter() - started})
     os._exit(0)
 

@@ -74,7 +74,7 @@ def decode(obj, depth=0):
     if tag == "bytes" and isinstance(v, str):
         return bytes.fromhex(v)
     if not isinstance(v, list):
-        raise ValueError("malformed value")
+        raise ValueError("malformed value")  # noqa: TRY004 - the decoder's one error type for bad input
     items = [decode(x, depth + 1) for x in v]
     if tag == "tuple":
         return tuple(items)
