@@ -14,6 +14,8 @@ from reasonforge.errors import InputError
 from reasonforge.forecast.ledger.grade import (
     OfflineGrader,
     argument_grade,
+    clauses,
+    denies,
     grade_market,
 )
 from reasonforge.forecast.ledger.models import Development, Forecast, Ledger, PricePoint
@@ -96,6 +98,45 @@ def test_missing_reasoning_gets_25th_percentile_of_the_others(report):
     assert silent.imputed and silent.argument is None
     assert silent.total == pytest.approx(float(np.percentile(others, 25)))
     assert list(report.details) == ["strong", "headlines", "loose", "off-topic", "short", "silent"]
+
+
+DENIED = ("Merkel has repeatedly promised open borders, so Germany will not reintroduce controls on its border "
+          "with Austria; I put this at 10% because the coalition backs her.")
+HEDGED_NO = ("Germany is unlikely to reintroduce controls on its border with Austria, since Merkel reported strong "
+             "support from the coalition on 8 September; 15%.")
+SIDE_DENIAL = ("Because Hungary has not sealed its border, I expect Germany to reintroduce controls on its border with "
+               "Austria within days, which raises the probability to 0.7.")
+DOUBLE_DENIAL = ("There is no doubt that Germany will reintroduce controls on its border with Austria, because Munich "
+                 "reported 13,000 arrivals in one day; 80%.")
+
+
+def border_event(grade):
+    return next(d for d in grade.events if d.event.ref == "56835")  # Germany reintroduces border controls
+
+
+def test_a_reasoning_that_denied_the_event_gets_no_credit_for_it(grader):
+    forecasts = [Forecast(forecaster=name, reasoning=text) for name, text in
+                 (("denied", DENIED), ("hedged", HEDGED_NO), ("side", SIDE_DENIAL), ("double", DOUBLE_DENIAL))]
+    out = grade_market(news_ledger(), forecasts, grader)
+    for name in ("denied", "hedged"):
+        decision = border_event(out.details[name])
+        # The embedding alone would credit it: the denying sentence sits well above the threshold.
+        assert not decision.anticipated and "reintroduce controls" in decision.contradicted_text
+        assert decision.matched_text == ""
+    for name in ("side", "double"):
+        decision = border_event(out.details[name])
+        assert decision.anticipated and decision.contradicted_text == ""
+        assert "reintroduce controls" in decision.matched_text
+
+
+def test_denial_words_and_clauses():
+    assert denies("Germany will not close the border") and denies("Berlin won't act") and denies("Berlin won’t act")
+    assert denies("It is unlikely that Berlin acts") and denies("Merkel rules out border controls")
+    assert not denies("Germany closes the border") and not denies("There is no doubt Germany closes the border")
+    assert not denies("Nobody knows; Germany notes the pressure")  # words that merely contain "no"/"not"
+    assert clauses("Because Hungary has not sealed its border, Germany will act.") == [
+        "Hungary has not sealed its border", "Germany will act."]
+    assert clauses("Short one.") == ["Short one."]
 
 
 def test_shuffled_ledger_gives_the_same_grades(grader, report):

@@ -145,8 +145,11 @@ def _grade_block(forecaster: str, reasoning: str | None, record: AuditRecord) ->
         out.append("<table><tr><th>Key event</th><th>Anticipated</th><th>Similarity</th><th>Matched text</th></tr>")
         for decision in grade.events:
             mark = '<span class="yes">yes</span>' if decision.anticipated else '<span class="no">no</span>'
+            matched = _e(decision.matched_text)
+            if decision.contradicted_text:
+                matched += f'<br><span class="no">denied, no credit:</span> {_e(decision.contradicted_text)}'
             out.append(f"<tr><td>{_e(decision.event.date.isoformat())}: {_e(decision.event.text)}</td><td>{mark}</td>"
-                       f'<td class="num">{_fmt(decision.similarity, 3)}</td><td>{_e(decision.matched_text)}</td></tr>')
+                       f'<td class="num">{_fmt(decision.similarity, 3)}</td><td>{matched}</td></tr>')
         out.append("</table>")
     return out
 

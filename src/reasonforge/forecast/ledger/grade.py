@@ -40,6 +40,8 @@ class EventDecision(BaseModel):
     anticipated: bool
     similarity: float | None = None
     matched_text: str = ""
+    contradicted_text: str = ""
+    """A sentence close to the event that asserted its opposite (offline grader): it earns no credit."""
 
 
 class Assessment(BaseModel):
@@ -99,12 +101,32 @@ _EVIDENCE = re.compile(
     r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d", re.IGNORECASE)
 # A named actor mid-sentence (a capitalised word after a lower-case one) or a figure also cites evidence.
 _NAMED = re.compile(r"[a-z,;:]\s+[A-Z][a-z]+|\b\d[\d,.]*\b")
+# Words that deny what their clause says. Embeddings place "X will not happen" next to "X happened"
+# (cosine 0.7–0.8 with MiniLM), so a denial must be caught by its words, not its vector.
+_DENIAL = re.compile(
+    r"\b(?:not|no|never|none|neither|nor|cannot|without|unlikely|doubts?|doubtful|ruled? out|rules out"
+    r"|fail(?:s|ed)? to)\b|n[’']t\b", re.IGNORECASE)
+# Clause boundaries: a denial in "because Hungary has not sealed its border" says nothing about the
+# main clause "Germany will reintroduce controls".
+_CLAUSE = re.compile(
+    r"[,;:()—–]|\s-\s|\b(?:because|since|although|though|whereas|while|but|so that|which|unless)\b", re.IGNORECASE)
 
 
 def split_sentences(text: str) -> list[str]:
     """Sentences and list items of a reasoning (a headline list yields one item per line)."""
     parts = re.split(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9])|\n+|\s+[•·]\s+", text)
     return [p.strip(" -*•·\t") for p in parts if len(p.strip(" -*•·\t")) >= 3]
+
+
+def denies(text: str) -> bool:
+    """Whether `text` asserts the opposite of its content: an odd number of denial words."""
+    return len(_DENIAL.findall(text)) % 2 == 1
+
+
+def clauses(sentence: str) -> list[str]:
+    """The sentence's clauses of at least three words (the whole sentence when it has none)."""
+    parts = [p.strip() for p in _CLAUSE.split(sentence)]
+    return [p for p in parts if len(p.split()) >= 3] or [sentence]
 
 
 def argument_grade(reasoning: str) -> tuple[int, str]:
@@ -123,7 +145,8 @@ def argument_grade(reasoning: str) -> tuple[int, str]:
 
 class OfflineGrader:
     """Argument grade from explicit probability language, causal connectives and evidence references;
-    an event is anticipated when some reasoning sentence has embedding cosine ≥ threshold with it."""
+    an event is anticipated when some reasoning sentence has embedding cosine ≥ threshold with it and
+    does not deny it (the sentence's clause closest to the event carries the opposite polarity)."""
 
     name = "offline"
 
@@ -139,14 +162,45 @@ class OfflineGrader:
         sentences = split_sentences(reasoning) or [reasoning.strip()]
         decisions: list[EventDecision] = []
         if events:
-            vectors = self.embedder.embed(sentences + [e.text for e in events])
-            sims = vectors[len(sentences):] @ vectors[:len(sentences)].T  # (events, sentences)
-            for event, row in zip(events, sims, strict=True):
-                best = int(np.argmax(row))
-                similarity = round(float(row[best]), 4)
-                decisions.append(EventDecision(event=event, anticipated=similarity >= self.threshold,
-                                               similarity=similarity, matched_text=sentences[best]))
+            sentence_parts = [clauses(s) for s in sentences]
+            event_parts = [clauses(e.text) for e in events]
+            texts = [*sentences, *(e.text for e in events), *_flatten(sentence_parts), *_flatten(event_parts)]
+            vectors = self.embedder.embed(texts)
+            sims = vectors[len(sentences):len(sentences) + len(events)] @ vectors[:len(sentences)].T
+            parts = _split_rows(vectors[len(sentences) + len(events):], sentence_parts + event_parts)
+            for j, (event, row) in enumerate(zip(events, sims, strict=True)):
+                decisions.append(self._decide(event, row, sentences, sentence_parts, event_parts[j],
+                                              parts[:len(sentences)], parts[len(sentences) + j]))
         return Assessment(argument=argument, events=decisions, reason=reason)
+
+    def _decide(self, event: Development, row: np.ndarray, sentences: list[str], sentence_parts: list[list[str]],
+                event_part: list[str], sentence_vectors: list[np.ndarray], event_vectors: np.ndarray) -> EventDecision:
+        """The most similar sentence that does not deny the event; denying ones above threshold earn nothing.
+
+        Polarity is compared on the closest pair of clauses (one from the sentence, one from the event):
+        the parts of the two texts that speak of the same thing.
+        """
+        contradicted = ""
+        for index in np.argsort(-row, kind="stable"):
+            similarity = round(float(row[index]), 4)
+            pair = sentence_vectors[index] @ event_vectors.T
+            mine, theirs = np.unravel_index(int(np.argmax(pair)), pair.shape)
+            if similarity < self.threshold or denies(sentence_parts[index][mine]) == denies(event_part[theirs]):
+                return EventDecision(event=event, anticipated=similarity >= self.threshold, similarity=similarity,
+                                     matched_text=sentences[index], contradicted_text=contradicted)
+            contradicted = contradicted or sentences[index]
+        return EventDecision(event=event, anticipated=False, similarity=round(float(row.max()), 4),
+                             contradicted_text=contradicted)
+
+
+def _flatten(groups: list[list[str]]) -> list[str]:
+    return [item for group in groups for item in group]
+
+
+def _split_rows(matrix: np.ndarray, groups: list[list[str]]) -> list[np.ndarray]:
+    """`matrix` rows cut into one block per group, in order (the inverse of `_flatten`)."""
+    bounds = np.cumsum([len(g) for g in groups])[:-1]
+    return np.split(matrix, bounds)
 
 
 # --- scoring -------------------------------------------------------------------------------------------
