@@ -105,10 +105,15 @@ def service_factory(request, tmp_path_factory) -> Iterator[ServiceFactory]:
         yield start
 
 
+# The shared services serve many tests through one API key, whose polling would drain the default
+# 120 requests a minute; rate limiting has its own tests on their own apps.
+SHARED_ENV = {"REASONFORGE_RATE_LIMIT_PER_MINUTE": "1000000"}
+
+
 @pytest.fixture(scope="session")
 def embedded_service(tmp_path_factory) -> Iterator[ServiceHandle]:
     """`reasonforge serve` on the embedded defaults (SQLite under a temp home, in-process workers)."""
-    with _or_fail(), running_service(tmp_path_factory.mktemp("rf-embedded")) as handle:
+    with _or_fail(), running_service(tmp_path_factory.mktemp("rf-embedded"), env=SHARED_ENV) as handle:
         yield handle
 
 
@@ -126,6 +131,7 @@ def scaled_service(
             tmp_path_factory.mktemp("rf-scaled"),
             database_url=database_url,
             redis_url=redis_url,
+            env=SHARED_ENV,
         ) as handle:
             yield handle
 
