@@ -94,6 +94,8 @@ def test_idempotency_key_returns_the_same_job_and_refuses_a_different_body(rf):
     assert caught.value.status == 409
     other = rf.submit(**PYTHAGORAS, proof_level="quick", generate_certificate=False)
     assert other.task_id != first.task_id  # no key given: a fresh job every call
+    for job in (first, other):  # let them finish so the shared service is idle for the next test
+        rf.wait(job.task_id, timeout_s=120)
 
 
 def test_unknown_task_is_not_found(rf):

@@ -198,13 +198,13 @@ def test_bittensor_chain_unknown_network_is_a_clear_error() -> None:
 
 
 def test_bittensor_chain_reports_an_unreachable_node() -> None:
-    with socket.socket() as sock:  # a loopback port with nothing listening
+    with socket.socket() as sock:  # bound, never listening: refused, and held so no other test takes the port
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    chain = BittensorChain(netuid=1, network=f"ws://127.0.0.1:{port}")
-    with pytest.raises(ChainUnavailable, match="cannot read the metagraph of netuid 1"):
-        chain.metagraph()
-    result = chain.set_weights(VALIDATOR, [0], [1.0])
+        chain = BittensorChain(netuid=1, network=f"ws://127.0.0.1:{port}")
+        with pytest.raises(ChainUnavailable, match="cannot read the metagraph of netuid 1"):
+            chain.metagraph()
+        result = chain.set_weights(VALIDATOR, [0], [1.0])
     assert not result.success and result.message
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -256,14 +257,14 @@ def test_peer_ignoring_deadlines_is_cut_off_by_the_client() -> None:
 
     @hostile.post("/task")
     async def task(request: Request) -> Response:
-        await asyncio.sleep(2.5)  # well past the client's 1.2 s budget; short so the server stops soon after
+        await asyncio.sleep(6)  # past the elapsed bound below, so a client ignoring its 1.2 s budget fails
         return Response(status_code=200)
 
     with running_miner(hostile) as base_url:
         started = time.perf_counter()
         outcome = _query(endpoint_of(base_url), arithmetic_task(timeout_seconds=1), margin=0.2)
         elapsed = time.perf_counter() - started
-    assert 1.2 <= elapsed < 2.5
+    assert 1.2 <= elapsed < 5  # loose: a loaded machine adds client setup and scheduling delays
     assert outcome.task is None and outcome.status is None
     assert outcome.error is not None and outcome.error.startswith("timeout: no answer within 1.2 s")
 
@@ -352,9 +353,9 @@ def test_handler_that_changes_or_fails_the_task_is_a_500() -> None:
 
 
 def test_connection_refused_is_reported_not_raised() -> None:
-    with running_miner(create_miner_app(MINER, echo_translator)) as base_url:
-        endpoint = endpoint_of(base_url)
-    outcome = _query(endpoint, arithmetic_task())  # the server is gone, its port closed
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))  # bound, never listening: refused, and no other test can take the port
+        outcome = _query(endpoint_of(f"http://127.0.0.1:{sock.getsockname()[1]}"), arithmetic_task())
     assert outcome.task is None and outcome.status is None
     assert outcome.error is not None and outcome.error.startswith("connection failed")
 

@@ -178,14 +178,18 @@ def test_refused_weights_keep_the_epoch_pending_until_the_chain_accepts(miners: 
     assert report.epoch == 1 and report.resumed and report.set_weights.success
 
 
-def _closed_port() -> int:
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A loopback port that refuses connections: bound, never listening, and held so no other test takes it."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        yield sock.getsockname()[1]
 
 
-def test_silent_miner_scores_zero_and_draws_per_task_subsets(miners: list[Served], tmp_path: Path) -> None:
-    dead = Endpoint(host="127.0.0.1", port=_closed_port())
+def test_silent_miner_scores_zero_and_draws_per_task_subsets(
+    miners: list[Served], tmp_path: Path, refused_port: int
+) -> None:
+    dead = Endpoint(host="127.0.0.1", port=refused_port)
     chain, uids = _chain(miners, extra=[("5silent-miner", dead)])
 
     async def main(per_task: int | None, path: Path):

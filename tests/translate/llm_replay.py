@@ -20,6 +20,7 @@ DATA = Path(__file__).resolve().parent / "data" / "llm"
 CHAT = "/v1/chat/completions"
 MESSAGES = "/v1/messages"
 MODELS = "/v1/models"
+OVERLAP_WAIT_S = 2.0
 
 
 def recorded(name: str) -> dict[str, Any]:
@@ -62,13 +63,17 @@ def anthropic_reply(text: str | None = None, *, thinking: str | None = None, too
 class ReplayServer:
     """Threaded loopback server; `queue(path, body, status, headers)` scripts the next answer on `path`."""
 
-    def __init__(self, delay_s: float = 0.0) -> None:
+    def __init__(self, delay_s: float = 0.0, overlap: int = 0) -> None:
         self.delay_s = delay_s  # hold each answer this long, so concurrent requests overlap
+        # Hold each answer (up to OVERLAP_WAIT_S) until this many requests were in flight at once: a fixed
+        # delay alone lets a slow scheduler start the second request after the first has answered.
+        self.overlap = overlap
         self.in_flight = 0
         self.max_in_flight = 0
         self.scripts: dict[str, deque[tuple[int, Any, dict[str, str]]]] = {}
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
+        self.arrived = threading.Condition(self.lock)
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -88,6 +93,9 @@ class ReplayServer:
                                             "body": json.loads(raw) if raw else None})
                     script = server.scripts.get(path)
                     step = script.popleft() if script else None
+                    server.arrived.notify_all()
+                    if not server.arrived.wait_for(lambda: server.max_in_flight >= server.overlap, OVERLAP_WAIT_S):
+                        server.overlap = 0  # the client does not overlap requests: answer the rest at once
                 if step is None:
                     step = (500, {"error": {"message": f"replay script for {path} is exhausted",
                                             "type": "server_error"}}, {})

@@ -183,7 +183,7 @@ def test_a_non_chat_payload_is_a_clear_model_error():
 
 
 def test_concurrency_limit_holds_under_gather():
-    with ReplayServer(delay_s=0.05) as server:
+    with ReplayServer(delay_s=0.05, overlap=2) as server:
         for _ in range(6):
             server.queue(CHAT, openai_reply("ok"))
         backend, _ = _openai(server, concurrency=2)

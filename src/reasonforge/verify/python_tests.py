@@ -704,16 +704,17 @@ def _preimports(source: str) -> list[str]:
 
 
 def judge_mutants(artifact: str, mutants: Sequence[Mutant], *, limits: CheckLimits, seed: int = 0,
-                  examples: int = 30) -> tuple[dict[int, Judgement], TestRunResult]:
+                  examples: int = 30, per_call_s: float = 0.1) -> tuple[dict[int, Judgement], TestRunResult]:
     """Record the artifact's test calls and judge each mutant by the differential run (keyed by
-    `Mutant.id`). For callers that need mutants shown to change behaviour, e.g. the code benchmarks."""
+    `Mutant.id`). For callers that need mutants shown to change behaviour, e.g. the code benchmarks.
+    `per_call_s` is the differential run's base time limit for one call."""
     tree = ast.parse(artifact)
     run = run_tests(artifact, examples=examples, wall_s=limits.timeout_s, memory_mb=limits.memory_mb,
                     expected=expected_tests(tree), record=recordable_functions(tree))
     if run.status != "passed":
         return {m.id: Judgement(mutant=m.id, status="undecided", reason="the tests do not pass") for m in mutants}, run
     judged, _, _ = differential(artifact, mutants, run.calls, run=run_harness, seed=seed, memory_mb=limits.memory_mb,
-                                preimport=_preimports(artifact))
+                                preimport=_preimports(artifact), per_call_s=per_call_s)
     return judged, run
 
 

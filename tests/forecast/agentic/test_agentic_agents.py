@@ -3,6 +3,7 @@ loopback server speaking the real chat-completions protocol with tool calls."""
 
 import json
 import re
+import socket
 
 import pytest
 
@@ -219,10 +220,11 @@ def test_format_retries_send_the_parser_errors_back_once(news):
 def test_endpoint_resolution_errors_are_input_errors():
     with pytest.raises(InputError, match="not a model endpoint"):
         ToolCallingAgent("market")
-    with ToolChatServer(Researcher([])) as server:
-        port = server.url.split(":")[2].split("/")[0]
-    with pytest.raises(InputError, match=f"cannot reach http://127.0.0.1:{port}/v1/models"):
-        ToolCallingAgent(f"http://127.0.0.1:{port}/v1", timeout_s=2)
+    with socket.socket() as sock:  # bound, never listening: refused, and held so no other test takes the port
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        with pytest.raises(InputError, match=f"cannot reach http://127.0.0.1:{port}/v1/models"):
+            ToolCallingAgent(f"http://127.0.0.1:{port}/v1", timeout_s=2)
 
 
 @pytest.mark.skipif(unavailable_reason() is not None, reason="no sandbox")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 
 import pytest
@@ -14,8 +15,6 @@ from reasonforge.service.accounts import (
 )
 from reasonforge.service.errors import RateLimitedError
 from reasonforge.service.settings import ServiceSettings
-
-from servers import free_port
 
 
 class Clock:
@@ -122,9 +121,11 @@ def test_redis_bucket_is_atomic_under_concurrency(fresh_redis_url):
 
 
 def test_unreachable_redis_is_a_503_not_an_unlimited_service():
-    limiter = RedisRateLimiter(f"redis://:hunter2@127.0.0.1:{free_port()}/0", 10)
-    with pytest.raises(RateLimiterUnavailableError) as info:
-        limiter.check("abc")
+    with socket.socket() as sock:  # bound, never listening: refused, and held so no other test takes the port
+        sock.bind(("127.0.0.1", 0))
+        limiter = RedisRateLimiter(f"redis://:hunter2@127.0.0.1:{sock.getsockname()[1]}/0", 10)
+        with pytest.raises(RateLimiterUnavailableError) as info:
+            limiter.check("abc")
     assert info.value.status_code == 503 and "unreachable" in info.value.message
     assert "hunter2" not in info.value.message  # the password is redacted
 

@@ -201,17 +201,17 @@ def test_429_is_retried_after_the_receivers_retry_after(sessions, receiver, tmp_
 
 
 def test_network_errors_are_retried_then_dead_lettered(sessions, tmp_path):
-    with socket.socket() as sock:  # a loopback port with nothing listening
+    settings = _settings(tmp_path, webhook_max_attempts=2)
+    with socket.socket() as sock:  # bound, never listening: refused, and held so no other test takes the port
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    settings = _settings(tmp_path, webhook_max_attempts=2)
-    outcome = deliver_webhook(
-        sessions,
-        task_id="t-down",
-        url=f"http://127.0.0.1:{port}/hook",
-        payload=PAYLOAD,
-        settings=settings,
-    )
+        outcome = deliver_webhook(
+            sessions,
+            task_id="t-down",
+            url=f"http://127.0.0.1:{port}/hook",
+            payload=PAYLOAD,
+            settings=settings,
+        )
     assert (
         outcome.dead_lettered
         and outcome.attempts == 2
