@@ -25,6 +25,7 @@ from reasonforge.subnet.transport import (
     QueryOutcome,
     ValidatorClient,
     create_miner_app,
+    sign_response,
 )
 from reasonforge.types import Overall
 from reasonforge.verify.pipeline import verify_chain
@@ -269,9 +270,14 @@ def test_peer_ignoring_deadlines_is_cut_off_by_the_client() -> None:
     assert outcome.error is not None and outcome.error.startswith("timeout: no answer within 1.2 s")
 
 
-def _hostile_answer(answer: object) -> FastAPI:
-    """A peer that ignores authentication and answers every task with `answer(task_json)`."""
+def _hostile_answer(answer: object, signer: Identity | None = MINER, replay: bool = False) -> FastAPI:
+    """A peer that ignores authentication and answers every task with `answer(task_json)`.
+
+    The answer is signed by `signer` (a dishonest miner holds its own key), or not at all for None;
+    `replay` serves every request the answer signed for the first one.
+    """
     app = FastAPI()
+    first: list[Response] = []
 
     @app.get("/health")
     async def health() -> dict[str, str]:
@@ -280,9 +286,38 @@ def _hostile_answer(answer: object) -> FastAPI:
     @app.post("/task")
     async def task(request: Request) -> Response:
         received = TranslationTask.model_validate_json(await request.body())
-        return answer(received)  # type: ignore[operator]
+        response: Response = answer(received)  # type: ignore[operator]
+        if signer is not None:
+            response.headers.update(
+                sign_response(signer, path="/task", request_headers=request.headers, body=response.body)
+            )
+        if replay:
+            first.extend([] if first else [response])
+            return first[0]
+        return response
 
     return app
+
+
+def test_answers_must_be_signed_by_the_queried_miner_for_this_request() -> None:
+    def honest(received: TranslationTask) -> Response:
+        filled = received.with_submission(sympy_translations(), "COMPILED", 1)
+        return JSONResponse(filled.model_dump(mode="json"))
+
+    with running_miner(_hostile_answer(honest)) as base_url:
+        assert _query(endpoint_of(base_url), arithmetic_task()).ok  # the control: the same answer, well signed
+    with running_miner(_hostile_answer(honest, signer=None)) as base_url:
+        unsigned = _query(endpoint_of(base_url), arithmetic_task())
+    # An endpoint relaying the answers of another miner (which signs them with its own key).
+    with running_miner(_hostile_answer(honest, signer=VALIDATOR)) as base_url:
+        relayed = _query(endpoint_of(base_url), arithmetic_task())
+    with running_miner(_hostile_answer(honest, replay=True)) as base_url:
+        assert _query(endpoint_of(base_url), arithmetic_task()).ok
+        replayed = _query(endpoint_of(base_url), arithmetic_task())
+    for outcome, prefix in ((unsigned, "unsigned response"), (relayed, "response signed by"),
+                            (replayed, "bad response signature")):
+        assert outcome.task is None and outcome.status == 200
+        assert outcome.error is not None and outcome.error.startswith(prefix), outcome.error
 
 
 def test_miner_answering_a_different_task_is_reported() -> None:

@@ -18,9 +18,14 @@ Every POST is authenticated before its body is parsed, in this order:
 Replays are 401 rather than 409: a replayed request is an authentication failure (the caller did
 not prove it holds the key now), and 401 tells honest clients to re-sign with a fresh nonce.
 
+Answers are signed too: a 200 from POST /task carries btauth/1 headers over the response body, with
+method `RESPONSE`, target `/task#<request nonce>` and the caller as receiver (`sign_response`). A
+validator therefore accepts only an answer made by the hotkey it queried, for this very request: an
+endpoint that relays another miner's answers, or an old answer replayed, is refused.
+
 Validator side: `ValidatorClient` signs the exact bytes it sends and checks what comes back (the
-model, the task hash, the submission hash); peer faults become a `QueryOutcome.error`, never an
-exception.
+signature, the model, the task hash, the submission hash); peer faults become a
+`QueryOutcome.error`, never an exception.
 """
 
 from __future__ import annotations
@@ -30,14 +35,14 @@ import heapq
 import itertools
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Self, TypeVar
 
 import httpx
 from bittensor import http_auth
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ValidationError
 
 from reasonforge.subnet.chain import Endpoint
@@ -49,6 +54,8 @@ from reasonforge.subnet.protocol import (
     VerificationResult,
 )
 
+RESPONSE_METHOD = "RESPONSE"
+"""The btauth/1 method of a signed answer: never a request method, so a signed request is no answer."""
 TASK_PATH = "/task"
 RESULT_PATH = "/result"
 HEALTH_PATH = "/health"
@@ -211,7 +218,9 @@ def create_miner_app(
         if not isinstance(filled, TranslationTask) or filled.task_hash() != received.task_hash():
             raise PeerRefused(500, "task_changed", "the miner's handler returned a different task than it was sent")
         filled = filled.model_copy(update={"submission_hash": filled.compute_submission_hash()})
-        return JSONResponse(filled.model_dump(mode="json"))
+        answer = json.dumps(filled.model_dump(mode="json"), separators=(",", ":")).encode()
+        headers = sign_response(identity, path=TASK_PATH, request_headers=request.headers, body=answer)
+        return Response(answer, media_type="application/json", headers=headers)
 
     @app.post(RESULT_PATH)
     async def result(request: Request) -> dict[str, bool]:
@@ -225,6 +234,21 @@ def create_miner_app(
         return {"accepted": True}
 
     return app
+
+
+def response_target(path: str, request_nonce: str) -> str:
+    """The signed target of an answer: the request's path bound to the request's nonce."""
+    return f"{path}#{request_nonce}"
+
+
+def sign_response(identity: Identity, *, path: str, request_headers: Mapping[str, str], body: bytes) -> dict[str, str]:
+    """btauth/1 headers that bind an answer `body` to the request it answers (its nonce and its caller)."""
+    lowered = {key.lower(): value for key, value in request_headers.items()}
+    nonce = lowered.get(http_auth.HEADER_NONCE.lower(), "")
+    caller = lowered.get(http_auth.HEADER_HOTKEY.lower())
+    return http_auth.sign(
+        identity, method=RESPONSE_METHOD, path=response_target(path, nonce), body=body, receiver_ss58=caller
+    )
 
 
 def _handler_failed(exc: BaseException) -> PeerRefused:
@@ -323,7 +347,9 @@ class ValidatorClient:
 
         try:
             async with asyncio.timeout(budget):
-                status, body = await self._post(endpoint, TASK_PATH, receiver_hotkey, sent.model_dump_json().encode())
+                status, body, signed = await self._post(
+                    endpoint, TASK_PATH, receiver_hotkey, sent.model_dump_json().encode()
+                )
         except TimeoutError:
             return outcome(f"timeout: no answer within {budget:g} s")
         except httpx.TimeoutException as exc:
@@ -337,6 +363,9 @@ class ValidatorClient:
         if status != 200:
             prefix = "timeout: " if status == 504 else ""
             return outcome(f"{prefix}miner answered HTTP {status}: {_error_text(body)}", status)
+        refused = self._check_signed(receiver_hotkey, body, signed, budget)
+        if refused is not None:
+            return outcome(refused, status)
         try:
             answer = TranslationTask.model_validate_json(body)
         except ValidationError as exc:
@@ -354,7 +383,7 @@ class ValidatorClient:
         """Tell a miner its epoch result; True when it accepted it (any failure is False, never raised)."""
         try:
             async with asyncio.timeout(self.notify_timeout_s):
-                status, _ = await self._post(endpoint, RESULT_PATH, receiver_hotkey, result.model_dump_json().encode())
+                status, _, _ = await self._post(endpoint, RESULT_PATH, receiver_hotkey, result.model_dump_json().encode())
         except (TimeoutError, httpx.HTTPError, _ResponseTooLarge):
             return False
         return status == 200
@@ -380,9 +409,36 @@ class ValidatorClient:
             self._http_loop = loop
         return self._http
 
-    async def _post(self, endpoint: Endpoint, path: str, receiver_hotkey: str, body: bytes) -> tuple[int, bytes]:
-        """POST the exact signed bytes; return (status, body) with the body read up to the cap."""
+    def _check_signed(self, miner_hotkey: str, body: bytes, signed: _SignedAnswer, budget: float) -> str | None:
+        """Why the answer is not the queried miner's own answer to this request, or None when it is."""
+        # The request nonce in the signed target already makes an answer unique to one request, so the
+        # freshness window only needs to tolerate clock skew between the two machines.
+        max_age, skew = budget + 60.0, 60.0
+        try:
+            signer = http_auth.verify(
+                signed.headers,
+                body,
+                method=RESPONSE_METHOD,
+                path=response_target(signed.path, signed.nonce),
+                self_hotkey_ss58=self.identity.hotkey,
+                max_age=max_age,
+                allowed_skew=skew,
+                nonce_store=http_auth.InMemoryNonceStore(retention=max_age + skew + 1.0),
+            )
+        except http_auth.MalformedAuth as exc:
+            return f"unsigned response: the answer carries no valid btauth/1 signature ({exc})"
+        except http_auth.AuthError as exc:
+            return f"bad response signature: {exc}"
+        if signer.hotkey_ss58 != miner_hotkey:
+            return f"response signed by {signer.hotkey_ss58}, not by the queried miner {miner_hotkey}"
+        return None
+
+    async def _post(
+        self, endpoint: Endpoint, path: str, receiver_hotkey: str, body: bytes
+    ) -> tuple[int, bytes, _SignedAnswer]:
+        """POST the exact signed bytes; return (status, body read up to the cap, what its signature must cover)."""
         headers = http_auth.sign(self.identity, method="POST", path=path, body=body, receiver_ss58=receiver_hotkey)
+        nonce = headers[http_auth.HEADER_NONCE]
         headers["Content-Type"] = "application/json"
         http = self._pool()
         request = http.build_request("POST", endpoint.url() + path, content=body, headers=headers, timeout=None)
@@ -395,9 +451,17 @@ class ValidatorClient:
                 if size > self.max_response_bytes:
                     raise _ResponseTooLarge(f"response from {endpoint.url()} is over {self.max_response_bytes} bytes")
                 chunks.append(chunk)
-            return response.status_code, b"".join(chunks)
+            return response.status_code, b"".join(chunks), _SignedAnswer(path=path, nonce=nonce, headers=dict(response.headers))
         finally:
             await response.aclose()
+
+
+class _SignedAnswer(BaseModel):
+    """The request an answer must be bound to (path, nonce) and the answer's own headers."""
+
+    path: str
+    nonce: str
+    headers: dict[str, str]
 
 
 class _ResponseTooLarge(Exception):
