@@ -77,3 +77,17 @@ def test_schema_prints_every_model_and_rejects_unknown():
     assert "reasoning_chain" in one["properties"]
     bad = run("schema", "Nope")
     assert bad.returncode == 2 and "unknown model" in bad.stderr
+
+
+def test_non_finite_timeout_is_an_input_error_not_a_crashed_checker():
+    out = run("verify", str(EXAMPLES / "whale.json"), "--timeout", "inf")
+    assert out.returncode == 2, out.stdout
+    assert "--timeout must be a finite number" in out.stderr and "Traceback" not in out.stderr + out.stdout
+
+
+def test_unknown_log_level_is_a_usage_error_before_serving():
+    for command, accepted in (("serve", "trace"), ("worker", "debug")):
+        out = run(command, "--log-level", "loud")
+        assert out.returncode == 2, (command, out.stderr)
+        assert "unknown --log-level 'loud'" in out.stderr and accepted in out.stderr
+        assert "Traceback" not in out.stderr

@@ -10,6 +10,7 @@ rule-based translators run and the report says so. Exit codes as in the main CLI
 from __future__ import annotations
 
 import asyncio
+import math
 import sys
 from enum import Enum
 from pathlib import Path
@@ -83,6 +84,8 @@ def translate(
     from reasonforge.types import CheckLimits, ProofLevel
 
     try:
+        if not math.isfinite(timeout):
+            raise InputError(f"--timeout must be a finite number of seconds, got {timeout}", field="timeout")
         fmt, items = load_items(data, level=ProofLevel(level.value) if level else None, limit=limit)
         found = domain_of(fmt, items)
         if domain is not None and found is not None and found.value != domain.value:

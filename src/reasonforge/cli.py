@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from enum import Enum
 from pathlib import Path
@@ -97,6 +98,8 @@ def verify(
     from reasonforge.verify.pipeline import verify_chain
 
     try:
+        if not math.isfinite(timeout):
+            raise InputError(f"--timeout must be a finite number of seconds, got {timeout}", field="timeout")
         request = parse_request(_read_source(file, "request"))
         if level is not None:
             request = request.model_copy(update={"proof_level": ProofLevel(level.value)})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class ReasonForgeError(Exception):
     """Base error: `message` is user-facing, `code` is a stable machine-readable tag."""
@@ -44,3 +46,18 @@ class ToolUnavailableError(ReasonForgeError):
     """An optional external tool (solver, prover) is not installed or cannot start."""
 
     code = "tool_unavailable"
+
+
+def not_utf8(path: str | Path, *, field: str | None = None) -> InputError:
+    """The InputError for a file that is not UTF-8 text: names the line and byte of the first bad byte."""
+    try:
+        data = Path(path).read_bytes()
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        where = f"{path}:{line}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+    except OSError as exc:
+        where = f"{path}: cannot read ({exc.strerror or exc})"
+    else:
+        where = f"{path}: not UTF-8 text"
+    return InputError(f"{where}; save it as UTF-8", field=field)

@@ -250,3 +250,32 @@ def test_cli_refuses_malformed_opening(issued, vk_json, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*args, "--opening", str(tmp_path / "opening.json")])
     assert result.exit_code == 2 and "salts.0" in result.stderr
     assert CliRunner().invoke(app, args).exit_code == 0
+
+
+def test_cli_unreadable_files_exit_2_without_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REASONFORGE_HOME", str(tmp_path / "home"))
+    runner = CliRunner()
+    latin1 = tmp_path / "latin1.json"
+    latin1.write_bytes(b'{"certificate_id": "caf\xe9"}')
+    for args, message in (
+        (["cert", "show", str(tmp_path)], "cannot read the certificate file"),
+        (["cert", "verify", str(latin1)], "certificate file is not UTF-8 text"),
+        (["cert", "issue", str(tmp_path)], "cannot read the verdict file"),
+        (["cert", "devnode", "--port", "70000"], "Invalid value for '--port'"),
+    ):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert message in result.output, (args, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit), args
+
+
+def test_cli_issue_refuses_an_unwritable_out_before_proving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REASONFORGE_HOME", str(tmp_path / "home"))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    verdict = HERE / "pythagoras.verdict.json"
+    result = CliRunner().invoke(app, ["cert", "issue", str(verdict), "--out", str(blocker / "cert.json"),
+                                      "--circuit", "small"])
+    assert result.exit_code == 2, result.output
+    assert "is not a writable directory" in result.output
+    assert not (tmp_path / "home").exists()  # no keys made, nothing proved

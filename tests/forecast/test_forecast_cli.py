@@ -160,3 +160,57 @@ def test_harvest_command_against_loopback(tmp_path):
                   "--pages", "3", "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["written"] >= 4  # closedTimes are in the past, so the clock's 'now' is fine
+
+
+def _assert_input_error(out, message):
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert message in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr + out.stdout
+
+
+def test_files_that_are_not_utf8_name_the_line(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_bytes(b"\xff\xfe\n")
+    _assert_input_error(run("baselines", "--data", str(data)), f"{data}:1: not UTF-8 text")
+    _assert_input_error(run("baselines", "--data", str(data), "--lenient"), "not UTF-8 text")
+    predictions = tmp_path / "pred.jsonl"
+    predictions.write_bytes(b'{"id": "x", "p": 0.5}\n{"id": "caf\xe9", "p": 0.5}\n')
+    _assert_input_error(run("score", str(predictions), "--resamples", "10"), f"{predictions}:2: not UTF-8 text")
+
+
+def test_an_empty_predictions_file_is_an_input_error(tmp_path):
+    predictions = tmp_path / "pred.jsonl"
+    predictions.write_text("\n")
+    _assert_input_error(run("score", str(predictions), "--resamples", "10"), "holds no rows")
+
+
+def test_unwritable_outputs_are_input_errors(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    _assert_input_error(run("calibration", "--out", str(blocker / "plot.png")), "choose a writable --out")
+    _assert_input_error(run("eval", "--model", "always-0.5", "--max-items", "3", "--resamples", "10",
+                            "--out", str(blocker / "replies.jsonl")), "choose a writable --out")
+
+
+def test_eval_rejects_non_finite_options_and_non_http_urls(tmp_path):
+    out = tmp_path / "replies.jsonl"
+    base = ["eval", "--max-items", "3", "--resamples", "10", "--out", str(out)]
+    _assert_input_error(run(*base, "--model", "always-0.5", "--temperature", "nan"), "--temperature must be a finite")
+    _assert_input_error(run(*base, "--model", "always-0.5", "--timeout", "inf"), "--timeout must be a finite")
+    _assert_input_error(run(*base, "--model", "ftp://example.invalid"), "not http:// or https://")
+    assert not out.exists()
+
+
+def test_harvest_validates_its_options_before_any_request(tmp_path):
+    out = tmp_path / "harvest.jsonl"
+    offline = ["--gamma-url", "http://127.0.0.1:9", "--clob-url", "http://127.0.0.1:9", "--out", str(out)]
+    _assert_input_error(run("harvest", *offline, "--horizons", "-24"), "positive whole hours")
+    _assert_input_error(run("harvest", *offline, "--min-volume", "nan"), "--min-volume")
+    _assert_input_error(run("harvest", "--gamma-url", "gamma.example", "--out", str(out)),
+                        "--gamma-url must be an http:// or https:// URL")
+    assert not out.exists()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    _assert_input_error(run("harvest", *offline[:4], "--out", str(blocker / "h.jsonl")), "choose a writable --out")
+    out.write_bytes(b"\xff\xfe\n")
+    _assert_input_error(run("harvest", *offline), f"{out}:1: not UTF-8 text")

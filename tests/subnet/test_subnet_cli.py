@@ -85,3 +85,12 @@ def test_usage_errors_exit_2_with_a_message(args: list[str], message: str) -> No
     result = runner.invoke(app, ["subnet", *args])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_localnet_folder_that_cannot_be_made_is_an_input_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    result = runner.invoke(app, ["subnet", "localnet", "--miners", "1", "--epochs", "1", "--dir", str(blocker / "net")])
+    assert result.exit_code == 2, result.output
+    assert "cannot use" in result.output and "localnet folder" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)

@@ -103,3 +103,12 @@ def test_offline_code_benchmark_runs_the_dataset_tests(no_model):
     if report["verified"] == 0 and "sandbox" in json.dumps(report["misses"]):
         pytest.skip("sandbox unavailable")
     assert report["scores"]["tests_pass"] == 2 and report["verified"] == 2
+
+
+def test_data_that_is_not_utf8_or_a_non_finite_timeout_is_an_input_error(no_model, tmp_path):
+    data = tmp_path / "folio.jsonl"
+    data.write_bytes(FOLIO.read_bytes().split(b"\n")[0] + b"\n\xff\n")
+    result = runner.invoke(app, ["bench", "translate", "--data", str(data)])
+    assert result.exit_code == 2 and f"{data}:2: not UTF-8 text" in result.output, result.output
+    result = runner.invoke(app, ["bench", "translate", "--data", str(FOLIO), "--limit", "1", "--timeout", "inf"])
+    assert result.exit_code == 2 and "--timeout must be a finite number" in result.output, result.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from enum import Enum
@@ -38,12 +39,23 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
+def _read(path: Path, what: str) -> str:
+    """A UTF-8 text file's contents, or a CertificateError saying why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise CertificateError(f"{path}: no such {what} file") from exc
+    except UnicodeDecodeError as exc:
+        raise CertificateError(f"{path}: {what} file is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                               "give the JSON file that reasonforge wrote") from exc
+    except OSError as exc:
+        raise CertificateError(f"{path}: cannot read the {what} file ({exc.strerror or exc}); give a file") from exc
+
+
 def _load_cert(path: Path) -> VerificationCertificate:
     """Parse a certificate file or raise a user-facing error."""
     try:
-        return VerificationCertificate.model_validate_json(path.read_text())
-    except FileNotFoundError as exc:
-        raise CertificateError(f"{path}: no such certificate file") from exc
+        return VerificationCertificate.model_validate_json(_read(path, "certificate"))
     except ValidationError as exc:
         raise CertificateError(f"{path}: not a certificate: {_first_error(exc)}") from exc
 
@@ -51,9 +63,7 @@ def _load_cert(path: Path) -> VerificationCertificate:
 def _load_opening(path: Path) -> CommitmentOpening:
     """Parse an opening file or raise a user-facing error."""
     try:
-        return CommitmentOpening.model_validate_json(path.read_text())
-    except FileNotFoundError as exc:
-        raise CertificateError(f"{path}: no such opening file") from exc
+        return CommitmentOpening.model_validate_json(_read(path, "opening"))
     except ValidationError as exc:
         raise CertificateError(f"{path}: not a certificate opening: {_first_error(exc)}") from exc
 
@@ -63,11 +73,24 @@ def _vk_for(cert: VerificationCertificate, vk: Path | None) -> str:
     path = vk or certificate_dir(data_home()) / "keys" / cert.verification_key.circuit / "verification_key.json"
     if not path.exists():
         raise CertificateError(f"no verification key at {path}: pass --vk or run `reasonforge cert issue` once")
-    return path.read_text()
+    return _read(path, "verification key")
+
+
+def _check_writable(path: Path) -> None:
+    """Fail before the minutes of proving when the certificate could not be written afterwards."""
+    if path.is_dir():
+        raise CertificateError(f"{path} is a directory; give --out a file name such as certificate.json")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise CertificateError(f"cannot write {path}: {parent} is not a writable directory; choose another --out")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise CertificateError(f"cannot write {path}: the file is read-only; choose another --out")
 
 
 def _exit_on_error(exc: ReasonForgeError) -> typer.Exit:
-    err.print(f"error: {exc.message}")
+    err.print(f"error: {exc.message}", soft_wrap=True)
     return typer.Exit(2)
 
 
@@ -91,10 +114,11 @@ def issue_cmd(
 ) -> None:
     """Sign the verdict with the local validator keys, prove it and write the certificate."""
     try:
-        verdict = VerificationVerdict.model_validate_json(verdict_file.read_text())
-    except FileNotFoundError as exc:
-        err.print(f"error: {verdict_file}: no such verdict file")
-        raise typer.Exit(2) from exc
+        verdict = VerificationVerdict.model_validate_json(_read(verdict_file, "verdict"))
+        _check_writable(out)
+        _check_writable(out.with_suffix(".opening.json"))
+    except ReasonForgeError as exc:
+        raise _exit_on_error(exc) from exc
     except ValidationError as exc:
         err.print(
             f"error: {verdict_file}: not a VerificationVerdict (`reasonforge verify --json` prints one): {_first_error(exc)}"
@@ -110,9 +134,17 @@ def issue_cmd(
         )
     except ReasonForgeError as exc:
         raise _exit_on_error(exc) from exc
-    out.write_text(cert.model_dump_json(indent=2))
     opening_path = out.with_suffix(".opening.json")
-    opening_path.write_text(opening.model_dump_json(indent=2))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(cert.model_dump_json(indent=2))
+        opening_path.write_text(opening.model_dump_json(indent=2))
+    except OSError as exc:
+        # the proof is already paid for: print it rather than lose it
+        print(cert.model_dump_json())
+        err.print(f"error: cannot write {exc.filename or out}: {exc.strerror or exc}; the certificate is on "
+                  "standard output, and its private opening was not saved")
+        raise typer.Exit(2) from exc
     if as_json:
         print(cert.model_dump_json())
     else:
@@ -224,7 +256,7 @@ def show_cmd(cert_file: Annotated[Path, typer.Argument(help="Certificate JSON.")
 
 
 @app.command("devnode")
-def devnode_cmd(port: Annotated[int, typer.Option("--port")] = 8545) -> None:
+def devnode_cmd(port: Annotated[int, typer.Option("--port", min=0, max=65535)] = 8545) -> None:
     """Run an in-process EVM (eth-tester + py-evm) on 127.0.0.1 for local registration."""
     from reasonforge.certificate import devnode
 

@@ -6,6 +6,7 @@ Exit codes as in the main CLI: 0 ok, 2 input error (a message, no traceback). He
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -43,6 +44,17 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
 def _fail(message: str) -> typer.Exit:
     Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(EXIT_INPUT_ERROR)
+
+
+def _finite(flag: str, value: float | None) -> None:
+    """Reject NaN and infinity, which pass typer's min/max bounds."""
+    if value is not None and not math.isfinite(value):
+        raise InputError(f"{flag} must be a finite number, got {value}", field=flag.lstrip("-"))
+
+
+def _unwritable(path: Path, exc: OSError, flag: str) -> InputError:
+    """The InputError for an output path that cannot be written."""
+    return InputError(f"cannot write {path}: {exc.strerror or exc}; choose a writable {flag}", field=flag.lstrip("-"))
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -173,7 +185,10 @@ def calibration(predictions: Annotated[Path | None, typer.Argument(help="Predict
     except ReasonForgeError as exc:
         raise _fail(exc.message) from None
     label = predictions.name if predictions else "market price"
-    report.plot = str(plot_reliability(report, out, title=f"Reliability: {label}", label=label, reference=market))
+    try:
+        report.plot = str(plot_reliability(report, out, title=f"Reliability: {label}", label=label, reference=market))
+    except OSError as exc:
+        raise _fail(_unwritable(out, exc, "--out").message) from None
     if as_json:
         sys.stdout.write(report.model_dump_json() + "\n")
         return
@@ -247,6 +262,8 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
     from reasonforge.forecast.runner import RunConfig, predictions_from_output, resolve_model, run_model
 
     try:
+        _finite("--timeout", timeout)
+        _finite("--temperature", temperature)
         items = _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient)
         spec = resolve_model(model, base_url=base_url, model_name=model_name)
         path = out or Path(f"forecast-eval-{re.sub(r'[^A-Za-z0-9_.-]+', '-', model).strip('-')}.jsonl")
@@ -257,7 +274,10 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                       console=err, disable=as_json or not err.is_terminal, transient=True) as bar:
             task = bar.add_task(spec.name or model, total=len(items))
-            asyncio.run(run_model(env, spec, path, config, progress=lambda n: bar.advance(task, n)))
+            try:
+                asyncio.run(run_model(env, spec, path, config, progress=lambda n: bar.advance(task, n)))
+            except OSError as exc:
+                raise _unwritable(path, exc, "--out") from None
         result = score_predictions(items, predictions_from_output(path), resamples=resamples, seed=seed, source=str(path))
     except ReasonForgeError as exc:
         raise _fail(exc.message) from None
@@ -278,6 +298,7 @@ def harvest(out: Annotated[Path, typer.Option("--out", help="Cumulative JSONL of
             clob_url: Annotated[str, typer.Option("--clob-url")] = "https://clob.polymarket.com",
             as_json: JsonOpt = False) -> None:
     """Harvest resolved Yes/No Polymarket markets with the last traded price at 24/72/168 h before settlement."""
+    from pydantic import ValidationError
     from rich.progress import Progress, SpinnerColumn, TextColumn
 
     from reasonforge.forecast.harvest import DEFAULT_HORIZONS, HarvestConfig, Harvester
@@ -287,14 +308,29 @@ def harvest(out: Annotated[Path, typer.Option("--out", help="Cumulative JSONL of
         hours = [int(h) for h in _split(horizons) or []] or list(DEFAULT_HORIZONS)
     except ValueError:
         raise _fail(f"--horizons takes whole hours, got {horizons}") from None
-    config = HarvestConfig(out=out, mode="backfill" if back_days else "recent", horizons=hours, min_volume=min_volume,
-                           max_stale_min=max_stale_min, pages=pages, page_size=page_size, back_days=back_days or 30)
+    if any(h <= 0 for h in hours):
+        raise _fail(f"--horizons takes positive whole hours before settlement, got {horizons}")
+    for flag, url in (("--gamma-url", gamma_url), ("--clob-url", clob_url)):
+        if not url.startswith(("http://", "https://")):
+            raise _fail(f"{flag} must be an http:// or https:// URL, got {url!r}")
+    try:
+        config = HarvestConfig(out=out, mode="backfill" if back_days else "recent", horizons=hours,
+                               min_volume=min_volume, max_stale_min=max_stale_min, pages=pages, page_size=page_size,
+                               back_days=back_days or 30)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise _fail(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
     err = Console(stderr=True)
-    with PolymarketClient(gamma_url, clob_url) as client, Progress(
-            SpinnerColumn(), TextColumn("{task.description}: {task.completed} markets scanned"), console=err,
-            disable=as_json or not err.is_terminal, transient=True) as bar:
-        task = bar.add_task(f"harvest ({config.mode})")
-        summary = Harvester(client, config, progress=lambda n: bar.advance(task, n)).run()
+    try:
+        with PolymarketClient(gamma_url, clob_url) as client, Progress(
+                SpinnerColumn(), TextColumn("{task.description}: {task.completed} markets scanned"), console=err,
+                disable=as_json or not err.is_terminal, transient=True) as bar:
+            task = bar.add_task(f"harvest ({config.mode})")
+            summary = Harvester(client, config, progress=lambda n: bar.advance(task, n)).run()
+    except ReasonForgeError as exc:
+        raise _fail(exc.message) from None
+    except OSError as exc:
+        raise _fail(_unwritable(out, exc, "--out").message) from None
     if as_json:
         sys.stdout.write(summary.model_dump_json() + "\n")
         return

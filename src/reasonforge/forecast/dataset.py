@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from reasonforge.errors import InputError
+from reasonforge.errors import InputError, not_utf8
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_DATA = REPO_ROOT / "data" / "forecastbench" / "questions.slice.jsonl"
@@ -111,18 +111,22 @@ def load_items(path: str | Path, *, lenient: bool = False) -> LoadedItems:
         raise InputError(f"data file '{path}' does not exist; pass --data with a JSONL file", field="data")
     items: list[ForecastItem] = []
     issues: list[RowIssue] = []
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                items.append(parse_row(json.loads(line)))
-            except (json.JSONDecodeError, ValueError, ValidationError, TypeError, KeyError) as exc:
-                issue = RowIssue(file=str(path), line=line_no, message=_why(exc))
-                if not lenient:
-                    raise InputError(f"{issue}; fix the row or load leniently (--lenient) to skip it",
-                                     field="data") from None
-                issues.append(issue)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line_no, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    items.append(parse_row(json.loads(line)))
+                except (json.JSONDecodeError, ValueError, ValidationError, TypeError, KeyError) as exc:
+                    issue = RowIssue(file=str(path), line=line_no, message=_why(exc))
+                    if not lenient:
+                        raise InputError(f"{issue}; fix the row or load leniently (--lenient) to skip it",
+                                         field="data") from None
+                    issues.append(issue)
+    except UnicodeDecodeError:
+        # raised by the line iterator, outside the per-row handler
+        raise not_utf8(path, field="data") from None
     _check_unique_ids(items, path)
     return LoadedItems(items=items, issues=issues)
 

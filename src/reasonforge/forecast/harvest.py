@@ -22,8 +22,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
+from reasonforge.errors import InputError, not_utf8
 from reasonforge.forecast.dataset import ForecastItem
 from reasonforge.forecast.polymarket import (
     GammaMarket,
@@ -181,7 +182,11 @@ class Harvester:
 
     def _load_state(self) -> HarvestState:
         if self.state_path.is_file():
-            return HarvestState.model_validate_json(self.state_path.read_text(encoding="utf-8"))
+            try:
+                return HarvestState.model_validate_json(self.state_path.read_bytes())
+            except ValidationError as exc:
+                raise InputError(f"{self.state_path}: not a harvest state ({exc.errors()[0]['msg']}); delete it to "
+                                 "rescan from the start", field="out") from None
         return HarvestState()
 
     def _save_state(self) -> None:
@@ -192,7 +197,11 @@ class Harvester:
     def _present_ids(self) -> set[str]:
         ids: set[str] = set()
         if self.config.out.is_file():
-            for line in self.config.out.read_text(encoding="utf-8").splitlines():
+            try:
+                text = self.config.out.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                raise not_utf8(self.config.out, field="out") from None
+            for line in text.splitlines():
                 if line.strip():
                     try:
                         ids.add(json.loads(line)["id"])

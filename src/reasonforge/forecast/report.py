@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, Field
 
-from reasonforge.errors import InputError
+from reasonforge.errors import InputError, not_utf8
 from reasonforge.forecast.dataset import ForecastItem, item_arrays
 from reasonforge.forecast.metrics import BAND, ScoreReport, point_metrics, score
 from reasonforge.forecast.parse import parse_probability
@@ -94,21 +94,30 @@ def read_predictions(path: str | Path) -> list[Prediction]:
     """Rows of a predictions JSONL file; malformed rows are InputErrors naming file:line."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"predictions file '{path}' does not exist", field="predictions")
+        raise InputError(f"predictions file '{path}' does not exist or is not a file", field="predictions")
     rows: list[Prediction] = []
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = Prediction.model_validate(json.loads(line))
-            except (json.JSONDecodeError, ValueError) as exc:
-                raise InputError(f"{path}:{line_no}: not a prediction row ({type(exc).__name__}); expected "
-                                 '{"id": ..., "reply": "..."} or {"id": ..., "p": 0.4}', field="predictions") from None
-            if (row.reply is None) == (row.p is None):
-                raise InputError(f"{path}:{line_no}: give exactly one of 'reply' or 'p' for id '{row.id}'",
-                                 field="predictions")
-            rows.append(row)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line_no, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = Prediction.model_validate(json.loads(line))
+                except (json.JSONDecodeError, ValueError) as exc:
+                    raise InputError(f"{path}:{line_no}: not a prediction row ({type(exc).__name__}); expected "
+                                     '{"id": ..., "reply": "..."} or {"id": ..., "p": 0.4}',
+                                     field="predictions") from None
+                if (row.reply is None) == (row.p is None):
+                    raise InputError(f"{path}:{line_no}: give exactly one of 'reply' or 'p' for id '{row.id}'",
+                                     field="predictions")
+                rows.append(row)
+    except UnicodeDecodeError:
+        # raised by the line iterator, outside the per-row handler
+        raise not_utf8(path, field="predictions") from None
+    if not rows:
+        # scoring nothing would report every item as missing and still exit 0
+        raise InputError(f"predictions file '{path}' holds no rows; write one JSON object per line, "
+                         '{"id": ..., "reply": "..."} or {"id": ..., "p": 0.4}', field="predictions")
     return rows
 
 

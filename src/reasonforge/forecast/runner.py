@@ -19,7 +19,7 @@ import httpx
 import numpy as np
 from pydantic import BaseModel, Field
 
-from reasonforge.errors import InputError
+from reasonforge.errors import InputError, not_utf8
 from reasonforge.forecast.dataset import ForecastItem
 from reasonforge.forecast.env import ForecastEnvironment
 from reasonforge.forecast.parse import parse_probability
@@ -67,6 +67,9 @@ def resolve_model(model: str, *, base_url: str | None = None, model_name: str | 
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
     if model.startswith(("http://", "https://")):
         return ModelSpec(name=model_name or "", base_url=model.rstrip("/"), api_key=key)
+    if "://" in model:
+        raise InputError(f"--model {model!r} is a URL but not http:// or https://; give an OpenAI-compatible base "
+                         f"URL, a model name, or one of {', '.join(BASELINES)}", field="model")
     return ModelSpec(name=model, base_url=(base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"),
                      api_key=key)
 
@@ -99,7 +102,11 @@ def read_done(path: Path) -> dict[str, EvalRow]:
     """Rows already answered in an output file (rows with an error are not done)."""
     done: dict[str, EvalRow] = {}
     if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise not_utf8(path, field="out") from None
+        for line in text.splitlines():
             if not line.strip():
                 continue
             try:

@@ -25,6 +25,17 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_CONFIG_ERROR)
 
 
+_LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+
+
+def _log_level(value: str, allowed: tuple[str, ...] = _LOG_LEVELS) -> str:
+    """The --log-level in upper case; an unknown level is a usage error naming the accepted ones."""
+    level = value.strip().upper()
+    if level not in allowed:
+        raise _fail(f"unknown --log-level {value!r}; use one of {', '.join(a.lower() for a in allowed)}")
+    return level
+
+
 def _settings(**overrides: object):
     from pydantic import ValidationError
 
@@ -71,9 +82,10 @@ def serve(
         if os.environ.get("REASONFORGE_PUBLIC_BASE_URL")
         else f"http://{host}:{port}"
     )
+    level = _log_level(log_level, (*_LOG_LEVELS, "TRACE"))
     settings = _settings(workers=workers, public_base_url=base)
     logging.basicConfig(
-        level=log_level.upper(),
+        level="DEBUG" if level == "TRACE" else level,  # trace is uvicorn's own level, below DEBUG
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
@@ -111,8 +123,9 @@ def worker(
     """Run a Celery worker for REASONFORGE_QUEUE=celery (any number, on any machines sharing the DB and Redis)."""
     from reasonforge.service.worker import parse_pool, run_worker
 
+    level = _log_level(log_level)
     logging.basicConfig(
-        level=log_level.upper(),
+        level=level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
@@ -120,7 +133,7 @@ def worker(
             _settings(),
             pool=parse_pool(pool),
             concurrency=concurrency,
-            loglevel=log_level.upper(),
+            loglevel=level,
         )
     except ReasonForgeError as exc:
         raise _fail(exc.message) from None

@@ -165,7 +165,11 @@ class Localnet:
 
     def start(self) -> None:
         """Register the validator and the miners, start the miner processes and wait until they answer."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LocalnetError(f"cannot use {self.directory} as the localnet folder: {exc.strerror or exc}; "
+                                "give --dir a new or earlier localnet directory") from None
         self.chain = InMemoryChain(NETUID, weights_rate_limit=WEIGHTS_RATE_LIMIT, path=self.chain_path)
         self.chain.register(self.identity.hotkey, VALIDATOR_STAKE, validator_permit=True)
         self.miners = self._load_or_create_miners(self.chain)

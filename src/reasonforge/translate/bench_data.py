@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from reasonforge.errors import InputError
+from reasonforge.errors import InputError, not_utf8
 from reasonforge.types import Domain, ProofLevel, VerifyRequest
 
 __all__ = ["FORMAT_DOMAIN", "BenchItem", "DataFormat", "detect_format", "load_items", "read_rows"]
@@ -46,7 +46,10 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     """JSON objects of a JSONL file (or a JSON list); a bad line is an `InputError` naming it."""
     if not path.is_file():
         raise InputError(f"data file '{path}' does not exist or is not a file", field="data")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise not_utf8(path, field="data") from None
     if text.lstrip().startswith("["):
         try:
             rows = json.loads(text)

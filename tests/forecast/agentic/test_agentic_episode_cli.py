@@ -135,3 +135,38 @@ def test_end_to_end_acceptance_loop_from_the_news_sample(tmp_path):
     # the uniform agent gathers no evidence, the retrieval agent does, all of it dated by each forecast date
     assert all(not f.evidence for r in records if r.agent == "uniform" for f in r.forecasts)
     assert all(f.evidence for r in records if r.agent == "retrieval" for f in r.forecasts)
+
+
+def test_unreadable_inputs_and_outputs_exit_2_without_a_traceback(index, tmp_path):
+    def run_into(out, *extra, questions=QUESTIONS_FILE):
+        return invoke("run", "--questions", questions, "--corpus", index, "--model", "uniform", "--limit", 1,
+                      "--out", out, *extra)
+
+    def assert_input_error(result, message):
+        assert result.exit_code == 2, result.output
+        assert message in result.stderr, result.stderr
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+
+    latin1 = tmp_path / "latin1.jsonl"
+    latin1.write_bytes(QUESTIONS_FILE.read_bytes().split(b"\n")[0] + b"\n{\"id\": \"caf\xe9\"}\n")
+    assert_input_error(run_into(tmp_path / "a", questions=latin1), f"{latin1}:2: not UTF-8 text")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert_input_error(run_into(blocker / "run"), "choose a writable --out")
+    assert_input_error(run_into(tmp_path / "b", "--timeout", "inf"), "--timeout must be a finite number")
+    assert_input_error(invoke("run", "--questions", QUESTIONS_FILE, "--corpus", index, "--model", "ftp://x",
+                              "--out", tmp_path / "c"), "not http:// or https://")
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "run.json").write_text("[1, 2]")
+    assert_input_error(run_into(damaged), "must hold a JSON object")
+    assert not (damaged / "records.jsonl").exists()  # stopped before running any episode
+    assert_input_error(invoke("analyse", damaged), "no episode records")
+    run_dir = tmp_path / "run"
+    assert run_into(run_dir).exit_code == 0
+    with (run_dir / "records.jsonl").open("ab") as handle:
+        handle.write(b"\xff\n")
+    assert_input_error(invoke("analyse", run_dir), "records.jsonl:2: not UTF-8 text")
+    (run_dir / "records.jsonl").write_text("")
+    (run_dir / "run.json").write_bytes(b"\xff")
+    assert_input_error(run_into(run_dir), "run.json:1: not UTF-8 text")

@@ -114,3 +114,29 @@ def test_unreachable_store_is_a_clear_error(home_env):
     out = _keys(home_env, "list")
     assert out.exit_code == 2 and "cannot use the store" in out.stderr
     assert "secretpw" not in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("amount", "message"),
+    [
+        ("1e400", "must be finite with at most two decimals"),
+        ("99999999999999999999999", "above the most one grant may add"),
+    ],
+)
+def test_grant_of_an_unrepresentable_amount_is_an_input_error(env, amount, message):
+    out = _keys(env, "grant", "rf_nosuchkey00", amount)
+    assert out.exit_code == 2 and message in out.stderr, out.output
+    assert out.exception is None or isinstance(out.exception, SystemExit)
+
+
+def test_store_that_cannot_be_opened_is_a_clear_error(home_env, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    home_env["REASONFORGE_HOME"] = str(blocker / "home")
+    out = _keys(home_env, "list")
+    assert out.exit_code == 2 and "cannot create the store" in out.stderr and "REASONFORGE_HOME" in out.stderr
+    assert out.exception is None or isinstance(out.exception, SystemExit)
+    home_env["REASONFORGE_DATABASE_URL"] = "nosuchdialect://x"
+    out = _keys(home_env, "list")
+    assert out.exit_code == 2 and "REASONFORGE_DATABASE_URL" in out.stderr
+    assert out.exception is None or isinstance(out.exception, SystemExit)

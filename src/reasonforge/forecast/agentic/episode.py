@@ -19,11 +19,11 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from reasonforge.errors import InputError
+from reasonforge.errors import InputError, not_utf8
 from reasonforge.forecast.agentic.agents import Agent
 from reasonforge.forecast.agentic.corpus import (
     DatedCorpus,
@@ -115,7 +115,10 @@ def read_records(path: Path) -> list[EpisodeRecord]:
     records: list[EpisodeRecord] = []
     if not path.is_file():
         return records
-    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise not_utf8(path, field="path") from None
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -210,11 +213,30 @@ def _rewrite_clean(path: Path) -> None:
     path.write_text(kept, encoding="utf-8")
 
 
+def read_run_info(out_dir: Path) -> dict[str, Any]:
+    """The run directory's run.json as an object ({} when there is none); a damaged file is an InputError."""
+    path = Path(out_dir) / "run.json"
+    if not path.is_file():
+        return {}
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise not_utf8(path, field="run_dir") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); fix or delete it", field="run_dir") from None
+    if not isinstance(info, dict):
+        raise InputError(f"{path}: must hold a JSON object, got {type(info).__name__}; fix or delete it",
+                         field="run_dir")
+    return info
+
+
 def write_run_info(out_dir: Path, info: dict[str, object]) -> None:
     """Remember how the run was made (questions file, corpus, agents) for `episode analyse`."""
     path = Path(out_dir) / "run.json"
-    current = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    current = read_run_info(out_dir)
     runs = current.get("runs", [])
+    if not isinstance(runs, list):
+        raise InputError(f"{path}: 'runs' must be a list; fix or delete the file", field="run_dir")
     runs.append(info)
     current.update({k: v for k, v in info.items() if k in ("questions", "corpus")})
     current["runs"] = runs

@@ -13,6 +13,7 @@ file and corpus that `analyse` reopens for the evidence–reader swap). Exit cod
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal, cast
@@ -58,6 +59,9 @@ def make_agent(model: str, *, memory: bool, model_name: str | None = None, api_k
         return MarketAgent()
     if model == "retrieval":
         return RetrievalHeuristicAgent()
+    if "://" in model and not model.startswith(("http://", "https://")):
+        raise InputError(f"--model {model!r} is a URL but not http:// or https://; give an OpenAI-compatible base "
+                         "URL, a model name, or uniform / market / retrieval", field="model")
     return ToolCallingAgent(model, model_name, api_key_env, memory=memory, temperature=temperature,
                             max_tokens=max_tokens, timeout_s=timeout_s)
 
@@ -116,15 +120,19 @@ def run(questions: Annotated[Path, typer.Option("--questions", help="Questions J
     )
 
     from reasonforge.forecast.agentic.corpus import DatedCorpus
-    from reasonforge.forecast.agentic.episode import run_many, write_run_info
+    from reasonforge.forecast.agentic.episode import read_run_info, run_many, write_run_info
     from reasonforge.forecast.agentic.records import load_questions
     from reasonforge.forecast.agentic.tools import ToolBudget
 
     err = Console(stderr=True)
     try:
+        for flag, value in (("--timeout", timeout), ("--temperature", temperature)):
+            if value is not None and not math.isfinite(value):
+                raise InputError(f"{flag} must be a finite number, got {value}", field=flag.lstrip("-"))
         if rule not in ("brier", "log"):
             raise InputError(f"--rule must be brier or log, got {rule!r}", field="rule")
         items = load_questions(questions)
+        read_run_info(out)  # a damaged run.json stops the run before any episode, not after all of them
         items, dropped = reschedule(items, _split(dates))
         items = items[:limit] if limit else items
         if not items:
@@ -145,6 +153,8 @@ def run(questions: Annotated[Path, typer.Option("--questions", help="Questions J
                              "rule": rule, "dates": _split(dates), "limit": limit})
     except ReasonForgeError as exc:
         raise _fail(exc.message) from None
+    except OSError as exc:
+        raise _fail(f"cannot write the run into {out}: {exc.strerror or exc}; choose a writable --out") from None
     if as_json:
         sys.stdout.write(summary.model_dump_json() + "\n")
         return
@@ -170,13 +180,14 @@ def advantage_summary(rows: list[Any]) -> list[dict[str, Any]]:
 
 
 def _run_info(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / "run.json"
-    if not path.is_file():
-        return {}
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        raise InputError(f"{path} is not valid JSON; fix or delete it", field="run_dir") from None
+    from reasonforge.forecast.agentic.episode import read_run_info
+
+    info = read_run_info(run_dir)
+    for key in ("questions", "corpus"):
+        if info.get(key) is not None and not isinstance(info[key], str):
+            raise InputError(f"{run_dir / 'run.json'}: '{key}' must be a path string; fix it or pass --{key}",
+                             field="run_dir")
+    return info
 
 
 def config_label(config: tuple[str, bool]) -> str:

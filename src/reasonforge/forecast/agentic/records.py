@@ -28,7 +28,7 @@ from pydantic import (
     model_validator,
 )
 
-from reasonforge.errors import InputError
+from reasonforge.errors import InputError, not_utf8
 
 MASS_TOLERANCE = 0.01
 """A probability vector (market price, notebook belief) must sum to 1 within this tolerance."""
@@ -262,20 +262,23 @@ def iter_jsonl(path: Path, model: type[M]) -> Iterator[tuple[int, M]]:
         handle = path.open(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}; check the path", field="path") from exc
-    with handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{lineno}: not valid JSON ({exc.msg}); each line must be one JSON object",
-                                 field="path") from exc
-            try:
-                yield lineno, model.model_validate(row)
-            except ValidationError as exc:
-                raise InputError(f"{path}:{lineno}: invalid {model.__name__}: {first_error(exc)}",
-                                 field="path") from exc
+    try:
+        with handle:
+            for lineno, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"{path}:{lineno}: not valid JSON ({exc.msg}); each line must be one JSON "
+                                     "object", field="path") from exc
+                try:
+                    yield lineno, model.model_validate(row)
+                except ValidationError as exc:
+                    raise InputError(f"{path}:{lineno}: invalid {model.__name__}: {first_error(exc)}",
+                                     field="path") from exc
+    except UnicodeDecodeError:
+        raise not_utf8(path, field="path") from None
 
 
 def load_questions(path: Path) -> list[Question]:

@@ -55,7 +55,14 @@ def _store(settings: ServiceSettings | None = None) -> Iterator[Session]:
 
     settings = settings or _settings()
     url = settings.resolved_database_url()
-    engine = make_engine(url)
+    try:
+        engine = make_engine(url)
+    except SQLAlchemyError as exc:
+        raise _fail(f"cannot use the store at {redact_url(url)}: {str(exc).splitlines()[0]}; check "
+                    "REASONFORGE_DATABASE_URL (e.g. sqlite:///path/service.db or postgresql://...)") from exc
+    except OSError as exc:
+        raise _fail(f"cannot create the store at {redact_url(url)}: {exc.strerror or exc} ({exc.filename}); "
+                    "point REASONFORGE_HOME or REASONFORGE_DATABASE_URL at a writable directory") from exc
     try:
         create_tables(engine)
         with make_sessionmaker(engine)() as session:

@@ -26,6 +26,8 @@ from reasonforge.service.errors import (
 from reasonforge.types import ProofLevel
 
 GRANT, CHARGE = "grant", "charge"
+# far above any real grant, and small enough that summed balances stay inside the store's 64-bit integers
+MAX_GRANT_CENTS = 10**14
 
 
 class UsageReport(BaseModel):
@@ -157,6 +159,12 @@ def grant_credits(
     if cents <= 0:
         raise InputError(
             f"grant amount must be positive, got {amount!r}", field="amount"
+        )
+    if cents > MAX_GRANT_CENTS:
+        raise InputError(
+            f"grant amount {amount!r} is above the most one grant may add "
+            f"({MAX_GRANT_CENTS // 100} credits); grant less",
+            field="amount",
         )
     row = get_key(session, key_id_or_prefix)
     moment = utcnow()

@@ -82,7 +82,11 @@ def credits_to_cents(amount: float | str | Decimal) -> int:
         raise InputError(
             f"credit amount {amount!r} is not a number", field="amount"
         ) from exc
-    if not value.is_finite() or value != value.quantize(_CENT):
+    try:
+        exact = value.is_finite() and value == value.quantize(_CENT)
+    except ArithmeticError:  # quantize cannot represent amounts beyond the decimal context's precision
+        exact = False
+    if not exact:
         raise InputError(
             f"credit amount {amount!r} must be finite with at most two decimals",
             field="amount",
