@@ -121,3 +121,5 @@ def test_reliability_plot_is_written(tmp_path):
     p, o, m = synthetic()
     path = plot_reliability(calibration_report(p, o), tmp_path / "r.png", reference=calibration_report(m, o))
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bare = plot_reliability(calibration_report(p, o), tmp_path / "diagram")  # the returned path is the file written
+    assert bare == tmp_path / "diagram" and bare.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

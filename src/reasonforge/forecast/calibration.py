@@ -142,6 +142,6 @@ def plot_reliability(report: CalibrationReport, path: str | Path, *, title: str 
     hist.set_ylabel("items")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, format="png")  # exactly at `path`: no suffix appended to a bare name
     plt.close(fig)
     return path
