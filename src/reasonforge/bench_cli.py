@@ -18,14 +18,13 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
+from reasonforge.cli_errors import fail
 from reasonforge.errors import InputError, ReasonForgeError
 
 app = typer.Typer(name="bench", help="Benchmarks: translation of benchmark reasoning into checked artifacts.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
-EXIT_INPUT_ERROR = 2
 
 
 class DomainChoice(str, Enum):
@@ -43,11 +42,6 @@ class LevelChoice(str, Enum):
 class LogicFormatChoice(str, Enum):
     fol = "fol"
     smtlib = "smtlib"
-
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INPUT_ERROR)
 
 
 @app.command()
@@ -111,7 +105,7 @@ def translate(
         if not as_json:
             print(file=sys.stderr)
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         sys.stdout.write(report.model_dump_json() + "\n")
     else:

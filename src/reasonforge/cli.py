@@ -17,6 +17,7 @@ from rich.table import Table
 
 from reasonforge.bench_cli import app as bench_app
 from reasonforge.certificate.cli import app as cert_app
+from reasonforge.cli_errors import fail
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.forecast.agentic.corpus_cli import app as corpus_app
 from reasonforge.forecast.cli import app as forecast_app
@@ -42,7 +43,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-EXIT_VERIFIED, EXIT_NOT_VERIFIED, EXIT_INPUT_ERROR = 0, 1, 2
+EXIT_VERIFIED, EXIT_NOT_VERIFIED = 0, 1
 
 _STATUS_STYLE = {
     StepStatus.VERIFIED: "green",
@@ -75,11 +76,6 @@ def _read_source(source: str, what: str) -> bytes:
     return path.read_bytes()
 
 
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INPUT_ERROR)
-
-
 @app.command()
 def verify(
     file: Annotated[str, typer.Argument(help="Request JSON (a VerifyRequest); '-' reads standard input.")],
@@ -108,7 +104,7 @@ def verify(
         supplied = parse_translations(_read_source(translations, "translations")) if translations else None
         verdict = verify_chain(request, translations=supplied, limits=CheckLimits(timeout_s=timeout))
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")
     else:
@@ -165,7 +161,7 @@ def schema(
     """Print the JSON Schema of the request and verdict models."""
     models = {m.__name__: m for m in SCHEMA_MODELS}
     if model is not None and model not in models:
-        raise _fail(f"unknown model '{model}'; choose one of {', '.join(models)}")
+        raise fail(f"unknown model '{model}'; choose one of {', '.join(models)}")
     chosen = [models[model]] if model else list(models.values())
     out = {m.__name__: m.model_json_schema() for m in chosen}
     sys.stdout.write(json.dumps(out[model] if model else out, indent=2) + "\n")

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from reasonforge.cli_errors import fail
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.forecast.agentic.episode_cli import app as episode_app
 from reasonforge.forecast.ledger.cli import app as reasoning_app
@@ -26,7 +27,7 @@ app = typer.Typer(name="forecast", help="Forecast evaluation: proper scores agai
 app.add_typer(episode_app, name="episode", help="Multi-date agentic forecasting episodes: run agents, analyse runs.")
 app.add_typer(reasoning_app, name="reasoning", help="Reasoning-trajectory scoring: ledgers, key events, 0–4 grades.")
 
-EXIT_OK, EXIT_INPUT_ERROR = 0, 2
+EXIT_OK = 0
 
 DataOpt = Annotated[Path | None, typer.Option("--data", help="JSONL of ForecastBench or ForecastItem rows (default: the repo slice).")]
 HorizonsOpt = Annotated[list[str] | None, typer.Option("--horizons", help="Keep these horizons in hours (comma list or repeated).")]
@@ -39,11 +40,6 @@ LenientOpt = Annotated[bool, typer.Option("--lenient", help="Skip invalid rows (
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 ResamplesOpt = Annotated[int, typer.Option("--resamples", min=0, help="Bootstrap resamples (by question).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
-
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INPUT_ERROR)
 
 
 def _finite(flag: str, value: float | None) -> None:
@@ -103,7 +99,7 @@ def baselines(data: DataOpt = None, horizons: HorizonsOpt = None, min_volume: Mi
         report = run(_items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags,
                             max_items, lenient))
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         sys.stdout.write(report.model_dump_json() + "\n")
         return
@@ -157,7 +153,7 @@ def score(predictions: Annotated[Path, typer.Argument(help="JSONL rows {id, repl
         items = _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient)
         result = _scored(predictions, items, resamples, seed)
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         sys.stdout.write(result.model_dump_json() + "\n")
     else:
@@ -183,12 +179,12 @@ def calibration(predictions: Annotated[Path | None, typer.Argument(help="Predict
         report = calibration_report(p, arrays.outcome, bins)
         market = calibration_report(arrays.market, arrays.outcome, bins) if predictions else None
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     label = predictions.name if predictions else "market price"
     try:
         report.plot = str(plot_reliability(report, out, title=f"Reliability: {label}", label=label, reference=market))
     except OSError as exc:
-        raise _fail(_unwritable(out, exc, "--out").message) from None
+        raise fail(_unwritable(out, exc, "--out").message) from None
     if as_json:
         sys.stdout.write(report.model_dump_json() + "\n")
         return
@@ -221,7 +217,7 @@ def probe(cutoff: Annotated[str, typer.Option("--cutoff", help="Model training c
         report = contamination_probe(cutoff, items, p, model=predictions.name if predictions else "", resamples=resamples,
                                      seed=seed)
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         sys.stdout.write(report.model_dump_json() + "\n")
         return
@@ -280,7 +276,7 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
                 raise _unwritable(path, exc, "--out") from None
         result = score_predictions(items, predictions_from_output(path), resamples=resamples, seed=seed, source=str(path))
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         sys.stdout.write(result.model_dump_json() + "\n")
     else:
@@ -307,19 +303,19 @@ def harvest(out: Annotated[Path, typer.Option("--out", help="Cumulative JSONL of
     try:
         hours = [int(h) for h in _split(horizons) or []] or list(DEFAULT_HORIZONS)
     except ValueError:
-        raise _fail(f"--horizons takes whole hours, got {horizons}") from None
+        raise fail(f"--horizons takes whole hours, got {horizons}") from None
     if any(h <= 0 for h in hours):
-        raise _fail(f"--horizons takes positive whole hours before settlement, got {horizons}")
+        raise fail(f"--horizons takes positive whole hours before settlement, got {horizons}")
     for flag, url in (("--gamma-url", gamma_url), ("--clob-url", clob_url)):
         if not url.startswith(("http://", "https://")):
-            raise _fail(f"{flag} must be an http:// or https:// URL, got {url!r}")
+            raise fail(f"{flag} must be an http:// or https:// URL, got {url!r}")
     try:
         config = HarvestConfig(out=out, mode="backfill" if back_days else "recent", horizons=hours,
                                min_volume=min_volume, max_stale_min=max_stale_min, pages=pages, page_size=page_size,
                                back_days=back_days or 30)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise _fail(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
+        raise fail(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from None
     err = Console(stderr=True)
     try:
         with PolymarketClient(gamma_url, clob_url) as client, Progress(
@@ -328,9 +324,9 @@ def harvest(out: Annotated[Path, typer.Option("--out", help="Cumulative JSONL of
             task = bar.add_task(f"harvest ({config.mode})")
             summary = Harvester(client, config, progress=lambda n: bar.advance(task, n)).run()
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     except OSError as exc:
-        raise _fail(_unwritable(out, exc, "--out").message) from None
+        raise fail(_unwritable(out, exc, "--out").message) from None
     if as_json:
         sys.stdout.write(summary.model_dump_json() + "\n")
         return

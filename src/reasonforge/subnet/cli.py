@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from reasonforge.cli_errors import fail
 from reasonforge.errors import ReasonForgeError
 
 if TYPE_CHECKING:
@@ -28,18 +29,13 @@ if TYPE_CHECKING:
 app = typer.Typer(name="subnet", help="The Bittensor subnet: a local network of miners and a validator, and the "
                   "incentive simulation.", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
-EXIT_INPUT_ERROR, EXIT_INTERRUPTED = 2, 130
+EXIT_INTERRUPTED = 130
 
 
 class Level(str, Enum):
     quick = "quick"
     standard = "standard"
     formal = "formal"
-
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INPUT_ERROR)
 
 
 def _domains(values: list[str] | None) -> list[str] | None:
@@ -52,7 +48,7 @@ def _domains(values: list[str] | None) -> list[str] | None:
     known = {d.value for d in Domain}
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise _fail(f"unknown domain(s) {', '.join(unknown)}; use {', '.join(sorted(known))}")
+        raise fail(f"unknown domain(s) {', '.join(unknown)}; use {', '.join(sorted(known))}")
     return names
 
 
@@ -124,10 +120,10 @@ def localnet(
     from reasonforge.types import ProofLevel
 
     if traps > tasks:
-        raise _fail(f"--traps ({traps}) cannot exceed --tasks ({tasks})")
+        raise fail(f"--traps ({traps}) cannot exceed --tasks ({tasks})")
     if resume and (directory is None or not (directory / "localnet.json").exists()):
         where = "no --dir given" if directory is None else f"{directory} holds no localnet"
-        raise _fail(f"--resume needs a --dir from an earlier run ({where})")
+        raise fail(f"--resume needs a --dir from an earlier run ({where})")
     chosen = _domains(domains)
     console = Console(stderr=json_out)
     temporary: tempfile.TemporaryDirectory[str] | None = None
@@ -155,7 +151,7 @@ def localnet(
         Console(stderr=True).print(f"[yellow]interrupted[/]: miners stopped; {hint}")
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     finally:
         if temporary is not None:
             temporary.cleanup()
@@ -206,9 +202,9 @@ def simulate(
                                 careless_stake=careless)
         written = plot_rewards(report, plot) if plot is not None else None
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     except OSError as exc:
-        raise _fail(f"cannot write the plot to {plot}: {exc.strerror or exc}") from None
+        raise fail(f"cannot write the plot to {plot}: {exc.strerror or exc}") from None
     if json_out:
         print(json.dumps(report.model_dump(mode="json")))
         return

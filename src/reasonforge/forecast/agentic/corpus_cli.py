@@ -17,12 +17,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from reasonforge.cli_errors import fail
 from reasonforge.errors import ReasonForgeError
 
 app = typer.Typer(name="corpus", help="Dated news corpus: ingest articles, search as of a date, stats.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
-EXIT_INPUT_ERROR = 2
 MAX_LISTED_ERRORS = 20
 
 IndexOpt = Annotated[Path, typer.Option("--index", help="Directory of the corpus index.")]
@@ -33,11 +33,6 @@ class AdapterChoice(str, Enum):
     auto = "auto"
     plain = "plain"
     cep = "cep"
-
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INPUT_ERROR)
 
 
 @app.command()
@@ -56,7 +51,7 @@ def ingest(file: Annotated[Path, typer.Argument(help="JSONL, JSON array or CSV o
         docs = load_articles(file, adapter.value, errors=errors)
         report = DatedCorpus.open(index).ingest(docs)
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     row_errors = errors or []
     report = report.model_copy(update={"skipped": report.skipped + len(row_errors),
                                        "errors": row_errors + report.errors})
@@ -71,7 +66,7 @@ def ingest(file: Annotated[Path, typer.Argument(help="JSONL, JSON array or CSV o
         if len(report.errors) > MAX_LISTED_ERRORS:
             err.print(f"[yellow]… and {len(report.errors) - MAX_LISTED_ERRORS} more[/]", highlight=False)
     if report.skipped and not report.added and not report.duplicates:
-        raise _fail(f"no usable rows in {file}; first problem: {report.errors[0]}")
+        raise fail(f"no usable rows in {file}; first problem: {report.errors[0]}")
 
 
 @app.command()
@@ -87,7 +82,7 @@ def search(query: Annotated[str, typer.Argument(help="Keywords (plain words; que
     try:
         hits = DatedCorpus.open(index, create=False).search(query, parse_as_of(as_of), k)
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         sys.stdout.write(json.dumps([hit.model_dump(mode="json") for hit in hits], ensure_ascii=False) + "\n")
         return
@@ -112,7 +107,7 @@ def stats(index: IndexOpt, as_json: JsonOpt = False) -> None:
     try:
         result = DatedCorpus.open(index, create=False).stats()
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         sys.stdout.write(result.model_dump_json() + "\n")
         return

@@ -22,21 +22,16 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from reasonforge.cli_errors import fail
 from reasonforge.errors import InputError, ReasonForgeError
 
 app = typer.Typer(name="episode", help="Multi-date agentic forecasting episodes: run agents, analyse runs.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
-EXIT_INPUT_ERROR = 2
 OFFLINE_AGENTS = ("uniform", "market", "retrieval")
 
 RuleName = Literal["brier", "log"]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INPUT_ERROR)
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -152,9 +147,9 @@ def run(questions: Annotated[Path, typer.Option("--questions", help="Questions J
                              "model": model, "agent": agent.name, "memory": memory, "samples": samples,
                              "rule": rule, "dates": _split(dates), "limit": limit})
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     except OSError as exc:
-        raise _fail(f"cannot write the run into {out}: {exc.strerror or exc}; choose a writable --out") from None
+        raise fail(f"cannot write the run into {out}: {exc.strerror or exc}; choose a writable --out") from None
     if as_json:
         sys.stdout.write(summary.model_dump_json() + "\n")
         return
@@ -279,7 +274,7 @@ def analyse(run_dir: Annotated[Path, typer.Argument(help="Run directory written 
                 report = swap_report(records, q_path, c_path, pair, resamples, seed)
                 swap_note = ""
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         body = {"run_dir": str(run_dir), "records": len(records), "configs": [list(c) for c in configs],
                 "horizon": table.model_dump(mode="json"), "reliability": reliability.model_dump(mode="json"),

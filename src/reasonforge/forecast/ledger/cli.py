@@ -19,13 +19,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from reasonforge.cli_errors import fail
 from reasonforge.errors import InputError, ReasonForgeError
 
 app = typer.Typer(name="reasoning", help="Reasoning-trajectory scoring: ledgers of later events, key events, "
                   "0–4 grades of forecasters' explanations.", no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False)
 
-EXIT_INPUT_ERROR = 2
 REPORT_KEYS = ("market_id", "excluded", "key_events", "scores", "details")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
@@ -35,11 +35,6 @@ ModelOpt = Annotated[str | None, typer.Option("--model", help="Model id for the 
                                               "/models).")]
 KeyEnvOpt = Annotated[str, typer.Option("--api-key-env", help="Environment variable holding the API key.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for the LLM grader's event order.")]
-
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INPUT_ERROR)
 
 
 def make_grader(spec: str, *, model: str | None = None, api_key_env: str = "OPENAI_API_KEY", seed: int = 0) -> Any:
@@ -103,7 +98,7 @@ def build_ledger_cmd(
             raise InputError(f"cannot write the ledger to {target}: {exc.strerror}; choose a writable --out",
                              field="out") from None
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         sys.stdout.write(json.dumps({"market_id": ledger.market_id, "path": str(target),
                                      "content_hash": ledger.content_hash(), "developments": len(ledger.developments),
@@ -178,7 +173,7 @@ def grade(ledger: Annotated[Path, typer.Option("--ledger", help="Stored ledger J
             except OSError as exc:
                 raise InputError(f"cannot write {path}: {exc.strerror}; choose a writable path", field="out") from None
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         sys.stdout.write(json.dumps(report_json(report), ensure_ascii=False) + "\n")
         return
@@ -242,7 +237,7 @@ def audit(ledgers: Annotated[Path, typer.Option("--ledgers", help="Directory of 
         except OSError as exc:
             raise InputError(f"cannot write {out / 'index.html'}: {exc.strerror}", field="out") from None
     except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     if as_json:
         sys.stdout.write(json.dumps({"out": str(out), "markets": [report_json(r.report) for r in records]},
                                     ensure_ascii=False) + "\n")

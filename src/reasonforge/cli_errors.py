@@ -1,0 +1,15 @@
+"""How every command reports bad input: one red `error:` line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+EXIT_INPUT_ERROR = 2
+
+
+def fail(message: str) -> typer.Exit:
+    """Print `message` as an error on stderr and return the exit (code 2) for the caller to raise."""
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_INPUT_ERROR)
