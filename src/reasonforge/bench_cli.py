@@ -10,7 +10,6 @@ rule-based translators run and the report says so. Exit codes as in the main CLI
 from __future__ import annotations
 
 import asyncio
-import math
 import sys
 from enum import Enum
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from reasonforge.cli_errors import fail
+from reasonforge.cli_errors import fail, require_finite
 from reasonforge.errors import InputError, ReasonForgeError
 
 app = typer.Typer(name="bench", help="Benchmarks: translation of benchmark reasoning into checked artifacts.",
@@ -78,8 +77,7 @@ def translate(
     from reasonforge.types import CheckLimits, ProofLevel
 
     try:
-        if not math.isfinite(timeout):
-            raise InputError(f"--timeout must be a finite number of seconds, got {timeout}", field="timeout")
+        require_finite("--timeout", timeout, "number of seconds")
         fmt, items = load_items(data, level=ProofLevel(level.value) if level else None, limit=limit)
         found = domain_of(fmt, items)
         if domain is not None and found is not None and found.value != domain.value:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 from enum import Enum
 from pathlib import Path
@@ -17,7 +16,7 @@ from rich.table import Table
 
 from reasonforge.bench_cli import app as bench_app
 from reasonforge.certificate.cli import app as cert_app
-from reasonforge.cli_errors import fail
+from reasonforge.cli_errors import fail, require_finite
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.forecast.agentic.corpus_cli import app as corpus_app
 from reasonforge.forecast.cli import app as forecast_app
@@ -94,8 +93,7 @@ def verify(
     from reasonforge.verify.pipeline import verify_chain
 
     try:
-        if not math.isfinite(timeout):
-            raise InputError(f"--timeout must be a finite number of seconds, got {timeout}", field="timeout")
+        require_finite("--timeout", timeout, "number of seconds")
         request = parse_request(_read_source(file, "request"))
         if level is not None:
             request = request.model_copy(update={"proof_level": ProofLevel(level.value)})

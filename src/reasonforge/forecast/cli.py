@@ -6,7 +6,6 @@ Exit codes as in the main CLI: 0 ok, 2 input error (a message, no traceback). He
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -16,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from reasonforge.cli_errors import fail
+from reasonforge.cli_errors import fail, require_finite
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.forecast.agentic.episode_cli import app as episode_app
 from reasonforge.forecast.ledger.cli import app as reasoning_app
@@ -40,12 +39,6 @@ LenientOpt = Annotated[bool, typer.Option("--lenient", help="Skip invalid rows (
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 ResamplesOpt = Annotated[int, typer.Option("--resamples", min=0, help="Bootstrap resamples (by question).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Bootstrap seed.")]
-
-
-def _finite(flag: str, value: float | None) -> None:
-    """Reject NaN and infinity, which pass typer's min/max bounds."""
-    if value is not None and not math.isfinite(value):
-        raise InputError(f"{flag} must be a finite number, got {value}", field=flag.lstrip("-"))
 
 
 def _unwritable(path: Path, exc: OSError, flag: str) -> InputError:
@@ -258,8 +251,8 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
     from reasonforge.forecast.runner import RunConfig, predictions_from_output, resolve_model, run_model
 
     try:
-        _finite("--timeout", timeout)
-        _finite("--temperature", temperature)
+        require_finite("--timeout", timeout)
+        require_finite("--temperature", temperature)
         items = _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient)
         spec = resolve_model(model, base_url=base_url, model_name=model_name)
         path = out or Path(f"forecast-eval-{re.sub(r'[^A-Za-z0-9_.-]+', '-', model).strip('-')}.jsonl")

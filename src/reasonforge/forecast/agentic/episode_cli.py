@@ -13,7 +13,6 @@ file and corpus that `analyse` reopens for the evidence–reader swap). Exit cod
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal, cast
@@ -22,7 +21,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from reasonforge.cli_errors import fail
+from reasonforge.cli_errors import fail, require_finite
 from reasonforge.errors import InputError, ReasonForgeError
 
 app = typer.Typer(name="episode", help="Multi-date agentic forecasting episodes: run agents, analyse runs.",
@@ -121,9 +120,8 @@ def run(questions: Annotated[Path, typer.Option("--questions", help="Questions J
 
     err = Console(stderr=True)
     try:
-        for flag, value in (("--timeout", timeout), ("--temperature", temperature)):
-            if value is not None and not math.isfinite(value):
-                raise InputError(f"{flag} must be a finite number, got {value}", field=flag.lstrip("-"))
+        require_finite("--timeout", timeout)
+        require_finite("--temperature", temperature)
         if rule not in ("brier", "log"):
             raise InputError(f"--rule must be brier or log, got {rule!r}", field="rule")
         items = load_questions(questions)
