@@ -54,6 +54,7 @@ run: install
 
 lint: install
 	@$(PY) -m ruff check --quiet src tests benchmarks scripts
+	@$(PY) scripts/check_imports.py
 
 test: lint
 	@$(PY) -m pytest -n 2 $(PYTEST_ARGS)

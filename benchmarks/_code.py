@@ -5,8 +5,8 @@ tests) and checks it with the registered `python_tests` checker at the chosen le
 `--mutants` mutants of the canonical implementation that *change behaviour*; a hit = the checker does not
 verify the mutant artifact. All code runs in the sandbox.
 
-Which mutants: a seeded draw of up to `CANDIDATES` × `--mutants` candidates (`verify/mutants.py`, in draw
-order, never touching the tests) is judged by the checker's differential run (`verify/equivalence.py`) on
+Which mutants: a seeded draw of up to `CANDIDATES` × `--mutants` candidates (`verify/code/mutants.py`, in draw
+order, never touching the tests) is judged by the checker's differential run (`verify/code/equivalence.py`) on
 the arguments the dataset's tests call the canonical solution with, and their perturbations; the first
 `--mutants` candidates with a concrete input on which they differ from the canonical solution are used.
 Equivalent mutants (no input tells them apart) cannot fail honestly, so they are not counted as misses;
@@ -40,8 +40,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from reasonforge.types import CheckLimits, CheckOutcome, ProofLevel, StepStatus
-from reasonforge.verify.mutants import Mutant, generate_mutants
-from reasonforge.verify.python_tests import PythonTestsChecker, judge_mutants
+from reasonforge.verify.code.judging import judge_mutants
+from reasonforge.verify.code.mutants import Mutant, generate_mutants
+from reasonforge.verify.code.pytest_checker import PythonTestsChecker
 
 from _common import REPO, ms_summary, read_rows
 

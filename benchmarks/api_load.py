@@ -30,8 +30,8 @@ from typing import Any
 
 import httpx
 
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.types import VerifyRequest
-from reasonforge.verify.pipeline import verify_chain
 
 REPO = Path(__file__).resolve().parents[1]
 DONE = {"complete", "failed", "cancelled"}

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from reasonforge.types import ChainStep, CheckLimits, VerifyRequest
-from reasonforge.verify.coq import check_coq_chain, unavailable_reason
+from reasonforge.verify.coq.checker import check_coq_chain, unavailable_reason
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT / "tests" / "verify" / "data" / "coq" / "suite.json"

@@ -27,9 +27,9 @@ import z3
 from pydantic import BaseModel, Field
 
 from reasonforge.errors import ArtifactSyntaxError
+from reasonforge.lang.logic import BoolConst, FolParser, Formula
 from reasonforge.types import CheckLimits
-from reasonforge.verify.fol import BoolConst, FolParser, Formula
-from reasonforge.verify.smt import classify, entails
+from reasonforge.verify.logic.smt import classify, entails
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent / "data" / "folio" / "folio-validation.shared.jsonl"
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.translate.math_quick import MathTranslator
 from reasonforge.types import (
     CheckLimits,
@@ -39,7 +40,6 @@ from reasonforge.types import (
     VerificationVerdict,
     VerifyRequest,
 )
-from reasonforge.verify.pipeline import verify_chain
 
 from _common import REPO, display_path, read_rows, share
 

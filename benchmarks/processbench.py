@@ -22,9 +22,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.translate.math_quick import MathTranslator
 from reasonforge.types import CheckLimits, Domain, ProofLevel, StepStatus, VerifyRequest
-from reasonforge.verify.pipeline import verify_chain
 
 from _common import REPO, display_path, interleave, read_rows, share
 

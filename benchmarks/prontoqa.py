@@ -29,10 +29,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from reasonforge import ReasoningStep, VerifyRequest, verify_chain
+from reasonforge.lang.logic import Atom, Const, Formula, Implies, Not, Quant
 from reasonforge.registry import CheckerRegistry
 from reasonforge.translate import EnglishParser, Lexicon, LogicTranslator, Translator, split_query, split_sentences
 from reasonforge.types import Domain, ProofLevel, StepStatus
-from reasonforge.verify.fol import Atom, Const, Formula, Implies, Not, Quant
 
 from _common import REPO, check, interleave, ms_summary, read_rows, share
 

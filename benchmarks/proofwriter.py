@@ -24,11 +24,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from reasonforge.lang.logic import And, Formula, Implies
+from reasonforge.lang.logic.formulas import negate
 from reasonforge.registry import CheckerRegistry
 from reasonforge.translate import EnglishParser, Lexicon, LogicTranslator, NoRule, ground_entailment, split_query
 from reasonforge.types import ProofLevel, StepStatus
-from reasonforge.verify.fol import And, Formula, Implies
-from reasonforge.verify.formulas import negate
 
 from _common import REPO, check, interleave, ms_summary, read_rows, share
 

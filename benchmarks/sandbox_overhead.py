@@ -16,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from reasonforge.verify.sandbox import run_sandboxed, sandbox_python, unavailable_reason
+from reasonforge.verify.sandbox.runner import run_sandboxed, sandbox_python, unavailable_reason
 
 SMALL_TEST = """
 def add(a, b):

@@ -9,7 +9,7 @@ dataset's label:
 - GSM8K (train slice): a reference solution (one step per line) must verify on every step; a perturbed copy
   (`benchmarks/gsm8k.py perturb`: one calculator result changed) must fail first at the perturbed step.
 - HumanEval (slice): the canonical solution with the dataset's `check` as a pytest test must verify; a mutant of it
-  (`verify/mutants.py`) must fail. Both are written through `ast.unparse`, so their layout cannot tell them apart.
+  (`verify/code/mutants.py`) must fail. Both are written through `ast.unparse`, so their layout cannot tell them apart.
 The ground truth stored per step is the verifier's own flags. Selection is seeded and deterministic.
 
     python scripts/build_traps.py                 # writes data/subnet/traps.json (about a minute)
@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from gsm8k import chain_request, perturb
 
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.subnet.traps import TRAPS_PATH, Trap, TrapSet
 from reasonforge.types import (
     ArtifactLanguage,
@@ -46,8 +47,7 @@ from reasonforge.types import (
     VerificationVerdict,
     VerifyRequest,
 )
-from reasonforge.verify.mutants import generate_mutants
-from reasonforge.verify.pipeline import verify_chain
+from reasonforge.verify.code.mutants import generate_mutants
 
 FOLIO = REPO / "data" / "folio" / "folio-validation.shared.jsonl"
 GSM8K = REPO / "data" / "gsm8k" / "train.slice.jsonl"
@@ -85,7 +85,7 @@ def make_trap(trap_id: str, kind: str, source: Path, row: int, label: str, reque
 # ---- FOLIO ---------------------------------------------------------------------------------------
 
 def folio_request(row: dict[str, Any], level: ProofLevel) -> VerifyRequest:
-    """Premises as the query, the conclusion as the one step (as `translate.bench_data` reads FOLIO)."""
+    """Premises as the query, the conclusion as the one step (as `bench.data` reads FOLIO)."""
     premises = row["premises"]
     query = premises if isinstance(premises, str) else " ".join(str(p).strip() for p in premises)
     conclusion = str(row["conclusion"]).strip()
@@ -167,7 +167,7 @@ def gsm8k_traps(count: int, seed: int) -> Iterator[Trap]:
 # ---- HumanEval -----------------------------------------------------------------------------------
 
 def code_request(query: str, code: str, tests: str) -> VerifyRequest:
-    """One step holding the implementation and the dataset's tests in fenced blocks (as `translate.bench_data`)."""
+    """One step holding the implementation and the dataset's tests in fenced blocks (as `bench.data`)."""
     content = (f"The implementation:\n```python\n{code.rstrip()}\n```\n\n"
                f"It passes these tests:\n```python\n{tests.rstrip()}\n```")
     return VerifyRequest(original_query=query, claimed_answer="The implementation passes its tests.",

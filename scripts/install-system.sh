@@ -4,11 +4,11 @@ set -eu
 need=""
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need="$need python3-venv"
-# The sandbox (verify/sandbox.py): bubblewrap, and Debian's own python3 + venv for its world-readable venv.
+# The sandbox (verify/sandbox/runner.py): bubblewrap, and Debian's own python3 + venv for its world-readable venv.
 command -v bwrap >/dev/null 2>&1 || need="$need bubblewrap"
 [ -x /usr/bin/python3 ] || need="$need python3"
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need="$need python3-venv"
-# Formal mathematics (verify/coq.py): the Coq proof assistant and its standard library.
+# Formal mathematics (verify/coq/checker.py): the Coq proof assistant and its standard library.
 command -v coqc >/dev/null 2>&1 || need="$need coq"
 # Certificates (certificate/): Node runs circom2, snarkjs and solc-js installed by `npm ci`.
 command -v node >/dev/null 2>&1 || need="$need nodejs"

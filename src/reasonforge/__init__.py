@@ -35,7 +35,7 @@ __all__ = [
 def __getattr__(name: str):
     # Imported lazily so `import reasonforge` stays light (solvers load on first verification).
     if name == "verify_chain":
-        from reasonforge.verify.pipeline import verify_chain
+        from reasonforge.pipeline.run import verify_chain
 
         return verify_chain
     if name in ("ReasonForge", "AsyncReasonForge"):

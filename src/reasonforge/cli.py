@@ -14,10 +14,10 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from reasonforge.bench_cli import app as bench_app
+from reasonforge.bench.cli import app as bench_app
 from reasonforge.certificate.cli import app as cert_app
-from reasonforge.cli_errors import fail, require_finite
-from reasonforge.errors import InputError, ReasonForgeError
+from reasonforge.cli_errors import ReasonForgeTyper, fail, require_finite
+from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.corpus_cli import app as corpus_app
 from reasonforge.forecast.cli import app as forecast_app
 from reasonforge.service.accounts.cli import keys_app
@@ -34,7 +34,7 @@ from reasonforge.types import (
     VerificationVerdict,
 )
 
-app = typer.Typer(
+app = ReasonForgeTyper(
     name="reasonforge",
     help="Machine-checked verdicts on AI reasoning.",
     no_args_is_help=True,
@@ -90,19 +90,16 @@ def verify(
 ) -> None:
     """Verify a reasoning chain. Exit 0 VERIFIED, 1 PARTIAL or FAILED, 2 input error."""
     from reasonforge.chain import parse_request, parse_translations
-    from reasonforge.verify.pipeline import verify_chain
+    from reasonforge.pipeline.run import verify_chain
 
-    try:
-        require_finite("--timeout", timeout, "number of seconds")
-        request = parse_request(_read_source(file, "request"))
-        if level is not None:
-            request = request.model_copy(update={"proof_level": ProofLevel(level.value)})
-        if prover is not None:
-            request = request.model_copy(update={"prover": Prover(prover.value)})
-        supplied = parse_translations(_read_source(translations, "translations")) if translations else None
-        verdict = verify_chain(request, translations=supplied, limits=CheckLimits(timeout_s=timeout))
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+    require_finite("--timeout", timeout, "number of seconds")
+    request = parse_request(_read_source(file, "request"))
+    if level is not None:
+        request = request.model_copy(update={"proof_level": ProofLevel(level.value)})
+    if prover is not None:
+        request = request.model_copy(update={"prover": Prover(prover.value)})
+    supplied = parse_translations(_read_source(translations, "translations")) if translations else None
+    verdict = verify_chain(request, translations=supplied, limits=CheckLimits(timeout_s=timeout))
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")
     else:
@@ -119,9 +116,8 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
     table.add_column("ms", justify="right")
     table.add_column("message", overflow="fold")
     for sv in verdict.step_verdicts:
-        spec = sv.details.get("spec") or {}
-        name = str(spec.get("name", "-")).removeprefix("reasonforge.")
-        checker = f"{name} {spec.get('version', '')}".strip()
+        spec = sv.checker_spec
+        checker = f"{spec.name.removeprefix('reasonforge.')} {spec.version}".strip() if spec is not None else "-"
         elapsed = sv.details.get("elapsed_ms")
         table.add_row(
             str(sv.step_id),

@@ -5,22 +5,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Protocol, TypeVar
 
 from reasonforge.errors import ReasonForgeError
-from reasonforge.types import ArtifactLanguage, ChainStep, CheckLimits, CheckOutcome, ProofLevel
-
-
-class Spec(BaseModel):
-    """Identity of a checker or translator run, recorded in verdict details so it can be replayed."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    version: str
-    args: dict[str, Any] = Field(default_factory=dict)
+from reasonforge.types import ArtifactLanguage, ChainStep, CheckLimits, CheckOutcome, ProofLevel, Spec
 
 
 class Checker(Protocol):
@@ -47,13 +35,13 @@ class ChainChecker(Protocol):
         ...
 
 
-# Where each language's checker lives; imported on first use.
+# The checker family (a `verify/` subpackage) for each language; imported on first use.
 CHECKER_MODULES: dict[ArtifactLanguage, str] = {
-    ArtifactLanguage.FOL: "reasonforge.verify.smt",
-    ArtifactLanguage.SMTLIB: "reasonforge.verify.smt",
-    ArtifactLanguage.PROPOSITIONAL: "reasonforge.verify.propositional",
-    ArtifactLanguage.PYTHON: "reasonforge.verify.python_tests",
-    ArtifactLanguage.SYMPY: "reasonforge.verify.arithmetic",
+    ArtifactLanguage.FOL: "reasonforge.verify.logic",
+    ArtifactLanguage.SMTLIB: "reasonforge.verify.logic",
+    ArtifactLanguage.PROPOSITIONAL: "reasonforge.verify.logic",
+    ArtifactLanguage.PYTHON: "reasonforge.verify.code",
+    ArtifactLanguage.SYMPY: "reasonforge.verify.math",
     ArtifactLanguage.COQ: "reasonforge.verify.coq",
     ArtifactLanguage.LEAN4: "reasonforge.verify.lean",
 }

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from collections.abc import Mapping
+from enum import Enum, StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class Domain(str, Enum):
@@ -60,6 +61,51 @@ class Prover(str, Enum):
     COQ = "coq"
     LEAN4 = "lean4"
     AUTO = "auto"
+
+
+class ErrorKind(StrEnum):
+    """Why a checker did not verify a step (details `error_kind`); the cascade and the repair loop switch on it.
+
+    A StrEnum, so details hold it as its plain string and verdict JSON is unchanged."""
+
+    # any checker
+    UNTRANSLATABLE = "untranslatable"  # no artifact, or nothing checkable in it
+    SYNTAX = "syntax"
+    TIMEOUT = "timeout"
+    MEMORY = "memory"
+    TOO_LARGE = "too_large"
+    CRASH = "crash"
+    CHECKER_UNAVAILABLE = "checker_unavailable"  # the translator's compile check could not run its checker
+    # the sympy checker (verify/math)
+    ARITHMETIC = "arithmetic"
+    CONTRADICTION = "contradiction"
+    BINDING = "binding"
+    AMBIGUOUS = "ambiguous"
+    UNDECIDED = "undecided"
+    # the logic checkers (verify/logic): a counterexample, named after the fallacy when it is a classic one
+    COUNTEREXAMPLE = "counterexample"
+    AFFIRMING_THE_CONSEQUENT = "affirming_the_consequent"
+    DENYING_THE_ANTECEDENT = "denying_the_antecedent"
+    ILLICIT_CONVERSION = "illicit_conversion"
+    UNDISTRIBUTED_MIDDLE = "undistributed_middle"
+    VACUOUS = "vacuous"  # contradictory premises (logic reports it as details `vacuous`, Coq as this kind)
+    # the proof assistants (verify/coq, verify/lean)
+    TOOL_UNAVAILABLE = "tool_unavailable"
+    SANDBOX_UNAVAILABLE = "sandbox_unavailable"
+    LEX = "lex"
+    FORBIDDEN = "forbidden"
+    NO_THEOREM = "no_theorem"
+    MISSING_THEOREM = "missing_theorem"
+    DEPENDENCY = "dependency"
+    CONTEXT = "context"
+    RESOURCE = "resource"
+    COMPILE = "compile"
+    HEADER = "header"
+    AUDIT = "audit"
+    ASSUMPTIONS = "assumptions"
+    ALIGNMENT = "alignment"
+    REFUSED = "refused"
+    NOT_CHECKED = "not_checked"
 
 
 CONTEXT_STEP_ID = 0
@@ -118,6 +164,34 @@ class VerifyRequest(BaseModel):
     )
 
 
+class Spec(BaseModel):
+    """Identity of a checker or translator run, recorded in verdict details so it can be replayed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    version: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+def _error_kind(details: Mapping[str, Any]) -> ErrorKind | None:
+    raw = details.get("error_kind")
+    try:
+        return None if raw is None else ErrorKind(raw)
+    except (ValueError, TypeError):
+        return None  # a kind this version does not know, e.g. from a third-party checker
+
+
+def _spec(details: Mapping[str, Any], key: str) -> Spec | None:
+    raw = details.get(key)
+    if raw is None:
+        return None
+    try:
+        return Spec.model_validate(raw)
+    except ValidationError:
+        return None  # details of a verdict read from elsewhere; the spec is only informative
+
+
 class StepVerdict(BaseModel):
     """Verification result for a single reasoning step."""
 
@@ -127,6 +201,21 @@ class StepVerdict(BaseModel):
     error_message: str | None = None
     formal_representation: str = ""
     details: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def error_kind(self) -> ErrorKind | None:
+        """Details `error_kind` as an ErrorKind; None when absent or unknown."""
+        return _error_kind(self.details)
+
+    @property
+    def checker_spec(self) -> Spec | None:
+        """The spec of the checker that judged this step (details `spec`); None when no checker ran."""
+        return _spec(self.details, "spec")
+
+    @property
+    def translator_spec(self) -> Spec | None:
+        """The spec of the translator that wrote the artifact (details `translator`); None when it was supplied."""
+        return _spec(self.details, "translator")
 
 
 class FailureReport(BaseModel):
@@ -195,6 +284,10 @@ class CheckOutcome(BaseModel):
     message: str | None = None
     details: dict[str, Any] = Field(default_factory=dict)
 
+    @property
+    def error_kind(self) -> ErrorKind | None:
+        """Details `error_kind` as an ErrorKind; None when absent or unknown."""
+        return _error_kind(self.details)
 
 
 class JobStatus(str, Enum):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.types import Overall
-from reasonforge.verify.pipeline import verify_chain
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location(

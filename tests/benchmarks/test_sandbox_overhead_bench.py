@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonforge.verify.sandbox import unavailable_reason
+from reasonforge.verify.sandbox.runner import unavailable_reason
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("sandbox_overhead_bench", ROOT / "benchmarks" / "sandbox_overhead.py")

@@ -179,7 +179,7 @@ def test_claims_are_exclusive_under_contention(ctx) -> None:
 
 
 def test_a_late_worker_cannot_overwrite_the_worker_that_took_over(ctx) -> None:
-    from reasonforge.verify.pipeline import verify_chain
+    from reasonforge.pipeline.run import verify_chain
 
     task_id = submit(ctx, quick_chain(5))
     stale = leases.claim(ctx.sessionmaker, task_id, lease_s=30, max_attempts=3)

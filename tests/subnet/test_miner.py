@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.subnet.chain import Endpoint, InMemoryChain
 from reasonforge.subnet.keys import Identity
 from reasonforge.subnet.miner import (
@@ -18,15 +19,15 @@ from reasonforge.subnet.miner import (
     compiled_steps,
     vacuous_artifact,
 )
+from reasonforge.subnet.miner_server import create_miner_app
 from reasonforge.subnet.protocol import TranslationTask, VerificationResult
-from reasonforge.subnet.transport import ValidatorClient, create_miner_app
+from reasonforge.subnet.validator_client import ValidatorClient
 from reasonforge.types import (
     ArtifactLanguage,
     ProofLevel,
     StepTranslation,
     VerifyRequest,
 )
-from reasonforge.verify.pipeline import verify_chain
 
 from subnet_support import endpoint_of, running_miner
 

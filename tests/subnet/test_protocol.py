@@ -8,9 +8,9 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.subnet.protocol import LIMITS, TranslationTask, VerificationResult
 from reasonforge.types import Domain, Overall, ProofLevel, StepStatus
-from reasonforge.verify.pipeline import verify_chain
 
 from subnet_support import arithmetic_task, sympy_translations
 

@@ -16,19 +16,14 @@ from bittensor import http_auth
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.subnet.chain import Endpoint
 from reasonforge.subnet.keys import Identity
+from reasonforge.subnet.miner_server import PriorityGate, create_miner_app
 from reasonforge.subnet.protocol import TranslationTask, VerificationResult
-from reasonforge.subnet.transport import (
-    MAX_BODY_BYTES,
-    PriorityGate,
-    QueryOutcome,
-    ValidatorClient,
-    create_miner_app,
-    sign_response,
-)
+from reasonforge.subnet.transport import MAX_BODY_BYTES, sign_response
+from reasonforge.subnet.validator_client import QueryOutcome, ValidatorClient
 from reasonforge.types import Overall
-from reasonforge.verify.pipeline import verify_chain
 
 from subnet_support import (
     arithmetic_task,

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from reasonforge.errors import InputError
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.subnet.traps import (
     TRAPS_PATH,
     Trap,
@@ -23,7 +24,6 @@ from reasonforge.types import (
     StepVerdict,
     VerificationVerdict,
 )
-from reasonforge.verify.pipeline import verify_chain
 
 REPO = TRAPS_PATH.parents[2]
 

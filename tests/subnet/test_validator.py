@@ -19,9 +19,9 @@ from reasonforge.subnet.chain import (
 )
 from reasonforge.subnet.keys import Identity
 from reasonforge.subnet.miner import MinerProfile, TranslatorMiner
+from reasonforge.subnet.miner_server import create_miner_app
 from reasonforge.subnet.state import ValidatorState
 from reasonforge.subnet.tasks import TaskSource
-from reasonforge.subnet.transport import create_miner_app
 from reasonforge.subnet.validator import ProofLayerValidator, WeightsNotSetError
 
 from subnet_support import endpoint_of, running_miner

@@ -13,7 +13,7 @@ from reasonforge.translate import default_translator
 from reasonforge.translate.code_blocks import CodeBlockTranslator, extract_step
 from reasonforge.types import ArtifactLanguage, Domain, Overall, StepStatus
 from reasonforge.verify import sandbox as sb
-from reasonforge.verify.complexity import find_claim
+from reasonforge.verify.code.complexity import find_claim
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 needs_sandbox = pytest.mark.skipif(sb.unavailable_reason() is not None, reason=f"sandbox unavailable: {sb.unavailable_reason()}")

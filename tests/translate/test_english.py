@@ -2,9 +2,9 @@
 
 import pytest
 
+from reasonforge.lang.logic import to_text
 from reasonforge.translate.english import EnglishParser, NoRule
 from reasonforge.translate.lexicon import Lexicon
-from reasonforge.verify.fol import to_text
 
 
 def fol(sentence: str, *context: str, either_or: str = "exclusive") -> str:

@@ -4,11 +4,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reasonforge.lang.logic import Atom, Const, Implies, Not, Var, to_text
+from reasonforge.lang.logic.formulas import conj, exists, forall
 from reasonforge.registry import checkers
 from reasonforge.translate.grounding import NotGroundable, ground_entailment, render_propositional
 from reasonforge.types import ArtifactLanguage, CheckLimits, ProofLevel, StepStatus
-from reasonforge.verify.fol import Atom, Const, Implies, Not, Var, to_text
-from reasonforge.verify.formulas import conj, exists, forall
 
 x = Var("x")
 
@@ -38,7 +38,7 @@ def test_universal_conclusion_gets_one_fresh_witness():
 
 
 def test_existential_under_universal_is_refused():
-    from reasonforge.verify.fol import Atom as A
+    from reasonforge.lang.logic import Atom as A
 
     premise = forall("x", exists("y", A("Loves", (Var("x"), Var("y")))))
     with pytest.raises(NotGroundable):

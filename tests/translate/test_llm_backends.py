@@ -2,12 +2,9 @@
 
 import asyncio
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
 from reasonforge.translate.llm import (
     AnthropicBackend,
     ChatMessage,

@@ -4,6 +4,7 @@ import time
 
 import pytest
 
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.translate.math_quick import MathTranslator
 from reasonforge.types import (
     ArtifactLanguage,
@@ -12,8 +13,7 @@ from reasonforge.types import (
     StepStatus,
     VerifyRequest,
 )
-from reasonforge.verify.arithmetic import parse_artifact
-from reasonforge.verify.pipeline import verify_chain
+from reasonforge.verify.math.relations import parse_artifact
 
 QUERY = "Find the hypotenuse of a right triangle with legs 3 and 4"
 

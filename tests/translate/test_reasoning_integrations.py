@@ -1,118 +1,18 @@
-"""Reasoning chains out of recorded provider payloads, plain text, and a LangChain run."""
+"""The LangChain callback that verifies an agent's reasoning, and the parser names re-exported here."""
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from reasonforge.translate.integrations import (
-    ReasoningChainError,
-    parse_reasoning_chain,
-    read_reasoning,
-    split_reasoning,
-)
+import reasonforge.chain
+from reasonforge.pipeline.run import verify_chain
+from reasonforge.translate import integrations
 
 from llm_replay import recorded
 
 
-def contents(response, **kw):
-    return [s.content for s in parse_reasoning_chain(response, **kw)]
-
-
-def test_openai_responses_reasoning_summaries_are_one_step_each():
-    steps = parse_reasoning_chain(recorded("openai_responses_reasoning"))
-    assert [s.step_id for s in steps] == [1, 2, 3, 4, 5, 6]
-    assert steps[0].content.startswith("**Considering street crossing safety**\n\nI need to parse the user's query")
-    assert steps[4].content.startswith("**Finalizing crossing procedure**") and "- At night, wear" in steps[4].content
-    assert steps[5].content.endswith("Let's finalize this concise guidance!")
-    assert all(s.dependencies is None for s in steps)  # each step depends on the previous one
-
-
-def test_openai_responses_answer_when_asked():
-    steps = contents(recorded("openai_responses_reasoning"), prefer="answer")
-    assert steps[0] == "Here’s a simple, safe way to cross a street:" and len(steps) == 11
-    assert steps[1].startswith("Pick a safe spot: a marked crosswalk")
-
-
-def test_anthropic_thinking_blocks_are_split_into_steps():
-    steps = contents(recorded("anthropic_thinking"))
-    assert len(steps) == 9
-    assert steps[0].startswith("This is a basic question about street safety.")
-    assert steps[1] == "I'll include:"
-    assert steps[2:8] == ["Finding the right place to cross (crosswalks, intersections)", "Checking for traffic signals",
-                          "Looking both ways for approaching vehicles", "Making eye contact with drivers",
-                          "Walking (not running) across the street", "Staying alert while crossing"]
-    assert steps[8].startswith("I'll keep my answer straightforward")
-
-
-def test_anthropic_answer_keeps_nested_bullets_inside_numbered_items():
-    steps = contents(recorded("anthropic_thinking"), prefer="answer")
-    assert len(steps) == 6  # the "# How to Cross…" title is dropped; 5 items and the closing remark
-    assert steps[0].startswith("**Find the right place to cross**\n   - Use marked crosswalks")
-    assert steps[-1].startswith("Remember, safety should always be your priority")
-
-
-def test_deepseek_reasoning_content_paragraphs():
-    steps = contents(recorded("deepseek_reasoner"))
-    assert len(steps) == 5
-    assert steps[0].startswith("Okay, the user is asking how to cross the street.")
-    assert steps[4].endswith("Need to present it clearly and concisely.")
-
-
-def test_deepseek_think_tags_in_content():
-    body = recorded("openai_chat_json_mode")
-    body["model"] = "deepseek-r1:14b"
-    body["choices"][0]["message"]["content"] = "<think>\nFirst, 2 + 2 = 4.\n\nThen 4 * 3 = 12.\n</think>\n\nThe answer is 12."
-    reading = read_reasoning(body)
-    assert reading.provider == "deepseek" and reading.answer == "The answer is 12."
-    assert contents(body) == ["First, 2 + 2 = 4.", "Then 4 * 3 = 12."]
-
-
-def test_chat_completion_without_reasoning_uses_the_answer():
-    body = recorded("openai_chat_json_mode")
-    body["choices"][0]["message"]["content"] = "1. x = 2\n2. So x^2 = 4"
-    assert contents(body) == ["x = 2", "So x^2 = 4"]
-
-
-def test_sdk_objects_with_model_dump_are_accepted():
-    class Response:
-        def model_dump(self):
-            return recorded("anthropic_thinking")
-
-    assert len(parse_reasoning_chain(Response())) == 9
-
-
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Step 1: Let x = 3.\nStep 2: Then x + 1 = 4.\n**Step 3.** So x + 2 = 5.",
-     ["Let x = 3.", "Then x + 1 = 4.", "So x + 2 = 5."]),
-    ("We know:\n- All whales are mammals.\n- Moby is a whale.\n\nTherefore Moby is a mammal.",
-     ["We know:", "All whales are mammals.", "Moby is a whale.", "Therefore Moby is a mammal."]),
-    ("First, expand.\n$$\n(x+1)^2 = x^2 + 2x + 1\n$$\n\nSo the identity holds.",
-     ["First, expand.\n$$\n(x+1)^2 = x^2 + 2x + 1\n$$", "So the identity holds."]),
-    ("We compute\n\n\\[\na = 1\n\nb = 2\n\\]\n\nHence a + b = 3.",
-     ["We compute\n\\[\na = 1\n\nb = 2\n\\]", "Hence a + b = 3."]),
-    ("Preamble.\n### Step 1\nx = 1\n### Step 2\nx + 1 = 2", ["Preamble.", "x = 1", "x + 1 = 2"]),
-    ("1) a = 1\n2) b = 2", ["a = 1", "b = 2"]),
-    ("Just one paragraph, no structure.", ["Just one paragraph, no structure."]),
-])
-def test_plain_text_shapes(text, expected):
-    assert split_reasoning(text) == expected
-    assert contents(text) == expected
-
-
-@pytest.mark.parametrize(("payload", "fragment"), [
-    ({"foo": 1, "bar": 2}, "unrecognised response shape (keys: bar, foo); expected an OpenAI Responses object"),
-    (recorded("openai_error_429"), "is an API error (tokens: Rate limit reached"),
-    (recorded("anthropic_tool_use"), "holds no thinking and no text blocks (only: tool_use)"),
-    ({"choices": [{"delta": {"content": "x"}}]}, "streamed chunk"),
-    (42, "cannot read a reasoning chain from a int"),
-    ("   ", "no answer text"),
-])
-def test_unknown_or_empty_payloads_give_a_clear_error(payload, fragment):
-    with pytest.raises(ReasoningChainError) as info:
-        parse_reasoning_chain(payload)
-    assert fragment in info.value.message
+def test_parser_names_are_re_exported_from_chain():
+    for name in ("Reasoning", "ReasoningChainError", "parse_reasoning_chain", "read_reasoning", "split_reasoning"):
+        assert getattr(integrations, name) is getattr(reasonforge.chain, name)
 
 
 # ---- LangChain (the optional extra, tested with the real package) ---------------------------------------
@@ -132,7 +32,7 @@ def test_langchain_handler_verifies_the_chain_on_end():
     from reasonforge.translate.integrations import ReasoningVerifier
 
     seen = []
-    verifier = ReasoningVerifier("logic", on_verdict=seen.append)
+    verifier = ReasoningVerifier("logic", verify_chain=verify_chain, on_verdict=seen.append)
     answer = "1. Moby is a whale.\n2. All whales are mammals.\n3. Therefore, Moby is a mammal."
     _chain([answer]).invoke({"question": "All whales are mammals. Moby is a whale. Is Moby a mammal?"},
                             config={"callbacks": [verifier]})
@@ -145,7 +45,7 @@ def test_langchain_handler_verifies_the_chain_on_end():
 def test_langchain_handler_reports_a_wrong_step():
     from reasonforge.translate.integrations import ReasoningVerifier
 
-    verifier = ReasoningVerifier("logic")
+    verifier = ReasoningVerifier("logic", verify_chain=verify_chain)
     _chain(["Moby is a mammal, so Moby is a whale."]).invoke(
         {"question": "All whales are mammals. Moby is a mammal."}, config={"callbacks": [verifier]})
     assert verifier.verdict.overall.value == "FAILED"
@@ -168,7 +68,7 @@ def test_langchain_tool_outputs_become_givens_and_errors_are_kept_not_raised():
 
     from reasonforge.translate.integrations import ReasoningVerifier
 
-    verifier = ReasoningVerifier("logic")
+    verifier = ReasoningVerifier("logic", verify_chain=verify_chain)
     root = uuid4()
     verifier.on_chain_start({}, {"input": "Is Moby a mammal?"}, run_id=root)
     verifier.on_tool_end("All whales are mammals. Moby is a whale.", run_id=uuid4(), parent_run_id=root)
@@ -180,8 +80,36 @@ def test_langchain_tool_outputs_become_givens_and_errors_are_kept_not_raised():
     assert verifier.request.original_query.endswith("All whales are mammals. Moby is a whale.")
     assert verifier.request.claimed_answer == "yes" and verifier.verdict.overall.value == "VERIFIED"
 
-    failing = ReasoningVerifier("logic")
+    failing = ReasoningVerifier("logic", verify_chain=verify_chain)
     other = uuid4()
     failing.on_chain_start({}, {"input": "q"}, run_id=other)
     failing.on_chain_error(RuntimeError("boom"), run_id=other)
     assert failing.verdict is None and "RuntimeError: boom" in failing.problem
+
+
+def test_langchain_handler_calls_the_verifier_it_was_given():
+    from uuid import uuid4
+
+    from reasonforge.translate.integrations import ReasoningVerifier
+
+    calls = []
+
+    def stand_in(request, *, translator=None, limits=None):
+        calls.append((request, translator, limits))
+        return verify_chain(request, translator=translator, limits=limits)
+
+    verifier = ReasoningVerifier("logic", verify_chain=stand_in, original_query="All whales are mammals.")
+    root = uuid4()
+    verifier.on_chain_start({}, {"input": "ignored"}, run_id=root)
+    verifier.on_agent_finish(type("Finish", (), {"log": "Moby is a whale.", "return_values": {}})(),
+                             run_id=uuid4(), parent_run_id=root)
+    verifier.on_chain_end({"output": ""}, run_id=root)
+    assert [(c[0], c[1], c[2]) for c in calls] == [(verifier.request, None, None)]
+    assert verifier.request.original_query == "All whales are mammals." and verifier.verdict is not None
+
+
+def test_langchain_handler_needs_a_verifier():
+    from reasonforge.translate.integrations import ReasoningVerifier
+
+    with pytest.raises(TypeError, match="verify_chain"):
+        ReasoningVerifier("logic")

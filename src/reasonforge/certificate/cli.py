@@ -18,10 +18,10 @@ from rich.table import Table
 from reasonforge.certificate.common import CertificateError, certificate_dir, data_home
 from reasonforge.certificate.params import FULL, SMALL
 from reasonforge.certificate.schema import CommitmentOpening, VerificationCertificate
-from reasonforge.errors import ReasonForgeError
+from reasonforge.cli_errors import ReasonForgeTyper
 from reasonforge.types import VerificationVerdict
 
-app = typer.Typer(
+app = ReasonForgeTyper(
     help="Verification certificates: Groth16 proofs of attested verdicts, EVM registry.", no_args_is_help=True
 )
 err = Console(stderr=True)
@@ -89,11 +89,6 @@ def _check_writable(path: Path) -> None:
         raise CertificateError(f"cannot write {path}: the file is read-only; choose another --out")
 
 
-def _exit_on_error(exc: ReasonForgeError) -> typer.Exit:
-    err.print(f"error: {exc.message}", soft_wrap=True)
-    return typer.Exit(2)
-
-
 @app.command("issue")
 def issue_cmd(
     verdict_file: Annotated[Path, typer.Argument(help="VerificationVerdict JSON from `reasonforge verify --json`.")],
@@ -117,8 +112,6 @@ def issue_cmd(
         verdict = VerificationVerdict.model_validate_json(_read(verdict_file, "verdict"))
         _check_writable(out)
         _check_writable(out.with_suffix(".opening.json"))
-    except ReasonForgeError as exc:
-        raise _exit_on_error(exc) from exc
     except ValidationError as exc:
         err.print(
             f"error: {verdict_file}: not a VerificationVerdict (`reasonforge verify --json` prints one): {_first_error(exc)}"
@@ -128,12 +121,9 @@ def issue_cmd(
 
     params = FULL if circuit is Circuit.full else SMALL
     started = time.monotonic()
-    try:
-        cert, opening = issue(
-            verdict, home=data_home(), params=params, timestamp=timestamp, progress=err.print, verify_base=verify_base
-        )
-    except ReasonForgeError as exc:
-        raise _exit_on_error(exc) from exc
+    cert, opening = issue(
+        verdict, home=data_home(), params=params, timestamp=timestamp, progress=err.print, verify_base=verify_base
+    )
     opening_path = out.with_suffix(".opening.json")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -167,12 +157,9 @@ def verify_cmd(
         check_certificate,  # heavy (groth16py): load on use
     )
 
-    try:
-        cert = _load_cert(cert_file)
-        opened = _load_opening(opening) if opening else None
-        result = check_certificate(cert, _vk_for(cert, vk), opening=opened)
-    except ReasonForgeError as exc:
-        raise _exit_on_error(exc) from exc
+    cert = _load_cert(cert_file)
+    opened = _load_opening(opening) if opening else None
+    result = check_certificate(cert, _vk_for(cert, vk), opening=opened)
     if as_json:
         print(result.model_dump_json())
     for reason in result.reasons:
@@ -195,22 +182,19 @@ def register_cmd(
     """Register the certificate on an EVM registry (deploying verifier + registry when none is given)."""
     from reasonforge.certificate import registry, solidity
 
-    try:
-        cert = _load_cert(cert_file)
-        vk_json = _vk_for(cert, vk)
-        build = certificate_dir(data_home()) / "contracts" / cert.verification_key.sha256[:16]
-        build.mkdir(parents=True, exist_ok=True)
-        (build / "verification_key.json").write_text(vk_json)
-        compiled = solidity.compile_contracts(build / "verification_key.json", build)
-        w3 = registry.connect(rpc)
-        if registry_address is None:
-            deployment = registry.deploy(w3, compiled, int(cert.validator_commitment, 16))
-            registry_address = deployment.registry
-            err.print(f"deployed verifier {deployment.verifier} and registry {deployment.registry}")
-        reg = registry.register(w3, compiled, registry_address, cert)
-        verified = registry.is_verified(w3, compiled, registry_address, cert.task_hash)
-    except ReasonForgeError as exc:
-        raise _exit_on_error(exc) from exc
+    cert = _load_cert(cert_file)
+    vk_json = _vk_for(cert, vk)
+    build = certificate_dir(data_home()) / "contracts" / cert.verification_key.sha256[:16]
+    build.mkdir(parents=True, exist_ok=True)
+    (build / "verification_key.json").write_text(vk_json)
+    compiled = solidity.compile_contracts(build / "verification_key.json", build)
+    w3 = registry.connect(rpc)
+    if registry_address is None:
+        deployment = registry.deploy(w3, compiled, int(cert.validator_commitment, 16))
+        registry_address = deployment.registry
+        err.print(f"deployed verifier {deployment.verifier} and registry {deployment.registry}")
+    reg = registry.register(w3, compiled, registry_address, cert)
+    verified = registry.is_verified(w3, compiled, registry_address, cert.task_hash)
     cert = cert.model_copy(update=reg.model_dump(exclude={"gas_used"}))
     cert_file.write_text(cert.model_dump_json(indent=2))
     if as_json:
@@ -224,10 +208,7 @@ def register_cmd(
 @app.command("show")
 def show_cmd(cert_file: Annotated[Path, typer.Argument(help="Certificate JSON.")]) -> None:
     """Print a certificate's public claims."""
-    try:
-        cert = _load_cert(cert_file)
-    except ReasonForgeError as exc:
-        raise _exit_on_error(exc) from exc
+    cert = _load_cert(cert_file)
     table = Table(title=f"certificate {cert.certificate_id}")
     table.add_column("field")
     table.add_column("value")

@@ -21,8 +21,7 @@ from reasonforge.certificate.schema import (
     VerificationCertificate,
     VerificationKeyRef,
 )
-from reasonforge.registry import Spec
-from reasonforge.types import VerificationVerdict
+from reasonforge.types import Spec, VerificationVerdict
 
 
 def plan_verdict_hash(verdict: VerificationVerdict) -> str:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from reasonforge.certificate.attest import Attestation
 from reasonforge.certificate.canonical import sha256_hex
 from reasonforge.certificate.params import FIELD_MODULUS, CircuitParams
-from reasonforge.registry import Spec
+from reasonforge.types import Spec
 
 # Filled in after issuance (registration, transport signatures): not part of the certificate id.
 UNHASHED_FIELDS = frozenset(

@@ -1,4 +1,5 @@
-"""Reasoning chains: parsing, the step DAG, the invalidation cascade and failure reports."""
+"""Reasoning chains: parsing (requests, and model outputs into steps), the step DAG, the invalidation cascade
+and failure reports."""
 
 from reasonforge.chain.cascade import apply_cascade, failure_report, overall_of, suggested_fix
 from reasonforge.chain.dag import StepGraph
@@ -10,16 +11,23 @@ from reasonforge.chain.parse import (
     parse_translations,
     validate_request,
 )
+from reasonforge.chain.providers import Reasoning, ReasoningChainError
+from reasonforge.chain.reasoning import parse_reasoning_chain, read_reasoning, split_reasoning
 
 __all__ = [
+    "Reasoning",
+    "ReasoningChainError",
     "StepGraph",
     "apply_cascade",
     "check_translations",
     "failure_report",
     "load_json",
     "overall_of",
+    "parse_reasoning_chain",
     "parse_request",
     "parse_translations",
+    "read_reasoning",
+    "split_reasoning",
     "suggested_fix",
     "task_hash",
     "validate_request",

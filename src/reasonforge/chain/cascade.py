@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from reasonforge.chain.dag import StepGraph
-from reasonforge.types import FailureReport, Overall, StepStatus, StepVerdict, VerifyRequest
+from reasonforge.types import ErrorKind, FailureReport, Overall, StepStatus, StepVerdict, VerifyRequest
 
 
 def apply_cascade(graph: StepGraph, verdicts: Mapping[int, StepVerdict]) -> dict[int, StepVerdict]:
@@ -44,22 +44,24 @@ def overall_of(verdicts: Mapping[int, StepVerdict]) -> Overall:
 
 
 # Recognised error kinds (from checker details) and what the author of the reasoning can do.
-_FIXES: dict[str, str] = {
-    "vacuous": "The premises available to this step contradict each other, so it proves nothing; "
+_FIXES: dict[ErrorKind, str] = {
+    ErrorKind.VACUOUS: "The premises available to this step contradict each other, so it proves nothing; "
     "remove or correct the contradictory premise.",
-    "affirming_the_consequent": "This affirms the consequent: from 'if P then Q' and Q, P does not follow. "
+    ErrorKind.AFFIRMING_THE_CONSEQUENT: "This affirms the consequent: from 'if P then Q' and Q, P does not follow. "
     "State P directly or use 'if Q then P' if that is what you mean.",
-    "denying_the_antecedent": "This denies the antecedent: from 'if P then Q' and not P, not Q does not follow.",
-    "counterexample": "The conclusion does not follow from the givens and the steps it depends on "
+    ErrorKind.DENYING_THE_ANTECEDENT: "This denies the antecedent: from 'if P then Q' and not P, not Q does not "
+    "follow.",
+    ErrorKind.COUNTEREXAMPLE: "The conclusion does not follow from the givens and the steps it depends on "
     "(the counterexample satisfies them all and falsifies the conclusion); add the missing premise "
     "as an earlier step or weaken the conclusion.",
-    "timeout": "The checker ran out of time; split the step into smaller steps or raise --timeout.",
-    "syntax": "The formal artifact does not parse; fix it at the line and column given.",
-    "untranslatable": "Rephrase the step in simpler sentences (one claim per sentence) or supply a translation.",
-    # error kinds of the sympy checker (verify/arithmetic.py)
-    "arithmetic": "A relation in this step is false: recompute it; the message gives the value of each side "
+    ErrorKind.TIMEOUT: "The checker ran out of time; split the step into smaller steps or raise --timeout.",
+    ErrorKind.SYNTAX: "The formal artifact does not parse; fix it at the line and column given.",
+    ErrorKind.UNTRANSLATABLE: "Rephrase the step in simpler sentences (one claim per sentence) or supply a "
+    "translation.",
+    # error kinds of the sympy checker (verify/math/relations.py)
+    ErrorKind.ARITHMETIC: "A relation in this step is false: recompute it; the message gives the value of each side "
     "(or the solutions of the earlier equations it contradicts).",
-    "contradiction": "This relation can never hold for any value of its unknowns (e.g. x = x + 1); "
+    ErrorKind.CONTRADICTION: "This relation can never hold for any value of its unknowns (e.g. x = x + 1); "
     "check the algebra that produced it.",
 }
 
@@ -67,13 +69,15 @@ _FIXES: dict[str, str] = {
 def suggested_fix(verdict: StepVerdict) -> str | None:
     """A fix for recognised error kinds, or None when the error is not one we recognise."""
     details = verdict.details
-    kind = details.get("error_kind")
-    if kind is None:
-        if details.get("vacuous"):
-            kind = "vacuous"
-        elif details.get("counterexample") is not None:
-            kind = "counterexample"
-    return _FIXES.get(kind) if isinstance(kind, str) else None
+    if details.get("error_kind") is not None:
+        kind = verdict.error_kind  # None for a kind this version does not know
+    elif details.get("vacuous"):
+        kind = ErrorKind.VACUOUS  # the logic checkers flag contradictory premises without an error_kind
+    elif details.get("counterexample") is not None:
+        kind = ErrorKind.COUNTEREXAMPLE
+    else:
+        kind = None
+    return _FIXES.get(kind) if kind is not None else None
 
 
 def failure_report(

@@ -15,13 +15,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from reasonforge.cli_errors import fail, require_finite
-from reasonforge.errors import InputError, ReasonForgeError
+from reasonforge.cli_errors import ReasonForgeTyper, fail, require_finite
+from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.episode_cli import app as episode_app
 from reasonforge.forecast.ledger.cli import app as reasoning_app
 
-app = typer.Typer(name="forecast", help="Forecast evaluation: proper scores against settled outcomes and the market.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+app = ReasonForgeTyper(name="forecast",
+                       help="Forecast evaluation: proper scores against settled outcomes and the market.",
+                       no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 app.add_typer(episode_app, name="episode", help="Multi-date agentic forecasting episodes: run agents, analyse runs.")
 app.add_typer(reasoning_app, name="reasoning", help="Reasoning-trajectory scoring: ledgers, key events, 0–4 grades.")
@@ -88,11 +89,8 @@ def baselines(data: DataOpt = None, horizons: HorizonsOpt = None, min_volume: Mi
     """Degenerate strategies (always 0.95 / 0.05 / 0.5, market, oracle) on all items and the 0.05–0.95 band."""
     from reasonforge.forecast.report import baselines as run
 
-    try:
-        report = run(_items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags,
-                            max_items, lenient))
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+    report = run(_items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags,
+                        max_items, lenient))
     if as_json:
         sys.stdout.write(report.model_dump_json() + "\n")
         return
@@ -142,11 +140,8 @@ def score(predictions: Annotated[Path, typer.Argument(help="JSONL rows {id, repl
           exclude_tags: ExcludeTagsOpt = None, max_items: MaxItemsOpt = None, lenient: LenientOpt = False,
           resamples: ResamplesOpt = 1000, seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
     """Every metric with bootstrap 95 % CIs on all items and on the 0.05–0.95 market band."""
-    try:
-        items = _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient)
-        result = _scored(predictions, items, resamples, seed)
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+    items = _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient)
+    result = _scored(predictions, items, resamples, seed)
     if as_json:
         sys.stdout.write(result.model_dump_json() + "\n")
     else:
@@ -165,19 +160,16 @@ def calibration(predictions: Annotated[Path | None, typer.Argument(help="Predict
     from reasonforge.forecast.dataset import item_arrays
     from reasonforge.forecast.report import probabilities, read_predictions
 
-    try:
-        items = _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient)
-        arrays = item_arrays(items)
-        p = probabilities(items, read_predictions(predictions)) if predictions else arrays.market
-        report = calibration_report(p, arrays.outcome, bins)
-        market = calibration_report(arrays.market, arrays.outcome, bins) if predictions else None
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+    items = _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient)
+    arrays = item_arrays(items)
+    p = probabilities(items, read_predictions(predictions)) if predictions else arrays.market
+    report = calibration_report(p, arrays.outcome, bins)
+    market = calibration_report(arrays.market, arrays.outcome, bins) if predictions else None
     label = predictions.name if predictions else "market price"
     try:
         report.plot = str(plot_reliability(report, out, title=f"Reliability: {label}", label=label, reference=market))
     except OSError as exc:
-        raise fail(_unwritable(out, exc, "--out").message) from None
+        raise _unwritable(out, exc, "--out") from None
     if as_json:
         sys.stdout.write(report.model_dump_json() + "\n")
         return
@@ -204,13 +196,10 @@ def probe(cutoff: Annotated[str, typer.Option("--cutoff", help="Model training c
     from reasonforge.forecast.probe import contamination_probe
     from reasonforge.forecast.report import probabilities, read_predictions
 
-    try:
-        items = _items(data, None, 0.0, 0.0, None, None, None, lenient)
-        p = probabilities(items, read_predictions(predictions)) if predictions else None
-        report = contamination_probe(cutoff, items, p, model=predictions.name if predictions else "", resamples=resamples,
-                                     seed=seed)
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+    items = _items(data, None, 0.0, 0.0, None, None, None, lenient)
+    p = probabilities(items, read_predictions(predictions)) if predictions else None
+    report = contamination_probe(cutoff, items, p, model=predictions.name if predictions else "", resamples=resamples,
+                                 seed=seed)
     if as_json:
         sys.stdout.write(report.model_dump_json() + "\n")
         return
@@ -250,26 +239,23 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
     from reasonforge.forecast.report import score_predictions
     from reasonforge.forecast.runner import RunConfig, predictions_from_output, resolve_model, run_model
 
-    try:
-        require_finite("--timeout", timeout)
-        require_finite("--temperature", temperature)
-        items = _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient)
-        spec = resolve_model(model, base_url=base_url, model_name=model_name)
-        path = out or Path(f"forecast-eval-{re.sub(r'[^A-Za-z0-9_.-]+', '-', model).strip('-')}.jsonl")
-        env = ForecastEnvironment(name=ENV_NAME, items=items)
-        config = RunConfig(concurrency=concurrency, max_retries=retries, timeout_s=timeout, temperature=temperature,
-                           max_tokens=max_tokens)
-        err = Console(stderr=True)
-        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                      console=err, disable=as_json or not err.is_terminal, transient=True) as bar:
-            task = bar.add_task(spec.name or model, total=len(items))
-            try:
-                asyncio.run(run_model(env, spec, path, config, progress=lambda n: bar.advance(task, n)))
-            except OSError as exc:
-                raise _unwritable(path, exc, "--out") from None
-        result = score_predictions(items, predictions_from_output(path), resamples=resamples, seed=seed, source=str(path))
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+    require_finite("--timeout", timeout)
+    require_finite("--temperature", temperature)
+    items = _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient)
+    spec = resolve_model(model, base_url=base_url, model_name=model_name)
+    path = out or Path(f"forecast-eval-{re.sub(r'[^A-Za-z0-9_.-]+', '-', model).strip('-')}.jsonl")
+    env = ForecastEnvironment(name=ENV_NAME, items=items)
+    config = RunConfig(concurrency=concurrency, max_retries=retries, timeout_s=timeout, temperature=temperature,
+                       max_tokens=max_tokens)
+    err = Console(stderr=True)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=err, disable=as_json or not err.is_terminal, transient=True) as bar:
+        task = bar.add_task(spec.name or model, total=len(items))
+        try:
+            asyncio.run(run_model(env, spec, path, config, progress=lambda n: bar.advance(task, n)))
+        except OSError as exc:
+            raise _unwritable(path, exc, "--out") from None
+    result = score_predictions(items, predictions_from_output(path), resamples=resamples, seed=seed, source=str(path))
     if as_json:
         sys.stdout.write(result.model_dump_json() + "\n")
     else:
@@ -316,10 +302,8 @@ def harvest(out: Annotated[Path, typer.Option("--out", help="Cumulative JSONL of
                 disable=as_json or not err.is_terminal, transient=True) as bar:
             task = bar.add_task(f"harvest ({config.mode})")
             summary = Harvester(client, config, progress=lambda n: bar.advance(task, n)).run()
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
     except OSError as exc:
-        raise fail(_unwritable(out, exc, "--out").message) from None
+        raise _unwritable(out, exc, "--out") from None
     if as_json:
         sys.stdout.write(summary.model_dump_json() + "\n")
         return

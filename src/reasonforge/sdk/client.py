@@ -205,6 +205,6 @@ class ReasonForge:
     @staticmethod
     def parse_reasoning_chain(response: Any) -> list[ReasoningStep]:
         """Reasoning steps out of an OpenAI / Anthropic / DeepSeek response or plain text, ready for verify()."""
-        from reasonforge.translate.integrations import parse_reasoning_chain
+        from reasonforge.chain import parse_reasoning_chain
 
         return parse_reasoning_chain(response)

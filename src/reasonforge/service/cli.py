@@ -10,20 +10,8 @@ import os
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-from reasonforge.errors import ReasonForgeError
-
-EXIT_CONFIG_ERROR = 2
-
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(
-        f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True
-    )
-    return typer.Exit(EXIT_CONFIG_ERROR)
-
+from reasonforge.cli_errors import fail
 
 _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 
@@ -32,7 +20,7 @@ def _log_level(value: str, allowed: tuple[str, ...] = _LOG_LEVELS) -> str:
     """The --log-level in upper case; an unknown level is a usage error naming the accepted ones."""
     level = value.strip().upper()
     if level not in allowed:
-        raise _fail(f"unknown --log-level {value!r}; use one of {', '.join(a.lower() for a in allowed)}")
+        raise fail(f"unknown --log-level {value!r}; use one of {', '.join(a.lower() for a in allowed)}")
     return level
 
 
@@ -46,7 +34,7 @@ def _settings(**overrides: object):
     except ValidationError as exc:
         first = exc.errors()[0]
         name = "REASONFORGE_" + "_".join(str(p) for p in first["loc"]).upper()
-        raise _fail(f"{name}: {first['msg']}") from None
+        raise fail(f"{name}: {first['msg']}") from None
     return settings.model_copy(
         update={k: v for k, v in overrides.items() if v is not None}
     )
@@ -88,10 +76,7 @@ def serve(
         level="DEBUG" if level == "TRACE" else level,  # trace is uvicorn's own level, below DEBUG
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    try:
-        app = create_app(settings)
-    except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+    app = create_app(settings)
     uvicorn.run(
         app,
         host=host,
@@ -128,12 +113,9 @@ def worker(
         level=level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    try:
-        run_worker(
-            _settings(),
-            pool=parse_pool(pool),
-            concurrency=concurrency,
-            loglevel=level,
-        )
-    except ReasonForgeError as exc:
-        raise _fail(exc.message) from None
+    run_worker(
+        _settings(),
+        pool=parse_pool(pool),
+        concurrency=concurrency,
+        loglevel=level,
+    )

@@ -6,7 +6,9 @@ simulator can import `reasonforge.subnet.<module>` without paying for the SDK.
 
 - `protocol`: TranslationTask, VerificationResult (pydantic, bounded, canonical hashes)
 - `keys`: Identity (an sr25519 hotkey that signs btauth/1 requests)
-- `transport`: create_miner_app, ValidatorClient, QueryOutcome, serve_miner
+- `miner_server`: create_miner_app, serve_miner (the FastAPI side)
+- `validator_client`: ValidatorClient, QueryOutcome (the httpx side)
+- `transport`: what both sides share (paths, size caps, `sign_response`)
 - `chain`: Chain, InMemoryChain, BittensorChain, Metagraph, Neuron, Endpoint, SetWeightsResult
 """
 
@@ -18,10 +20,10 @@ _LAZY = {
     "TranslationTask": "protocol",
     "VerificationResult": "protocol",
     "Identity": "keys",
-    "create_miner_app": "transport",
-    "ValidatorClient": "transport",
-    "QueryOutcome": "transport",
-    "serve_miner": "transport",
+    "create_miner_app": "miner_server",
+    "ValidatorClient": "validator_client",
+    "QueryOutcome": "validator_client",
+    "serve_miner": "miner_server",
     "Chain": "chain",
     "InMemoryChain": "chain",
     "BittensorChain": "chain",

@@ -18,16 +18,16 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from reasonforge.cli_errors import fail
-from reasonforge.errors import ReasonForgeError
+from reasonforge.cli_errors import ReasonForgeTyper, fail
 
 if TYPE_CHECKING:
     from reasonforge.subnet.localnet import Localnet
     from reasonforge.subnet.simulator import SimulationReport
     from reasonforge.subnet.state import EpochReport
 
-app = typer.Typer(name="subnet", help="The Bittensor subnet: a local network of miners and a validator, and the "
-                  "incentive simulation.", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+app = ReasonForgeTyper(name="subnet", help="The Bittensor subnet: a local network of miners and a validator, and the "
+                       "incentive simulation.", no_args_is_help=True, add_completion=False,
+                       pretty_exceptions_enable=False)
 
 EXIT_INTERRUPTED = 130
 
@@ -150,8 +150,6 @@ def localnet(
         hint = "rerun with the same --dir to resume" if temporary is None else "pass --dir to keep a resumable net"
         Console(stderr=True).print(f"[yellow]interrupted[/]: miners stopped; {hint}")
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
     finally:
         if temporary is not None:
             temporary.cleanup()
@@ -201,8 +199,6 @@ def simulate(
         report = run_simulation(epochs=epochs, seed=seed, tasks_per_epoch=tasks, trap_rate=trap_rate, crowd=crowd,
                                 careless_stake=careless)
         written = plot_rewards(report, plot) if plot is not None else None
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
     except OSError as exc:
         raise fail(f"cannot write the plot to {plot}: {exc.strerror or exc}") from None
     if json_out:

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.subnet.chain import Endpoint, InMemoryChain, Metagraph
 from reasonforge.subnet.keys import Identity
 from reasonforge.subnet.protocol import (
@@ -50,7 +51,6 @@ from reasonforge.types import (
     StepVerdict,
     VerificationVerdict,
 )
-from reasonforge.verify.pipeline import verify_chain
 
 __all__ = ["PROFILES", "MinerProfile", "TranslatorMiner", "compilation_status", "compiled_steps", "main",
            "run_miner", "vacuous_artifact"]
@@ -229,7 +229,7 @@ def _exit_with_parent(parent_pid: int) -> None:
 def run_miner(seed: str, host: str, port: int, chain_path: Path, stake: float = 0.0, *,
               profile: MinerProfile = "honest", netuid: int = 1, parent_pid: int | None = None) -> None:
     """Register (or re-serve) `seed`'s hotkey at host:port on the chain at `chain_path` and serve until stopped."""
-    from reasonforge.subnet.transport import create_miner_app, serve_miner
+    from reasonforge.subnet.miner_server import create_miner_app, serve_miner
 
     identity = Identity.from_seed(seed)
     chain = InMemoryChain(netuid, path=Path(chain_path))

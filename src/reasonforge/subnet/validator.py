@@ -45,6 +45,7 @@ from reasonforge.incentive import (
     standings,
     trap_penalty,
 )
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.subnet.chain import Chain, Metagraph, Neuron, SetWeightsResult
 from reasonforge.subnet.errors import SubnetError
 from reasonforge.subnet.keys import Identity
@@ -57,8 +58,8 @@ from reasonforge.subnet.state import (
     ValidatorState,
 )
 from reasonforge.subnet.tasks import EpochTask, TaskSource
-from reasonforge.subnet.transport import QueryOutcome, ValidatorClient
 from reasonforge.subnet.traps import trap_score
+from reasonforge.subnet.validator_client import QueryOutcome, ValidatorClient
 from reasonforge.types import (
     CONTEXT_STEP_ID,
     CheckLimits,
@@ -66,7 +67,6 @@ from reasonforge.types import (
     VerificationVerdict,
     VerifyRequest,
 )
-from reasonforge.verify.pipeline import verify_chain
 
 __all__ = ["EpochReport", "ProofLayerValidator", "WeightsNotSetError"]
 

@@ -22,21 +22,30 @@ from typing import Any
 
 from reasonforge.errors import ReasonForgeError
 from reasonforge.registry import CheckerRegistry, checkers
-from reasonforge.types import ArtifactLanguage, ChainStep, CheckLimits, CheckOutcome, ProofLevel, StepStatus
+from reasonforge.types import (
+    ArtifactLanguage,
+    ChainStep,
+    CheckLimits,
+    CheckOutcome,
+    ErrorKind,
+    ProofLevel,
+    StepStatus,
+)
 
 __all__ = ["ChainPosition", "CompileResult", "classify_outcome", "compilation_check"]
 
 _SOLVER_LANGUAGES = frozenset({ArtifactLanguage.FOL, ArtifactLanguage.PROPOSITIONAL, ArtifactLanguage.SMTLIB,
                                ArtifactLanguage.SYMPY})
 _PROVER_LANGUAGES = frozenset({ArtifactLanguage.COQ, ArtifactLanguage.LEAN4})
-# python_tests reports these as `failed` with no error_kind: the module did not compile or no test ran.
+# the python checker reports these as `failed` with no error_kind: the module did not compile or no test ran.
 _PYTHON_NOT_COMPILED = ("syntax error", "the artifact failed to import or collect", "no tests were collected",
                         "collected tests do not match", "pytest did not finish")
 # Prover outcomes that say nothing about this artifact (its Context, an ancestor, the machine).
-_PROVER_UNKNOWN = frozenset({"context", "dependency", "tool_unavailable", "sandbox_unavailable", "resource",
-                             "audit", "header", "not_checked"})
+_PROVER_UNKNOWN = frozenset({ErrorKind.CONTEXT, ErrorKind.DEPENDENCY, ErrorKind.TOOL_UNAVAILABLE,
+                             ErrorKind.SANDBOX_UNAVAILABLE, ErrorKind.RESOURCE, ErrorKind.AUDIT, ErrorKind.HEADER,
+                             ErrorKind.NOT_CHECKED})
 # Prover rejections of a compiled artifact that a faithful correction can still fix.
-_PROVER_FIXABLE_COMPILED = frozenset({"alignment", "assumptions"})
+_PROVER_FIXABLE_COMPILED = frozenset({ErrorKind.ALIGNMENT, ErrorKind.ASSUMPTIONS})
 
 
 @dataclass(frozen=True)
@@ -47,7 +56,7 @@ class CompileResult:
     repairable: bool
     status: StepStatus
     message: str | None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -74,8 +83,7 @@ class ChainPosition:
 def classify_outcome(outcome: CheckOutcome, language: ArtifactLanguage) -> CompileResult:
     """Read a checker outcome as (compiled, repairable)."""
     language = ArtifactLanguage(language)
-    kind = outcome.details.get("error_kind")
-    kind = str(kind) if kind is not None else None
+    kind = outcome.error_kind
     message = outcome.message
     status = outcome.status
 
@@ -85,11 +93,11 @@ def classify_outcome(outcome: CheckOutcome, language: ArtifactLanguage) -> Compi
     if status is StepStatus.VERIFIED:
         return result(True, False)
     if language is ArtifactLanguage.PYTHON:
-        if (message or "").startswith(_PYTHON_NOT_COMPILED) or kind == "syntax":
+        if (message or "").startswith(_PYTHON_NOT_COMPILED) or kind is ErrorKind.SYNTAX:
             return result(False, True)
         return result(None if status is StepStatus.ERROR else True, False)
     if language in _SOLVER_LANGUAGES:
-        if kind == "syntax":
+        if kind is ErrorKind.SYNTAX:
             return result(False, True)
         return result(None if status is StepStatus.ERROR else True, False)
     if language in _PROVER_LANGUAGES:
@@ -97,7 +105,7 @@ def classify_outcome(outcome: CheckOutcome, language: ArtifactLanguage) -> Compi
             return result(None, False)
         if kind in _PROVER_FIXABLE_COMPILED:
             return result(True, status is StepStatus.FAILED)
-        if kind == "vacuous" or (status is StepStatus.UNSUPPORTED and kind != "no_theorem"):
+        if kind is ErrorKind.VACUOUS or (status is StepStatus.UNSUPPORTED and kind is not ErrorKind.NO_THEOREM):
             return result(True, False)
         return result(False, True)  # lex, forbidden, compile, missing_theorem, no_theorem, refused, …
     return result(None, False)
@@ -121,9 +129,10 @@ def compilation_check(artifact: str, language: ArtifactLanguage, level: ProofLev
                                  probe.message if probe.repairable else outcome.message, probe.error_kind,
                                  dict(outcome.details))
     except ReasonForgeError as exc:
-        return CompileResult(None, False, StepStatus.ERROR, exc.message, "checker_unavailable")
+        return CompileResult(None, False, StepStatus.ERROR, exc.message, ErrorKind.CHECKER_UNAVAILABLE)
     except Exception as exc:  # noqa: BLE001 - a checker bug must not end the translation of the chain
-        return CompileResult(None, False, StepStatus.ERROR, f"checker crashed: {type(exc).__name__}: {exc}", "crash")
+        return CompileResult(None, False, StepStatus.ERROR, f"checker crashed: {type(exc).__name__}: {exc}",
+                             ErrorKind.CRASH)
     return classify_outcome(outcome, language)
 
 

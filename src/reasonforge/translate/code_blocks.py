@@ -12,7 +12,7 @@ becomes `def test_step1_example_1(): assert count_frequencies([1, 2, 2, 3]) == {
 (expected output that is not a Python literal is compared with `repr`). `>>>` lines without an output
 line are kept as statements. A complexity claim in the step's prose (`O(n)`, `O(n log n)`, …) becomes a
 `# complexity: <function> O(...)` comment for the last function defined so far (see
-`verify/complexity.py`). A step with no code of its own, no example and no claim gets an empty artifact
+`verify/code/complexity.py`). A step with no code of its own, no example and no claim gets an empty artifact
 (→ `unsupported`), since nothing in it can be checked.
 """
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from reasonforge.registry import Spec
 from reasonforge.types import ArtifactLanguage, StepTranslation, VerifyRequest
-from reasonforge.verify.complexity import parse_big_o
+from reasonforge.verify.code.complexity import parse_big_o
 
 __all__ = ["CodeBlockTranslator", "StepCode", "extract_step"]
 

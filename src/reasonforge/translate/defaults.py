@@ -5,6 +5,7 @@ from __future__ import annotations
 from reasonforge.errors import ReasonForgeError
 from reasonforge.translate.logic import LogicTranslator
 from reasonforge.translate.protocol import Translator
+from reasonforge.translate.targets import resolve_prover
 from reasonforge.types import ArtifactLanguage, Domain, ProofLevel, Prover
 
 
@@ -23,8 +24,6 @@ def default_translator(
         from reasonforge.translate.math_quick import MathTranslator
 
         return MathTranslator()
-    from reasonforge.verify.provers import resolve_prover
-
     if resolve_prover(prover) is ArtifactLanguage.COQ:
         from reasonforge.translate.math_coq import CoqMathTranslator
 

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from reasonforge.chain import StepGraph
 from reasonforge.errors import ArtifactSyntaxError, InputError
+from reasonforge.lang.logic import parse_fol_artifact
 from reasonforge.registry import CheckerRegistry, Spec
 from reasonforge.translate.checking import ChainPosition, CompileResult, compilation_check
 from reasonforge.translate.grounding import NotGroundable, ground_entailment, render_propositional
@@ -57,6 +58,7 @@ from reasonforge.types import (
     ChainStep,
     CheckLimits,
     Domain,
+    ErrorKind,
     ProofLevel,
     Prover,
     ReasoningStep,
@@ -64,7 +66,6 @@ from reasonforge.types import (
     StepTranslation,
     VerifyRequest,
 )
-from reasonforge.verify.fol import parse_fol_artifact
 
 __all__ = ["ChainOutcome", "StepOutcome", "TranslationEngine"]
 
@@ -398,6 +399,6 @@ def _context_result(probe: CompileResult) -> CompileResult:
     message = probe.message or ""
     if probe.status is StepStatus.VERIFIED:
         return CompileResult(True, False, StepStatus.VERIFIED, None)
-    if "Context (step 0)" in message or probe.error_kind == "context":
-        return CompileResult(False, True, StepStatus.ERROR, message, "context")
+    if "Context (step 0)" in message or probe.error_kind is ErrorKind.CONTEXT:
+        return CompileResult(False, True, StepStatus.ERROR, message, ErrorKind.CONTEXT)
     return CompileResult(None, False, probe.status, message, probe.error_kind)

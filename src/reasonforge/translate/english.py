@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from reasonforge.lang.logic import Atom, Const, Formula, Iff, Implies, Not, Or, Term, Var, Xor
+from reasonforge.lang.logic.formulas import conj, disj, exists, forall, free_vars
 from reasonforge.translate.lexicon import (
     VARIABLE_NAMES,
     Lexicon,
@@ -32,8 +34,6 @@ from reasonforge.translate.lexicon import (
     singularize,
     third_person,
 )
-from reasonforge.verify.fol import Atom, Const, Formula, Iff, Implies, Not, Or, Term, Var, Xor
-from reasonforge.verify.formulas import conj, disj, exists, forall, free_vars
 
 
 class NoRule(Exception):

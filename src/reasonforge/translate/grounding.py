@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from reasonforge.verify.fol import And, Atom, Const, Eq, Formula, Iff, Implies, Not, Or, Quant, Xor, to_text
-from reasonforge.verify.formulas import conj, constants, disj, nodes, rebuild, size, substitute
+from reasonforge.lang.logic import And, Atom, Const, Eq, Formula, Iff, Implies, Not, Or, Quant, Xor, to_text
+from reasonforge.lang.logic.formulas import conj, constants, disj, nodes, rebuild, size, substitute
 
 
 class NotGroundable(Exception):

@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from reasonforge.errors import ArtifactSyntaxError, ReasonForgeError
+from reasonforge.lang.logic import FolParser, Formula, to_text
+from reasonforge.lang.logic.formulas import conj, negate
 from reasonforge.registry import Spec
 from reasonforge.translate.english import EnglishParser, NoRule
 from reasonforge.translate.grounding import NotGroundable, ground_entailment, render_propositional
 from reasonforge.translate.lexicon import Lexicon
 from reasonforge.translate.sentences import sentence_role, split_query, split_sentences
 from reasonforge.types import ArtifactLanguage, ProofLevel, StepTranslation, VerifyRequest
-from reasonforge.verify.fol import FolParser, Formula, to_text
-from reasonforge.verify.formulas import conj, negate
 
 TRANSLATOR_NAME = "rule-based-logic"
 TRANSLATOR_VERSION = "1.0"

@@ -4,7 +4,7 @@ It writes the plan's workspace pieces: a Context translation (step 0) and one `c
 each a theorem `step<k>` with a proof made of standard tactics. The checker never trusts it: a wrong
 statement or a proof that does not go through fails there, not here.
 
-Reading (the shared extractor `verify.math_text` plus parity/divisibility phrases):
+Reading (the shared extractor `lang.math.text` plus parity/divisibility phrases):
 - Givens (the Context): the query's bindings (`Definition`), its relations and domain facts
   (`n is an even integer` → `Axiom n_even : Z.Even n`), and relations a step cites from a named
   theorem ("By the Pythagorean theorem, x² + y² = z²"), which a rule-based reader cannot derive and
@@ -31,6 +31,15 @@ from dataclasses import dataclass, field
 
 import sympy
 
+from reasonforge.lang.math.expr import (
+    ExpressionError,
+    Name,
+    Node,
+    evaluate,
+    names_in,
+    parse_expression,
+)
+from reasonforge.lang.math.text import Relation, StepMath, extract
 from reasonforge.registry import Spec
 from reasonforge.translate.math_coq_emit import (
     Domain,
@@ -46,16 +55,7 @@ from reasonforge.types import (
     StepTranslation,
     VerifyRequest,
 )
-from reasonforge.verify.coq_claims import Phrase, phrases
-from reasonforge.verify.math_expr import (
-    ExpressionError,
-    Name,
-    Node,
-    evaluate,
-    names_in,
-    parse_expression,
-)
-from reasonforge.verify.math_text import Relation, StepMath, extract
+from reasonforge.verify.coq.claims import Phrase, phrases
 
 __all__ = ["TRANSLATOR_NAME", "TRANSLATOR_VERSION", "CoqMathTranslator"]
 

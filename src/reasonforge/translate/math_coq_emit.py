@@ -1,6 +1,6 @@
 """Coq text for the expressions and relations the maths extractor reads (Z or Q arithmetic only).
 
-`coq_expr` prints an expression tree (`verify.math_expr`) as written, so `9 + 16` stays `9 + 16` and
+`coq_expr` prints an expression tree (`lang.math.expr`) as written, so `9 + 16` stays `9 + 16` and
 Coq, not this module, does the arithmetic. `coq_poly` prints a SymPy polynomial (a computed witness).
 Anything outside the fragment raises `NotCoq` with the reason, and the step becomes `unsupported`.
 """
@@ -11,7 +11,7 @@ from typing import Literal
 
 import sympy
 
-from reasonforge.verify.math_expr import Binary, Call, Name, Node, Num, Postfix, Unary
+from reasonforge.lang.math.expr import Binary, Call, Name, Node, Num, Postfix, Unary
 
 __all__ = ["Domain", "NotCoq", "coq_expr", "coq_poly", "coq_relation", "needs_rationals"]
 

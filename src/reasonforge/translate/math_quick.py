@@ -1,6 +1,6 @@
 """`MathTranslator`: the offline translator of mathematics chains into `sympy` artifacts (quick level).
 
-Per step, the artifact (format: `verify/arithmetic.py`) holds, in this order:
+Per step, the artifact (format: `verify/math/relations.py`) holds, in this order:
 - givens from `original_query`: its bindings as `let`, its relations (stated with `=`, `<`, ...) as
   `fact`, its assumptions as `assume` (prose such as "legs 3 and 4" is not read);
 - for each ancestor step in topological order: its bindings as `let`, its claims as `fact`, its
@@ -26,6 +26,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from reasonforge.errors import ArtifactSyntaxError
+from reasonforge.lang.math.expr import ExpressionError, evaluate, to_text
+from reasonforge.lang.math.text import (
+    Relation,
+    StepMath,
+    extract,
+    extract_value,
+    restate,
+)
 from reasonforge.registry import Spec
 from reasonforge.types import (
     ArtifactLanguage,
@@ -33,15 +41,7 @@ from reasonforge.types import (
     StepTranslation,
     VerifyRequest,
 )
-from reasonforge.verify.arithmetic import parse_artifact
-from reasonforge.verify.math_expr import ExpressionError, evaluate, to_text
-from reasonforge.verify.math_text import (
-    Relation,
-    StepMath,
-    extract,
-    extract_value,
-    restate,
-)
+from reasonforge.verify.math.relations import parse_artifact
 
 __all__ = ["MathTranslator"]
 

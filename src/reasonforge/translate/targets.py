@@ -7,12 +7,13 @@ code: `python`; mathematics: `sympy` below formal, `coq` or `lean4` at formal pe
 
 from __future__ import annotations
 
+import shutil
 from typing import Literal
 
 from reasonforge.errors import ReasonForgeError
 from reasonforge.types import ArtifactLanguage, Domain, ProofLevel, Prover
 
-__all__ = ["FENCE_TAGS", "LogicFormat", "model_language", "target_language"]
+__all__ = ["FENCE_TAGS", "LogicFormat", "lean_installed", "model_language", "resolve_prover", "target_language"]
 
 LogicFormat = Literal["fol", "smtlib"]
 
@@ -28,6 +29,19 @@ FENCE_TAGS: dict[ArtifactLanguage, tuple[str, ...]] = {
 }
 
 
+def lean_installed() -> bool:
+    """True when a Lean 4 toolchain (`lean`) is on PATH."""
+    return shutil.which("lean") is not None
+
+
+def resolve_prover(prover: Prover) -> ArtifactLanguage:
+    """The artifact language for `prover`; `auto` is Lean 4 when installed, else Coq."""
+    prover = Prover(prover)
+    if prover is Prover.AUTO:
+        return ArtifactLanguage.LEAN4 if lean_installed() else ArtifactLanguage.COQ
+    return ArtifactLanguage.COQ if prover is Prover.COQ else ArtifactLanguage.LEAN4
+
+
 def target_language(domain: Domain, level: ProofLevel, prover: Prover = Prover.AUTO,
                     logic_format: LogicFormat = "fol") -> ArtifactLanguage:
     """The language of the artifact the checker receives for this domain and level."""
@@ -40,8 +54,6 @@ def target_language(domain: Domain, level: ProofLevel, prover: Prover = Prover.A
         return ArtifactLanguage.PYTHON
     if level is not ProofLevel.FORMAL:
         return ArtifactLanguage.SYMPY
-    from reasonforge.verify.provers import resolve_prover
-
     return resolve_prover(prover)
 
 

@@ -17,11 +17,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from reasonforge.cli_errors import fail
-from reasonforge.errors import ReasonForgeError
+from reasonforge.cli_errors import ReasonForgeTyper, fail
 
-app = typer.Typer(name="corpus", help="Dated news corpus: ingest articles, search as of a date, stats.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+app = ReasonForgeTyper(name="corpus", help="Dated news corpus: ingest articles, search as of a date, stats.",
+                       no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 MAX_LISTED_ERRORS = 20
 
@@ -47,11 +46,8 @@ def ingest(file: Annotated[Path, typer.Argument(help="JSONL, JSON array or CSV o
     from reasonforge.forecast.agentic.corpus import DatedCorpus, load_articles
 
     errors: list[str] | None = None if strict else []
-    try:
-        docs = load_articles(file, adapter.value, errors=errors)
-        report = DatedCorpus.open(index).ingest(docs)
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+    docs = load_articles(file, adapter.value, errors=errors)
+    report = DatedCorpus.open(index).ingest(docs)
     row_errors = errors or []
     report = report.model_copy(update={"skipped": report.skipped + len(row_errors),
                                        "errors": row_errors + report.errors})
@@ -79,10 +75,7 @@ def search(query: Annotated[str, typer.Argument(help="Keywords (plain words; que
     """The best-matching documents published by --as-of; JSON: [{id, title, published_at, score, snippet}]."""
     from reasonforge.forecast.agentic.corpus import DatedCorpus, parse_as_of
 
-    try:
-        hits = DatedCorpus.open(index, create=False).search(query, parse_as_of(as_of), k)
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+    hits = DatedCorpus.open(index, create=False).search(query, parse_as_of(as_of), k)
     if as_json:
         sys.stdout.write(json.dumps([hit.model_dump(mode="json") for hit in hits], ensure_ascii=False) + "\n")
         return
@@ -104,10 +97,7 @@ def stats(index: IndexOpt, as_json: JsonOpt = False) -> None:
     """Number of documents, first and last publication time, documents per source."""
     from reasonforge.forecast.agentic.corpus import DatedCorpus
 
-    try:
-        result = DatedCorpus.open(index, create=False).stats()
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+    result = DatedCorpus.open(index, create=False).stats()
     if as_json:
         sys.stdout.write(result.model_dump_json() + "\n")
         return

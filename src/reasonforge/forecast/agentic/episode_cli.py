@@ -21,11 +21,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from reasonforge.cli_errors import fail, require_finite
-from reasonforge.errors import InputError, ReasonForgeError
+from reasonforge.cli_errors import ReasonForgeTyper, fail, require_finite
+from reasonforge.errors import InputError
 
-app = typer.Typer(name="episode", help="Multi-date agentic forecasting episodes: run agents, analyse runs.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+app = ReasonForgeTyper(name="episode", help="Multi-date agentic forecasting episodes: run agents, analyse runs.",
+                       no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 OFFLINE_AGENTS = ("uniform", "market", "retrieval")
 
@@ -144,8 +144,6 @@ def run(questions: Annotated[Path, typer.Option("--questions", help="Questions J
         write_run_info(out, {"questions": str(questions.resolve()), "corpus": str(corpus.resolve()),
                              "model": model, "agent": agent.name, "memory": memory, "samples": samples,
                              "rule": rule, "dates": _split(dates), "limit": limit})
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
     except OSError as exc:
         raise fail(f"cannot write the run into {out}: {exc.strerror or exc}; choose a writable --out") from None
     if as_json:
@@ -249,30 +247,27 @@ def analyse(run_dir: Annotated[Path, typer.Argument(help="Run directory written 
         read_records,
     )
 
-    try:
-        records = read_records(run_dir / RECORDS)
-        if not records:
-            raise InputError(f"no episode records in {run_dir / RECORDS}; run `reasonforge forecast episode run "
-                             f"--out {run_dir}` first", field="run_dir")
-        info = _run_info(run_dir)
-        table = horizon_table(records, resamples=resamples, seed=seed)
-        reliability = reliability_summary(records)
-        rows = advantages(records)
-        adv = advantage_summary(rows)
-        configs = list(dict.fromkeys((r.agent, r.memory) for r in records))  # in the order they were run
-        pair = pick_configs(configs, swap) if swap else configs[:2]
-        report = None
-        swap_note = "one agent configuration in this run: no evidence–reader swap (run a second agent into it)"
-        if len(pair) == 2:
-            q_path = questions or (Path(info["questions"]) if info.get("questions") else None)
-            c_path = corpus or (Path(info["corpus"]) if info.get("corpus") else None)
-            if q_path is None or c_path is None:
-                swap_note = "swap skipped: pass --questions and --corpus (run.json does not name them)"
-            else:
-                report = swap_report(records, q_path, c_path, pair, resamples, seed)
-                swap_note = ""
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+    records = read_records(run_dir / RECORDS)
+    if not records:
+        raise InputError(f"no episode records in {run_dir / RECORDS}; run `reasonforge forecast episode run "
+                         f"--out {run_dir}` first", field="run_dir")
+    info = _run_info(run_dir)
+    table = horizon_table(records, resamples=resamples, seed=seed)
+    reliability = reliability_summary(records)
+    rows = advantages(records)
+    adv = advantage_summary(rows)
+    configs = list(dict.fromkeys((r.agent, r.memory) for r in records))  # in the order they were run
+    pair = pick_configs(configs, swap) if swap else configs[:2]
+    report = None
+    swap_note = "one agent configuration in this run: no evidence–reader swap (run a second agent into it)"
+    if len(pair) == 2:
+        q_path = questions or (Path(info["questions"]) if info.get("questions") else None)
+        c_path = corpus or (Path(info["corpus"]) if info.get("corpus") else None)
+        if q_path is None or c_path is None:
+            swap_note = "swap skipped: pass --questions and --corpus (run.json does not name them)"
+        else:
+            report = swap_report(records, q_path, c_path, pair, resamples, seed)
+            swap_note = ""
     if as_json:
         body = {"run_dir": str(run_dir), "records": len(records), "configs": [list(c) for c in configs],
                 "horizon": table.model_dump(mode="json"), "reliability": reliability.model_dump(mode="json"),

@@ -19,12 +19,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from reasonforge.cli_errors import fail
-from reasonforge.errors import InputError, ReasonForgeError
+from reasonforge.cli_errors import ReasonForgeTyper
+from reasonforge.errors import InputError
 
-app = typer.Typer(name="reasoning", help="Reasoning-trajectory scoring: ledgers of later events, key events, "
-                  "0–4 grades of forecasters' explanations.", no_args_is_help=True, add_completion=False,
-                  pretty_exceptions_enable=False)
+app = ReasonForgeTyper(name="reasoning", help="Reasoning-trajectory scoring: ledgers of later events, key events, "
+                       "0–4 grades of forecasters' explanations.", no_args_is_help=True, add_completion=False,
+                       pretty_exceptions_enable=False)
 
 REPORT_KEYS = ("market_id", "excluded", "key_events", "scores", "details")
 
@@ -82,23 +82,20 @@ def build_ledger_cmd(
     from reasonforge.forecast.ledger.build import build_ledger
     from reasonforge.forecast.ledger.models import load_market, save_ledger
 
+    parsed = load_market(market)
+    index = None
+    if corpus is not None:
+        if not corpus.is_dir():
+            raise InputError(f"--corpus {corpus} is not a directory; build one with `reasonforge corpus "
+                             "ingest`", field="corpus")
+        index = DatedCorpus.open(corpus, create=False)
+    ledger = build_ledger(parsed, corpus=index, window_days=window)
+    target = out if out is not None else _default_ledger_path(market)
     try:
-        parsed = load_market(market)
-        index = None
-        if corpus is not None:
-            if not corpus.is_dir():
-                raise InputError(f"--corpus {corpus} is not a directory; build one with `reasonforge corpus "
-                                 "ingest`", field="corpus")
-            index = DatedCorpus.open(corpus, create=False)
-        ledger = build_ledger(parsed, corpus=index, window_days=window)
-        target = out if out is not None else _default_ledger_path(market)
-        try:
-            save_ledger(ledger, target)
-        except OSError as exc:
-            raise InputError(f"cannot write the ledger to {target}: {exc.strerror}; choose a writable --out",
-                             field="out") from None
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+        save_ledger(ledger, target)
+    except OSError as exc:
+        raise InputError(f"cannot write the ledger to {target}: {exc.strerror}; choose a writable --out",
+                         field="out") from None
     if as_json:
         sys.stdout.write(json.dumps({"market_id": ledger.market_id, "path": str(target),
                                      "content_hash": ledger.content_hash(), "developments": len(ledger.developments),
@@ -158,22 +155,19 @@ def grade(ledger: Annotated[Path, typer.Option("--ledger", help="Stored ledger J
     from reasonforge.forecast.ledger.grade import grade_market
     from reasonforge.forecast.ledger.models import load_forecasts, load_ledger
 
-    try:
-        stored = load_ledger(ledger)
-        rows = load_forecasts(forecasts)
-        report = grade_market(stored, rows, make_grader(grader, model=model, api_key_env=api_key_env, seed=seed))
-        record = audit_record(stored, rows, report)
-        for path, text in ((html, lambda: render_html(record)),
-                           (audit_json, lambda: record.model_dump_json(indent=2) + "\n")):
-            if path is None:
-                continue
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text(), encoding="utf-8")
-            except OSError as exc:
-                raise InputError(f"cannot write {path}: {exc.strerror}; choose a writable path", field="out") from None
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+    stored = load_ledger(ledger)
+    rows = load_forecasts(forecasts)
+    report = grade_market(stored, rows, make_grader(grader, model=model, api_key_env=api_key_env, seed=seed))
+    record = audit_record(stored, rows, report)
+    for path, text in ((html, lambda: render_html(record)),
+                       (audit_json, lambda: record.model_dump_json(indent=2) + "\n")):
+        if path is None:
+            continue
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text(), encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {path}: {exc.strerror}; choose a writable path", field="out") from None
     if as_json:
         sys.stdout.write(json.dumps(report_json(report), ensure_ascii=False) + "\n")
         return
@@ -220,24 +214,21 @@ def audit(ledgers: Annotated[Path, typer.Option("--ledgers", help="Directory of 
     from reasonforge.forecast.ledger.grade import grade_market
     from reasonforge.forecast.ledger.models import load_forecasts, load_ledger
 
+    pairs = _pairs(ledgers, forecasts)
+    chosen = make_grader(grader, model=model, api_key_env=api_key_env, seed=seed)
+    records, pages = [], {}
+    for ledger_path, forecast_path in pairs:
+        stored, rows = load_ledger(ledger_path), load_forecasts(forecast_path)
+        record = audit_record(stored, rows, grade_market(stored, rows, chosen))
+        if record.market_id in pages:
+            raise InputError(f"market {record.market_id!r} appears in two ledgers; keep one", field="ledgers")
+        _, html_path = write_audit(record, out)
+        records.append(record)
+        pages[record.market_id] = html_path.name
     try:
-        pairs = _pairs(ledgers, forecasts)
-        chosen = make_grader(grader, model=model, api_key_env=api_key_env, seed=seed)
-        records, pages = [], {}
-        for ledger_path, forecast_path in pairs:
-            stored, rows = load_ledger(ledger_path), load_forecasts(forecast_path)
-            record = audit_record(stored, rows, grade_market(stored, rows, chosen))
-            if record.market_id in pages:
-                raise InputError(f"market {record.market_id!r} appears in two ledgers; keep one", field="ledgers")
-            _, html_path = write_audit(record, out)
-            records.append(record)
-            pages[record.market_id] = html_path.name
-        try:
-            (out / "index.html").write_text(render_index(records, pages), encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot write {out / 'index.html'}: {exc.strerror}", field="out") from None
-    except ReasonForgeError as exc:
-        raise fail(exc.message) from None
+        (out / "index.html").write_text(render_index(records, pages), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {out / 'index.html'}: {exc.strerror}", field="out") from None
     if as_json:
         sys.stdout.write(json.dumps({"out": str(out), "markets": [report_json(r.report) for r in records]},
                                     ensure_ascii=False) + "\n")

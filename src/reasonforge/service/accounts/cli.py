@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from reasonforge.errors import ReasonForgeError
+from reasonforge.cli_errors import ReasonForgeTyper, fail
 from reasonforge.service.accounts.scopes import Scope
 from reasonforge.service.accounts.tiers import Tier
 from reasonforge.service.settings import ServiceSettings
@@ -24,16 +24,11 @@ if TYPE_CHECKING:
 # The store (SQLAlchemy, Redis) is imported inside the commands: this app is registered on the main
 # CLI, and every `reasonforge` invocation would otherwise pay about half a second to load it.
 
-keys_app = typer.Typer(
+keys_app = ReasonForgeTyper(
     help="API keys of the verification service: create, list, revoke, credits.",
     no_args_is_help=True,
 )
 err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def _fail(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {escape(message)}")
-    return typer.Exit(2)
 
 
 def _settings() -> ServiceSettings:
@@ -42,7 +37,7 @@ def _settings() -> ServiceSettings:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
-        raise _fail(f"bad setting REASONFORGE_{field.upper()}: {first['msg']}") from exc
+        raise fail(f"bad setting REASONFORGE_{field.upper()}: {first['msg']}") from exc
 
 
 @contextmanager
@@ -58,20 +53,18 @@ def _store(settings: ServiceSettings | None = None) -> Iterator[Session]:
     try:
         engine = make_engine(url)
     except SQLAlchemyError as exc:
-        raise _fail(f"cannot use the store at {redact_url(url)}: {str(exc).splitlines()[0]}; check "
-                    "REASONFORGE_DATABASE_URL (e.g. sqlite:///path/service.db or postgresql://...)") from exc
+        raise fail(f"cannot use the store at {redact_url(url)}: {str(exc).splitlines()[0]}; check "
+                   "REASONFORGE_DATABASE_URL (e.g. sqlite:///path/service.db or postgresql://...)") from exc
     except OSError as exc:
-        raise _fail(f"cannot create the store at {redact_url(url)}: {exc.strerror or exc} ({exc.filename}); "
-                    "point REASONFORGE_HOME or REASONFORGE_DATABASE_URL at a writable directory") from exc
+        raise fail(f"cannot create the store at {redact_url(url)}: {exc.strerror or exc} ({exc.filename}); "
+                   "point REASONFORGE_HOME or REASONFORGE_DATABASE_URL at a writable directory") from exc
     try:
         create_tables(engine)
         with make_sessionmaker(engine)() as session:
             yield session
-    except ReasonForgeError as exc:
-        raise _fail(exc.message) from exc
     except SQLAlchemyError as exc:
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
-        raise _fail(f"cannot use the store at {redact_url(url)}: {reason}") from exc
+        raise fail(f"cannot use the store at {redact_url(url)}: {reason}") from exc
     finally:
         engine.dispose()
 
@@ -211,7 +204,4 @@ def webhook_secret_cmd(
     with _store(settings) as session:
         row = get_key(session, key_id)
         key = row.key_id
-    try:
-        print(key_webhook_secret(settings, key).decode("ascii"))
-    except ReasonForgeError as exc:
-        raise _fail(exc.message) from exc
+    print(key_webhook_secret(settings, key).decode("ascii"))

@@ -60,8 +60,8 @@ class InlineExecutor:
 
 def _warm() -> None:
     """Verify a two-step chain so the first real job pays no import or cache cost."""
+    from reasonforge.pipeline.run import verify_chain
     from reasonforge.types import Domain, ProofLevel, ReasoningStep, VerifyRequest
-    from reasonforge.verify.pipeline import verify_chain
 
     steps = [
         ReasoningStep(step_id=1, content="Let x = 2"),

@@ -180,8 +180,8 @@ def _verify(
     claim: leases.Claim,
     request: VerifyRequest,
 ) -> VerificationVerdict:
+    from reasonforge.pipeline.run import verify_chain
     from reasonforge.translate import default_translator
-    from reasonforge.verify.pipeline import verify_chain
 
     def to_verifying() -> None:
         if not leases.advance(

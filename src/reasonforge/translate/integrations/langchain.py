@@ -1,14 +1,16 @@
 """`ReasoningVerifier`: a LangChain callback handler that collects an agent's reasoning and verifies it on chain end.
 
-Attach it to any runnable (`chain.invoke(inputs, config={"callbacks": [verifier]})`). While the run goes
-it collects, per model call, the reasoning of the output message (`thinking` content blocks as
+Construct it with the verifier to call, `ReasoningVerifier("logic", verify_chain=verify_chain)` with
+`from reasonforge import verify_chain` (the pipeline sits above translate/, so it is handed in, not imported
+here), and attach it to any runnable (`chain.invoke(inputs, config={"callbacks": [verifier]})`). While the
+run goes it collects, per model call, the reasoning of the output message (`thinking` content blocks as
 langchain-anthropic keeps them, `reasoning_content` as DeepSeek integrations put in `additional_kwargs`,
 `<think>` sections) or else its text; classic agents' `AgentAction.log` thoughts take precedence when
 present (they are the same text, cleaner). Tool outputs are facts the reasoning builds on, so they are
 appended to the query as givens rather than made into steps. When the outermost run ends, the steps go
-through `verify_chain` and the verdict is stored on `verdict` (and passed to `on_verdict`). A run that
-errors, or yields no reasoning, stores the reason on `problem` instead; the handler never raises into
-the user's chain.
+through the given `verify_chain` and the verdict is stored on `verdict` (and passed to `on_verdict`). A
+run that errors, or yields no reasoning, stores the reason on `problem` instead; the handler never raises
+into the user's chain.
 
 Requires the optional extra: `pip install 'reasonforge[langchain]'` (langchain-core).
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from reasonforge.errors import ReasonForgeError
@@ -27,15 +29,24 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("ReasoningVerifier needs langchain-core: pip install 'reasonforge[langchain]'") from exc
 
-from reasonforge.translate.integrations.providers import split_think
-from reasonforge.translate.integrations.text import split_reasoning
+from reasonforge.chain import split_reasoning
+from reasonforge.chain.providers import split_think
 from reasonforge.translate.protocol import Translator
 from reasonforge.types import CheckLimits, Domain, ProofLevel, ReasoningStep, VerificationVerdict, VerifyRequest
 
-__all__ = ["ReasoningVerifier", "message_reasoning"]
+__all__ = ["ChainVerifier", "ReasoningVerifier", "message_reasoning"]
 
 log = logging.getLogger(__name__)
 _QUERY_KEYS = ("input", "question", "query", "prompt", "messages")
+
+
+class ChainVerifier(Protocol):
+    """What `ReasoningVerifier` calls on the collected chain: `reasonforge.verify_chain` or a stand-in."""
+
+    def __call__(self, request: VerifyRequest, *, translator: Translator | None = None,
+                 limits: CheckLimits | None = None) -> VerificationVerdict:
+        """The verdict on `request`."""
+        ...
 
 
 def message_reasoning(message: Any) -> list[str]:
@@ -71,12 +82,14 @@ class ReasoningVerifier(BaseCallbackHandler):
 
     raise_error = False  # a verification problem must never break the user's chain
 
-    def __init__(self, domain: Domain | str, *, proof_level: ProofLevel | str = ProofLevel.STANDARD,
+    def __init__(self, domain: Domain | str, *, verify_chain: ChainVerifier,
+                 proof_level: ProofLevel | str = ProofLevel.STANDARD,
                  original_query: str | None = None, translator: Translator | None = None,
                  limits: CheckLimits | None = None,
                  on_verdict: Callable[[VerificationVerdict], None] | None = None) -> None:
         super().__init__()
         self.domain = Domain(domain)
+        self.verify_chain = verify_chain
         self.proof_level = ProofLevel(proof_level)
         self.original_query = original_query
         self.translator = translator
@@ -158,15 +171,13 @@ class ReasoningVerifier(BaseCallbackHandler):
 
     def verify(self, steps: Sequence[str]) -> VerificationVerdict:
         """Verify collected steps as one chain (each step depending on the previous one)."""
-        from reasonforge.verify.pipeline import verify_chain
-
         query = self._query
         if self._observations:
             query = "\n".join([query, *self._observations]).strip()
         chain = [ReasoningStep(step_id=i, content=text) for i, text in enumerate(steps, start=1)]
         self.request = VerifyRequest(reasoning_chain=chain, domain=self.domain, proof_level=self.proof_level,
                                      original_query=query, claimed_answer=self._answer)
-        return verify_chain(self.request, translator=self.translator, limits=self.limits)
+        return self.verify_chain(self.request, translator=self.translator, limits=self.limits)
 
     def _reset(self) -> None:
         self.verdict = self.request = self.problem = None

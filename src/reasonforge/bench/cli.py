@@ -1,0 +1,107 @@
+"""`reasonforge bench …`: benchmarks of the translation engine.
+
+    reasonforge bench translate --data FILE [--domain logic|mathematics|code] [--model URL_OR_NAME] [--json]
+
+Without `--model` the model comes from REASONFORGE_MODEL_BASE_URL / REASONFORGE_MODEL (key
+REASONFORGE_MODEL_API_KEY, or ANTHROPIC_API_KEY for `anthropic:NAME`); with neither, the offline
+rule-based translators run and the report says so. Exit codes as in the main CLI: 0 ok, 2 input error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from reasonforge.cli_errors import ReasonForgeTyper, require_finite
+from reasonforge.errors import InputError
+
+app = ReasonForgeTyper(name="bench", help="Benchmarks: translation of benchmark reasoning into checked artifacts.",
+                       no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+
+
+class DomainChoice(str, Enum):
+    logic = "logic"
+    mathematics = "mathematics"
+    code = "code"
+
+
+class LevelChoice(str, Enum):
+    quick = "quick"
+    standard = "standard"
+    formal = "formal"
+
+
+class LogicFormatChoice(str, Enum):
+    fol = "fol"
+    smtlib = "smtlib"
+
+
+@app.command()
+def translate(
+    data: Annotated[Path, typer.Option("--data", help="FOLIO, ProcessBench, HumanEval or MBPP JSONL (or a folder "
+                                                      "of ProcessBench subsets), or VerifyRequest rows.")],
+    domain: Annotated[DomainChoice | None, typer.Option("--domain", help="Check the data is of this domain.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="OpenAI-compatible base URL, a model name, or "
+                                                                "anthropic:NAME (default: environment).")] = None,
+    level: Annotated[LevelChoice | None, typer.Option("--level", help="Proof level (default: the benchmark's).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="First N items (round-robin over files).")] = None,
+    max_attempts: Annotated[int, typer.Option("--max-attempts", min=1, max=10, help="Model attempts per step.")] = 3,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=64,
+                                             help="Items in flight (model runs; checks share 2 cores).")] = 4,
+    logic_format: Annotated[LogicFormatChoice, typer.Option("--logic-format", help="What the model writes for logic.")]
+    = LogicFormatChoice.fol,
+    json_mode: Annotated[bool, typer.Option("--json-mode", help="Ask the model for a JSON object / forced tool call.")]
+    = False,
+    timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-check time limit in seconds.")] = 10.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print exactly one JSON object.")] = False,
+) -> None:
+    """Translate every item, verify the translations, and report compile / verify rates and benchmark scores."""
+    from reasonforge.bench.data import load_items
+    from reasonforge.bench.run import (
+        OFFLINE_NOTE,
+        MemoRegistry,
+        display_path,
+        domain_of,
+        render_report,
+        run_bench,
+    )
+    from reasonforge.translate.engine import TranslationEngine
+    from reasonforge.translate.llm import make_backend, settings_from_env
+    from reasonforge.types import CheckLimits, ProofLevel
+
+    require_finite("--timeout", timeout, "number of seconds")
+    fmt, items = load_items(data, level=ProofLevel(level.value) if level else None, limit=limit)
+    found = domain_of(fmt, items)
+    if domain is not None and found is not None and found.value != domain.value:
+        raise InputError(f"--domain {domain.value} does not match the data: {display_path(data)} is "
+                         f"{fmt} ({found.value})", field="domain")
+    settings = settings_from_env(model, json_mode=json_mode)
+    backend = make_backend(settings) if settings is not None else None
+    limits = CheckLimits(timeout_s=timeout)
+    engine = TranslationEngine(backend, max_attempts=max_attempts, logic_format=logic_format.value,
+                               registry=MemoRegistry(), limits=limits)
+    described = settings.describe() if settings is not None else OFFLINE_NOTE
+    console = Console(stderr=True)
+    if settings is None and not as_json:
+        console.print(f"[yellow]{OFFLINE_NOTE}[/] (set --model or REASONFORGE_MODEL_BASE_URL / REASONFORGE_MODEL)",
+                      highlight=False)
+
+    def progress(done: int, total: int) -> None:
+        if not as_json:
+            print(f"\rbench translate: {done}/{total} items", end="", file=sys.stderr, flush=True)
+
+    report = asyncio.run(run_bench(items, fmt, engine, data=display_path(data), model=described, limits=limits,
+                                   concurrency=concurrency if backend is not None else 1, progress=progress))
+    if not as_json:
+        print(file=sys.stderr)
+    if as_json:
+        sys.stdout.write(report.model_dump_json() + "\n")
+    else:
+        sys.stdout.write(render_report(report) + "\n")

@@ -1,0 +1,24 @@
+"""The maths readers: a tokenizer, expressions (parse, evaluate exactly, print), LaTeX and prose readers
+that pull the relations a step asserts out of its text."""
+
+from reasonforge.lang.math.expr import (
+    Binary,
+    Call,
+    ExpressionError,
+    Name,
+    Node,
+    Num,
+    Postfix,
+    Unary,
+    evaluate,
+    names_in,
+    parse_expression,
+    to_text,
+)
+from reasonforge.lang.math.step import Relation, StepMath
+from reasonforge.lang.math.text import extract, extract_value, restate
+
+__all__ = [
+    "Binary", "Call", "ExpressionError", "Name", "Node", "Num", "Postfix", "Relation", "StepMath", "Unary",
+    "evaluate", "extract", "extract_value", "names_in", "parse_expression", "restate", "to_text",
+]

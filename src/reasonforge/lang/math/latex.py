@@ -1,0 +1,237 @@
+"""The LaTeX reader of `lang.math.text`: a delimited LaTeX span (`\\frac`, `\\sqrt`, `^{}`, `\\left( \\right)`,
+`\\boxed{}`, `\\le`, ...) turned into the same tokens as plain text (recursive over groups, depth-capped)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from reasonforge.lang.math.tokens import (
+    LATEX_SIMPLE,
+    PLAIN_MATH,
+    Tok,
+    is_value_end,
+    lex_plain,
+)
+from reasonforge.lang.math.units import word_unit
+
+__all__ = ["LatexReader"]
+
+_MAX_LATEX_DEPTH = 40
+# command names by what they become
+_LATEX_GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "theta", "vartheta", "lambda", "mu",
+                "nu", "sigma", "phi", "varphi", "omega", "rho", "tau", "eta", "zeta", "kappa", "psi", "chi", "xi"}
+_LATEX_SPACE = {",", ";", ":", "!", " ", ">", "left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr",
+                "Bigl", "Bigr", "biggl", "biggr", "displaystyle", "textstyle", "limits", "nolimits", "$", "mathclap"}
+_LATEX_BREAK = {"\\", "quad", "qquad", "Rightarrow", "Longrightarrow", "implies", "to", "iff", "Leftrightarrow",
+                "therefore", "because", "rightarrow", "longrightarrow", "Longleftrightarrow", "&", "newline",
+                "text_break", "hline", "cr"}
+_LATEX_FUNCS = {"sin", "cos", "tan", "ln", "exp", "gcd"}
+_LATEX_TEXT = {"text", "textbf", "textit", "textrm", "mathrm", "mathit", "mbox", "textnormal", "mathbf",
+               "operatorname", "textsf", "mathsf", "texttt"}
+_LATEX_GROUP_TRANSPARENT = {"boxed", "fbox", "underline", "underbrace", "overbrace", "color", "textcolor"}
+_LATEX_SWALLOW = {"sum", "prod", "int", "lim", "max", "min", "sup", "inf", "bigcup", "bigcap", "iint", "oint"}
+_LATEX_FRAC = {"frac", "dfrac", "tfrac", "cfrac"}
+_LATEX_BINOM = {"binom", "dbinom", "tbinom"}
+
+
+class LatexReader:
+    """Converts a delimited LaTeX span into tokens (recursive over groups, depth-capped)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def group(self, i: int, end: int) -> tuple[int, int, int]:
+        """(inner start, inner end, next index) of the `{…}` group or single token at i (after spaces)."""
+        while i < end and self.text[i] in " \t\n":
+            i += 1
+        if i >= end:
+            return i, i, i
+        if self.text[i] == "{":
+            depth = 0
+            for j in range(i, end):
+                c = self.text[j]
+                if c == "\\":
+                    continue
+                if c == "{" and (j == 0 or self.text[j - 1] != "\\"):
+                    depth += 1
+                elif c == "}" and self.text[j - 1] != "\\":
+                    depth -= 1
+                    if depth == 0:
+                        return i + 1, j, j + 1
+            return i + 1, end, end  # unbalanced: the rest is the group
+        if self.text[i] == "\\":
+            m = re.compile(r"\\(?:[A-Za-z]+|.)").match(self.text, i, end)
+            stop = m.end() if m else i + 1
+            return i, stop, stop
+        return i, i + 1, i + 1
+
+    def tokens(self, start: int, end: int, depth: int = 0) -> list[Tok]:
+        if depth > _MAX_LATEX_DEPTH:
+            return [Tok("unsup", "…", start, end)]
+        out: list[Tok] = []
+        text = self.text
+        i = start
+        space = False
+        while i < end:
+            c = text[i]
+            if c in " \t\r\n~":
+                space = True
+                i += 1
+                continue
+            if c == "\\":
+                i = self.command(i, end, depth, out, space)
+            elif c == "{":
+                a, b, i = self.group(i, end)
+                out.append(Tok("lp", "(", a - 1, a, space))
+                out.extend(self.tokens(a, b, depth + 1))
+                out.append(Tok("rp", ")", b, min(b + 1, end)))
+            elif c == "}":
+                i += 1  # stray closing brace of malformed input
+            elif c == "^":
+                i = self.superscript(i, end, depth, out, space)
+            elif c == "_":
+                a, b, i = self.group(i + 1, end)
+                out.append(Tok("unsup", "_" + text[a:b], a, b, space))
+            elif c == "&":
+                i += 1
+            elif c == "|" or c == "'":
+                out.append(Tok("unsup", c, i, i + 1, space))
+                i += 1
+            elif c.isalpha() and c.isascii():
+                name = c
+                j = i + 1
+                # geometry names a segment or angle by its points: `BC`, `ABC` are one name, not a product
+                while c.isupper() and j < end and text[j].isascii() and text[j].isupper() and j - i < 3:
+                    j += 1
+                if j < end and text[j].isascii() and text[j].islower() and j - i > 1:
+                    j = i + 1  # `ABx`: read letter by letter
+                name = text[i:j]
+                if j < end and text[j] == "_":
+                    a, b, j = self.group(j + 1, end)
+                    sub = text[a:b].strip()
+                    name = f"{c}_{sub}" if re.fullmatch(r"[A-Za-z0-9]+", sub) else ""
+                out.append(Tok("name", name, i, j, space) if name else Tok("unsup", text[i:j], i, j, space))
+                i = j
+            else:
+                m = PLAIN_MATH.match(text, i, end)
+                assert m is not None
+                for tok in lex_plain(text, m.start(), m.end()):
+                    if tok.kind == "punct" or tok.kind == "op" and tok.text == "!" and not is_value_end(out[-1] if out else None):
+                        tok = replace(tok, kind="break")
+                    out.append(replace(tok, space=space or tok.space))
+                i = m.end()
+            space = False
+        return out
+
+    def superscript(self, i: int, end: int, depth: int, out: list[Tok], space: bool) -> int:
+        a, b, nxt = self.group(i + 1, end)
+        body = self.text[a:b].strip()
+        if body in ("\\circ", "\\degree"):
+            out.append(Tok("unit", "°", i, nxt, space, unit="degree"))
+            return nxt
+        out.append(Tok("op", "^", i, i + 1, space))
+        out.append(Tok("lp", "(", a, a))
+        out.extend(self.tokens(a, b, depth + 1))
+        out.append(Tok("rp", ")", b, b))
+        return nxt
+
+    def command(self, i: int, end: int, depth: int, out: list[Tok], space: bool) -> int:
+        text = self.text
+        m = re.compile(r"\\(?:[A-Za-z]+|.)").match(text, i, end)
+        if m is None:
+            return i + 1
+        name, nxt = m.group()[1:], m.end()
+        if name in _LATEX_SPACE:
+            if name in ("left", "right") and nxt < end and text[nxt] == ".":
+                nxt += 1
+            return nxt
+        if name in _LATEX_BREAK:
+            out.append(Tok("break", m.group(), i, nxt, space))
+            return nxt
+        if name in LATEX_SIMPLE:
+            kind, value = LATEX_SIMPLE[name]
+            out.append(Tok(kind, value, i, nxt, space))
+            if kind == "func":
+                out.append(Tok("lp", "(", nxt, nxt))
+            return nxt
+        if name in _LATEX_GREEK:
+            out.append(Tok("name", name if name != "lambda" else "lambda_", i, nxt, space))
+            return nxt
+        if name in _LATEX_FUNCS:
+            out.append(Tok("func", name, i, nxt, space))
+            return nxt
+        if name in ("begin", "end"):
+            _, _, after = self.group(nxt, end)
+            out.append(Tok("break", m.group(), i, after, space))
+            return after
+        if name in _LATEX_FRAC or name in _LATEX_BINOM:
+            a1, b1, mid = self.group(nxt, end)
+            a2, b2, after = self.group(mid, end)
+            first, second = self.tokens(a1, b1, depth + 1), self.tokens(a2, b2, depth + 1)
+            if name in _LATEX_FRAC:
+                out.extend([Tok("lp", "(", i, i, space), Tok("lp", "(", a1, a1), *first, Tok("rp", ")", b1, b1),
+                            Tok("op", "/", b1, b1), Tok("lp", "(", a2, a2), *second, Tok("rp", ")", b2, b2),
+                            Tok("rp", ")", after, after)])
+            else:
+                out.extend([Tok("func", "binomial", i, nxt, space), Tok("lp", "(", a1, a1), *first,
+                            Tok("comma", ",", b1, b1), *second, Tok("rp", ")", after, after)])
+            return after
+        if name == "sqrt":
+            degree: list[Tok] = []
+            j = nxt
+            if j < end and text[j] == "[":
+                close = text.find("]", j, end)
+                if close < 0:
+                    out.append(Tok("unsup", "\\sqrt[", i, end, space))
+                    return end
+                degree = self.tokens(j + 1, close, depth + 1)
+                j = close + 1
+            a, b, after = self.group(j, end)
+            body = self.tokens(a, b, depth + 1)
+            if degree:
+                out.extend([Tok("func", "root", i, nxt, space), Tok("lp", "(", a, a), *body, Tok("comma", ",", b, b),
+                            *degree, Tok("rp", ")", after, after)])
+            else:
+                out.extend([Tok("func", "sqrt", i, nxt, space), Tok("lp", "(", a, a), *body,
+                            Tok("rp", ")", after, after)])
+            return after
+        if name in _LATEX_TEXT:
+            a, b, after = self.group(nxt, end)
+            words = text[a:b].strip()
+            unit = word_unit(words)
+            if not words:
+                return after
+            if unit:
+                out.append(Tok("unit", words, i, after, space, unit=unit[1]))
+            elif name in ("mathrm", "operatorname") and words in _LATEX_FUNCS:
+                out.append(Tok("func", words, i, after, space))
+            else:
+                out.append(Tok("break", words, i, after, space))
+            return after
+        if name in _LATEX_GROUP_TRANSPARENT:
+            if name in ("color", "textcolor"):
+                _, _, nxt = self.group(nxt, end)  # the colour name
+                if name == "color":
+                    return nxt
+            a, b, after = self.group(nxt, end)
+            out.extend(self.tokens(a, b, depth + 1))
+            return after
+        if name in ("log", "ln"):
+            out.append(Tok("unsup" if name == "log" else "func", m.group(), i, nxt, space))
+            return nxt
+        if name in _LATEX_SWALLOW:
+            # \sum_{i=1}^{n}: the limits belong to the operator, which this reader does not evaluate
+            j = nxt
+            while j < end and text[j] in "_^ ":
+                if text[j] == " ":
+                    j += 1
+                    continue
+                _, _, j = self.group(j + 1, end)
+            out.append(Tok("unsup", text[i:j], i, j, space))
+            return j
+        if name in ("degree", "circ"):
+            out.append(Tok("unit", "°", i, nxt, space, unit="degree"))
+            return nxt
+        out.append(Tok("unsup", m.group(), i, nxt, space))
+        return nxt

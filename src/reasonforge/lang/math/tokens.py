@@ -1,0 +1,577 @@
+"""Tokens of natural-language maths for `lang.math.text`: the plain-text lexer and the context pass that
+reads words as maths where it is unambiguous (units, currency, percent, `x` as ×, "is" as =, mixed numbers,
+ratios, times of day, rates such as "per hour" or "a week", the nouns numbers count, words in brackets
+used as one quantity); unit words and their exact conversions are `lang.math.units`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from reasonforge.lang.math.units import conversion_factor, word_unit
+
+__all__ = [
+    "LATEX_SIMPLE",
+    "PLAIN",
+    "PLAIN_MATH",
+    "PROSE_LETTERS",
+    "UNARY_AFTER_WORDS",
+    "VALUE_START",
+    "Tok",
+    "is_value_end",
+    "lex_plain",
+    "read_words",
+]
+
+# ---- tokens -----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Tok:
+    """A token with its span in the step text; kind is one of num name func op rel lp rp comma unit break
+    word punct unsup."""
+
+    kind: str
+    text: str
+    start: int
+    end: int
+    space: bool = False  # whitespace before it
+    unit: str | None = None  # the unit word after a number ("hour"), for the mixed-unit guard
+    truncated: bool = False  # a number written with an ellipsis ("8.333..."): its digits stop, the value goes on
+
+
+
+_ORDINAL = re.compile(r"(?:st|nd|rd|th|s)$")
+_FUNC_WORDS = {"sqrt", "sin", "cos", "tan", "ln", "exp"}
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_UNICODE_FRACTIONS = {"½": ("1", "2"), "⅓": ("1", "3"), "⅔": ("2", "3"), "¼": ("1", "4"), "¾": ("3", "4"),
+                      "⅕": ("1", "5"), "⅛": ("1", "8")}
+_GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "θ": "theta", "λ": "lambda_", "μ": "mu",
+          "σ": "sigma", "φ": "phi", "ω": "omega", "ρ": "rho", "τ": "tau"}
+_REL_SPELLINGS = {"=": "=", "==": "=", "<": "<", ">": ">", "<=": "<=", ">=": ">=", "!=": "!=", "≤": "<=",
+                  "≥": ">=", "≠": "!=", "≈": "~=", "~=": "~=", "⩽": "<=", "⩾": ">="}
+_ARROWS = {"=>", "->", "<=>", "<->", "⇒", "→", "⟹", "⟺", "↔", "⇔"}
+
+_WORD = r"[A-Za-z]+(?:['’][A-Za-z]+)*"
+# hyphenated compounds are one word: "one-fourth", "two-point", and "5-minute", "12-pound" (an adjective
+# naming a kind of thing, not 5 minus minute); a single letter after the hyphen keeps `10-x` maths
+_COMPOUND = r"(?P<cword>(?:\d+(?:\.\d+)?|[A-Za-z]{2,}(?:['’][A-Za-z]+)*)(?:-[A-Za-z]{2,}(?:['’][A-Za-z]+)*)+)|"
+# thousands grouped by spaces ("80 000", "1 500 000"); not "12 200-kilobyte", where 200 starts a compound
+_SPACED_THOUSANDS = r"\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?![\d\w-])(?:\.\d+)?(?![\d-])|"
+_TOKENS = (
+    r"(?P<nl>\n)|{compound}"
+    r"(?P<ws>[ \t\r\f\v\u00a0\u2009\u202f]+)"
+    r"|(?P<num>\d{{1,3}}(?:(?:,|\{{,\}})\d{{3}})+(?:\.\d+)?(?!\d)|{spaced}"
+    r"0,\d+(?![\d,])|\d+\.\d+|\d+|(?<![\w.])\.\d+)"
+    r"(?P<ellipsis>\.\.\.|…)?"
+    r"|(?P<word>{word})"
+    r"|(?P<latex>\\(?:[A-Za-z]+|.))"
+    r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)"
+    r"|(?P<rel><=>|<->|=>|->|==|<=|>=|!=|~=|[=<>≤≥≠≈⩽⩾⇒→⟹⟺↔⇔])"
+    r"|(?P<op>\*\*|//|[-+*/^×·∙⋅÷−–%!()\[\]{{}}])"
+    r"|(?P<cur>[$€£¥₹])"
+    r"|(?P<punct>[,;:.?])"
+    r"|(?P<frac>[½⅓⅔¼¾⅕⅛])"
+    r"|(?P<sqrt>[√∛∜])"
+    r"|(?P<pi>π)"
+    r"|(?P<deg>°)"
+    r"|(?P<greek>[α-ωΑ-Ω])"
+    r"|(?P<other>.)"
+)
+PLAIN = re.compile(_TOKENS.format(compound=_COMPOUND, spaced=_SPACED_THOUSANDS, word=_WORD), re.DOTALL)
+"""Plain-text tokens (prose)."""
+PLAIN_MATH = re.compile(_TOKENS.format(compound="", spaced="", word=_WORD), re.DOTALL)
+"""The same tokens inside delimited maths, where `3-ab` is a difference and `100 200` two numbers."""
+
+_OPS = {"//": "//", "*": "*", "×": "*", "·": "*", "∙": "*", "⋅": "*", "**": "^", "^": "^", "/": "/", "÷": "/", "+": "+",
+        "-": "-", "−": "-", "–": "-", "%": "%", "!": "!"}
+LATEX_SIMPLE = {
+    "cdot": ("op", "*"), "times": ("op", "*"), "ast": ("op", "*"), "div": ("op", "/"),
+    "le": ("rel", "<="), "leq": ("rel", "<="), "leqslant": ("rel", "<="), "ge": ("rel", ">="),
+    "geq": ("rel", ">="), "geqslant": ("rel", ">="), "ne": ("rel", "!="), "neq": ("rel", "!="),
+    "lt": ("rel", "<"), "gt": ("rel", ">"), "approx": ("rel", "~="), "pi": ("name", "pi"),
+    "%": ("op", "%"), "lfloor": ("func", "floor"), "rfloor": ("rp", ")"), "lceil": ("func", "ceil"),
+    "rceil": ("rp", ")"),
+}
+
+
+
+# ---- plain-text lexer -------------------------------------------------------------------------------
+def lex_plain(text: str, start: int, end: int) -> list[Tok]:
+    """Tokens of a plain-text region (before the context pass that reads words)."""
+    out: list[Tok] = []
+    pos = start
+    space = False
+    while pos < end:
+        m = PLAIN.match(text, pos, end)
+        assert m is not None  # `other` matches any character
+        kind, raw, a, b = m.lastgroup or "other", m.group(), m.start(), m.end()
+        if kind == "ellipsis":
+            kind = "num"
+        pos = b
+        if kind == "ws":
+            space = True
+            continue
+        tok: Tok | None
+        if kind == "num":
+            digits = m.group("num")
+            text_ = digits.replace("0,", "0.", 1) if digits.startswith("0,") else digits  # 0,2: a decimal comma
+            text_ = re.sub(r"[\s,]|\{,\}", "", text_)
+            tok = Tok("num", text_, a, b, space, truncated=m.group("ellipsis") is not None and "." in text_)
+        elif kind in ("word", "cword"):
+            tok = Tok("word", raw, a, b, space)
+        elif kind == "latex":
+            tok = _plain_latex(raw, a, b, space)
+        elif kind == "sup":
+            digits = raw.translate(_SUPERSCRIPT)
+            out.append(Tok("op", "^", a, a, False))
+            tok = Tok("num", digits, a, b, False) if "-" not in digits else None
+            if tok is None:
+                out.extend([Tok("lp", "(", a, a), Tok("op", "-", a, a), Tok("num", digits.strip("-"), a, b),
+                            Tok("rp", ")", b, b)])
+        elif kind == "rel":
+            tok = Tok("break", raw, a, b, space) if raw in _ARROWS else Tok("rel", _REL_SPELLINGS[raw], a, b, space)
+        elif kind == "op":
+            if raw in "([{":
+                tok = Tok("lp", "[" if raw == "[" else "(", a, b, space)  # "[" kept: see _bracketed
+            elif raw in ")]}":
+                tok = Tok("rp", "]" if raw == "]" else ")", a, b, space)
+            else:
+                tok = Tok("op", _OPS[raw], a, b, space)
+        elif kind == "cur":
+            tok = Tok("unit", "$", a, b, space, unit="dollar")
+        elif kind == "punct":
+            tok = Tok("comma", ",", a, b, space) if raw == "," else Tok("punct", raw, a, b, space)
+        elif kind == "frac":
+            p, q = _UNICODE_FRACTIONS[raw]
+            out.extend([Tok("lp", "(", a, a, space), Tok("num", p, a, a), Tok("op", "/", a, a),
+                        Tok("num", q, a, b), Tok("rp", ")", b, b)])
+            tok = None
+        elif kind == "sqrt":
+            tok = Tok("func", {"√": "sqrt", "∛": "cbrt", "∜": "root4"}[raw], a, b, space)
+        elif kind == "pi":
+            tok = Tok("name", "pi", a, b, space)
+        elif kind == "deg":
+            tok = Tok("unit", "°", a, b, space, unit="degree")
+        elif kind == "greek":
+            tok = Tok("name", _GREEK.get(raw, "greek_" + str(ord(raw))), a, b, space)
+        elif kind == "nl":
+            tok = Tok("break", "\n", a, b, space)
+        else:
+            tok = Tok("break", raw, a, b, space)
+        if tok is not None:
+            out.append(tok)
+        space = False
+    return out
+
+
+def _plain_latex(raw: str, a: int, b: int, space: bool) -> Tok:
+    """A LaTeX command met outside maths delimiters: the simple ones read as operators, the rest stop a run."""
+    name = raw[1:]
+    if name in LATEX_SIMPLE:
+        kind, text = LATEX_SIMPLE[name]
+        return Tok(kind, text, a, b, space)
+    if name == "$":
+        return Tok("unit", "$", a, b, space, unit="dollar")
+    return Tok("unsup", raw, a, b, space)
+
+
+# ---- the context pass over plain tokens ----------------------------------------------------------------------
+_VALUE_END = {"num", "name", "rp"}
+VALUE_START = {"num", "name", "lp", "func"}
+UNARY_AFTER_WORDS = {"is", "are", "was", "be", "equals", "get", "gets", "gives", "yields", "obtain", "becomes",
+                      "to", "so", "then", "and", "thus", "hence", "therefore", "at", "of", "by", "from", "with",
+                      "that", "means"}
+PROSE_LETTERS = {"a", "A", "I"}
+
+
+def is_value_end(tok: Tok | None) -> bool:
+    return tok is not None and (tok.kind in _VALUE_END or (tok.kind == "op" and tok.text in ("%", "!")))
+
+
+def _next_value_start(tokens: Sequence[Tok], i: int) -> bool:
+    """Whether tokens[i:] start a value (skipping currency and a unary minus)."""
+    while i < len(tokens) and tokens[i].kind == "unit" and tokens[i].text == "$":
+        i += 1
+    if i < len(tokens) and tokens[i].kind == "op" and tokens[i].text == "-":
+        i += 1
+    return i < len(tokens) and tokens[i].kind in VALUE_START
+
+
+def read_words(tokens: list[Tok]) -> list[Tok]:
+    """Turn words into maths where the context makes it unambiguous (see the module docstring)."""
+    out: list[Tok] = []
+    i = 0
+    n = len(tokens)
+    while i < n:
+        tok = tokens[i]
+        prev = out[-1] if out else None
+        if tok.kind != "word":
+            if prev is not None and _mixed_number(tokens, i, prev):
+                den = tokens[i + 2]
+                out[-1] = Tok("lp", "(", prev.start, prev.start, prev.space)
+                out.extend([replace(prev, space=False), Tok("op", "+", prev.end, prev.end), tok,
+                            Tok("op", "/", tok.end, tok.end), den, Tok("rp", ")", den.end, den.end)])
+                i += 3
+                continue
+            if tok.kind == "lp" and (group := _word_group(tokens, i, prev)) is not None:
+                name, end = group
+                out.append(Tok("name", name, tok.start, tokens[end].end, tok.space))
+                i = end + 1
+                continue
+            if tok.kind == "op" and tok.text == "/" and not tok.space and prev is not None and prev.kind == "unit" \
+                    and prev.text != "$" and i + 1 < n and tokens[i + 1].kind == "word" and not tokens[i + 1].space \
+                    and word_unit(tokens[i + 1].text):
+                out.append(replace(tok, kind="unit", unit="per"))  # "120 miles/hour", "60 minutes/hour"
+                out.append(replace(tokens[i + 1], kind="unit", unit="per"))
+                _mark_compound(out)
+                i += 2
+                continue
+            if tok.kind == "op" and tok.text == "!" and not _factorial_here(tokens, i, prev):
+                out.append(replace(tok, kind="punct"))
+            elif tok.kind == "punct" and tok.text == ":" and _label_colon(out):
+                out.append(replace(tok, kind="break"))  # "Day 3:100+20", "Bowler 2:3x": a label
+            elif tok.kind == "punct" and tok.text == ":" and _time_of_day(tokens, i, prev):
+                out[-1] = replace(prev, kind="word")  # a time of day is a label, not a value
+                out.append(replace(tokens[i + 1], kind="word"))
+                i += 2
+                continue
+            elif tok.kind == "num" and len(tok.text) == 4 and tok.text.startswith("0") and tok.text.isdigit():
+                out.append(replace(tok, kind="word"))  # 0900 hours
+            elif tok.kind == "op" and tok.text == "^" and prev is not None and prev.kind == "unit" \
+                    and tok.start == prev.end and i + 1 < n and tokens[i + 1].kind == "num":
+                i += 2  # cm³, m²: the power belongs to the unit
+                continue
+            elif tok.kind == "punct" and tok.text == ":" and _ratio_colon(tokens, i, prev):
+                out.append(replace(tok, kind="op", text="/"))  # a ratio 7,980 : 420
+            elif tok.kind == "num" and prev is not None and prev.kind == "unit" and prev.text == "$":
+                out.append(replace(tok, unit="dollar"))
+            else:
+                out.append(tok)
+            i += 1
+            continue
+        word, low = tok.text, tok.text.lower()
+        attached = prev is not None and prev.kind == "num" and not tok.space and prev.end == tok.start
+        words_ahead = [t.text.lower() for t in tokens[i:i + 4] if t.kind == "word"]
+        if low == "and" and prev is not None and (fraction := _and_fraction(tokens, i + 1, prev)) is not None:
+            num, den, last = fraction
+            out[-1] = Tok("lp", "(", prev.start, prev.start, prev.space)
+            out.extend([replace(prev, space=False), Tok("op", "+", tok.start, tok.end), num,
+                        Tok("op", "/", num.end, num.end), den, Tok("rp", ")", den.end, den.end)])
+            i = last + 1
+            continue
+        if attached and _ORDINAL.fullmatch(low) and len(low) <= 2 and low != "s":
+            out[-1] = replace(prev, kind="word")  # 2nd, 3rd: not a value
+            out.append(tok)
+        elif low == "x" and _after_value(out) and _times_x(tokens, i):
+            out.append(Tok("op", "*", tok.start, tok.end, tok.space))  # 3 x 4, 3x4, "3 x the height"
+        elif low == "x" and _between_counted_words(tokens, i, out):
+            out.append(Tok("op", "*", tok.start, tok.end, tok.space))  # "6 sets x every 2 hours"
+        elif low in ("a", "an") and prev is not None and (prev.kind == "unit" or prev.unit is not None) \
+                and _after_value(out) and i + 1 < n and tokens[i + 1].kind == "word" and word_unit(tokens[i + 1].text):
+            out.append(replace(tok, kind="unit", unit="per"))  # "$18 a week", "8 hours a day": a rate
+            out.append(replace(tokens[i + 1], kind="unit", unit="per"))
+            _mark_compound(out)
+            i += 2
+            continue
+        elif (unit := word_unit(low)) and (is_value_end(prev) or (prev is not None and prev.kind == "unit")):
+            if prev is not None and prev.kind == "num":
+                out[-1] = replace(prev, unit=unit[1])
+            out.append(replace(tok, kind="unit", unit=unit[1]))
+        elif attached and len(word) == 1:
+            out.append(Tok("name", word, tok.start, tok.end, False))
+        elif attached:
+            out[-1] = replace(prev, kind="word")
+            out.append(tok)
+        elif (width := _count_noun(tokens, i, out)) > 0:
+            out.extend(replace(t, kind="unit") for t in tokens[i:i + width])  # "6 monkeys / 10 animals"
+            i += width
+            continue
+        elif low == "percent" and is_value_end(prev):
+            out.append(Tok("op", "%", tok.start, tok.end, tok.space))
+        elif low == "per" and i + 1 < n and tokens[i + 1].kind == "word" and word_unit(tokens[i + 1].text):
+            out.append(replace(tok, kind="unit", unit="per"))
+            out.append(replace(tokens[i + 1], kind="unit", unit="per"))
+            _mark_compound(out)
+            i += 2
+            continue
+        elif low in ("times", "of") and is_value_end(prev) and _next_value_start(tokens, i + 1) and (
+                low != "of" or (prev is not None and (prev.text == "%" or prev.kind in ("num", "rp")))) \
+                and (low == "of" or not _new_subject(out, tokens, i + 1)):
+            out.append(Tok("op", "*", tok.start, tok.end, tok.space))
+        elif low in ("plus", "minus") and is_value_end(prev) and _next_value_start(tokens, i + 1) \
+                and not _new_subject(out, tokens, i + 1):
+            out.append(Tok("op", "+" if low == "plus" else "-", tok.start, tok.end, tok.space))
+        elif words_ahead[:2] in (["divided", "by"], ["multiplied", "by"]) and is_value_end(prev) \
+                and _next_value_start(tokens, i + 2) and not _new_subject(out, tokens, i + 2):
+            out.append(Tok("op", "/" if low == "divided" else "*", tok.start, tokens[i + 1].end, tok.space))
+            i += 2
+            continue
+        elif low in ("equals", "is", "equal") and (rel := _word_relation(tokens, i, prev)) is not None:
+            op, width = rel
+            out.append(Tok("rel", op, tok.start, tokens[i + width - 1].end, tok.space))
+            i += width
+            continue
+        elif low in _FUNC_WORDS and i + 1 < n and tokens[i + 1].kind == "lp" and not tokens[i + 1].space:
+            out.append(Tok("func", low, tok.start, tok.end, tok.space))
+        elif len(word) == 1:
+            out.append(Tok("name", word, tok.start, tok.end, tok.space))
+        else:
+            out.append(tok)
+        i += 1
+    return out
+
+
+def _after_value(out: Sequence[Tok]) -> bool:
+    """The tokens so far end with a value, possibly followed by its unit words (`5 hours`, `50 sacks`)."""
+    k = len(out) - 1
+    while k >= 0 and out[k].kind == "unit" and out[k].text != "$":
+        k -= 1
+    return k >= 0 and is_value_end(out[k])
+
+
+_NOT_NOUNS = {
+    "of", "more", "less", "fewer", "than", "times", "dozen", "dozens", "half", "halves", "quarter", "quarters",
+    "third", "thirds", "fourth", "fourths", "fifth", "fifths", "dime", "dimes", "nickel", "nickels", "penny",
+    "pennies", "pair", "pairs", "and", "or", "the", "a", "an", "each", "every", "per", "is", "are", "was", "were",
+    "be", "to", "from", "for", "in", "on", "at", "by", "with", "so", "then", "thus", "which", "that", "it", "he",
+    "she", "they", "we", "you", "his", "her", "their", "its", "left", "remaining", "plus", "minus",
+    "divided", "multiplied", "x", "equals", "equal", "percent", "only", "about", "around", "over", "under",
+    "extra", "another", "other", "new", "old", "all", "both", "if", "when", "because", "since", "as",
+}
+
+
+def _noun(tok: Tok) -> bool:
+    return tok.kind == "word" and len(tok.text) > 1 and tok.text.isalpha() and tok.text.islower() \
+        and tok.text not in _NOT_NOUNS and word_unit(tok.text) is None
+
+
+def _operator_at(tokens: Sequence[Tok], j: int) -> str | None:
+    """The binary operator at tokens[j] when a value follows it (`/ 10`, `x 50`, `* $3`), else None."""
+    if j >= len(tokens):
+        return None
+    tok = tokens[j]
+    if tok.kind == "op" and tok.text in ("+", "-", "*", "/"):
+        op = tok.text
+    elif tok.kind == "word" and tok.text.lower() in ("x", "times") and tok.space:
+        op = "*"
+    else:
+        return None
+    return op if _next_value_start(tokens, j + 1) and tokens[j + 1].kind != "lp" else None
+
+
+def _count_noun(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> int:
+    """How many words at tokens[i] name what a number counts, so they read like a unit (0 if they don't).
+
+    `6 monkeys / 10 animals * 100%`, `27 green marbles + 14 yellow marbles`, `50 snowballs / 200 snowballs`:
+    one or two lowercase words between a number and an operator whose other operand is a number. Adding or
+    subtracting needs the same noun on both operands (`4 quarters + 1 dime` is money, not 5); before a
+    relation the number must itself be an operand counted in a noun an earlier operand used (`5 apples + 3
+    apples = 8`; not the subject in `5 apples = 5`, nor `1/3 gives b = …`).
+    Coins, dozens, pairs and fractions words are never nouns here: they change the value."""
+    prev = out[-1] if out else None
+    if prev is None or prev.kind != "num" or not tokens[i].space or not _noun(tokens[i]):
+        return 0
+    for width in (1, 2):
+        words = tokens[i:i + width]
+        if len(words) < width or not all(_noun(w) or (k == width - 1 and word_unit(w.text)) for k, w in
+                                         enumerate(words)) or not all(w.space for w in words):
+            return 0
+        j = i + width
+        op = _operator_at(tokens, j)
+        if op in ("*", "/"):
+            return width
+        if op in ("+", "-"):
+            k = j + 1
+            while k < len(tokens) and tokens[k].kind == "unit":
+                k += 1
+            after = [t.text.lower() for t in tokens[k + 1:k + 3] if t.kind == "word"]
+            return width if words[-1].text.lower() in after else 0
+        if j < len(tokens) and tokens[j].kind == "rel" and len(out) >= 2 and out[-2].kind == "op" \
+                and out[-2].text in ("+", "-", "*", "/") \
+                and any(t.kind == "unit" and t.text.lower() == words[-1].text.lower() for t in out):
+            return width  # the last operand, counted in a noun an earlier operand used: `13 marbles + 4 marbles =`
+        if j >= len(tokens) or tokens[j].kind != "word":
+            return 0
+    return 0
+
+
+def _between_counted_words(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> bool:
+    """`6 sets x every 2 hours`: a spaced `x` after a counted noun and before a word is ×, not a name."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (len(out) >= 2 and out[-1].kind == "word" and out[-2].kind == "num" and tokens[i].space
+            and nxt is not None and nxt.kind == "word" and nxt.space)
+
+
+_SUBJECT_VERBS = {"is", "are", "gives", "makes", "yields"}
+
+
+def _new_subject(out: Sequence[Tok], tokens: Sequence[Tok], j: int) -> bool:
+    """`8*45 = 360 divided by 5 is 360/5 = 72`: a word operator after a lone right side, whose result is
+    then described with "is", starts a new subject (360 divided by 5), not a longer right side."""
+    if len(out) < 2 or out[-1].kind != "num" or out[-2].kind != "rel":
+        return False
+    k = j
+    while k < len(tokens) and (tokens[k].kind == "unit" or tokens[k].kind == "num"):
+        k += 1
+    return k < len(tokens) and tokens[k].kind == "word" and tokens[k].text.lower() in _SUBJECT_VERBS
+
+
+_GROUP_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+
+
+def _word_group(tokens: Sequence[Tok], i: int, prev: Tok | None) -> tuple[str, int] | None:
+    """`.1(Number of Minutes)`, `20(Pencil Price)`, `(Number of Minutes) = 4`: words in parentheses used as
+    an operand name one quantity (`number_of_minutes`). Only where it is an operand: glued after a value,
+    after an operator, or followed by an operator or relation; `= 33 (rounded)` stays prose."""
+    k = i + 1
+    while k < len(tokens) and tokens[k].kind == "word" and _GROUP_WORD.fullmatch(tokens[k].text) and k - i <= 6:
+        k += 1
+    if k == i + 1 or k >= len(tokens) or tokens[k].kind != "rp" or tokens[k].text != ")" or tokens[i].text != "(":
+        return None
+    nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+    operand = (prev is not None and not tokens[i].space and prev.kind in ("num", "rp")) \
+        or (prev is not None and prev.kind == "op" and prev.text in ("+", "-", "*", "/")) \
+        or (nxt is not None and (nxt.kind == "rel" or (nxt.kind == "op" and nxt.text in ("+", "-", "*", "/"))))
+    if not operand:
+        return None
+    name = "_".join(re.sub(r"['’]", "", t.text).lower() for t in tokens[i + 1:k])
+    return name, k
+
+
+def _mark_compound(out: list[Tok]) -> None:
+    # "$12 per hour": the number's unit is a rate, which no single-dimension check applies to; "60 minutes
+    # per hour" (one dimension over itself) is a conversion factor into minutes: `conv:minute`
+    per = word_unit(out[-1].text)
+    for k in range(len(out) - 3, -1, -1):
+        if out[k].kind == "num":
+            own = out[k].unit
+            factor = conversion_factor(per[1], own) if per is not None and own else None
+            # only the exact factor converts: "8 hours a day" is a rate, "60 minutes per hour" a conversion
+            conversion = factor is not None and out[k].text.replace(".", "", 1).isdigit() \
+                and Fraction(out[k].text) == factor
+            out[k] = replace(out[k], unit=f"conv:{own}" if conversion else "rate")
+            return
+        if out[k].kind != "unit":
+            return
+
+
+def _and_fraction(tokens: Sequence[Tok], j: int, prev: Tok) -> tuple[Tok, Tok, int] | None:
+    """`16 and 2/3`, `16 and (2/3)`, `$3 and $1/3`: after "and", a proper fraction completing a whole number;
+    (numerator, denominator, index of the last token used) or None."""
+    if prev.kind != "num" or not prev.text.isdigit():
+        return None
+    k = j
+    if k < len(tokens) and tokens[k].kind == "unit" and tokens[k].text == "$":
+        k += 1
+    bracketed = k < len(tokens) and tokens[k].kind == "lp" and tokens[k].text == "("
+    k += bracketed
+    if k + 2 >= len(tokens):
+        return None
+    num, slash, den = tokens[k], tokens[k + 1], tokens[k + 2]
+    if not (num.kind == "num" and slash.kind == "op" and slash.text == "/" and not slash.space and den.kind == "num"
+            and not den.space and num.text.isdigit() and den.text.isdigit() and 0 < int(num.text) < int(den.text) <= 100):
+        return None
+    last = k + 2
+    if bracketed:
+        if last + 1 >= len(tokens) or tokens[last + 1].kind != "rp":
+            return None
+        last += 1
+    return num, den, last
+
+
+def _mixed_number(tokens: Sequence[Tok], i: int, prev: Tok) -> bool:
+    """`1 1/2` (a whole number, then a proper fraction) reads as 1 + 1/2."""
+    if prev.kind != "num" or "." in prev.text or i + 2 >= len(tokens):
+        return False
+    num, slash, den = tokens[i], tokens[i + 1], tokens[i + 2]
+    return (num.kind == "num" and num.space and slash.kind == "op" and slash.text == "/" and not slash.space
+            and den.kind == "num" and not den.space and num.text.isdigit() and den.text.isdigit()
+            and 0 < int(num.text) < int(den.text) <= 100)
+
+
+def _times_x(tokens: Sequence[Tok], i: int) -> bool:
+    """`x` after a value is × when a number, `(` or `$` follows (`3 x 4`, `3x4`), or, spaced, a word follows
+    (`3 x the height of 12`, a product whose operand is prose); `3x-5`, `2x + 1` keep x a name."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if nxt is None:
+        return False
+    if nxt.kind == "lp" and not nxt.space and not tokens[i].space:
+        return False  # `3x(1/3)`: a name times a group
+    if nxt.kind in ("num", "lp") or (nxt.kind == "unit" and nxt.text == "$"):
+        return True
+    return nxt.kind == "word" and tokens[i].space and nxt.space
+
+
+def _label_colon(out: Sequence[Tok]) -> bool:
+    """`Day 3:`, `Bowler 2:`: a capitalised word and a number before the colon name a line of a list."""
+    return len(out) >= 2 and out[-1].kind == "num" and out[-2].kind == "word" and out[-2].text[:1].isupper() \
+        and out[-1].space
+
+
+def _time_of_day(tokens: Sequence[Tok], i: int, prev: Tok | None) -> bool:
+    """`11:00`, `7:50`: hours, a colon and two digits of minutes, glued."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (prev is not None and nxt is not None and prev.kind == "num" and nxt.kind == "num" and not nxt.space
+            and not tokens[i].space and len(nxt.text) == 2 and len(prev.text) <= 2 and (prev.text + nxt.text).isdigit()
+            and int(nxt.text) < 60)
+
+
+def _ratio_colon(tokens: Sequence[Tok], i: int, prev: Tok | None) -> bool:
+    """`3:4` and `7,980 : 420` are ratios; `30%: $1000` and `Day 3:100+20=120` are labels (the number after
+    the colon starts a computation)."""
+    if not (is_value_end(prev) and _next_value_start(tokens, i + 1)):
+        return False
+    nxt = tokens[i + 1]
+    if tokens[i].space != nxt.space:
+        return False
+    j = i + 1
+    while j < len(tokens) and tokens[j].kind in ("num", "unit"):
+        j += 1
+    after = tokens[j] if j < len(tokens) else None
+    return not (after is not None and (after.kind == "lp" or (after.kind == "op" and after.text in "+-*/^")))
+
+
+def _factorial_here(tokens: Sequence[Tok], i: int, prev: Tok | None) -> bool:
+    """`5!` is a factorial only when glued to a value and followed by an operator, relation or ')'."""
+    if prev is None or tokens[i].space or not is_value_end(prev):
+        return False
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return nxt is not None and (nxt.kind in ("rel", "rp") or (nxt.kind == "op" and nxt.text != "!"))
+
+
+# words after which a lone letter starts the clause ("so x is 3", "we know that n is 4"); after any other
+# word the letter names a thing inside a longer subject ("square B", "City C")
+_SUBJECT_BEFORE = {"so", "then", "thus", "hence", "therefore", "now", "that", "since", "because", "if", "when",
+                   "where", "let", "suppose", "assume", "say", "know", "get", "means", "while", "as",
+                   "once", "value", "number"}
+
+_IS_PHRASES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("is", "equal", "to"), "="), (("equal", "to"), "="), (("equals",), "="),
+    (("is", "less", "than", "or", "equal", "to"), "<="), (("is", "greater", "than", "or", "equal", "to"), ">="),
+    (("is", "less", "than"), "<"), (("is", "greater", "than"), ">"), (("is", "more", "than"), ">"),
+    (("is", "at", "least"), ">="), (("is", "at", "most"), "<="), (("is",), "="),
+)
+
+
+def _word_relation(tokens: Sequence[Tok], i: int, prev: Tok | None) -> tuple[str, int] | None:
+    """`x is 3`, `5 + 3 equals 8`, `x is at least 2`: (relation, number of words) or None.
+
+    "is" alone relates only a single-letter name (`20 minutes is 1/3 hour` is a unit conversion)."""
+    for phrase, op in _IS_PHRASES:
+        width = len(phrase)
+        words = tokens[i:i + width]
+        if len(words) < width or any(t.kind != "word" or t.text.lower() != w for t, w in zip(words, phrase)):
+            continue
+        if not _next_value_start(tokens, i + width):
+            return None
+        if phrase[0] == "is" and not (prev is not None and prev.kind == "name" and prev.text not in PROSE_LETTERS):
+            return None
+        if phrase[0] != "is" and not is_value_end(prev):
+            return None
+        before = tokens[i - 2] if i >= 2 else None
+        if prev is not None and prev.kind == "name" and before is not None and before.kind == "word" \
+                and before.text.lower() not in _SUBJECT_BEFORE:
+            return None  # "the angles of B and C is equal to …", "the area of square B is 81": B is not the subject
+        return op, width
+    return None

@@ -1,0 +1,249 @@
+"""`verify_chain`: translate each step (unless translations are given), check it with the
+checker for its artifact language, cascade failures through the DAG, and build the verdict."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+
+from reasonforge.chain import (
+    StepGraph,
+    apply_cascade,
+    check_translations,
+    failure_report,
+    overall_of,
+    task_hash,
+    validate_request,
+    verdict_hash,
+)
+from reasonforge.errors import ReasonForgeError
+from reasonforge.pipeline.provers import check_prover
+from reasonforge.registry import ChainChecker, Checker, CheckerRegistry, checkers
+from reasonforge.translate.protocol import Translator
+from reasonforge.types import (
+    ArtifactLanguage,
+    ChainLimits,
+    ChainStep,
+    CheckLimits,
+    CheckOutcome,
+    ErrorKind,
+    ProofLevel,
+    Spec,
+    StepStatus,
+    StepTranslation,
+    StepVerdict,
+    VerificationVerdict,
+    VerifyRequest,
+)
+
+log = logging.getLogger(__name__)
+
+
+def verify_chain(
+    request: VerifyRequest,
+    translations: Sequence[StepTranslation] | None = None,
+    translator: Translator | None = None,
+    *,
+    limits: CheckLimits | None = None,
+    chain_limits: ChainLimits | None = None,
+    registry: CheckerRegistry | None = None,
+) -> VerificationVerdict:
+    """Verify every step of `request` and return the chain's verdict (see DESIGN §3.2)."""
+    started = time.perf_counter()
+    graph = validate_request(request, chain_limits)
+    limits = limits or CheckLimits()
+    registry = registry or checkers
+    if translations is None:
+        translations = request.translations
+    translator_spec = None
+    if translations is None:
+        translator = translator or _default_translator(request)
+        translator_spec = translator.spec
+        ancestors = {sid: graph.ancestors(sid) for sid in graph.order}
+        translations = translator.translate_chain(request, ancestors)
+    check_translations(translations, graph)
+    check_prover(request, translations)
+    own = _check_all(request, graph, translations, limits, registry, translator_spec)
+    cascaded = apply_cascade(graph, own)
+    ordered = [cascaded[step.step_id] for step in request.reasoning_chain]
+    overall = overall_of(cascaded)
+    t_hash = task_hash(request)
+    task_id = request.task_id or t_hash[:32]
+    return VerificationVerdict(
+        task_id=task_id,
+        overall=overall,
+        step_verdicts=ordered,
+        total_steps=len(ordered),
+        verified_steps=sum(v.verified for v in ordered),
+        failure_points=[v for v in ordered if not v.verified],
+        failure_report=failure_report(request, graph, cascaded),
+        domain=request.domain,
+        proof_level=request.proof_level,
+        verification_time_ms=round((time.perf_counter() - started) * 1000),
+        task_hash=t_hash,
+        verdict_hash=verdict_hash(task_id, overall.value, ordered),
+    )
+
+
+def _default_translator(request: VerifyRequest) -> Translator:
+    from reasonforge.translate import default_translator
+
+    return default_translator(request.domain, level=request.proof_level, prover=request.prover)
+
+
+def _check_all(
+    request: VerifyRequest,
+    graph: StepGraph,
+    translations: Sequence[StepTranslation],
+    limits: CheckLimits,
+    registry: CheckerRegistry,
+    translator_spec: Spec | None,
+) -> dict[int, StepVerdict]:
+    """Per-step checkers run step by step; chain checkers (Coq, Lean 4) once per language per chain."""
+    by_step = {t.step_id: t for t in translations if t.step_id in graph.dependencies}
+    contexts = {t.language: t.formal_representation for t in translations if t.step_id not in graph.dependencies}
+    own: dict[int, StepVerdict] = {}
+    # Each step's checker is built once and handed on; a chain checker once per language, for all its steps.
+    chain_checkers: dict[ArtifactLanguage, ChainChecker] = {}
+    groups: dict[ArtifactLanguage, list[int]] = {}
+    for sid in graph.order:
+        translation = by_step.get(sid)
+        checker: Checker | ChainChecker | ReasonForgeError | None = None
+        if translation is not None and translation.formal_representation.strip():
+            language = translation.language
+            if language in chain_checkers:
+                groups[language].append(sid)
+                continue
+            checker = _lookup(registry, language)
+            if hasattr(checker, "check_chain"):
+                chain_checkers[language] = checker  # type: ignore[assignment]
+                groups[language] = [sid]
+                continue
+        own[sid] = _check_step(sid, translation, checker, request.proof_level, limits, translator_spec)
+    texts = {step.step_id: step.content for step in request.reasoning_chain}
+    for language, sids in groups.items():
+        steps = [
+            ChainStep(
+                step_id=sid,
+                content=texts[sid],
+                artifact=by_step[sid].formal_representation,
+                dependencies=list(graph.dependencies[sid]),
+                ancestors=list(graph.ancestors(sid)),
+            )
+            for sid in sids
+        ]
+        outcomes = _run_chain_checker(chain_checkers[language], language, steps, contexts.get(language, ""),
+                                      request.proof_level, limits)
+        for sid in sids:
+            own[sid] = _record(sid, by_step[sid], outcomes[sid], translator_spec)
+    return own
+
+
+def _lookup(registry: CheckerRegistry, language: ArtifactLanguage) -> Checker | ChainChecker | ReasonForgeError:
+    """The checker for `language`, or why there is none (reported on the step, not raised)."""
+    try:
+        return registry.get(language)
+    except ReasonForgeError as exc:
+        return exc
+
+
+def _run_chain_checker(
+    checker: ChainChecker,
+    language: ArtifactLanguage,
+    steps: list[ChainStep],
+    context: str,
+    level: ProofLevel,
+    limits: CheckLimits,
+) -> dict[int, tuple[CheckOutcome, Spec | None, float]]:
+    started = time.perf_counter()
+    try:
+        outcomes = checker.check_chain(steps, context=context, level=level, limits=limits)
+        spec = checker.spec
+    except ReasonForgeError as exc:
+        outcomes, spec = {s.step_id: CheckOutcome(status=StepStatus.ERROR, message=exc.message) for s in steps}, None
+    except Exception as exc:  # a checker bug must cost these steps, not the whole verdict
+        log.exception("chain checker for %s crashed", language.value)
+        crash = CheckOutcome(status=StepStatus.ERROR, message=f"checker crashed: {type(exc).__name__}: {exc}")
+        outcomes, spec = {s.step_id: crash for s in steps}, None
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    missing = CheckOutcome(status=StepStatus.ERROR, message=f"the {language.value} checker returned no result for this step")
+    return {s.step_id: (outcomes.get(s.step_id, missing), spec, elapsed_ms) for s in steps}
+
+
+def _check_step(
+    step_id: int,
+    translation: StepTranslation | None,
+    checker: Checker | ChainChecker | ReasonForgeError | None,
+    level: ProofLevel,
+    limits: CheckLimits,
+    translator_spec: Spec | None,
+) -> StepVerdict:
+    """Check one step with its `checker` (the lookup's error, or None when the step has no artifact)."""
+    if translation is None:
+        outcome = CheckOutcome(
+            status=StepStatus.UNSUPPORTED,
+            message="no translation was supplied for this step; add one to translations",
+            details={"error_kind": ErrorKind.UNTRANSLATABLE},
+        )
+        return _verdict(step_id, "", outcome, translator_spec)
+    artifact = translation.formal_representation
+    if not artifact.strip():
+        outcome = CheckOutcome(
+            status=StepStatus.UNSUPPORTED,
+            message=translation.notes or "the translator produced no artifact for this step",
+            details={"error_kind": ErrorKind.UNTRANSLATABLE, "language": translation.language.value},
+        )
+        return _verdict(step_id, artifact, outcome, translator_spec)
+    started = time.perf_counter()
+    spec: Spec | None = None
+    try:
+        if isinstance(checker, ReasonForgeError):
+            raise checker  # the lookup failed: reported on the step like any checker error
+        outcome = checker.check(artifact, level=level, limits=limits)  # type: ignore[union-attr]
+        spec = checker.spec  # type: ignore[union-attr]
+    except ReasonForgeError as exc:
+        outcome = CheckOutcome(status=StepStatus.ERROR, message=exc.message)
+    except Exception as exc:  # a checker bug must cost one step, not the whole verdict
+        log.exception("checker for %s crashed on step %s", translation.language.value, step_id)
+        outcome = CheckOutcome(status=StepStatus.ERROR, message=f"checker crashed: {type(exc).__name__}: {exc}")
+    return _record(step_id, translation, (outcome, spec, (time.perf_counter() - started) * 1000), translator_spec)
+
+
+def _record(
+    step_id: int,
+    translation: StepTranslation,
+    result: tuple[CheckOutcome, Spec | None, float],
+    translator_spec: Spec | None,
+) -> StepVerdict:
+    outcome, spec, elapsed_ms = result
+    if outcome.status is StepStatus.INVALIDATED:
+        outcome = CheckOutcome(status=StepStatus.ERROR, message="checker returned 'invalidated', which only the cascade may set")
+    details = {
+        "language": translation.language.value,
+        "translation_confidence": translation.translation_confidence,
+        "elapsed_ms": round(elapsed_ms, 3),
+        **outcome.details,
+    }
+    if spec is not None:
+        details["spec"] = spec.model_dump(mode="json")  # verdict details are plain JSON
+    return _verdict(step_id, translation.formal_representation, outcome.model_copy(update={"details": details}),
+                    translator_spec)
+
+
+def _verdict(step_id: int, artifact: str, outcome: CheckOutcome, translator_spec: Spec | None) -> StepVerdict:
+    details = dict(outcome.details)
+    if translator_spec is not None:
+        details["translator"] = translator_spec.model_dump(mode="json")
+    verified = outcome.status is StepStatus.VERIFIED
+    return StepVerdict(
+        step_id=step_id,
+        verified=verified,
+        status=outcome.status,
+        error_message=None if verified else outcome.message,
+        formal_representation=artifact,
+        details=details,
+    )
+
+
+__all__ = ["verify_chain"]

@@ -1,0 +1,337 @@
+"""The `python` checker: one module holding an implementation, its pytest tests and hypothesis properties.
+
+Every run of artifact code happens in the sandbox (`verify/sandbox/runner.py`); the verifier only parses the
+artifact (AST) and reads reports.
+
+Levels
+- quick: syntax check; mypy on the artifact when mypy is installed in the sandbox's Python (otherwise
+  skipped with a note in details); the artifact's tests and top-level asserts run in the sandbox (few
+  hypothesis examples).
+- standard: the tests run (≥ 1 collected, all pass, no hypothesis property violated), then generated
+  mutants of the implementation (`verify/code/mutants.py`) run in two sandboxes in parallel, each mutant in
+  a fresh fork of a clean pytest process (`run_tests_batch`) with its own timeout; the tests must kill
+  at least `mutation_threshold` (default 0.5, see "Threshold" below) of the mutants that are not likely
+  equivalent:
+  score = killed / (mutants − likely equivalent), and pass the value check (below). A
+  `# complexity: O(...)` claim is then measured and fitted (`verify/code/complexity.py`); only a clear
+  violation fails.
+- formal: standard, plus CrossHair on functions that carry PEP 316 contracts (`pre:` / `post:` in the
+  docstring) when crosshair-tool is installed in the sandbox's Python; otherwise details say that
+  formal adds nothing yet.
+
+Equivalent mutants (`verify/code/equivalence.py`, run by `verify/code/judging.py`)
+A mutant no input can tell from the original cannot be killed, so it must not count against the tests;
+but the claim has to be earned. While the tests run on the original, the harness records the
+plain-data arguments of every call the tests make to a top-level implementation function. Each
+surviving mutant then gets a differential run in the sandbox: original and mutant side by side on the
+recorded calls and deterministic perturbations of them, with the mutated code watched for execution.
+A difference (kept as `distinguished_by` evidence in `surviving_mutants`) keeps the mutant counted; it
+leaves the denominator (`equivalent_mutants`) only when its change ran and every input ran without a
+difference. No recorded calls (tests that never call the code, `assert True`) → no claim; a crash,
+timeout or unfinished run → no claim; every mutant likely equivalent → failed (the tests exercise
+nothing that mutants change). `generate_mutants` already skips mutants equal after constant folding.
+
+Value check (standard level and up)
+A test that only runs the code, or only checks the types of its results, still kills the mutants that
+crash or return another type (an arithmetic swap that raises TypeError, `return None`), and on a small
+function those can be most of the mutants: measured on MBPP with checker 1.1, copies of the dataset's
+tests that assert only types passed the 60 % score on 33 % of the tasks, copies that assert nothing
+on 3.5 %. Two changes in 1.2 answer this. The return operator replaces a returned expression by the
+empty value of its own type (`type(x)()`, `verify/code/mutants.py`) instead of `None`, so a function
+offers a wrong value of the right type. And the differential run also classifies every counted mutant
+on the tests' own recorded inputs as *loud* (some call raises, stops finishing, or returns another
+type) or *quiet* (same kinds and types, values may differ). When a counted mutant is quiet, the tests
+must kill at least one quiet mutant, or they check no value and the step fails whatever the score
+(`value_check` in details). Doubt goes against the tests: an unclassified killed mutant earns nothing,
+an unclassified survivor counts as quiet. The check does not apply (details say why) when no mutant
+survives, when the tests make no recordable call, or when no killed mutant could be classified (e.g.
+every recorded call is too slow to repeat). What it cannot see: a function whose every mutant is loud
+(MBPP/737 returns `re.search(...)`, whose only mutant crashes); there a type check is all the
+operators can ask for.
+
+Threshold
+The default 0.5 was chosen from a measured trade-off (`benchmarks/mbpp.py` and
+`benchmarks/humaneval.py` with `--weak-suites`: the canonical code under the dataset's tests and under
+weakened copies of them, 10 mutants per artifact). With checker 1.2, the share of weakened suites rejected and of canonical
+suites verified:
+
+                          MBPP (170 tasks)          HumanEval (110 tasks)
+    threshold              0.5       0.6             0.5       0.6
+    canonical verified    99.4 %    95.3 %          100 %     100 %
+    assert True           100 %     100 %           100 %     100 %
+    asserts nothing       98.2 %    98.2 %          100 %     100 %
+    asserts only types    98.2 %    98.2 %          100 %     100 %
+    first assert only      8.8 %    15.3 %          30.0 %    41.8 %
+
+The canonical MBPP suites that 0.6 rejects and 0.5 accepts (tasks 559, 721, 733, 741, 784, 799,
+809) kill 50–57 % of mutants with real, if few, value asserts; at 0.5 the value check still rejects
+every suite that asserts nothing or only types wherever a quiet mutant exists. What 0.5 gives up is
+part of the single-example suites (the first assert alone) that 0.6 rejected: a thin but honest test
+is harder to tell from the dataset's three asserts by mutation score alone. Checker 1.1 at 0.6 rejected 96.5 % / 67.1 % / 14.7 %
+of the MBPP suites asserting nothing / only types / the first assert.
+
+Test or implementation? A top-level `test*` function with a required argument no fixture supplies,
+called by other code (MBPP/801's `test_three_equal(x, y, z)`), is implementation: pytest could only
+ever error on it as a test, so the harness deselects it and the verifier mutates it
+(`mutants.misnamed_implementations`).
+
+How results reach the verifier: `verify/code/harness_run.py` (a harness the artifact cannot edit, reports
+checked by nonce, and what an in-process adversary can still do).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import time
+from typing import Any
+
+from reasonforge.registry import Spec, checkers
+from reasonforge.types import (
+    ArtifactLanguage,
+    CheckLimits,
+    CheckOutcome,
+    ErrorKind,
+    ProofLevel,
+    StepStatus,
+)
+from reasonforge.verify.code.complexity import ComplexityFit, find_claim, fit_claim
+from reasonforge.verify.code.equivalence import value_check
+from reasonforge.verify.code.harness_run import (
+    ARTIFACT,
+    TestRunResult,
+    expected_tests,
+    recordable_functions,
+    run_harness,
+    run_tests,
+    sandbox_tools,
+    tail,
+)
+from reasonforge.verify.code.judging import judge_survivors, run_mutants, survivor_entry, untested_functions
+from reasonforge.verify.code.mutants import generate_mutants, implementation_nodes
+
+__all__ = ["CHECKER_VERSION", "PythonTestsChecker"]
+
+# 1.1: equivalent mutants leave the score's denominator; 1.2: the value check, typed return replacement
+CHECKER_VERSION = "1.2.0"
+
+
+@checkers.checker(ArtifactLanguage.PYTHON)
+class PythonTestsChecker:
+    """Checks `python` artifacts: tests, properties, mutation strength, complexity claims (see module doc)."""
+
+    def __init__(self, *, mutation_threshold: float = 0.5, max_mutants: int = 20, seed: int = 0, workers: int = 2,
+                 hypothesis_examples: int = 100, mutant_examples: int = 30, quick_examples: int = 10,
+                 complexity_margin: float = 0.5, equivalence: bool = True, value_check: bool = True) -> None:
+        self.mutation_threshold = mutation_threshold
+        self.equivalence = equivalence  # the differential run on surviving mutants (off: every survivor counts)
+        self.value_check = value_check  # the tests must kill a quiet mutant when one is counted (see module doc)
+        self.max_mutants = max_mutants
+        self.seed = seed
+        self.workers = workers
+        self.hypothesis_examples = hypothesis_examples
+        self.mutant_examples = mutant_examples
+        self.quick_examples = quick_examples
+        self.complexity_margin = complexity_margin
+        self.spec = Spec(name="python_tests", version=CHECKER_VERSION, args={
+            "mutation_threshold": mutation_threshold, "max_mutants": max_mutants, "seed": seed,
+            "hypothesis_examples": hypothesis_examples, "mutant_examples": mutant_examples,
+            "quick_examples": quick_examples, "complexity_margin": complexity_margin, "equivalence": equivalence,
+            "value_check": value_check})
+
+    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits) -> CheckOutcome:
+        started = time.perf_counter()
+        level = ProofLevel(level)
+        details: dict[str, Any] = {"checker": "python_tests"}
+        try:
+            tree = ast.parse(artifact)
+        except SyntaxError as exc:
+            return CheckOutcome(status=StepStatus.FAILED, message=f"syntax error at line {exc.lineno}, column "
+                                f"{exc.offset}: {exc.msg}", details={**details, "error_kind": ErrorKind.SYNTAX})
+        tools = sandbox_tools()
+        details["coverage_available"] = tools.get("coverage", False)
+        if level is ProofLevel.QUICK:
+            typed = self._mypy(artifact, limits, tools, details)
+            if typed is not None:
+                return self._done(typed, details, started)
+        examples = self.quick_examples if level is ProofLevel.QUICK else self.hypothesis_examples
+        expected = expected_tests(tree)
+        record = recordable_functions(tree) if level is not ProofLevel.QUICK else []
+        run = run_tests(artifact, examples=examples, wall_s=limits.timeout_s, memory_mb=limits.memory_mb,
+                        coverage=tools.get("coverage", False) and level is not ProofLevel.QUICK, expected=expected,
+                        record=record)
+        details.update(tests_total=run.tests_total, tests_passed=run.tests_passed,
+                       property_violations=run.property_violations, tests_ms=round(run.elapsed_ms, 1))
+        if run.failing:
+            details["failing_tests"] = run.failing[:10]
+        if run.coverage is not None:
+            details["coverage_percent"] = _coverage_percent(tree, run.coverage)
+        if run.status == "error":
+            return self._done(CheckOutcome(status=StepStatus.ERROR, message=f"timeout or resource limit: {run.message}"),
+                              details, started)
+        if run.status != "passed":
+            return self._done(CheckOutcome(status=StepStatus.FAILED, message=run.message), details, started)
+        if level is ProofLevel.QUICK:
+            return self._done(CheckOutcome(status=StepStatus.VERIFIED, message=None), details, started)
+        mutation = self._mutation(artifact, limits, run, details)
+        if mutation is not None:
+            return self._done(mutation, details, started)
+        claim_outcome = self._complexity(artifact, limits, details)
+        if claim_outcome is not None:
+            return self._done(claim_outcome, details, started)
+        if level is ProofLevel.FORMAL:
+            formal = self._crosshair(artifact, tree, limits, tools, details)
+            if formal is not None:
+                return self._done(formal, details, started)
+        return self._done(CheckOutcome(status=StepStatus.VERIFIED), details, started)
+
+    # ---------------------------------------------------------------------------------- stages
+
+    def _done(self, outcome: CheckOutcome, details: dict[str, Any], started: float) -> CheckOutcome:
+        details["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        details["spec"] = self.spec.model_dump(mode="json")
+        return outcome.model_copy(update={"details": {**details, **outcome.details}})
+
+    def _mypy(self, artifact: str, limits: CheckLimits, tools: dict[str, bool],
+              details: dict[str, Any]) -> CheckOutcome | None:
+        if not tools.get("mypy"):
+            details["type_check"] = "skipped: mypy is not installed in the sandbox's Python"
+            return None
+        report = run_harness(["{py}", "-m", "mypy", "--ignore-missing-imports", "--cache-dir=/dev/null",
+                              "--no-error-summary", "--no-color-output", ARTIFACT], {ARTIFACT: artifact},
+                             wall_s=max(limits.timeout_s, 30.0), memory_mb=max(limits.memory_mb, 1024))
+        if not report.valid or report.resource:
+            details["type_check"] = f"error: mypy did not finish ({report.resource or report.problem})"
+            return CheckOutcome(status=StepStatus.ERROR, message="the type check (mypy) did not finish")
+        if report.child_exit == 0:
+            details["type_check"] = "passed (mypy)"
+            return None
+        errors = [ln for ln in report.output_tail.splitlines() if ": error:" in ln]
+        details["type_check"] = "failed (mypy)"
+        details["type_errors"] = errors[:20]
+        return CheckOutcome(status=StepStatus.FAILED,
+                            message="type check failed: " + (errors[0] if errors else tail(report.output_tail, 300)))
+
+    def _mutation(self, artifact: str, limits: CheckLimits, run: TestRunResult,
+                  details: dict[str, Any]) -> CheckOutcome | None:
+        mutants = generate_mutants(artifact, seed=self.seed, max_mutants=self.max_mutants)
+        details["mutants_total"] = len(mutants)
+        if not mutants:
+            details["mutation_score"] = None
+            details["mutation_note"] = "the implementation offers no mutation sites; mutation strength not measured"
+            return None
+        wall = min(limits.timeout_s, max(3.0, 4 * run.elapsed_ms / 1000))
+        results = run_mutants(mutants, examples=self.mutant_examples, run_timeout_s=wall, memory_mb=limits.memory_mb,
+                              expected=expected_tests(ast.parse(artifact)), workers=self.workers)
+        survivors = [m for m, r in zip(mutants, results, strict=True) if r.status == "passed"]
+        dead = [m for m, r in zip(mutants, results, strict=True) if r.status != "passed"]
+        killed = len(dead)
+        judged, loud, facts = judge_survivors(artifact, survivors, dead, run.calls, seed=self.seed,
+                                              memory_mb=limits.memory_mb, equivalence=self.equivalence,
+                                              value_check=self.value_check)
+        details.update(facts)
+        equivalent = [m for m in survivors if judged[m.id].status == "equivalent"]
+        survivors = [m for m in survivors if judged[m.id].status != "equivalent"]
+        details["mutants_killed"] = killed
+        details["equivalent_mutants"] = [{"id": m.id, "operator": m.operator, "change": m.description,
+                                          "inputs": judged[m.id].inputs} for m in equivalent]
+        details["surviving_mutants"] = [survivor_entry(m, judged[m.id]) for m in survivors]
+        if len(equivalent) == len(mutants):
+            details["mutation_score"] = None
+            return CheckOutcome(status=StepStatus.FAILED, message=(
+                f"no mutant behaves differently from the implementation on any input the tests call it with (nor "
+                f"on their perturbations): the tests exercise nothing that mutants change ({len(mutants)} "
+                "mutants, all likely equivalent)"))
+        score = killed / (len(mutants) - len(equivalent))
+        details["mutation_score"] = round(score, 4)
+        untested = untested_functions(ast.parse(artifact), dead + survivors, judged)
+        details["untested_functions"] = [name for name, _ in untested]
+        values = value_check(dead, survivors, loud) if self.value_check and run.calls and survivors else None
+        if not self.value_check:
+            details["value_check"] = "off"
+        elif values is None:
+            details["value_check"] = ("holds: no mutant survives" if run.calls else
+                                      "not measured: the tests made no recordable call of the implementation")
+        else:
+            details["value_check"] = {**values.model_dump(), "measured": values.measured, "passed": values.passed}
+        if score + 1e-9 < self.mutation_threshold:
+            counted = len(mutants) - len(equivalent)
+            excluded = f"; {len(equivalent)} likely equivalent excluded" if equivalent else ""
+            return CheckOutcome(status=StepStatus.FAILED, message=(
+                f"tests kill {round(score * 100)} % of mutants ({killed}/{counted}{excluded}), below the required "
+                f"{round(self.mutation_threshold * 100)} %; e.g. this change survives: {survivors[0].description}"))
+        if untested:
+            name, count = untested[0]
+            return CheckOutcome(status=StepStatus.FAILED, message=(
+                f"the tests never run {name}: none of its {count} mutants executes on the inputs the tests call the "
+                "implementation with, nor on their perturbations; test every function the implementation defines"))
+        if values is not None and not values.passed:
+            quiet = next(m for m in survivors if m.id in values.quiet_survivor_ids)
+            unclassified = f", {values.unclassified_killed} unclassified" if values.unclassified_killed else ""
+            return CheckOutcome(status=StepStatus.FAILED, message=(
+                f"the tests check no value: the mutants they kill ({killed}: {values.loud_killed} crash or return "
+                f"another type on the tests' own inputs{unclassified}) need no value checked, and every mutant that "
+                f"returns values of the right types survives ({values.quiet_mutants}), e.g. {quiet.description}; "
+                "assert the results, not only that the code runs or their types"))
+        return None
+
+    def _complexity(self, artifact: str, limits: CheckLimits, details: dict[str, Any]) -> CheckOutcome | None:
+        claim = find_claim(artifact)
+        if claim is None or claim.function is None:
+            return None
+        opts = json.dumps({"function": claim.function, "budget_s": 6.0, "max_call_s": 0.05})
+        report = run_harness(["{py}", "{h}/rf_child_complexity.py", ARTIFACT, opts], {ARTIFACT: artifact},
+                             wall_s=max(limits.timeout_s, 15.0), memory_mb=limits.memory_mb)
+        points = next((e.get("points") for e in report.events if e.get("ev") == "complexity_done"), None)
+        if points is None:
+            points = [[e["n"], e["median_s"], e["mad_s"]] for e in report.events if e.get("ev") == "point"]
+        if not report.valid:
+            details["complexity_fit"] = {"claim": claim.text, "function": claim.function, "verdict": "error",
+                                         "message": report.problem}
+            return CheckOutcome(status=StepStatus.FAILED, message=f"complexity measurement of {claim.function} "
+                                f"produced no valid report: {tail(report.output_tail, 300)}")
+        fit: ComplexityFit = fit_claim(claim, points, margin=self.complexity_margin)
+        details["complexity_fit"] = fit.to_dict()
+        if not points:
+            details["complexity_fit"]["message"] = f"measurement failed: {tail(report.output_tail, 300)}"
+            return CheckOutcome(status=StepStatus.ERROR, message=(
+                f"could not time {claim.function} for its claim {claim.text}; define complexity_input(n) returning "
+                f"its arguments for size n. Output: {tail(report.output_tail, 300)}"))
+        if fit.verdict == "violation":
+            return CheckOutcome(status=StepStatus.FAILED, message=fit.message)
+        return None
+
+    def _crosshair(self, artifact: str, tree: ast.Module, limits: CheckLimits, tools: dict[str, bool],
+                   details: dict[str, Any]) -> CheckOutcome | None:
+        contracted = [f.name for f in implementation_nodes(tree)
+                      if any(tag in (ast.get_docstring(f) or "") for tag in ("pre:", "post:"))]
+        if not tools.get("crosshair"):
+            details["formal"] = "crosshair-tool is not installed in the sandbox's Python: formal adds nothing yet"
+            return None
+        if not contracted:
+            details["formal"] = "no function carries PEP 316 contracts (pre:/post: in its docstring); nothing to check"
+            return None
+        report = run_harness(["{py}", "-m", "crosshair", "check", "--analysis_kind=PEP316",
+                              "--per_condition_timeout=2", ARTIFACT], {ARTIFACT: artifact},
+                             wall_s=max(limits.timeout_s, 30.0), memory_mb=max(limits.memory_mb, 1024))
+        if not report.valid or report.resource:
+            details["formal"] = "crosshair did not finish"
+            return CheckOutcome(status=StepStatus.ERROR, message="CrossHair did not finish within its limits")
+        details["crosshair_functions"] = contracted
+        if report.child_exit == 0:
+            details["formal"] = f"CrossHair found no counterexample to the contracts of {contracted}"
+            return None
+        details["formal"] = "CrossHair found a counterexample"
+        return CheckOutcome(status=StepStatus.FAILED,
+                            message=f"contract violated (CrossHair): {tail(report.output_tail, 500)}")
+
+
+def _coverage_percent(tree: ast.Module, cov: dict[str, list[int]]) -> float | None:
+    lines: set[int] = set()
+    for f in implementation_nodes(tree):
+        lines.update(range(f.body[0].lineno, (f.end_lineno or f.lineno) + 1))
+    statements = [s for s in cov.get("statements", []) if s in lines]
+    if not statements:
+        return None
+    missing = {s for s in cov.get("missing", []) if s in lines}
+    return round(100 * (len(statements) - len(missing)) / len(statements), 1)

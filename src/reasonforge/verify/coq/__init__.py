@@ -1,0 +1,6 @@
+"""The `coq` chain checker: one workspace per chain compiled by coqc in the sandbox, audited and aligned."""
+
+from reasonforge.verify.coq.checker import CoqChecker, check_coq_chain, unavailable_reason
+from reasonforge.verify.coq.claims import Phrase, phrases
+
+__all__ = ["CoqChecker", "Phrase", "check_coq_chain", "phrases", "unavailable_reason"]

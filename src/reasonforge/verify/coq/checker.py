@@ -1,0 +1,491 @@
+"""The `coq` chain checker: every step a Coq theorem, the chain one workspace, compiled by `coqc` in the sandbox.
+
+A step is verified when, all together:
+1. its artifact passes the anti-gaming rules (`coq_policy`: no `Admitted`/`admit`, no assumptions
+   outside the Context, no `Require` outside the standard library, no notations, modules, kernel
+   switches, ...) and states at least one Theorem/Lemma/Fact/Remark/Corollary/Proposition/Example
+   (a step of definitions only is `unsupported`), without redeclaring a name of the Context or of an
+   ancestor step;
+2. its file compiles (`coq_workspace`: the Context and every ancestor step imported);
+3. `Print Assumptions`, run by the checker on all its theorems, lists nothing but the Context's givens
+   and the allowed standard axioms (`coq_audit.STANDARD_AXIOMS`), and the givens it uses are not
+   contradictory (a `lia`/`nia`/`tauto`/`congruence` probe for `False`);
+4. its theorems state what its text claims (`coq_align`), when the text has a relation to compare.
+
+Outcomes: a rule broken, a compile error, a forbidden axiom or a misaligned theorem is `failed` (with
+the line *within the artifact* and Coq's message); a step whose Context or ancestor did not compile is
+`error` ("cannot compile: depends on step N which failed"); time, memory and sandbox problems are
+`error`; a statement the checker cannot read while the text claims something is `unsupported`.
+Nothing is ever compiled outside the sandbox unless the caller passes `unsafe_no_sandbox=True` for
+trusted local use (mirroring `sandbox.run_sandboxed`).
+
+Two ways to compile (`mode`), same files, same audit, same verdicts: `per-file` runs one `coqc` per
+file in one sandboxed driver (the plan's Context/Step/Chain workspace, the reference behaviour) and
+`warm`, see `coq_warm` (one process for the whole chain).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import sympy
+
+from reasonforge.errors import ReasonForgeError, ToolUnavailableError
+from reasonforge.registry import Spec, checkers
+from reasonforge.types import (
+    ArtifactLanguage,
+    ChainStep,
+    CheckLimits,
+    CheckOutcome,
+    ErrorKind,
+    ProofLevel,
+    StepStatus,
+)
+from reasonforge.verify.coq.align import align
+from reasonforge.verify.coq.audit import (
+    STANDARD_AXIOMS,
+    Assumptions,
+    definition_body,
+    marked_sections,
+    parse_assumptions,
+    printed_type,
+)
+from reasonforge.verify.coq.claims import StepClaims, step_claims
+from reasonforge.verify.coq.diag import FileRun, first_error, resource_problem
+from reasonforge.verify.coq.lex import CoqLexError, tokenize
+from reasonforge.verify.coq.policy import ArtifactFacts, PolicyViolation, inspect_artifact, stdlib_modules
+from reasonforge.verify.coq.terms import Atom, Unsupported, number_type, parse_term, statement_of, to_expr
+from reasonforge.verify.coq.toolchain import CoqToolchain, find_coq
+from reasonforge.verify.coq.warm import compile_workspace
+from reasonforge.verify.coq.workspace import ChainPlan, Workspace, module_of, per_file_workspace
+
+__all__ = ["CHECKER_VERSION", "CoqChecker", "check_coq_chain", "unavailable_reason"]
+
+CHECKER_VERSION = "1.0.0"
+Mode = Literal["per-file", "warm"]
+
+
+@dataclass
+class _Step:
+    """One step while it is being checked: its facts from the lexer and, once known, its outcome."""
+
+    step: ChainStep
+    facts: ArtifactFacts | None = None
+    outcome: CheckOutcome | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def _outcome(status: StepStatus, message: str | None = None, **details: Any) -> CheckOutcome:
+    return CheckOutcome(status=status, message=message, details=details)
+
+
+@checkers.checker(ArtifactLanguage.COQ)
+class CoqChecker:
+    """Checks `coq` artifacts chain by chain (see the module docstring)."""
+
+    def __init__(self, *, mode: Mode = "warm", coqc: str | None = None, unsafe_no_sandbox: bool = False,
+                 standard_axioms: Sequence[str] = STANDARD_AXIOMS,
+                 claims: Callable[[str], StepClaims] = step_claims) -> None:
+        self.mode: Mode = mode
+        self.coqc = coqc
+        self.unsafe_no_sandbox = unsafe_no_sandbox
+        self.standard_axioms = tuple(standard_axioms)
+        self.claims = claims
+        self.spec = Spec(name="coq", version=CHECKER_VERSION,
+                         args={"mode": mode, "standard_axioms": list(self.standard_axioms)})
+
+    # ------------------------------------------------------------------------------------ contract
+    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits) -> CheckOutcome:
+        """A single artifact as a one-step chain without givens."""
+        return self.check_chain([ChainStep(step_id=1, content="", artifact=artifact)], context="", level=level,
+                                limits=limits)[1]
+
+    def check_chain(self, steps: Sequence[ChainStep], *, context: str, level: ProofLevel,
+                    limits: CheckLimits) -> dict[int, CheckOutcome]:
+        """Each step's own status, keyed by step id (never `invalidated`: the cascade decides that)."""
+        started = time.perf_counter()
+        try:
+            tool = find_coq(self.coqc)
+        except ToolUnavailableError as exc:
+            return {s.step_id: _outcome(StepStatus.ERROR, exc.message, error_kind=ErrorKind.TOOL_UNAVAILABLE) for s in steps}
+        base = {"checker": "coq", "coq_version": tool.version, "mode": self.mode}
+        outcomes = self._check(list(steps), context, limits, tool)
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        return {sid: o.model_copy(update={"details": {**base, **o.details, "chain_elapsed_ms": elapsed,
+                                                      "spec": self.spec.model_dump(mode="json")}})
+                for sid, o in outcomes.items()}
+
+    # ------------------------------------------------------------------------------------- stages
+    def _check(self, steps: list[ChainStep], context: str, limits: CheckLimits,
+               tool: CoqToolchain) -> dict[int, CheckOutcome]:
+        stdlib = stdlib_modules(tool.coqlib)
+        try:
+            ctx = inspect_artifact(context, stdlib=stdlib, allow_assumptions=True)
+        except CoqLexError as exc:
+            return self._all(steps, StepStatus.ERROR, f"the Context (step 0) is not valid Coq: {exc}")
+        ctx.violations += _unterminated(context)
+        if ctx.violations:
+            return self._all(steps, StepStatus.ERROR, f"the Context (step 0) breaks a rule at {ctx.violations[0]}",
+                             context_violations=[str(v) for v in ctx.violations])
+        work = {s.step_id: _Step(s) for s in steps}
+        self._police(work, ctx, stdlib)
+        runnable = [sid for sid, w in work.items() if w.outcome is None]
+        if not runnable:
+            return {sid: w.outcome for sid, w in work.items() if w.outcome is not None}
+        plan = self._plan(work, runnable, context, ctx, limits, tool)
+        ws = per_file_workspace(plan)
+        try:
+            runs = compile_workspace(plan, ws, tool, limits, mode=self.mode, unsafe_no_sandbox=self.unsafe_no_sandbox)
+        except ReasonForgeError as exc:
+            for sid in runnable:
+                work[sid].outcome = _outcome(StepStatus.ERROR, exc.message, error_kind=ErrorKind.SANDBOX_UNAVAILABLE)
+            return {sid: w.outcome for sid, w in work.items() if w.outcome is not None}
+        self._interpret(work, ws, runs, ctx, limits)
+        return {sid: w.outcome or _outcome(StepStatus.ERROR, "the checker reached no verdict for this step")
+                for sid, w in work.items()}
+
+    def _all(self, steps: Sequence[ChainStep], status: StepStatus, message: str, **details: Any) -> dict[int, CheckOutcome]:
+        return {s.step_id: _outcome(status, message, **details) for s in steps}
+
+    def _police(self, work: dict[int, _Step], ctx: ArtifactFacts, stdlib: frozenset[str]) -> None:
+        """Apply the artifact rules; a step that breaks one fails before anything is compiled."""
+        for w in work.values():
+            try:
+                facts = inspect_artifact(w.step.artifact, stdlib=stdlib)
+            except CoqLexError as exc:
+                w.outcome = _outcome(StepStatus.FAILED, f"line {exc.line}, column {exc.column}: the artifact is not "
+                                     f"valid Coq: {exc}", error_line=exc.line, error_kind=ErrorKind.LEX)
+                continue
+            facts.violations += _unterminated(w.step.artifact)
+            w.facts = facts
+        for w in work.values():
+            if w.outcome is not None or w.facts is None:
+                continue
+            taken: dict[str, str] = {name: "the Context" for name in ctx.declared}
+            for a in w.step.ancestors:
+                anc = work.get(a)
+                if anc is not None and anc.facts is not None:
+                    taken.update({name: f"step {a}" for name in anc.facts.declared})
+            clashes = [PolicyViolation(*_first_use(w.step.artifact, n), f"`{n}` is already declared by {taken[n]}; a "
+                                       "step may not redeclare (shadow) it: pick a new name")
+                       for n in w.facts.declared if n in taken]
+            violations = w.facts.violations + clashes
+            if violations:
+                v = violations[0]
+                w.outcome = _outcome(StepStatus.FAILED, f"line {v.line}, column {v.column}: {v.message}",
+                                     error_line=v.line, error_kind=ErrorKind.FORBIDDEN,
+                                     violations=[str(x) for x in violations[:20]])
+            elif not w.facts.theorems:
+                w.outcome = _outcome(StepStatus.UNSUPPORTED, "the artifact states no Theorem, Lemma, Fact, Remark, "
+                                     "Corollary, Proposition or Example; a step must prove at least one statement",
+                                     error_kind=ErrorKind.NO_THEOREM)
+        # A step whose ancestor was refused cannot import it.
+        refused = {sid: w.outcome.status for sid, w in work.items() if w.outcome is not None}
+        for w in work.values():
+            bad = next((a for a in w.step.ancestors if a in refused), None)
+            if w.outcome is None and bad is not None:
+                why = "failed" if refused[bad] is StepStatus.FAILED else f"was not compiled ({refused[bad].value})"
+                w.outcome = _outcome(StepStatus.ERROR, f"cannot compile: depends on step {bad}, which {why}",
+                                     error_kind=ErrorKind.DEPENDENCY)
+
+    def _plan(self, work: dict[int, _Step], runnable: list[int], context: str, ctx: ArtifactFacts,
+              limits: CheckLimits, tool: CoqToolchain) -> ChainPlan:
+        facts = {sid: work[sid].facts or ArtifactFacts() for sid in runnable}
+        return ChainPlan(
+            nonce=secrets.token_hex(16), context=context, context_assumptions=tuple(ctx.assumptions),
+            context_definitions=tuple(ctx.definitions), context_requires=tuple(ctx.requires),
+            artifacts={sid: work[sid].step.artifact for sid in runnable},
+            theorems={sid: tuple(f.theorems) for sid, f in facts.items()},
+            definitions={sid: tuple(f.definitions) for sid, f in facts.items()},
+            imports={sid: tuple(a for a in work[sid].step.ancestors if a in facts) for sid in runnable},
+            requires={sid: tuple(f.requires) for sid, f in facts.items()},
+            order=tuple(runnable), timeout_s=limits.timeout_s, env=tool.env)
+
+    # --------------------------------------------------------------------------------- verdicts
+    def _interpret(self, work: dict[int, _Step], ws: Workspace, runs: dict[str, FileRun], ctx: ArtifactFacts,
+                   limits: CheckLimits) -> None:
+        ctx_run = runs.get("Context")
+        if ctx_run is None or ctx_run.rc != 0:
+            if ctx_run is None:
+                why = "it was never compiled"
+            else:
+                err = first_error(ctx_run.output)
+                where = f"line {err.line}: " if err and err.line else ""
+                why = resource_problem(ctx_run, limits.timeout_s) or (
+                    f"{where}{err.message}" if err else ctx_run.output[-500:])
+            message = f"the Context (step 0) does not compile: {why}"
+            for sid in ws.order:
+                work[sid].outcome = _outcome(StepStatus.ERROR, message, error_kind=ErrorKind.CONTEXT)
+            return
+        audit = _audit_sections(runs, ws)
+        context_facts, bindings, parameters = _context_knowledge(audit, ctx)
+        vacuous = _vacuous(audit)
+        known: dict[int, tuple[list[Atom], dict[str, sympy.Expr]]] = {}
+        for sid in ws.order:
+            w = work[sid]
+            step_file = ws.steps[sid]
+            run = runs.get(step_file.module)
+            w.details.update(file=f"{step_file.module}.v", files=sorted(n for n in ws.files if n.endswith(".v")),
+                             imports=list(step_file.imports))
+            if run is not None and run.elapsed_ms is not None:
+                w.details["compile_ms"] = run.elapsed_ms
+            if run is None or run.skipped:
+                failed = next((a for a in w.step.ancestors if a in ws.steps and runs.get(ws.steps[a].module) is not None
+                               and runs[ws.steps[a].module].rc not in (0, None)), None)
+                why = f"depends on step {failed}, which failed" if failed else "its Context or an ancestor did not compile"
+                w.outcome = _outcome(StepStatus.ERROR, f"cannot compile: {why}", error_kind=ErrorKind.DEPENDENCY, **w.details)
+                continue
+            if run.rc != 0:
+                w.outcome = self._compile_failure(w, step_file, run, limits)
+                continue
+            w.outcome = self._audit_step(w, sid, audit, context_facts, bindings, parameters, vacuous, known)
+
+    def _compile_failure(self, w: _Step, step_file: Any, run: FileRun, limits: CheckLimits) -> CheckOutcome:
+        problem = resource_problem(run, limits.timeout_s)
+        if problem:
+            return _outcome(StepStatus.ERROR, f"timeout or resource limit: {problem}", error_kind=ErrorKind.RESOURCE, **w.details)
+        err = first_error(run.output)
+        if err is None:
+            return _outcome(StepStatus.FAILED, f"coqc failed without an error message: {run.output[-500:]}",
+                            error_kind=ErrorKind.COMPILE, **w.details)
+        last = step_file.artifact_lines
+        if "Open proofs remain" in err.message or "pending proofs" in err.message:
+            return _outcome(StepStatus.FAILED, f"line {last}: a proof is still open at the end of the artifact; finish "
+                            "it and close it with `Qed`", error_kind=ErrorKind.COMPILE, error_line=last,
+                            coq_error=err.message, **w.details)
+        if err.line is None:
+            return _outcome(StepStatus.FAILED, f"line {last}: {err.message}", error_kind=ErrorKind.COMPILE,
+                            error_line=last, coq_error=err.message, **w.details)
+        line = err.line - step_file.header_lines
+        if line < 1:
+            return _outcome(StepStatus.ERROR, f"the checker's import line failed: {err.message}", error_kind=ErrorKind.HEADER,
+                            coq_error=err.message, **w.details)
+        if line > last:
+            return _outcome(StepStatus.FAILED, "a theorem the artifact states does not exist after compiling: is its "
+                            f"proof finished with `Qed` (and not inside `Fail`)? Coq: {err.message}",
+                            error_kind=ErrorKind.MISSING_THEOREM, coq_error=err.message, **w.details)
+        return _outcome(StepStatus.FAILED, f"line {line}, column {err.column}: {err.message}", error_kind=ErrorKind.COMPILE,
+                        error_line=line, error_column=err.column, coq_error=err.message, **w.details)
+
+    def _audit_step(self, w: _Step, sid: int, audit: dict[str, dict[str, str]], context_facts: list[Atom],
+                    bindings: dict[str, sympy.Expr], parameters: set[str], vacuous: str | None,
+                    known: dict[int, tuple[list[Atom], dict[str, sympy.Expr]]]) -> CheckOutcome:
+        assert w.facts is not None
+        module = module_of(sid)
+        mine = audit.get(module)
+        if mine is None or "assumptions" not in mine:
+            problem = audit.get("_problems", {}).get(module, "the audit produced no result for this step")
+            return _outcome(StepStatus.ERROR, f"the checker could not audit this step: {problem}",
+                            error_kind=ErrorKind.AUDIT, **w.details)
+        assumptions = parse_assumptions(mine["assumptions"])
+        w.details["assumptions"] = "closed under the global context" if assumptions.closed else assumptions.axioms
+        bad = self._forbidden(assumptions)
+        if bad:
+            return _outcome(StepStatus.FAILED, bad, error_kind=ErrorKind.ASSUMPTIONS, **w.details)
+        givens = [a.split(".", 1)[1] for a in assumptions.axioms if a.startswith("Context.")]
+        used_hypotheses = [g for g in givens if g not in parameters]
+        if vacuous and used_hypotheses:
+            return _outcome(StepStatus.FAILED, f"the givens are contradictory ({vacuous}), so this step's proof, which "
+                            f"uses {', '.join(used_hypotheses)}, proves nothing", error_kind=ErrorKind.VACUOUS, **w.details)
+        printed = {t: printed_type(mine.get(f"check {t}", "")) for t in w.facts.theorems}
+        statements = {t: s for t, s in printed.items() if s}
+        # What this step may rely on: the givens, the Context's definitions, its ancestors' claims and theorems.
+        facts = list(context_facts)
+        local = dict(bindings)
+        for a in w.step.ancestors:
+            if a in known:
+                facts += known[a][0]
+                local.update(known[a][1])
+        local.update(_definitions(mine))  # the step's own definitions are exact: `Definition k := 7` means k = 7
+        own = self.claims(w.step.content)
+        result = align(own.claims, own.texts, statements, facts, local, own.premises)
+        known[sid] = _step_knowledge(own, statements, mine)
+        w.details["alignment"] = {"status": result.status, **result.details}
+        if own.notes:
+            w.details["alignment"]["notes"] = own.notes[:10]
+        if result.status == "misaligned":
+            return _outcome(StepStatus.FAILED, result.message, error_kind=ErrorKind.ALIGNMENT, **w.details)
+        if result.status == "unread":
+            return _outcome(StepStatus.UNSUPPORTED, result.message, error_kind=ErrorKind.ALIGNMENT, **w.details)
+        return _outcome(StepStatus.VERIFIED, None, **w.details)
+
+    def _forbidden(self, assumptions: Assumptions) -> str | None:
+        if assumptions.other:
+            return ("Print Assumptions reports more than axioms (" + "; ".join(assumptions.other[:3]) + "): the proof "
+                    "relies on a switched-off kernel check or something the checker does not accept")
+        allowed = list(self.standard_axioms)
+        for name in assumptions.axioms:
+            if name.startswith("Context."):
+                continue
+            if any(full == name or full.endswith("." + name) for full in allowed):
+                continue
+            return (f"the proof depends on the axiom {name}, which is neither a given of the Context nor an allowed "
+                    f"standard axiom ({', '.join(a.rsplit('.', 1)[-1] for a in allowed)})")
+        return None
+
+
+# ------------------------------------------------------------------------------------------ helpers
+def _first_use(text: str, name: str) -> tuple[int, int]:
+    """Line and column of the first identifier `name` in an artifact (1, 1 if not found)."""
+    try:
+        return next(((t.line, t.column) for t in tokenize(text) if t.kind == "ident" and t.text == name), (1, 1))
+    except CoqLexError:
+        return 1, 1
+
+
+def _unterminated(text: str) -> list[PolicyViolation]:
+    """A last sentence without its `.` would run into the checker's own lines: refuse it."""
+    try:
+        toks = tokenize(text)
+    except CoqLexError:
+        return []
+    if toks and toks[-1].kind != "end" and toks[-1].text != "}":
+        return [PolicyViolation(toks[-1].line, toks[-1].column, "the last sentence does not end with `.`")]
+    return []
+
+
+def _audit_sections(runs: Mapping[str, FileRun], ws: Workspace) -> dict[str, dict[str, str]]:
+    """Per module (`Context`, `Step3`) its audit texts by tag; from Chain.v, or the per-step fallback files."""
+    out: dict[str, dict[str, str]] = {"_problems": {}}
+    sources: list[FileRun] = []
+    chain = runs.get("Chain")
+    if chain is not None and chain.rc == 0:
+        sources.append(chain)
+    else:
+        for sid in ws.order:
+            run = runs.get(f"Audit{sid}")
+            if run is None:
+                continue
+            if run.rc == 0:
+                sources.append(run)
+            else:
+                err = first_error(run.output)
+                out["_problems"][module_of(sid)] = err.message if err else (resource_problem(run, 0) or "audit failed")
+        for name in ("Head", "Probe"):  # warm mode: the Context's audit and the probe run on their own
+            run = runs.get(name)
+            if run is not None and run.rc == 0:
+                sources.append(run)
+    for run in sources:
+        for tag, text in marked_sections(run.output, ws.nonce):
+            words = tag.split()
+            if words[0] in ("check", "def") and len(words) == 3:
+                out.setdefault(words[1], {})[f"{words[0]} {words[2]}"] = text
+            elif words[0] == "assumptions" and len(words) == 2:
+                out.setdefault(words[1], {})["assumptions"] = text
+            elif words[0] in ("ctx-hyp", "ctx-def") and len(words) == 2:
+                out.setdefault("Context", {})[f"{words[0]} {words[1]}"] = text
+            elif words[0] in ("vacuous", "consistent"):
+                out.setdefault("Context", {})["probe"] = words[0]
+    return out
+
+
+def _value(printed: str) -> sympy.Expr | None:
+    try:
+        value = to_expr(parse_term(printed), frozenset())
+    except (Unsupported, RecursionError):
+        return None
+    return value if not value.free_symbols else None
+
+
+def _context_knowledge(audit: dict[str, dict[str, str]], ctx: ArtifactFacts
+                       ) -> tuple[list[Atom], dict[str, sympy.Expr], set[str]]:
+    """The givens as atoms, the Context's numeric definitions, and which declarations are data, not facts."""
+    mine = audit.get("Context", {})
+    facts: list[Atom] = []
+    bindings: dict[str, sympy.Expr] = {}
+    parameters: set[str] = set()
+    for name in ctx.assumptions:
+        printed = printed_type(mine.get(f"ctx-hyp {name}", "")) or ""
+        if _is_data(printed):
+            parameters.add(name)
+            continue
+        try:
+            st = statement_of(printed)
+        except (Unsupported, RecursionError):
+            continue
+        if not st.hypotheses:
+            facts += st.conclusions
+    for name in ctx.definitions:
+        body = definition_body(mine.get(f"ctx-def {name}", ""))
+        value = _value(body) if body else None
+        if value is not None:
+            bindings[name] = value
+            facts.append(Atom("=", sympy.Symbol(name) - value))
+    return facts, bindings, parameters
+
+
+def _is_data(printed: str) -> bool:
+    """Is a declaration's type a number type, a sort or a function into one (a parameter, not a fact)?"""
+    try:
+        t = parse_term(printed)
+    except (Unsupported, RecursionError):
+        return False
+    while t.kind == "forall":
+        t = t.args[1]
+    return t.kind == "sort" or number_type(t) is not None
+
+
+def _vacuous(audit: dict[str, dict[str, str]]) -> str | None:
+    if audit.get("Context", {}).get("probe") == "vacuous":
+        return "lia, nia, tauto or congruence proves False from the Context's hypotheses"
+    return None
+
+
+def _definitions(mine: Mapping[str, str]) -> dict[str, sympy.Expr]:
+    """The numeric value of each definition a step's audit printed (`def <name>` sections)."""
+    out: dict[str, sympy.Expr] = {}
+    for tag, text in mine.items():
+        if tag.startswith("def "):
+            body = definition_body(text)
+            value = _value(body) if body else None
+            if value is not None:
+                out[tag.split(" ", 1)[1]] = value
+    return out
+
+
+def _step_knowledge(own: StepClaims, statements: Mapping[str, str], mine: Mapping[str, str]
+                    ) -> tuple[list[Atom], dict[str, sympy.Expr]]:
+    """What descendants may rely on from this step: its claims, its theorems' conclusions, its bindings."""
+    facts = list(own.claims)
+    bindings: dict[str, sympy.Expr] = {}
+    for printed in statements.values():
+        try:
+            st = statement_of(printed)
+        except (Unsupported, RecursionError):
+            continue
+        if not st.hypotheses:
+            facts += st.conclusions
+    bindings.update(_definitions(mine))
+    for atom in own.claims:
+        if atom.op == "=" and atom.expr is not None and len(atom.expr.free_symbols) == 1:
+            (sym,) = atom.expr.free_symbols
+            poly = sympy.Poly(atom.expr, sym) if atom.expr.is_polynomial(sym) else None
+            if poly is not None and poly.degree() == 1:
+                a, b = poly.all_coeffs()
+                bindings[sym.name] = -b / a
+    return facts, bindings
+
+
+def unavailable_reason(coqc: str | None = None) -> str | None:
+    """Why Coq artifacts cannot be checked on this host (no coqc, no sandbox), or None when they can."""
+    try:
+        find_coq(coqc)
+    except ToolUnavailableError as exc:
+        return exc.message
+    from reasonforge.verify import sandbox
+
+    try:
+        sandbox.run_sandboxed(["/bin/true"], {}, sandbox.Limits(wall_s=20))
+    except sandbox.SandboxUnavailable as exc:
+        return f"the sandbox is unavailable: {exc.message}"
+    return None
+
+
+def check_coq_chain(steps: Sequence[ChainStep], *, context: str = "", level: ProofLevel = ProofLevel.FORMAL,
+                    limits: CheckLimits | None = None, **options: Any) -> dict[int, CheckOutcome]:
+    """Check a chain of `coq` artifacts (CoqChecker without the registry)."""
+    return CoqChecker(**options).check_chain(steps, context=context, level=level, limits=limits or CheckLimits())

@@ -1,0 +1,788 @@
+"""The `sympy` checker: exact arithmetic and algebra on relations, one per line (DESIGN §3.1, §3.3 quick).
+
+Artifact format (self-contained: each step is checked alone, so the translator copies in what the
+step may use). One statement per line, read top to bottom; `#` starts a comment; blank lines are
+ignored. Expressions use the language of `lang.math.expr` (`48/2`, `x^2 + y^2`, `sqrt(2)`, `20%`).
+
+    let x = 3            a binding known before this step (a given, or an ancestor step's binding);
+                         later lines use x's value; not checked; a later `let x` shadows it (a new
+                         case of a case analysis)
+    assume z > 0         an assumption: a relation, or `assume k is integer` with properties from
+                         integer natural positive negative nonnegative nonpositive real rational
+                         even odd prime (property assumptions apply to the whole artifact)
+    fact x^2 + y^2 = z^2 a relation known before this step (a given, or an ancestor's claim); not checked
+    define n = 2*k       this step binds n ("Let n = 2k", "if n = 3"): verified as a definition; when
+                         n already had a value it is rebound (a new case), and the details say so
+    claim z^2 = 9 + 16   what this step asserts; checked
+
+Relations: `=`, `<`, `>`, `<=`, `>=`, `!=`, and `~=` (≈). Names are real numbers.
+
+Semantics of a claim:
+1. Bindings are substituted. When no unknown remains the claim is decided exactly: integers, fractions
+   and decimals are Rationals (`12/60 = 0.2` holds exactly). Rounding is accepted only where a side is
+   a written decimal (optionally with %): it may differ from the exact value by half a unit of its
+   last digit (`10/3 = 3.33` holds, tolerance 0.005; `10/3 = 3.3` holds, 0.05; `10/3 = 3.2` is false).
+   `~=` (≈) allows a whole unit of the last written digit (rounding or truncation: `sqrt(2021) ~= 44.95`),
+   integers included; with no literal side it is `=`. Irrational closed forms (`sqrt(8) = 2*sqrt(2)`)
+   are compared to 50 significant digits. `sin`/`cos`/`tan` of a plain nonzero number (`cos(60)`) is
+   ambiguous (degrees or radians?), so such a claim is unsupported; write `pi` (the translator turns
+   a degree sign into `*(pi/180)`).
+   Percent points: a relation with `%` also holds if it holds with every `%` dropped (`100 - 50 = 50%`
+   and `1.2 x 100% = 120` count percent points, `0.2 = 20%` converts; prose writes both), recorded as
+   `how: percent-as-unit`.
+2. With unknowns left: an identity (`(x+1)^2 = x^2 + 2*x + 1`) is verified; a relation that can never
+   hold (`x = x + 1`) is failed as a contradiction. An equation whose unknowns include a name not used
+   above it is a definition (verified, `how: definition`). Otherwise the known equations (facts,
+   verified claims) that share unknowns with the claim are solved, solutions that break an assumption
+   or are not real are dropped, and the claim is tested on each remaining solution: verified if it
+   holds on all, failed if on none (the message gives the solutions), unsupported if on some only
+   (the message names the others: state the sign or domain, e.g. `assume z > 0`). An equation the
+   known equations leave open is a further definition when no `let` and no `fact` constrains its
+   unknowns (`p + m = 27`, then `p = 8*m`, both stated by this step); otherwise it is unsupported.
+3. A fact or a verified claim `name = <closed value>` binds the name like `let`. Facts without unknowns
+   add nothing (their own step checked them) and are ignored.
+
+Step status: failed if a claim is false (details `error_kind`: `arithmetic` for a wrong value,
+`contradiction` for a relation that can never hold), else error (syntax, a binding that refers to
+itself, a size cap, the time limit), else unsupported (a claim that cannot be decided, or no claim or
+define line at all), else verified. `details.relations` records every line checked with its verdict,
+`how`, and the values of both sides.
+
+Bounding the work: closed arithmetic is bounded by the size caps of `lang.math.expr` (numbers of at most
+50,000 digits, no `10^10^10`), so it runs in process (well under a millisecond a relation, which is
+what GSM8K-sized workloads need). Anything that needs SymPy's `simplify` or `solve` has no size bound
+we can compute ahead, so the whole artifact is then re-checked in a worker process (~10-30 ms to start)
+that is killed at `CheckLimits.timeout_s` and runs under an address-space limit of
+`CheckLimits.memory_mb`; a timeout is `error`, never `failed`. See `_context` for how the worker starts.
+
+One module: ~100 lines are the specification above, and the parser, engine and worker below change with it.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import re
+import resource
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+
+from reasonforge.errors import ArtifactSyntaxError
+from reasonforge.lang.math.expr import (
+    CONSTANTS,
+    Ambiguous,
+    Binary,
+    Call,
+    ExpressionError,
+    Name,
+    Node,
+    Num,
+    Postfix,
+    TooLarge,
+    Unary,
+    Undefined,
+    describe,
+    evaluate,
+    names_in,
+    rounding_tolerance,
+    split_relation,
+    to_text,
+)
+from reasonforge.registry import Spec, checkers
+from reasonforge.types import (
+    ArtifactLanguage,
+    CheckLimits,
+    CheckOutcome,
+    ErrorKind,
+    ProofLevel,
+    StepStatus,
+)
+
+__all__ = ["PROPERTIES", "ArithmeticChecker", "Line", "check_sympy", "parse_artifact"]
+
+CHECKER_VERSION = "1.1"
+KEYWORDS = ("let", "define", "assume", "fact", "claim")
+PROPERTIES = ("integer", "natural", "positive", "negative", "nonnegative", "nonpositive", "real", "rational",
+              "even", "odd", "prime")
+MAX_EQUATIONS = 8  # solve() on larger systems is left undecided: quick level promises speed
+MAX_UNKNOWNS = 8
+_NUMERIC_DIGITS = 50
+_ASSUMPTION_OF = {">": "positive", ">=": "nonnegative", "<": "negative", "<=": "nonpositive"}
+_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "!=": "!=", "~=": "~="}
+
+
+# ---- the artifact -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Line:
+    """One statement of a `sympy` artifact."""
+
+    number: int
+    kind: str
+    text: str
+    lhs: Node | None = None
+    op: str | None = None
+    rhs: Node | None = None
+    name: str | None = None
+    properties: tuple[str, ...] = ()
+
+    @property
+    def relation(self) -> str:
+        """The relation in canonical text (or `k is integer`)."""
+        if self.lhs is not None and self.rhs is not None:
+            return f"{to_text(self.lhs)} {self.op} {to_text(self.rhs)}"
+        return f"{self.name} is {' '.join(self.properties)}"
+
+
+def parse_artifact(text: str) -> list[Line]:
+    """Parse a `sympy` artifact (see the module docstring); raises ArtifactSyntaxError with line and column."""
+    lines: list[Line] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        body = raw.split("#", 1)[0]
+        stripped = body.strip()
+        if not stripped:
+            continue
+        keyword, _, rest = stripped.partition(" ")
+        column = body.index(stripped) + len(keyword) + 2
+        if keyword not in KEYWORDS:
+            raise ArtifactSyntaxError(
+                f"a line starts with one of {', '.join(KEYWORDS)}, not {keyword!r}", line=number,
+                column=body.index(stripped) + 1)
+        rest = rest.strip()
+        if keyword == "assume" and (m := re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\s+is\s+([A-Za-z ]+)", rest)):
+            props = tuple(m.group(2).split())
+            unknown = [p for p in props if p not in PROPERTIES]
+            if unknown:
+                raise ArtifactSyntaxError(f"unknown property {unknown[0]!r}; use one of {', '.join(PROPERTIES)}",
+                                          line=number, column=column)
+            lines.append(Line(number, keyword, rest, name=m.group(1), properties=props))
+            continue
+        try:
+            lhs, op, rhs = split_relation(rest)
+        except ExpressionError as exc:
+            raise ArtifactSyntaxError(exc.message, line=number, column=column + (exc.column or 1) - 1) from None
+        name = None
+        if keyword in ("let", "define"):
+            if op != "=" or not isinstance(lhs, Name) or lhs.name in CONSTANTS:
+                raise ArtifactSyntaxError(f"{keyword} takes `name = expression`", line=number, column=column)
+            name = lhs.name
+        lines.append(Line(number, keyword, rest, lhs, op, rhs, name))
+    return lines
+
+
+# ---- comparing values ------------------------------------------------------------------------------------------
+def _tolerance(line_lhs: Node, op: str, line_rhs: Node) -> sympy.Rational | None:
+    """Half a unit of the last written digit of a decimal side; for `~=` integer literals count too."""
+    tolerances = [t for t in (rounding_tolerance(line_lhs), rounding_tolerance(line_rhs)) if t is not None]
+    if op == "~=":
+        # ≈ also accepts truncation (√2021 ≈ 44.95): a whole unit of the last digit
+        tolerances = [2 * t for t in tolerances]
+        tolerances += [sympy.Integer(1) for side in (line_lhs, line_rhs) if _is_integer_literal(side)]
+    return max(tolerances) if tolerances else None
+
+
+def _percent_as_unit(line: Line) -> tuple[Node, Node] | None:
+    """`100 - 50 = 50%`, `1.2 x 100% = 120`: prose often writes `%` where it counts percent points. The
+    sides with every `%` dropped, when the relation has one (else None)."""
+    if line.op not in ("=", "~=") or line.lhs is None or line.rhs is None:
+        return None
+    if not (_has_percent(line.lhs) or _has_percent(line.rhs)):
+        return None
+    return _drop_percent(line.lhs), _drop_percent(line.rhs)
+
+
+def _drop_percent(node: Node) -> Node:
+    if isinstance(node, Postfix):
+        inner = _drop_percent(node.arg)
+        return inner if node.op == "%" else Postfix(node.op, inner)
+    if isinstance(node, Unary):
+        return Unary(node.op, _drop_percent(node.arg))
+    if isinstance(node, Binary):
+        return Binary(node.op, _drop_percent(node.left), _drop_percent(node.right))
+    if isinstance(node, Call):
+        return Call(node.func, tuple(_drop_percent(a) for a in node.args))
+    return node
+
+
+def _has_percent(node: Node) -> bool:
+    if isinstance(node, Postfix):
+        return node.op == "%" or _has_percent(node.arg)
+    if isinstance(node, Unary):
+        return _has_percent(node.arg)
+    if isinstance(node, Binary):
+        return _has_percent(node.left) or _has_percent(node.right)
+    if isinstance(node, Call):
+        return any(_has_percent(a) for a in node.args)
+    return False
+
+
+def _is_integer_literal(node: Node) -> bool:
+    return isinstance(node, Num) and node.decimals == 0
+
+
+def _numeric(value: sympy.Expr) -> sympy.Float | None:
+    try:
+        approx = sympy.N(value, _NUMERIC_DIGITS)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return approx if approx.is_Float or approx.is_Integer or approx.is_Rational else None
+
+
+def _compare(lhs: sympy.Expr, op: str, rhs: sympy.Expr, tol: sympy.Rational | None) -> tuple[bool | None, str]:
+    """(holds?, how) for two closed values; None when undecidable numerically."""
+    if op in ("=", "~=", "!="):
+        diff = lhs - rhs
+        if diff == 0:
+            equal, how = True, "exact"
+        elif diff.is_Rational:
+            equal, how = (True, "rounded") if tol is not None and abs(diff) <= tol and op != "!=" else (False, "exact")
+        else:
+            approx = _numeric(diff)
+            if approx is None:
+                return None, "numeric"
+            size = max(1, abs(_numeric(lhs) or 1), abs(_numeric(rhs) or 1))
+            if abs(approx) <= size * sympy.Float(10) ** (5 - _NUMERIC_DIGITS):
+                equal, how = True, "numeric"
+            elif tol is not None and abs(approx) <= tol and op != "!=":
+                equal, how = True, "rounded"
+            else:
+                equal, how = False, "numeric"
+        return (not equal if op == "!=" else equal), how
+    build = {"<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge}[op]
+    if lhs.is_Rational and rhs.is_Rational:
+        return bool(build(lhs, rhs)), "exact"
+    approx_l, approx_r = _numeric(lhs), _numeric(rhs)
+    if approx_l is None or approx_r is None:
+        return None, "numeric"
+    return bool(build(approx_l, approx_r)), "numeric"
+
+
+def _values(line: Line, lhs: sympy.Expr, rhs: sympy.Expr) -> dict[str, str]:
+    return {to_text(line.lhs): describe(lhs), to_text(line.rhs): describe(rhs)}  # type: ignore[arg-type]
+
+
+def _false_message(line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sympy.Rational | None) -> str:
+    shown = [f"{to_text(side)} = {describe(value)}" for side, value in ((line.lhs, lhs), (line.rhs, rhs))
+             if not isinstance(side, Num)]  # a literal's value is what it says
+    message = f"{line.relation} is false"
+    if shown:
+        message += ": " + ", ".join(shown)
+    if tol is not None and line.op in ("=", "~="):
+        message += f" (more than the rounding allowance of {describe(tol)} apart)"
+    return message
+
+
+# ---- the engine ------------------------------------------------------------------------------------------------
+class _NeedsSolver(Exception):
+    """The artifact has a claim with unknowns: re-check it in the worker."""
+
+
+class _Timeout(Exception):
+    pass
+
+
+@dataclass
+class _Result:
+    line: Line
+    status: StepStatus
+    how: str = ""
+    message: str = ""
+    error_kind: ErrorKind | None = None
+    values: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"line": self.line.number, "kind": self.line.kind, "relation": self.line.relation,
+                               "verdict": self.status.value}
+        if self.how:
+            out["how"] = self.how
+        if self.values:
+            out["values"] = self.values
+        if self.message:
+            out["message"] = self.message
+        if self.error_kind:
+            out["error_kind"] = self.error_kind
+        return out
+
+
+@dataclass
+class _Known:
+    """A relation known to hold at this point, kept as written; `inherited` when it came from a `fact` or
+    `assume` line rather than from this step's own claims."""
+
+    lhs: Node
+    op: str
+    rhs: Node
+    inherited: bool = True
+
+
+class _Engine:
+    """Checks the lines of one artifact in order (see the module docstring)."""
+
+    def __init__(self, lines: Sequence[Line], symbolic: bool, deadline: float) -> None:
+        self.lines = lines
+        self.symbolic = symbolic
+        self.deadline = deadline
+        self.symbols = _symbols(lines)
+        self.env: dict[str, sympy.Expr] = {}
+        self.known: list[_Known] = []
+        self.filters: list[_Known] = []
+        self.used: set[str] = set()  # names used above the current line (for definitions)
+        self.let_names: set[str] = set()
+        self.results: list[_Result] = []
+
+    def run(self) -> list[_Result]:
+        for line in self.lines:
+            if time.monotonic() > self.deadline:
+                raise _Timeout
+            handler = getattr(self, f"_{line.kind}")
+            result = handler(line)
+            if result is not None:
+                self.results.append(result)
+            if line.lhs is not None and line.rhs is not None and line.kind != "assume":
+                self.used |= names_in(line.lhs) | names_in(line.rhs)
+        return self.results
+
+    # -- statements --
+    def _let(self, line: Line) -> _Result | None:
+        assert line.name is not None and line.rhs is not None
+        if line.name in names_in(line.rhs):
+            return _Result(line, StepStatus.ERROR, message=f"binding {line.relation} refers to {line.name} itself; "
+                           "a binding must give the name a value in terms of other names",
+                           error_kind=ErrorKind.BINDING)
+        try:
+            value = evaluate(line.rhs, self.env, self.symbols)
+        except ExpressionError as exc:
+            return _Result(line, StepStatus.ERROR, message=f"binding {line.relation}: {exc.message}",
+                           error_kind=ErrorKind.TOO_LARGE if isinstance(exc, TooLarge) else ErrorKind.BINDING)
+        self.env[line.name] = value  # a later binding shadows an earlier one: a new case
+        self.let_names.add(line.name)
+        return None
+
+    def _define(self, line: Line) -> _Result:
+        assert line.name is not None and line.rhs is not None
+        if line.name in names_in(line.rhs):
+            return _Result(line, StepStatus.ERROR, error_kind=ErrorKind.BINDING,
+                           message=f"{line.relation} cannot define {line.name}: the right side uses {line.name} itself")
+        try:
+            value = evaluate(line.rhs, self.env, self.symbols)
+        except ExpressionError as exc:
+            return self._expression_problem(line, exc)
+        previous = self.env.get(line.name)
+        self.env[line.name] = value
+        note = f"rebinds {line.name} (it was {describe(previous)}): a new case" if previous is not None else ""
+        return _Result(line, StepStatus.VERIFIED, how="definition", message=note, values={line.name: describe(value)})
+
+    def _assume(self, line: Line) -> None:
+        if line.lhs is not None and line.rhs is not None:
+            self.filters.append(_Known(line.lhs, line.op or "=", line.rhs, inherited=True))
+
+    def _fact(self, line: Line) -> None:
+        assert line.lhs is not None and line.rhs is not None and line.op is not None
+        self._learn(line.lhs, line.op, line.rhs, inherited=True)
+
+    def _claim(self, line: Line) -> _Result:
+        assert line.lhs is not None and line.rhs is not None and line.op is not None
+        try:
+            lhs = evaluate(line.lhs, self.env, self.symbols)
+            rhs = evaluate(line.rhs, self.env, self.symbols)
+        except ExpressionError as exc:
+            return self._expression_problem(line, exc)
+        tol = _tolerance(line.lhs, line.op, line.rhs)
+        if not (lhs.free_symbols or rhs.free_symbols):
+            holds, how = _compare(lhs, line.op, rhs, tol)
+            if holds is False and (unit := _percent_as_unit(line)) is not None:
+                alt_lhs, alt_rhs = self._sides(unit)
+                if _compare(alt_lhs, line.op, alt_rhs, _tolerance(unit[0], line.op, unit[1]))[0]:
+                    holds, how = True, "percent-as-unit"
+            result = self._verdict(line, holds, how, lhs, rhs, tol)
+        elif not self.symbolic:
+            raise _NeedsSolver
+        else:
+            result = self._symbolic(line, lhs, rhs, tol)
+        if result.status is StepStatus.VERIFIED:
+            self._learn(line.lhs, line.op, line.rhs, inherited=False)
+        return result
+
+    def _sides(self, sides: tuple[Node, Node]) -> tuple[sympy.Expr, sympy.Expr]:
+        return evaluate(sides[0], self.env, self.symbols), evaluate(sides[1], self.env, self.symbols)
+
+    # -- helpers --
+    def _verdict(self, line: Line, holds: bool | None, how: str, lhs: sympy.Expr, rhs: sympy.Expr,
+                 tol: sympy.Rational | None) -> _Result:
+        values = _values(line, lhs, rhs)
+        if holds is None:
+            return _Result(line, StepStatus.UNSUPPORTED, how, values=values,
+                           message=f"{line.relation}: the sides could not be compared numerically")
+        if holds:
+            return _Result(line, StepStatus.VERIFIED, how, values=values)
+        return _Result(line, StepStatus.FAILED, how, _false_message(line, lhs, rhs, tol), ErrorKind.ARITHMETIC,
+                       values)
+
+    def _expression_problem(self, line: Line, exc: ExpressionError) -> _Result:
+        if isinstance(exc, Ambiguous):
+            return _Result(line, StepStatus.UNSUPPORTED, message=f"{line.relation}: {exc.message}",
+                           error_kind=ErrorKind.AMBIGUOUS)
+        if isinstance(exc, Undefined):
+            return _Result(line, StepStatus.FAILED, "exact", f"{line.relation} is false: {exc.message}",
+                           ErrorKind.ARITHMETIC)
+        kind = ErrorKind.TOO_LARGE if isinstance(exc, TooLarge) else ErrorKind.SYNTAX
+        return _Result(line, StepStatus.ERROR, message=f"{line.relation}: {exc.message}", error_kind=kind)
+
+    def _learn(self, lhs_node: Node, op: str, rhs_node: Node, *, inherited: bool) -> None:
+        """Record a known relation; `name = closed value` binds the name."""
+        try:
+            lhs = evaluate(lhs_node, self.env, self.symbols)
+            rhs = evaluate(rhs_node, self.env, self.symbols)
+        except ExpressionError:
+            return  # a fact we cannot evaluate tells us nothing usable
+        if not (lhs.free_symbols or rhs.free_symbols):
+            return
+        if op == "=":
+            for name_side, value, value_node in ((lhs_node, rhs, rhs_node), (rhs_node, lhs, lhs_node)):
+                if isinstance(name_side, Name) and name_side.name not in self.env and not value.free_symbols \
+                        and name_side.name not in CONSTANTS:
+                    self.env[name_side.name] = value
+                    return
+        (self.known if op == "=" else self.filters).append(_Known(lhs_node, op, rhs_node, inherited))
+
+    def _symbolic(self, line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sympy.Rational | None) -> _Result:
+        assert line.op is not None
+        values = _values(line, lhs, rhs)
+        identity = _always(lhs, line.op, rhs)
+        if identity is True:
+            return _Result(line, StepStatus.VERIFIED, "identity", values=values)
+        if identity is False:
+            gap = _reduce(lhs - rhs)
+            if line.op == "!=" and gap == 0:
+                why = "the sides are always equal"
+            else:
+                why = f"the sides always differ by {describe(gap)}" if gap.is_number else "no value satisfies it"
+            return _Result(line, StepStatus.FAILED, "contradiction", f"{line.relation} can never hold: {why}",
+                           ErrorKind.CONTRADICTION, values)
+        names = {str(s) for s in (lhs.free_symbols | rhs.free_symbols)}
+        fresh = sorted(names - self.used - set(self.env))
+        if fresh and line.op == "=":
+            return _Result(line, StepStatus.VERIFIED, "definition", values=values,
+                           message=f"defines {', '.join(fresh)}")
+        return self._solve(line, lhs, rhs, tol, values)
+
+    def _solve(self, line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sympy.Rational | None,
+               values: dict[str, str]) -> _Result:
+        assert line.op is not None
+        equations, filters = self._equations(lhs.free_symbols | rhs.free_symbols)
+        unknown_names = ", ".join(sorted(str(s) for s in lhs.free_symbols | rhs.free_symbols))
+        own_unknowns = self._own_unknowns(lhs.free_symbols | rhs.free_symbols)
+        if not equations:
+            if own_unknowns and line.op == "=":
+                return _Result(line, StepStatus.VERIFIED, "definition", values=values,
+                               message=f"constrains {unknown_names}, which nothing before this step constrains")
+            return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                           message=f"{line.relation} cannot be decided: nothing above it determines {unknown_names}")
+        unknowns = sorted(set().union(*(e.free_symbols for e in equations)), key=str)
+        if len(equations) > MAX_EQUATIONS or len(unknowns) > MAX_UNKNOWNS:
+            return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                           message=f"{line.relation}: {len(equations)} equations in {len(unknowns)} unknowns are "
+                           f"more than the quick level solves (at most {MAX_EQUATIONS} and {MAX_UNKNOWNS})")
+        try:
+            solutions = sympy.solve(equations, unknowns, dict=True)
+        except (NotImplementedError, ValueError, TypeError) as exc:
+            return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                           message=f"{line.relation}: SymPy cannot solve the known equations ({exc})")
+        if not solutions:
+            return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                           message=f"{line.relation} cannot be checked: the known equations have no real solution "
+                           "(they contradict each other)")
+        kept = [s for s in solutions if _admissible(s, filters)]
+        if not kept:
+            return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                           message=f"{line.relation} cannot be checked: no solution of the known equations meets "
+                           "the assumptions")
+        outcomes = [_holds_under(lhs, line.op, rhs, s, tol) for s in kept]
+        shown = "; ".join(_show_solution(s) for s in kept[:4])
+        values = {**values, "solutions": shown}
+        if any(o is None for o in outcomes):
+            if own_unknowns and line.op == "=" and not any(o is False for o in outcomes):
+                return _Result(line, StepStatus.VERIFIED, "definition", values=values,
+                               message=f"constrains {unknown_names}, which nothing before this step constrains")
+            return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                           message=f"{line.relation} is not determined by the known equations ({shown})")
+        if all(outcomes):
+            return _Result(line, StepStatus.VERIFIED, "solved", values=values)
+        if not any(outcomes):
+            return _Result(line, StepStatus.FAILED, "solved",
+                           f"{line.relation} is false: the known equations give {shown}",
+                           ErrorKind.ARITHMETIC, values)
+        others = "; ".join(_show_solution(s) for s, ok in zip(kept, outcomes) if not ok)
+        return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                       message=f"{line.relation} holds for only some solutions of the known equations: {others} also "
+                       "satisfies them; state the sign or domain (e.g. `z > 0`) to rule it out")
+
+    def _own_unknowns(self, unknowns: set[sympy.Symbol]) -> bool:
+        """Whether no binding and no inherited equation constrains these unknowns: then an equation on them
+        that the step's own earlier relations leave open is a further definition (`p + m = 27 and
+        p = 8m`). Inequalities (`assume z >= 0`) bound values without fixing any, so they do not count."""
+        names = {str(s) for s in unknowns}
+        if names & self.let_names:
+            return False
+        for known in self.known:
+            if not known.inherited:
+                continue
+            try:
+                gap = evaluate(known.lhs, self.env, self.symbols) - evaluate(known.rhs, self.env, self.symbols)
+            except ExpressionError:
+                continue
+            if names & {str(s) for s in sympy.expand(gap).free_symbols}:
+                return False
+        return True
+
+    def _equations(self, targets: set[sympy.Symbol]) -> tuple[list[sympy.Expr], list[tuple[sympy.Expr, str, sympy.Expr]]]:
+        """Known equations sharing unknowns with the targets (transitively), and the evaluated filters."""
+        pool: list[sympy.Expr] = []
+        for known in self.known:
+            try:
+                diff = evaluate(known.lhs, self.env, self.symbols) - evaluate(known.rhs, self.env, self.symbols)
+            except ExpressionError:
+                continue
+            if diff.free_symbols:
+                pool.append(diff)
+        reach = set(targets)
+        chosen: list[sympy.Expr] = []
+        changed = True
+        while changed:
+            changed = False
+            for eq in pool:
+                if eq not in chosen and eq.free_symbols & reach:
+                    chosen.append(eq)
+                    reach |= eq.free_symbols
+                    changed = True
+        filters = []
+        for known in self.filters:
+            try:
+                filters.append((evaluate(known.lhs, self.env, self.symbols), known.op,
+                                evaluate(known.rhs, self.env, self.symbols)))
+            except ExpressionError:
+                continue
+        return chosen, filters
+
+
+def _symbols(lines: Sequence[Line]) -> dict[str, sympy.Symbol]:
+    """One real Symbol per assumed name, carrying the assumed properties (SymPy then filters solutions)."""
+    props: dict[str, dict[str, bool]] = {}
+    for line in lines:
+        if line.kind != "assume":
+            continue
+        if line.name is not None and line.lhs is None:
+            for prop in line.properties:
+                if prop == "natural":
+                    props.setdefault(line.name, {}).update(integer=True, nonnegative=True)
+                else:
+                    props.setdefault(line.name, {})[prop] = True
+        elif isinstance(line.lhs, Name) and isinstance(line.rhs, Num) and line.rhs.value == 0 and line.op in _ASSUMPTION_OF:
+            props.setdefault(line.lhs.name, {})[_ASSUMPTION_OF[line.op]] = True
+        elif isinstance(line.rhs, Name) and isinstance(line.lhs, Num) and line.lhs.value == 0 and line.op in _ASSUMPTION_OF:
+            props.setdefault(line.rhs.name, {})[_ASSUMPTION_OF[_FLIP[line.op]]] = True
+    out = {}
+    for name, kw in props.items():
+        try:
+            out[name] = sympy.Symbol(name, real=True, **kw)
+        except Exception:  # noqa: BLE001 - inconsistent assumptions (positive and negative): keep it plain
+            out[name] = sympy.Symbol(name, real=True)
+    return out
+
+
+def _always(lhs: sympy.Expr, op: str, rhs: sympy.Expr) -> bool | None:
+    """True for an identity, False for a relation that never holds, None otherwise."""
+    if op in ("=", "~=", "!="):
+        gap = _reduce(lhs - rhs)
+        if gap == 0:
+            return op != "!="
+        if gap.is_number:
+            return op == "!="
+        return None
+    relation = {"<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge}[op](lhs - rhs, 0)
+    simplified = sympy.simplify(relation)
+    if simplified is sympy.true:
+        return True
+    if simplified is sympy.false:
+        return False
+    return None
+
+
+def _reduce(expr: sympy.Expr) -> sympy.Expr:
+    """Cheap normal forms first (expand, cancel), `simplify` only when they leave symbols."""
+    gap = sympy.expand(expr)
+    if gap == 0 or gap.is_number:
+        return gap
+    gap = sympy.cancel(gap)
+    if gap == 0 or gap.is_number:
+        return gap
+    return sympy.simplify(gap)
+
+
+@functools.cache
+def _warm_sympy() -> bool:
+    """Run simplify and solve once in this process, so forked workers inherit SymPy's lazily imported
+    modules and caches instead of paying ~300 ms each."""
+    x = sympy.Symbol("x", real=True)
+    sympy.simplify(x**2 - 1 - (x - 1) * (x + 1))
+    sympy.solve([x**2 - 4], [x], dict=True)
+    return True
+
+
+def _admissible(solution: Mapping[sympy.Symbol, sympy.Expr], filters: Sequence[tuple[sympy.Expr, str, sympy.Expr]]) -> bool:
+    for value in solution.values():
+        if value.is_real is False:
+            return False
+    for lhs, op, rhs in filters:
+        holds = _holds_under(lhs, op, rhs, solution, None)
+        if holds is False:
+            return False
+    return True
+
+
+def _holds_under(lhs: sympy.Expr, op: str, rhs: sympy.Expr, solution: Mapping[sympy.Symbol, sympy.Expr],
+                 tol: sympy.Rational | None) -> bool | None:
+    left, right = lhs.subs(solution), rhs.subs(solution)
+    if left.free_symbols or right.free_symbols:
+        return _always(left, op, right)
+    if left.has(sympy.zoo, sympy.nan) or right.has(sympy.zoo, sympy.nan):
+        return False
+    return _compare(sympy.simplify(left), op, sympy.simplify(right), tol)[0]
+
+
+def _show_solution(solution: Mapping[sympy.Symbol, sympy.Expr]) -> str:
+    return ", ".join(f"{name} = {describe(value)}" for name, value in sorted(solution.items(), key=lambda kv: str(kv[0])))
+
+
+# ---- outcome ------------------------------------------------------------------------------------------------------
+def _outcome(results: Sequence[_Result], where: str) -> CheckOutcome:
+    own = [r for r in results if r.line.kind in ("claim", "define") or r.status is not StepStatus.VERIFIED]
+    details: dict[str, Any] = {"relations": [r.as_dict() for r in results], "checked_in": where}
+    for status in (StepStatus.FAILED, StepStatus.ERROR, StepStatus.UNSUPPORTED):
+        bad = [r for r in own if r.status is status]
+        if bad:
+            more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+            kind = bad[0].error_kind or (ErrorKind.UNDECIDED if status is StepStatus.UNSUPPORTED else None)
+            if kind:
+                details["error_kind"] = kind
+            return CheckOutcome(status=status, message=f"{bad[0].message}{more}",
+                                details=details)
+    if not own:
+        return CheckOutcome(status=StepStatus.UNSUPPORTED, details={**details, "error_kind": ErrorKind.UNTRANSLATABLE},
+                            message="no checkable relation in the artifact: it has no claim or define line")
+    if all(r.how == "definition" for r in own):
+        details["kind"] = "definition"
+    return CheckOutcome(status=StepStatus.VERIFIED, details=details)
+
+
+def _check_lines(lines: Sequence[Line], symbolic: bool, deadline: float) -> CheckOutcome:
+    try:
+        results = _Engine(lines, symbolic, deadline).run()
+    except _Timeout:
+        return _timeout_outcome(None)
+    return _outcome(results, "worker" if symbolic else "process")
+
+
+def _timeout_outcome(timeout_s: float | None) -> CheckOutcome:
+    within = f" within {timeout_s:g} s" if timeout_s is not None else " within the time limit"
+    return CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.TIMEOUT},
+                        message=f"the check did not finish{within} (timed out; not a verdict on the step)")
+
+
+# ---- the worker ----------------------------------------------------------------------------------------------------
+def _context() -> multiprocessing.context.BaseContext:
+    """How to start the worker: fork when this process has a single thread (fast, ~10 ms, and nothing is
+    re-imported); from a multi-threaded process (a server), a fork server that preloads SymPy, since
+    forking a threaded process can deadlock. (The fork server re-imports the main module of a script,
+    which then needs the usual `if __name__ == "__main__":` guard.)"""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["reasonforge.verify.math.relations"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _mapped_bytes() -> int:
+    """This process's virtual size (Linux), 0 where unknown."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _worker(conn: Any, artifact: str, timeout_s: float, memory_mb: int) -> None:
+    try:
+        # A forked worker inherits its parent's mappings (a server's thread arenas alone can pass 1 GiB of
+        # address space): the budget is what the check may add on top of them.
+        limit = _mapped_bytes() + memory_mb * 1024 * 1024
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    except (ValueError, OSError):
+        pass  # the wall-clock kill still bounds the check
+    try:
+        outcome = _check_lines(parse_artifact(artifact), True, time.monotonic() + timeout_s)
+    except MemoryError:
+        outcome = CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.MEMORY},
+                               message=f"the check ran out of its {memory_mb} MiB memory limit")
+    except RecursionError:
+        outcome = CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.TOO_LARGE},
+                               message="the expressions are too deeply nested for SymPy")
+    conn.send(outcome.model_dump(mode="json"))
+    conn.close()
+
+
+def _in_worker(artifact: str, limits: CheckLimits) -> CheckOutcome:
+    ctx = _context()
+    if ctx.get_start_method() == "fork":
+        _warm_sympy()
+    receive, send = ctx.Pipe(duplex=False)
+    process = ctx.Process(target=_worker, args=(send, artifact, limits.timeout_s, limits.memory_mb), daemon=True)
+    process.start()
+    send.close()
+    try:
+        if receive.poll(limits.timeout_s + 0.2):  # the slack covers the worker's start
+            return CheckOutcome.model_validate(receive.recv())
+        return _timeout_outcome(limits.timeout_s)
+    except EOFError:
+        return CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.CRASH},
+                            message=f"the checking process died (exit code {process.exitcode}); "
+                            "it may have exceeded its memory limit")
+    finally:
+        receive.close()
+        if process.is_alive():
+            process.kill()
+        process.join(timeout=5)
+
+
+# ---- the checker -----------------------------------------------------------------------------------------------------
+@checkers.checker(ArtifactLanguage.SYMPY)
+class ArithmeticChecker:
+    """Checks `sympy` artifacts (see the module docstring); the same semantics at every proof level."""
+
+    def __init__(self) -> None:
+        self.spec = Spec(name="sympy-relations", version=CHECKER_VERSION, args={"sympy": sympy.__version__})
+
+    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits) -> CheckOutcome:
+        """Check every claim and define line; closed arithmetic in process, algebra in a killable worker."""
+        try:
+            lines = parse_artifact(artifact)
+        except ArtifactSyntaxError as exc:
+            return CheckOutcome(status=StepStatus.ERROR, message=exc.message, details={"error_kind": ErrorKind.SYNTAX})
+        try:
+            return _check_lines(lines, False, time.monotonic() + limits.timeout_s)
+        except _NeedsSolver:
+            return _in_worker(artifact, limits)
+
+
+def check_sympy(artifact: str, *, limits: CheckLimits | None = None) -> CheckOutcome:
+    """Check a `sympy` artifact text (convenience wrapper around ArithmeticChecker)."""
+    return ArithmeticChecker().check(artifact, level=ProofLevel.QUICK, limits=limits or CheckLimits())
+

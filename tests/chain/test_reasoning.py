@@ -1,0 +1,112 @@
+"""Reasoning chains out of recorded provider payloads and plain text."""
+
+
+import pytest
+
+from reasonforge.chain import (
+    ReasoningChainError,
+    parse_reasoning_chain,
+    read_reasoning,
+    split_reasoning,
+)
+
+from llm_replay import recorded
+
+
+def contents(response, **kw):
+    return [s.content for s in parse_reasoning_chain(response, **kw)]
+
+
+def test_openai_responses_reasoning_summaries_are_one_step_each():
+    steps = parse_reasoning_chain(recorded("openai_responses_reasoning"))
+    assert [s.step_id for s in steps] == [1, 2, 3, 4, 5, 6]
+    assert steps[0].content.startswith("**Considering street crossing safety**\n\nI need to parse the user's query")
+    assert steps[4].content.startswith("**Finalizing crossing procedure**") and "- At night, wear" in steps[4].content
+    assert steps[5].content.endswith("Let's finalize this concise guidance!")
+    assert all(s.dependencies is None for s in steps)  # each step depends on the previous one
+
+
+def test_openai_responses_answer_when_asked():
+    steps = contents(recorded("openai_responses_reasoning"), prefer="answer")
+    assert steps[0] == "Here’s a simple, safe way to cross a street:" and len(steps) == 11
+    assert steps[1].startswith("Pick a safe spot: a marked crosswalk")
+
+
+def test_anthropic_thinking_blocks_are_split_into_steps():
+    steps = contents(recorded("anthropic_thinking"))
+    assert len(steps) == 9
+    assert steps[0].startswith("This is a basic question about street safety.")
+    assert steps[1] == "I'll include:"
+    assert steps[2:8] == ["Finding the right place to cross (crosswalks, intersections)", "Checking for traffic signals",
+                          "Looking both ways for approaching vehicles", "Making eye contact with drivers",
+                          "Walking (not running) across the street", "Staying alert while crossing"]
+    assert steps[8].startswith("I'll keep my answer straightforward")
+
+
+def test_anthropic_answer_keeps_nested_bullets_inside_numbered_items():
+    steps = contents(recorded("anthropic_thinking"), prefer="answer")
+    assert len(steps) == 6  # the "# How to Cross…" title is dropped; 5 items and the closing remark
+    assert steps[0].startswith("**Find the right place to cross**\n   - Use marked crosswalks")
+    assert steps[-1].startswith("Remember, safety should always be your priority")
+
+
+def test_deepseek_reasoning_content_paragraphs():
+    steps = contents(recorded("deepseek_reasoner"))
+    assert len(steps) == 5
+    assert steps[0].startswith("Okay, the user is asking how to cross the street.")
+    assert steps[4].endswith("Need to present it clearly and concisely.")
+
+
+def test_deepseek_think_tags_in_content():
+    body = recorded("openai_chat_json_mode")
+    body["model"] = "deepseek-r1:14b"
+    body["choices"][0]["message"]["content"] = "<think>\nFirst, 2 + 2 = 4.\n\nThen 4 * 3 = 12.\n</think>\n\nThe answer is 12."
+    reading = read_reasoning(body)
+    assert reading.provider == "deepseek" and reading.answer == "The answer is 12."
+    assert contents(body) == ["First, 2 + 2 = 4.", "Then 4 * 3 = 12."]
+
+
+def test_chat_completion_without_reasoning_uses_the_answer():
+    body = recorded("openai_chat_json_mode")
+    body["choices"][0]["message"]["content"] = "1. x = 2\n2. So x^2 = 4"
+    assert contents(body) == ["x = 2", "So x^2 = 4"]
+
+
+def test_sdk_objects_with_model_dump_are_accepted():
+    class Response:
+        def model_dump(self):
+            return recorded("anthropic_thinking")
+
+    assert len(parse_reasoning_chain(Response())) == 9
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Step 1: Let x = 3.\nStep 2: Then x + 1 = 4.\n**Step 3.** So x + 2 = 5.",
+     ["Let x = 3.", "Then x + 1 = 4.", "So x + 2 = 5."]),
+    ("We know:\n- All whales are mammals.\n- Moby is a whale.\n\nTherefore Moby is a mammal.",
+     ["We know:", "All whales are mammals.", "Moby is a whale.", "Therefore Moby is a mammal."]),
+    ("First, expand.\n$$\n(x+1)^2 = x^2 + 2x + 1\n$$\n\nSo the identity holds.",
+     ["First, expand.\n$$\n(x+1)^2 = x^2 + 2x + 1\n$$", "So the identity holds."]),
+    ("We compute\n\n\\[\na = 1\n\nb = 2\n\\]\n\nHence a + b = 3.",
+     ["We compute\n\\[\na = 1\n\nb = 2\n\\]", "Hence a + b = 3."]),
+    ("Preamble.\n### Step 1\nx = 1\n### Step 2\nx + 1 = 2", ["Preamble.", "x = 1", "x + 1 = 2"]),
+    ("1) a = 1\n2) b = 2", ["a = 1", "b = 2"]),
+    ("Just one paragraph, no structure.", ["Just one paragraph, no structure."]),
+])
+def test_plain_text_shapes(text, expected):
+    assert split_reasoning(text) == expected
+    assert contents(text) == expected
+
+
+@pytest.mark.parametrize(("payload", "fragment"), [
+    ({"foo": 1, "bar": 2}, "unrecognised response shape (keys: bar, foo); expected an OpenAI Responses object"),
+    (recorded("openai_error_429"), "is an API error (tokens: Rate limit reached"),
+    (recorded("anthropic_tool_use"), "holds no thinking and no text blocks (only: tool_use)"),
+    ({"choices": [{"delta": {"content": "x"}}]}, "streamed chunk"),
+    (42, "cannot read a reasoning chain from a int"),
+    ("   ", "no answer text"),
+])
+def test_unknown_or_empty_payloads_give_a_clear_error(payload, fragment):
+    with pytest.raises(ReasoningChainError) as info:
+        parse_reasoning_chain(payload)
+    assert fragment in info.value.message

@@ -1,0 +1,88 @@
+"""verify_chain builds each checker once (per step; a chain checker once per language) and records specs as JSON."""
+
+from reasonforge import StepTranslation, VerifyRequest, verify_chain
+from reasonforge.registry import CheckerRegistry
+from reasonforge.types import ArtifactLanguage, CheckOutcome, ErrorKind, Spec, StepStatus
+
+
+def request(n):
+    return VerifyRequest.model_validate({
+        "domain": "mathematics", "proof_level": "formal",
+        "reasoning_chain": [{"step_id": i + 1, "content": f"step {i + 1}"} for i in range(n)],
+    })
+
+
+def counting_registry():
+    """A registry with a per-step sympy checker and a chain coq checker that count their constructions."""
+    registry = CheckerRegistry(modules={})
+    built = {"sympy": 0, "coq": 0}
+
+    @registry.checker(ArtifactLanguage.SYMPY)
+    class PerStep:
+        spec = Spec(name="per-step", version="1", args={"k": "v"})
+
+        def __init__(self):
+            built["sympy"] += 1
+
+        def check(self, artifact, *, level, limits):
+            return CheckOutcome(status=StepStatus.VERIFIED)
+
+    @registry.checker(ArtifactLanguage.COQ)
+    class Chain:
+        spec = Spec(name="chain", version="2")
+
+        def __init__(self):
+            built["coq"] += 1
+
+        def check_chain(self, steps, *, context, level, limits):
+            return {s.step_id: CheckOutcome(status=StepStatus.VERIFIED) for s in steps}
+
+    return registry, built
+
+
+def test_each_step_builds_its_checker_once():
+    registry, built = counting_registry()
+    translations = [StepTranslation(step_id=1, language="sympy", formal_representation="claim 1 = 1"),
+                    StepTranslation(step_id=2, language="coq", formal_representation="A"),
+                    StepTranslation(step_id=3, language="sympy", formal_representation="claim 2 = 2"),
+                    StepTranslation(step_id=4, language="coq", formal_representation="B")]
+    verdict = verify_chain(request(4), translations=translations, registry=registry)
+    assert [sv.status for sv in verdict.step_verdicts] == [StepStatus.VERIFIED] * 4
+    assert built == {"sympy": 2, "coq": 1}
+
+
+def test_specs_enter_details_as_json_and_read_back_typed():
+    registry, _ = counting_registry()
+    translations = [StepTranslation(step_id=1, language="sympy", formal_representation="claim 1 = 1"),
+                    StepTranslation(step_id=2, language="coq", formal_representation="A")]
+    first, second = verify_chain(request(2), translations=translations, registry=registry).step_verdicts
+    assert first.details["spec"] == {"name": "per-step", "version": "1", "args": {"k": "v"}}
+    assert second.details["spec"] == {"name": "chain", "version": "2", "args": {}}
+    assert first.checker_spec == Spec(name="per-step", version="1", args={"k": "v"})
+    assert second.checker_spec == Spec(name="chain", version="2")
+    assert first.translator_spec is None  # translations were supplied
+
+
+def test_translator_spec_travels_to_every_step():
+    registry, _ = counting_registry()
+
+    class Translator:
+        spec = Spec(name="fake-translator", version="3", args={"model": "m"})
+
+        def translate_chain(self, request, ancestors):
+            return [StepTranslation(step_id=1, language="sympy", formal_representation="claim 1 = 1"),
+                    StepTranslation(step_id=2, language="sympy", formal_representation="")]
+
+    verdict = verify_chain(request(2), translator=Translator(), registry=registry)
+    for sv in verdict.step_verdicts:
+        assert sv.details["translator"] == {"name": "fake-translator", "version": "3", "args": {"model": "m"}}
+        assert sv.translator_spec == Translator.spec
+    assert verdict.step_verdicts[1].error_kind is ErrorKind.UNTRANSLATABLE
+
+
+def test_missing_checker_is_reported_on_the_step():
+    registry, _ = counting_registry()
+    translations = [StepTranslation(step_id=1, language="fol", formal_representation="⊢ p")]
+    [sv] = verify_chain(request(1), translations=translations, registry=registry).step_verdicts
+    assert sv.status is StepStatus.ERROR and "no checker is available for artifact language 'fol'" in sv.error_message
+    assert sv.checker_spec is None and "spec" not in sv.details

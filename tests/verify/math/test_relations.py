@@ -1,0 +1,213 @@
+"""The sympy checker: artifact format, exact arithmetic, rounding, solving under facts, hostile input."""
+
+import time
+
+import pytest
+
+from reasonforge.errors import ArtifactSyntaxError
+from reasonforge.lang.math.expr import (
+    TooLarge,
+    Undefined,
+    evaluate,
+    parse_expression,
+    to_text,
+)
+from reasonforge.registry import checkers
+from reasonforge.types import ArtifactLanguage, CheckLimits, StepStatus
+from reasonforge.verify.math.relations import ArithmeticChecker, check_sympy, parse_artifact
+
+PYTHAGORAS = "let x = 3\nlet y = 4\nfact x^2 + y^2 = z^2\nfact z^2 = 9 + 16\n"
+
+
+def check(artifact, timeout=10.0):
+    return check_sympy(artifact, limits=CheckLimits(timeout_s=timeout))
+
+
+def relation(outcome, index=-1):
+    return outcome.details["relations"][index]
+
+
+def test_registered_for_sympy_and_records_its_spec():
+    checker = checkers.get(ArtifactLanguage.SYMPY)
+    assert isinstance(checker, ArithmeticChecker)
+    assert checker.spec.name == "sympy-relations" and checker.spec.args["sympy"]
+
+
+def test_true_and_false_arithmetic():
+    assert check("claim 48/2 = 24").status is StepStatus.VERIFIED
+    bad = check("claim 48/2 = 25")
+    assert bad.status is StepStatus.FAILED and bad.message == "48/2 = 25 is false: 48/2 = 24"
+    assert bad.details["error_kind"] == "arithmetic"
+    assert relation(bad)["values"] == {"48/2": "24", "25": "25"} and relation(bad)["verdict"] == "failed"
+    assert check("claim 3 + 4 < 8\nclaim 2^10 >= 1024\nclaim 1 != 2").status is StepStatus.VERIFIED
+    assert check("claim 3 > 5").message == "3 > 5 is false"
+
+
+def test_decimals_are_exact_and_rounding_is_allowed_only_for_a_written_decimal():
+    exact = check("claim 12/60 = 0.2")
+    assert exact.status is StepStatus.VERIFIED and relation(exact)["how"] == "exact"
+    rounded = check("claim 10/3 = 3.33")
+    assert rounded.status is StepStatus.VERIFIED and relation(rounded)["how"] == "rounded"
+    assert check("claim 10/3 = 3.3").status is StepStatus.VERIFIED
+    off = check("claim 10/3 = 3.2")
+    assert off.status is StepStatus.FAILED and "rounding allowance of 1/20" in off.message
+    assert check("claim 7/2 = 3").status is StepStatus.FAILED  # an integer is not a rounded decimal
+    assert check("claim sqrt(2021) ~= 44.95").status is StepStatus.VERIFIED  # ≈ accepts truncation
+    assert check("claim sqrt(8) = 2*sqrt(2)").status is StepStatus.VERIFIED
+
+
+def test_percent_points():
+    assert check("claim 100 - 50 = 50%").status is StepStatus.VERIFIED
+    assert check("claim 0.2 = 20%").status is StepStatus.VERIFIED
+    assert check("claim 100 - 50 = 40%").status is StepStatus.FAILED
+
+
+def test_pythagoras_needs_the_sign():
+    assert check(PYTHAGORAS + "claim z^2 = 25").status is StepStatus.VERIFIED
+    open_sign = check(PYTHAGORAS + "claim z = 5")
+    assert open_sign.status is StepStatus.UNSUPPORTED
+    assert "z = -5 also satisfies them" in open_sign.message and "z > 0" in open_sign.message
+    signed = check("assume z >= 0\n" + PYTHAGORAS + "claim z = 5")
+    assert signed.status is StepStatus.VERIFIED and relation(signed)["how"] == "solved"
+    wrong = check("assume z > 0\n" + PYTHAGORAS + "claim z = 6")
+    assert wrong.status is StepStatus.FAILED and wrong.message == "z = 6 is false: the known equations give z = 5"
+
+
+def test_definitions():
+    fresh = check("let x = 3\nlet y = 4\nclaim x^2 + y^2 = z^2")
+    assert fresh.status is StepStatus.VERIFIED and fresh.details["kind"] == "definition"
+    bound = check("define x = 3\ndefine y = 4")
+    assert bound.status is StepStatus.VERIFIED and bound.details["kind"] == "definition"
+    together = check("claim p + m = 27\nclaim p = 8*m")  # two equations on new unknowns
+    assert together.status is StepStatus.VERIFIED
+    then = check("fact p + m = 27\nfact p = 8*m\nclaim 9*m = 27\nclaim p = 24")
+    assert then.status is StepStatus.VERIFIED and "definition" not in {r.get("how") for r in then.details["relations"]}
+
+
+def test_identities_contradictions_and_bindings():
+    identity = check("assume k is integer\nlet n = 2*k\nclaim n^2 = 4*k^2")
+    assert identity.status is StepStatus.VERIFIED and relation(identity)["how"] == "identity"
+    contradiction = check("claim x = x + 1")
+    assert contradiction.status is StepStatus.FAILED and contradiction.details["error_kind"] == "contradiction"
+    assert "can never hold" in contradiction.message
+    for artifact in ("let x = x + 1\nclaim x = 2", "define x = x + 1"):
+        outcome = check(artifact)
+        assert outcome.status is StepStatus.ERROR and "x itself" in outcome.message, artifact
+    rebound = check("let x = 3\ndefine x = 5\nclaim x + 1 = 6")
+    assert rebound.status is StepStatus.VERIFIED and "rebinds x" in relation(rebound, 0)["message"]
+
+
+def test_a_known_value_from_a_fact_is_used():
+    outcome = check("fact x + 2*x = 30\nclaim 3*x = 30\nclaim x = 10")
+    assert outcome.status is StepStatus.VERIFIED
+    assert check("fact x + 2 = 5\nclaim x = 4").status is StepStatus.FAILED
+
+
+def test_steps_without_a_checkable_relation_are_unsupported():
+    empty = check("let x = 3\nfact x = 3\n# nothing claimed")
+    assert empty.status is StepStatus.UNSUPPORTED and "no checkable relation" in empty.message
+    undecided = check("claim y > 3")
+    assert undecided.status is StepStatus.UNSUPPORTED and "nothing above it determines y" in undecided.message
+
+
+@pytest.mark.parametrize(
+    ("artifact", "status", "words"),
+    [
+        ("claim 1/0 = 5", StepStatus.FAILED, "division by zero in 1/0"),
+        ("claim 10^10^10 = 5", StepStatus.ERROR, "would have more than 50,000 digits"),
+        ("claim 2^2^2^2^2^2 = 4", StepStatus.ERROR, "not evaluated"),
+        ("claim x = x + 1", StepStatus.FAILED, "can never hold"),
+        ("claim y + 1 = 3", StepStatus.VERIFIED, ""),  # an undefined name: a definition of y
+        ("claim w > 3", StepStatus.UNSUPPORTED, "nothing above it determines w"),
+        ("claim 2x = 4", StepStatus.ERROR, "line 1, column 8"),
+        ("claim sqrt(-1) = 1", StepStatus.FAILED, "not a real number"),
+        ("claim 100000! = 1", StepStatus.ERROR, "over the cap"),
+        ("claim (x+1)^5000 = 1", StepStatus.ERROR, "symbolic base"),
+        ("claim " + "(" * 150 + "1" + ")" * 150 + " = 1", StepStatus.ERROR, "nested more than"),
+        ("claim " + "+".join(["1"] * 400) + " = 400", StepStatus.ERROR, "stacks more than"),
+    ],
+)
+def test_hostile_inputs_get_a_clear_status_quickly(artifact, status, words):
+    started = time.perf_counter()
+    outcome = check(artifact)
+    assert time.perf_counter() - started < 5
+    assert outcome.status is status, outcome
+    assert words in (outcome.message or "")
+
+
+def test_ten_thousand_digit_numbers_are_exact():
+    big = "9" * 10_000
+    assert check(f"claim {big} + 1 = 1{'0' * 10_000}").status is StepStatus.VERIFIED
+    wrong = check(f"claim {big} + 1 = 1{'0' * 9_999}")
+    assert wrong.status is StepStatus.FAILED and "(10,001 digits)" in wrong.message
+
+
+def test_timeout_is_an_error_not_a_failure():
+    # a degree-8 system with symbolic coefficients: solve() cannot finish in a fraction of a second
+    artifact = """fact a*x^7 + b*x^5 + c*x^3 + d*x + e = 0
+fact a*b*c*d*e*x = 1
+fact a + b + c + d = x^2
+fact a*b - c*d = e^3
+fact e^2 + x^2 = a*b*c
+claim x = 1
+"""
+    outcome = check(artifact, timeout=0.5)
+    assert outcome.status in (StepStatus.ERROR, StepStatus.UNSUPPORTED)
+    if outcome.status is StepStatus.ERROR:
+        assert outcome.details["error_kind"] == "timeout" and "timed out" in outcome.message
+
+
+def test_artifact_syntax():
+    lines = parse_artifact("# a comment\nlet x = 3  # trailing\nassume k is positive integer\n\nclaim x < 4\n")
+    assert [(line.kind, line.number) for line in lines] == [("let", 2), ("assume", 3), ("claim", 5)]
+    assert lines[1].properties == ("positive", "integer")
+    for bad, where in (("prove x = 3", "not 'prove'"), ("let x + 1 = 3", "name = expression"),
+                       ("assume k is tall", "unknown property"), ("claim x = ", "right side")):
+        with pytest.raises(ArtifactSyntaxError, match=where):
+            parse_artifact(bad)
+    assert check("claim 1 = 1\nfrobnicate").details["error_kind"] == "syntax"
+
+
+def test_floor_division():
+    # GSM8K's calculator writes `560//10` (Python's floor division): floor(a/b), never a/b
+    assert to_text(parse_expression("560//10 + 1")) == "floor(560/10) + 1"
+    assert check("claim 560//10 = 56\nclaim 7//2 = 3\nclaim -7//2 = -4").status is StepStatus.VERIFIED
+    wrong = check("claim 7//2 = 3.5")
+    assert wrong.status is StepStatus.FAILED and "floor(7/2) = 3" in wrong.message
+    assert check("claim 1//0 = 1").status is StepStatus.FAILED  # division by zero, as for `/`
+
+
+def test_expression_language_round_trips_and_caps():
+    for text in ("48/2", "-2^2", "(-2)^2", "a - (b - c)", "2^3^2", "(x + 1)!", "20%*50", "sqrt(8)/2"):
+        assert to_text(parse_expression(text)) == text
+    assert evaluate(parse_expression("2^3^2")) == 512
+    with pytest.raises(TooLarge):
+        evaluate(parse_expression("10^10^10"))
+    with pytest.raises(Undefined):
+        evaluate(parse_expression("1/(2 - 2)"))
+
+
+def test_trigonometry_needs_a_unit():
+    assert check("claim sin(pi/6) = 1/2").status is StepStatus.VERIFIED
+    assert check("claim cos(60*(pi/180)) = 1/2").status is StepStatus.VERIFIED
+    ambiguous = check("claim cos(60) = 1/2")
+    assert ambiguous.status is StepStatus.UNSUPPORTED and "degrees or radians" in ambiguous.message
+    assert check("claim f != f").message == "f != f can never hold: the sides are always equal"
+
+
+
+def test_the_memory_budget_is_on_top_of_what_the_caller_has_mapped():
+    import mmap
+
+    from reasonforge.verify.math.relations import _mapped_bytes
+
+    # A long-running server maps far more than a check's budget (thread arenas, loaded keys); a forked
+    # worker inherits that, so its address-space limit must start from what is already mapped.
+    before = _mapped_bytes()
+    reserved = mmap.mmap(-1, 1536 * 1024 * 1024, prot=mmap.PROT_READ)
+    try:
+        assert _mapped_bytes() - before >= 1536 * 1024 * 1024
+        outcome = check_sympy(PYTHAGORAS + "assume z > 0\nclaim z = 5", limits=CheckLimits(timeout_s=10.0, memory_mb=256))
+    finally:
+        reserved.close()
+    assert outcome.status is StepStatus.VERIFIED, outcome.message
