@@ -22,7 +22,7 @@ from reasonforge.types import ChainStep, CheckLimits, VerifyRequest
 from reasonforge.verify.coq.checker import check_coq_chain, unavailable_reason
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITE = ROOT / "tests" / "verify" / "data" / "coq" / "suite.json"
+SUITE = ROOT / "tests" / "verify" / "coq" / "data" / "suite.json"
 MODES = ("per-file", "warm")
 
 
