@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from gsm8k import chain_request, perturb
 
 from reasonforge.pipeline.run import verify_chain
-from reasonforge.subnet.traps import TRAPS_PATH, Trap, TrapSet
+from reasonforge.subnet.traps import TRAPS_PATH, Trap, TrapSet, step_flags
 from reasonforge.types import (
     ArtifactLanguage,
     CheckLimits,
@@ -54,7 +54,8 @@ GSM8K = REPO / "data" / "gsm8k" / "train.slice.jsonl"
 HUMANEVAL = REPO / "data" / "humaneval" / "HumanEval.slice.jsonl"
 LIMITS = CheckLimits(timeout_s=20.0)
 VERIFIER = ("verify_chain with the offline rule-based translator; kept when the verdict equals the dataset label "
-            "(FOLIO: also the row's gold FOL under Z3); step_verified = the verifier's per-step flags")
+            "(FOLIO: also the row's gold FOL under Z3); step_verified = the verifier's per-step flags, "
+            "step_refuted = the steps it refutes (failed)")
 
 
 def rows(path: Path) -> list[dict[str, Any]]:
@@ -69,17 +70,13 @@ def seeded_order(count: int, seed: int, salt: str) -> list[int]:
     return order
 
 
-def flags(verdict: VerificationVerdict) -> dict[int, bool]:
-    """step_id -> verified."""
-    return {sv.step_id: sv.verified for sv in verdict.step_verdicts}
-
-
 def make_trap(trap_id: str, kind: str, source: Path, row: int, label: str, request: VerifyRequest,
               verdict: VerificationVerdict, note: str = "") -> Trap:
     """A trap whose ground truth is `verdict` (already checked against the label)."""
     return Trap(  # type: ignore[arg-type]
         trap_id=trap_id, kind=kind, source=str(source.relative_to(REPO)), row=row, label=label,
-        request=request, expected=verdict.overall, step_verified=flags(verdict), note=note)
+        request=request, expected=verdict.overall, step_verified=step_flags(verdict),
+        step_refuted=[sv.step_id for sv in verdict.step_verdicts if sv.status is StepStatus.FAILED], note=note)
 
 
 # ---- FOLIO ---------------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from reasonforge import VerificationVerdict
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -91,3 +93,75 @@ def test_unknown_log_level_is_a_usage_error_before_serving():
         assert out.returncode == 2, (command, out.stderr)
         assert "unknown --log-level 'loud'" in out.stderr and accepted in out.stderr
         assert "Traceback" not in out.stderr
+
+
+# ---- bad input: exit 2, one precise line, no traceback, and stdin read no further than the limit ----------------
+def run_bytes(*args, stdin: bytes | None = None):
+    return subprocess.run([sys.executable, "-m", "reasonforge.cli", *args], input=stdin, capture_output=True,
+                          timeout=120)
+
+
+def one_step(step_id: str = "1", content: str = '"Socrates is mortal."') -> str:
+    return ('{"domain": "logic", "original_query": "All men are mortal. Socrates is a man.", '
+            '"reasoning_chain": [{"step_id": ' + step_id + ', "content": ' + content + "}]}")
+
+
+def assert_input_error(out, words: str) -> None:
+    stderr = out.stderr if isinstance(out.stderr, str) else out.stderr.decode("utf-8", "replace")
+    assert out.returncode == 2, (out.returncode, stderr[-2000:])
+    assert "Traceback" not in stderr and "error:" in stderr and words in stderr, stderr[-2000:]
+    assert not out.stdout
+
+
+@pytest.mark.parametrize(("stdin", "words"), [
+    (b"[" * 100_000, "nested more than 32 levels"),
+    (one_step("9" * 5000).encode(), "5000 digits"),
+    (one_step(content='"Socrates \\ud800 is mortal."').encode(), "lone surrogate"),
+    (one_step().replace('"domain": "logic"', '"domain": "logic", "domain": "code"').encode(), 'repeats the key "domain"'),
+    (one_step("NaN").encode(), "NaN at line 1"),
+    (b"[1, 2]", "not an array"),
+    (b"\xef\xbb\xbf" + one_step().encode(), "byte-order mark"),
+    (one_step().encode("utf-16"), "UTF-16"),
+    (one_step(content='"caf\xe9"').encode("latin-1"), "not UTF-8"),
+    (one_step("true").encode(), "got true"),
+    (one_step("0").encode(), "0 is the Context"),
+    (one_step(content='"\\u200b\\u2060"').encode(), "invisible characters"),
+])
+def test_bad_requests_on_stdin_exit_2_saying_what_and_where(stdin, words):
+    assert_input_error(run_bytes("verify", "-", "--json", stdin=stdin), words)
+
+
+def test_stdin_is_read_only_up_to_the_limit():
+    # An endless stream: reading it all first would never end (the hang guard is run's timeout).
+    with subprocess.Popen(["yes", "["], stdout=subprocess.PIPE) as endless:
+        try:
+            out = subprocess.run([sys.executable, "-m", "reasonforge.cli", "verify", "-"], stdin=endless.stdout,
+                                 capture_output=True, timeout=120)
+        finally:
+            endless.kill()
+    assert_input_error(out, "over the limit of 1048576 bytes")
+
+
+def test_files_over_the_limit_or_unreadable_are_input_errors(tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (1024 * 1024 + 1))
+    assert_input_error(run_bytes("verify", str(big)), "over the limit of 1048576 bytes")
+    assert_input_error(run_bytes("verify", str(tmp_path)), "is not a file")
+
+
+def test_translations_for_another_chain_exit_2(tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{"step_id": 9, "language": "fol", "formal_representation": "⊢ P(a)"}]))
+    out = run_bytes("verify", str(EXAMPLES / "whale.json"), "--translations", str(other))
+    assert_input_error(out, "unknown step 9")
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"step_id": 1, "step_id": 9, "language": "fol"}]')
+    assert_input_error(run_bytes("verify", str(EXAMPLES / "whale.json"), "--translations", str(bad)), "repeats the key")
+
+
+def test_ten_thousand_nested_negations_are_a_verdict_not_a_traceback():
+    content = json.dumps("Socrates is " + "not " * 10_000 + "mortal.")
+    out = run_bytes("verify", "-", "--json", stdin=one_step(content=content).encode())
+    assert out.returncode == 1 and b"Traceback" not in out.stderr, out.stderr[-2000:]
+    [step] = json.loads(out.stdout)["step_verdicts"]
+    assert step["status"] == "unsupported"

@@ -26,6 +26,7 @@ from reasonforge.service.cli import worker as worker_command
 from reasonforge.subnet.cli import app as subnet_app
 from reasonforge.types import (
     SCHEMA_MODELS,
+    ChainLimits,
     CheckLimits,
     Overall,
     ProofLevel,
@@ -66,13 +67,26 @@ class ProverChoice(str, Enum):
     auto = "auto"
 
 
-def _read_source(source: str, what: str) -> bytes:
+def _read_source(source: str, what: str, limit: int) -> bytes:
+    """The bytes of `source` (a file, or '-' for standard input), reading at most `limit` + 1 of them."""
     if source == "-":
-        return sys.stdin.buffer.read()
-    path = Path(source)
-    if not path.is_file():
-        raise InputError(f"{what} file '{source}' does not exist or is not a file", field=what)
-    return path.read_bytes()
+        if sys.stdin is None:
+            raise InputError(f"'-' reads the {what} from standard input, but there is none", field=what)
+        data = sys.stdin.buffer.read(limit + 1)  # never more: a stream may be endless
+        name = "standard input"
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise InputError(f"{what} file '{source}' does not exist or is not a file", field=what)
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(limit + 1)
+        except OSError as exc:
+            raise InputError(f"{what} file '{source}' cannot be read ({exc.strerror or exc})", field=what) from None
+        name = f"'{source}'"
+    if len(data) > limit:
+        raise InputError(f"the {what} ({name}) is over the limit of {limit} bytes; split the chain", field=what)
+    return data
 
 
 @app.command()
@@ -93,12 +107,13 @@ def verify(
     from reasonforge.pipeline.run import verify_chain
 
     require_finite("--timeout", timeout, "number of seconds")
-    request = parse_request(_read_source(file, "request"))
+    limit = ChainLimits().max_request_bytes
+    request = parse_request(_read_source(file, "request", limit))
     if level is not None:
         request = request.model_copy(update={"proof_level": ProofLevel(level.value)})
     if prover is not None:
         request = request.model_copy(update={"prover": Prover(prover.value)})
-    supplied = parse_translations(_read_source(translations, "translations")) if translations else None
+    supplied = parse_translations(_read_source(translations, "translations", limit)) if translations else None
     verdict = verify_chain(request, translations=supplied, limits=CheckLimits(timeout_s=timeout))
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")

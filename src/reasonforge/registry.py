@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from reasonforge.errors import ReasonForgeError
-from reasonforge.types import ArtifactLanguage, ChainStep, CheckLimits, CheckOutcome, ProofLevel, Spec
+from reasonforge.types import ArtifactLanguage, ChainStep, CheckLimits, CheckOutcome, ProofLevel, Spec, StepContext
 
 
 class Checker(Protocol):
@@ -16,8 +16,12 @@ class Checker(Protocol):
 
     spec: Spec
 
-    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits) -> CheckOutcome:
-        """Return the step's own status (never `invalidated`: the cascade decides that)."""
+    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits,
+              context: StepContext | None = None) -> CheckOutcome:
+        """Return the step's own status (never `invalidated`: the cascade decides that).
+
+        `context` (the step's text, the question, its ancestors) is given by the pipeline; a checker that can tie
+        its artifact to the step's text records `evidence` in the outcome's details (see pipeline/soundness)."""
         ...
 
 

@@ -106,6 +106,29 @@ class ErrorKind(StrEnum):
     ALIGNMENT = "alignment"
     REFUSED = "refused"
     NOT_CHECKED = "not_checked"
+    # the soundness gate (pipeline/soundness): what ties an artifact to its step
+    UNREADABLE_CLAIM = "unreadable_claim"  # the offline reader cannot read what the step claims
+    UNALIGNED = "unaligned"  # the artifact's conclusion is not what the step's text claims
+    UNGROUNDED_PREMISE = "ungrounded_premise"  # a premise is neither a given, an ancestor's claim, nor entailed
+    NO_EVIDENCE = "no_evidence"  # a checker verified its artifact but recorded nothing tying it to the step
+    ANSWER_MISMATCH = "answer_mismatch"  # the claimed answer is not what the chain derived
+
+
+class EvidenceKind(StrEnum):
+    """What a verified step's verdict rests on (details `evidence.kind`); the README says what each proves."""
+
+    CLAIM = "claim"  # the step's whole claim, read from its text, proven from the givens and its ancestors
+    RELATIONS = "relations"  # maths: every relation the text asserts, checked exactly; the prose around them is not
+    THEOREM = "theorem"  # Coq / Lean 4: a theorem whose statement was aligned with the step's text, compiled
+    STEP_EXAMPLES = "step_examples"  # code: tests include examples and claims read from the step text or question
+    AUTHOR_TESTS = "author_tests"  # code: the only tests are the artifact author's own
+
+
+class Formaliser(StrEnum):
+    """Who wrote the formal claim a verdict rests on."""
+
+    OFFLINE_READER = "offline_reader"  # our rule-based reader, from the step's text
+    ARTIFACT = "artifact"  # the supplied or model-written artifact, aligned with the reader's claim
 
 
 CONTEXT_STEP_ID = 0
@@ -267,6 +290,31 @@ class ChainLimits(BaseModel):
     max_request_bytes: int = 1024 * 1024
 
 
+class StepContext(BaseModel):
+    """Everything a step may be checked against: its own text, the question (its givens) and its ancestors.
+
+    Built by the pipeline for every step; checkers and the soundness gate read it, nothing else may be assumed."""
+
+    step_id: int
+    content: str
+    claimed_conclusion: str | None = None
+    original_query: str = ""
+    ancestors: list[ReasoningStep] = Field(default_factory=list, description="Transitive dependencies, topological order.")
+    domain: Domain
+    proof_level: ProofLevel
+    claimed_answer: str = ""
+    final: bool = Field(default=False, description="The chain's last step: where claimed_answer is compared.")
+
+
+class Evidence(BaseModel):
+    """What a verified step rests on (details `evidence`): the formal claim, who formalised it, what it covers."""
+
+    kind: EvidenceKind
+    aligned_claim: str = Field(description="The formal claim compared with the step's text and proven.")
+    formaliser: Formaliser
+    note: str | None = None
+
+
 class ChainStep(BaseModel):
     """One step as a chain-level checker (Coq, Lean 4) sees it: its artifact, text and place in the DAG."""
 
@@ -275,6 +323,7 @@ class ChainStep(BaseModel):
     artifact: str
     dependencies: list[int] = Field(default_factory=list, description="Direct dependencies.")
     ancestors: list[int] = Field(default_factory=list, description="Transitive dependencies, topological order.")
+    context: StepContext | None = Field(default=None, description="The step's text, givens and ancestors.")
 
 
 class CheckOutcome(BaseModel):

@@ -24,7 +24,7 @@ def counting_registry():
         def __init__(self):
             built["sympy"] += 1
 
-        def check(self, artifact, *, level, limits):
+        def check(self, artifact, *, level, limits, context=None):
             return CheckOutcome(status=StepStatus.VERIFIED)
 
     @registry.checker(ArtifactLanguage.COQ)
@@ -47,7 +47,9 @@ def test_each_step_builds_its_checker_once():
                     StepTranslation(step_id=3, language="sympy", formal_representation="claim 2 = 2"),
                     StepTranslation(step_id=4, language="coq", formal_representation="B")]
     verdict = verify_chain(request(4), translations=translations, registry=registry)
-    assert [sv.status for sv in verdict.step_verdicts] == [StepStatus.VERIFIED] * 4
+    # The fakes prove nothing about "step N", so the soundness gate leaves them unverified; what counts here is
+    # that every step was checked and each checker built once.
+    assert all(sv.details.get("checker_status") == "verified" for sv in verdict.step_verdicts)
     assert built == {"sympy": 2, "coq": 1}
 
 

@@ -7,6 +7,11 @@ from reasonforge.chain import verdict_hash
 from reasonforge.errors import InputError
 from reasonforge.types import CheckLimits, Overall, StepStatus
 
+# Every step says what GOOD proves from the givens, so the soundness gate ties GOOD to it (a step that says nothing
+# the artifact proves is unsupported whatever the checker says: tests/pipeline/test_soundness_logic.py).
+QUERY = "Rex is a cat. If Rex is a cat then Rex is an animal."
+CLAIM = "Rex is an animal."
+
 
 def request(n, deps=None, level="standard"):
     deps = deps or [None] * n
@@ -14,10 +19,8 @@ def request(n, deps=None, level="standard"):
         {
             "domain": "logic",
             "proof_level": level,
-            "original_query": "q",
-            "reasoning_chain": [
-                {"step_id": i + 1, "content": f"step {i + 1}", "dependencies": d} for i, d in enumerate(deps)
-            ],
+            "original_query": QUERY,
+            "reasoning_chain": [{"step_id": i + 1, "content": CLAIM, "dependencies": d} for i, d in enumerate(deps)],
         }
     )
 
@@ -26,8 +29,8 @@ def prop(step_id, text, language="propositional"):
     return StepTranslation(step_id=step_id, language=language, formal_representation=text)
 
 
-GOOD = "p\np → q\n⊢ q"
-BAD = "p → q\nq\n⊢ p"  # affirming the consequent
+GOOD = "Cat_rex\nCat_rex → Animal_rex\n⊢ Animal_rex"
+BAD = "Cat_rex → Animal_rex\nAnimal_rex\n⊢ Cat_rex"  # affirming the consequent
 
 
 def test_diamond_cascade_through_real_checker():
@@ -44,6 +47,7 @@ def test_diamond_cascade_through_real_checker():
     ]
     assert verdict.overall is Overall.PARTIAL
     assert verdict.verified_steps == 2 and verdict.total_steps == 5
+    assert verdict.step_verdicts[0].details["aligned_claim"] == "Animal(rex)"  # verified past the soundness gate
     assert [sv.step_id for sv in verdict.failure_points] == [2, 4, 5]
     failed = verdict.step_verdicts[1]
     assert failed.details["counterexample"]
@@ -82,7 +86,7 @@ def test_missing_and_empty_translations_are_unsupported_not_failed():
 
 def test_unparsable_artifact_is_error_and_does_not_invalidate():
     req = request(2)
-    verdict = verify_chain(req, translations=[prop(1, "p ∧\n⊢ p"), prop(2, GOOD)])
+    verdict = verify_chain(req, translations=[prop(1, "Cat_rex ∧\n⊢ Cat_rex"), prop(2, GOOD)])
     assert verdict.step_verdicts[0].status is StepStatus.ERROR
     assert "line 1" in verdict.step_verdicts[0].error_message
     assert verdict.step_verdicts[1].status is StepStatus.VERIFIED

@@ -23,10 +23,11 @@ TERMINAL = {"complete", "failed", "cancelled"}
 
 
 def quick_chain(n: int, *, wrong: bool = False, certificate: bool = False) -> dict:
-    """A closed-arithmetic chain (verifies in milliseconds); `wrong` breaks step 2, on which step 3 depends."""
+    """A closed-arithmetic chain (verifies in milliseconds); `wrong` breaks step 2, on which step 3 depends. The
+    claimed answer is the final step's value (the answer check compares them)."""
     return {
         "original_query": f"Let n = {n}. What is n + 1 and 2n?",
-        "claimed_answer": f"{n + 1}",
+        "claimed_answer": f"{2 * n}",
         "domain": "mathematics",
         "proof_level": "quick",
         "generate_certificate": certificate,
@@ -639,3 +640,68 @@ def test_stats_metrics_health_and_docs(api: Api) -> None:
         assert path in paths
     unknown = api.client.get("/v2/nothing")
     assert unknown.status_code == 404 and error_of(unknown)["code"] == "not_found"
+
+
+def _raw_chain(step_id: str = "1", content: str = '"1 + 1 = 2"', head: str = "") -> str:
+    return ('{' + head + '"domain": "mathematics", "proof_level": "quick", "generate_certificate": false, '
+            '"reasoning_chain": [{"step_id": ' + step_id + ', "content": ' + content + "}]}")
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        (b"[" * 100_000, "body", "nested more than 32 levels"),
+        (_raw_chain("9" * 5000).encode(), "reasoning_chain[0].step_id", "5000 digits"),
+        (_raw_chain(content='"1 + 1 = 2 \\ud800"').encode(), "reasoning_chain[0].content", "lone surrogate"),
+        (b"\xef\xbb\xbf" + _raw_chain().encode(), "body", "byte-order mark"),
+        (_raw_chain().encode("utf-16"), "body", "UTF-16"),
+        (_raw_chain(content='"caf\xe9 1 + 1 = 2"').encode("latin-1"), "body", "not UTF-8"),
+        (_raw_chain(content='"x"').encode().replace(b"x", b"\xed\xa0\x80"), "body", "not UTF-8"),
+        (_raw_chain(head='"domain": "logic", ').encode(), "domain", 'repeats the key "domain"'),
+        (_raw_chain("NaN").encode(), "reasoning_chain[0].step_id", "NaN"),
+        (_raw_chain("true").encode(), "reasoning_chain[0].step_id", "got true"),
+        (_raw_chain("1.0").encode(), "reasoning_chain[0].step_id", "got 1.0"),
+        (_raw_chain('"1"').encode(), "reasoning_chain[0].step_id", 'got "1"'),
+        (_raw_chain("0").encode(), "reasoning_chain[0].step_id", "0 is the Context"),
+        (_raw_chain("-2").encode(), "reasoning_chain[0].step_id", "positive"),
+        (_raw_chain(content='"\\u200b\\u2060"').encode(), "reasoning_chain[0].content", "invisible"),
+        (b'"a string"', "body", "not a string"),
+        (b"", "body", "not valid JSON"),
+    ],
+)
+def test_bad_bodies_are_4xx_with_the_clis_message_never_500(
+    idle_app, body: bytes, field: str, words: str
+) -> None:
+    api = idle_app()
+    headers = api.key() | {"Content-Type": "application/json"}
+    response = api.client.post("/v1/verify", content=body, headers=headers)
+    assert response.status_code == 422, response.text
+    error = error_of(response)
+    assert error["field"] == field and words in error["message"], error
+
+
+def test_bad_bodies_over_the_request_limit_are_413_even_under_a_larger_body_limit(
+    idle_app,
+) -> None:
+    api = idle_app(max_body_bytes=4 * 1024 * 1024)
+    headers = api.key() | {"Content-Type": "application/json"}
+    big = _raw_chain(content=json.dumps("1 + 1 = 2 " + "x" * (1024 * 1024))).encode()
+    response = api.client.post("/v1/verify", content=big, headers=headers)
+    assert response.status_code == 413 and error_of(response)["code"] == "payload_too_large"
+    assert "over the limit of 1048576" in error_of(response)["message"]
+
+
+def test_bad_bodies_control_an_honest_chain_is_still_accepted(idle_app) -> None:
+    api = idle_app()
+    response = api.client.post("/v1/verify", json=quick_chain(4), headers=api.key())
+    assert response.status_code == 202, response.text
+
+
+def test_bad_bodies_elsewhere_get_the_json_checks_too(idle_app) -> None:
+    api = idle_app()
+    headers = api.key() | {"Content-Type": "application/json"}
+    duplicated = b'{"forecasts": [{"probability": 0.9, "probability": 0.1, "outcome": 1}]}'
+    response = api.client.post("/v1/forecasts/score", content=duplicated, headers=headers)
+    assert response.status_code == 422 and "repeats the key" in error_of(response)["message"]
+    deep = api.client.post("/v1/forecasts/score", content=b"[" * 100_000, headers=headers)
+    assert deep.status_code == 422 and error_of(deep)["field"] == "body"

@@ -24,7 +24,9 @@ from reasonforge.subnet.protocol import TranslationTask, VerificationResult
 from reasonforge.subnet.validator_client import ValidatorClient
 from reasonforge.types import (
     ArtifactLanguage,
+    ErrorKind,
     ProofLevel,
+    StepStatus,
     StepTranslation,
     VerifyRequest,
 )
@@ -55,9 +57,13 @@ def test_honest_miner_fills_every_field_from_a_real_translation() -> None:
     assert filled.translation_time_ms is not None and filled.translation_time_ms >= 0
     bundle = base64.b64decode(filled.full_proof_artifact).decode("utf-8")
     assert all(t.formal_representation.strip() in bundle for t in filled.translations)
-    # The artifacts say what the chain says: the validator's check finds step 3's unsupported leap.
+    # The artifacts say what the chain says: the validator's check finds step 3's unsupported leap, invalidates
+    # what rests on it, and verifies the rest (with the reader's claim as evidence, past the soundness gate).
     verdict = verify_chain(filled.to_verify_request())
-    assert [sv.status.value for sv in verdict.step_verdicts][:3] == ["verified", "verified", "failed"]
+    assert [sv.status.value for sv in verdict.step_verdicts] == [
+        "verified", "verified", "failed", "invalidated", "invalidated", "verified"]
+    assert verdict.verified_steps == 3
+    assert verdict.step_verdicts[5].details["aligned_claim"] == "(∀x (Feline(x) → Carnivore(x))) ∧ Carnivore(tom)"
 
 
 def test_lazy_miner_drops_half_the_steps_and_says_partial() -> None:
@@ -67,12 +73,16 @@ def test_lazy_miner_drops_half_the_steps_and_says_partial() -> None:
     assert filled.has_valid_submission_hash()
 
 
-def test_vacuous_miner_submits_artifacts_that_prove_nothing_yet_pass_the_checker() -> None:
+def test_vacuous_miner_submits_artifacts_that_pass_the_checker_but_verify_nothing() -> None:
     task = _task("six-step-chain.json")
     filled = asyncio.run(TranslatorMiner(MINER, profile="vacuous").handle_task(task))
     assert {t.formal_representation for t in filled.translations} == {vacuous_artifact(ArtifactLanguage.FOL, 1)}
     verdict = verify_chain(filled.to_verify_request())
-    assert verdict.verified_steps == 6  # the checker alone is fooled; consensus and traps are not (validator tests)
+    # The checker alone is fooled (each tautology is proven), the soundness gate is not: nothing ties the artifact
+    # to what its step says, so no step is verified (consensus and traps expose it too: validator tests).
+    assert verdict.verified_steps == 0
+    assert all(sv.status is StepStatus.UNSUPPORTED and sv.details["checker_status"] == "verified"
+               and sv.error_kind is ErrorKind.UNALIGNED for sv in verdict.step_verdicts)
     assert filled.compilation_status == "COMPILED"
 
 

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from reasonforge.pipeline.run import verify_chain
 from reasonforge.subnet.protocol import LIMITS, TranslationTask, VerificationResult
-from reasonforge.types import Domain, Overall, ProofLevel, StepStatus
+from reasonforge.types import Domain, ErrorKind, Overall, ProofLevel, StepStatus
 
 from subnet_support import arithmetic_task, sympy_translations
 
@@ -84,9 +84,11 @@ def test_to_verify_request_checks_the_miners_translations() -> None:
     assert [v.formal_representation for v in right.step_verdicts] == [
         t.formal_representation for t in sympy_translations()
     ]
-    # A wrong artifact fails, although the chain itself is right: the miner's work is what is judged.
+    # A wrong artifact does not state the step's claim: the step is unsupported (the chain is right, so it is
+    # not failed either); the miner's work is what is judged.
     wrong = verify_chain(task.with_submission(sympy_translations(claimed_sum=6), "COMPILED", 1).to_verify_request())
-    assert wrong.step_verdicts[1].status == StepStatus.FAILED
+    assert wrong.step_verdicts[1].status == StepStatus.UNSUPPORTED
+    assert wrong.step_verdicts[1].error_kind is ErrorKind.UNALIGNED
     assert wrong.overall != Overall.VERIFIED
 
 

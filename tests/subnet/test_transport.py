@@ -239,7 +239,7 @@ def test_slow_handler_misses_its_deadline_and_client_reports_timeout() -> None:
     with running_miner(create_miner_app(MINER, slow)) as base_url:
         started = time.perf_counter()
         outcome = _query(endpoint_of(base_url), arithmetic_task(timeout_seconds=1))
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 30  # a hang guard: the 1 s deadline ends the wait
     assert outcome.task is None and outcome.status == 504
     assert outcome.error is not None and outcome.error.startswith("timeout")
 

@@ -75,9 +75,20 @@ def test_trap_score_is_the_share_of_steps_matching_the_ground_truth() -> None:
     assert trap_score(trap, _verdict(trap, dict(truth))) == 1.0
     assert trap_score(trap, None) == 0.0
     first, *rest = truth
-    only_first = {first: truth[first]}  # the steps a verdict does not mention count as not verified
-    expected = (1 + sum(1 for sid in rest if not truth[sid])) / len(truth)
+    only_first = {first: truth[first]}  # the steps a verdict does not mention count as not verified, not refuted
+    expected = (1 + sum(1 for sid in rest if not truth[sid] and sid not in trap.step_refuted)) / len(truth)
     assert trap_score(trap, _verdict(trap, only_first)) == pytest.approx(expected)
+
+
+def test_a_refuted_step_must_be_refuted_not_left_unproven() -> None:
+    # A vacuous artifact is `unsupported` behind the soundness gate: that is no refutation of a false step.
+    trap = next(t for t in load_traps() if t.kind == "folio")
+    assert trap.step_refuted == list(trap.step_verified)
+    unproven = _verdict(trap, dict(trap.step_verified))
+    for sv in unproven.step_verdicts:
+        sv.status = StepStatus.UNSUPPORTED
+    assert trap_score(trap, unproven) == 0.0
+    assert trap_score(trap, _verdict(trap, dict(trap.step_verified))) == 1.0
 
 
 def test_trap_flags_must_cover_exactly_the_chain_steps() -> None:

@@ -111,3 +111,26 @@ def test_example_vacuous_tests_fail_on_mutants():
     verdict = verify_chain(_example("frequency-count-vacuous-tests"))
     assert verdict.overall is Overall.FAILED
     assert verdict.step_verdicts[0].error_message.startswith("tests kill 0 % of mutants")
+
+
+def test_a_docstring_example_ends_at_its_closing_quotes():
+    step = '```python\ndef half(x):\n    """\n    >>> half(4)\n    2"""\n    return x // 2\n```'
+    assert [pair for block in extract_step(step).examples for pair in block] == [("half(4)", "2")]
+
+
+@pytest.mark.slow
+@needs_sandbox
+def test_example_frequency_count_records_what_each_step_rests_on():
+    verdict = verify_chain(_example("frequency-count"))
+    kinds = [v.details["evidence"]["kind"] for v in verdict.step_verdicts]
+    assert kinds == ["step_examples", "author_tests", "step_examples"]
+    assert "count_frequencies([1, 2, 2, 3]) → {1: 1, 2: 2, 3: 1}" in verdict.step_verdicts[0].details["aligned_claim"]
+
+
+@needs_sandbox
+def test_prose_that_contradicts_the_fenced_code_fails_the_step():
+    req = _request([{"step_id": 1, "content": "`largest(xs)` returns the largest element:\n```python\n"
+                     "def largest(xs):\n    return min(xs)\n\ndef test_largest():\n    assert largest([3, 1]) == 1\n```"}])
+    verdict = verify_chain(req)
+    step = verdict.step_verdicts[0]
+    assert step.status is StepStatus.FAILED and "returns the largest element" in step.error_message

@@ -118,6 +118,19 @@ def test_a_refuted_step_is_not_repaired():
     assert verdict.step_verdicts[0].status is StepStatus.FAILED
 
 
+def test_a_model_artifact_resting_on_the_steps_own_false_sentence_fails_naming_it():
+    # The model proves the conclusion from the step's supporting sentence; the givens do not say that sentence.
+    wrong = {**WHALE, "reasoning_chain": [{"step_id": 1, "content": "Moby is a fish and all fish are mammals, so "
+                                                                      "Moby is a mammal."}]}
+    with ReplayServer() as server:
+        server.queue(CHAT, openai_reply(fenced("Fish(moby)\n∀x (Fish(x) → Mammal(x))\n⊢ Mammal(moby)")))
+        outcome = asyncio.run(engine(server).atranslate(request(wrong)))
+        verdict = verify_chain(request(wrong), translations=outcome.translations)
+    step = verdict.step_verdicts[0]
+    assert step.status is StepStatus.FAILED and step.details["checker_status"] == "verified", step.error_message
+    assert step.details["unentailed_sentence"] == "Moby is a fish and all fish are mammals"
+
+
 def test_quick_level_grounds_the_models_fol_to_propositional():
     with ReplayServer() as server:
         server.queue(CHAT, openai_reply(fenced(STEP1)))

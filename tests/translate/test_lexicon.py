@@ -20,6 +20,7 @@ from reasonforge.translate.lexicon import (
         ("children", "child"), ("mammals", "mammal"), ("invertebrates", "invertebrate"), ("boxes", "box"),
         ("houses", "house"), ("glasses", "glass"), ("wolves", "wolf"), ("cats", "cat"), ("bees", "bee"),
         ("wumpus", "wumpus"), ("nervous", "nervous"), ("cat", "cat"),
+        ("uses", "use"),  # four letters ending in "uses": once an IndexError that crashed the translator
     ],
 )
 def test_singularize(plural, singular):

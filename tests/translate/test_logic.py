@@ -1,17 +1,30 @@
-"""Chain-level assembly: givens, ancestors, local premises, restated givens, untranslatable steps."""
+"""Chain-level assembly: givens, ancestors, a step's own sentences as claims (never premises), untranslatable steps."""
 
 import pytest
 
 from reasonforge import ReasoningStep, VerifyRequest, verify_chain
 from reasonforge.chain import StepGraph
 from reasonforge.errors import ReasonForgeError
+from reasonforge.lang.logic import to_text
+from reasonforge.registry import checkers
 from reasonforge.translate import LogicTranslator, Translator, default_translator
-from reasonforge.types import ArtifactLanguage, Domain, Overall, ProofLevel, Prover, StepStatus
+from reasonforge.translate.logic import ClaimRole
+from reasonforge.types import (
+    ArtifactLanguage,
+    CheckLimits,
+    Domain,
+    Overall,
+    ProofLevel,
+    Prover,
+    StepContext,
+    StepStatus,
+)
 
 
-def request(steps, query="", level="standard", deps=None):
+def request(steps, query="", level="standard", deps=None, claimed=None):
     chain = [
-        ReasoningStep(step_id=i + 1, content=s, dependencies=(deps or {}).get(i + 1))
+        ReasoningStep(step_id=i + 1, content=s, dependencies=(deps or {}).get(i + 1),
+                      claimed_conclusion=(claimed or {}).get(i + 1))
         for i, s in enumerate(steps)
     ]
     return VerifyRequest(original_query=query, reasoning_chain=chain, domain="logic", proof_level=level)
@@ -23,8 +36,29 @@ def translate(req):
     return LogicTranslator().translate_chain(req, ancestors)
 
 
+def check(translation, level=ProofLevel.STANDARD):
+    """The registry's checker on one artifact: what the translator's artifact proves, before the soundness gate."""
+    if not translation.formal_representation:
+        return StepStatus.UNSUPPORTED
+    checker = checkers.get(translation.language)
+    return checker.check(translation.formal_representation, level=level, limits=CheckLimits()).status
+
+
+def checked(req):
+    return [check(t, req.proof_level) for t in translate(req)]
+
+
 def statuses(req):
     return [v.status for v in verify_chain(req, translator=LogicTranslator()).step_verdicts]
+
+
+def context(req, step_id):
+    graph = StepGraph(req.reasoning_chain)
+    steps = {s.step_id: s for s in req.reasoning_chain}
+    step = steps[step_id]
+    return StepContext(step_id=step_id, content=step.content, claimed_conclusion=step.claimed_conclusion,
+                       original_query=req.original_query, ancestors=[steps[a] for a in graph.ancestors(step_id)],
+                       domain=Domain.LOGIC, proof_level=req.proof_level)
 
 
 def test_translator_satisfies_the_protocol_and_is_the_logic_default():
@@ -36,7 +70,8 @@ def test_translator_satisfies_the_protocol_and_is_the_logic_default():
 
 
 def test_whale_example_as_one_step():
-    [t] = translate(request(["All mammals are warm-blooded. Whales are mammals. Therefore whales are warm-blooded."]))
+    req = request(["Therefore whales are warm-blooded."], query="All mammals are warm-blooded. Whales are mammals.")
+    [t] = translate(req)
     assert t.language is ArtifactLanguage.FOL
     assert t.formal_representation == (
         "∀x (Mammal(x) → WarmBlooded(x))\n∀x (Whale(x) → Mammal(x))\n⊢ ∀x (Whale(x) → WarmBlooded(x))"
@@ -44,7 +79,16 @@ def test_whale_example_as_one_step():
     assert t.compilation_check and t.translation_confidence == 1.0 and t.dependencies == []
 
 
-def test_givens_ancestors_and_local_premises_make_up_the_artifact():
+def test_a_steps_own_sentences_are_claimed_not_assumed():
+    [t] = translate(request(["All mammals are warm-blooded. Whales are mammals. Therefore whales are warm-blooded."]))
+    # no givens: the step's first two sentences are part of what it must prove, not premises
+    assert t.formal_representation == (
+        "⊢ (∀x (Mammal(x) → WarmBlooded(x))) ∧ (∀x (Whale(x) → Mammal(x))) ∧ (∀x (Whale(x) → WarmBlooded(x)))"
+    )
+    assert "3 sentences, all checked (none assumed)" in t.notes
+
+
+def test_givens_and_ancestors_claims_make_up_the_premises():
     req = request(
         ["Socrates is a man.", "Plato is a man. Therefore Plato is mortal.", "Socrates is mortal."],
         query="All men are mortal. Is Socrates mortal?",
@@ -52,10 +96,79 @@ def test_givens_ancestors_and_local_premises_make_up_the_artifact():
     )
     t1, t2, t3 = translate(req)
     assert t1.formal_representation == "∀x (Man(x) → Mortal(x))\n⊢ Man(socrates)"
-    assert t2.formal_representation == "∀x (Man(x) → Mortal(x))\nMan(socrates)\nMan(plato)\n⊢ Mortal(plato)"
+    assert t2.formal_representation == "∀x (Man(x) → Mortal(x))\nMan(socrates)\n⊢ Man(plato) ∧ Mortal(plato)"
     # step 3 depends on step 1 only: step 2's claims are not available to it
     assert t3.formal_representation == "∀x (Man(x) → Mortal(x))\nMan(socrates)\n⊢ Mortal(socrates)"
     assert (t1.dependencies, t2.dependencies, t3.dependencies) == ([], [1], [1])
+
+
+@pytest.mark.parametrize(
+    ("query", "content"),
+    [
+        ("Rex is a cat. No cat is a bird.", "Rex is a bird. So Rex is a bird."),  # restating a false claim
+        ("Tom is a cat.", "Since every cat is a bird, Tom is a bird."),  # a reason the givens do not state
+        ("Tom is a cat.", "Tom is a bird because every cat is a bird."),
+        ("Tom is a cat.", "Every cat is a bird, so Tom is a bird."),
+        ("Tom is a cat.", "Every cat is a bird. Therefore Tom is a bird."),
+        ("Tom is a cat. No cat is a bird.", "Suppose Tom is a bird. So Tom is a bird."),  # unread: refused
+    ],
+)
+@pytest.mark.parametrize("level", ["standard", "quick"])
+def test_a_step_cannot_verify_by_asserting_its_own_premises(query, content, level):
+    req = request([content], query=query, level=level)
+    assert checked(req)[0] is not StepStatus.VERIFIED
+    assert statuses(req)[0] is not StepStatus.VERIFIED
+
+
+def test_reasons_that_the_givens_state_are_verified():
+    req = request(["Since every cat is a bird, Tom is a bird."], query="Tom is a cat. Every cat is a bird.")
+    assert checked(req) == [StepStatus.VERIFIED]
+    assert statuses(req) == [StepStatus.VERIFIED]
+
+
+def test_the_first_unentailed_sentence_is_named():
+    req = request(["Tom is a cat. Since every cat is a bird, Tom is a bird."], query="Tom is a cat.")
+    translator = LogicTranslator()
+    scope = translator.read_context(context(req, 1))
+    failed = translator.first_unentailed(scope, lambda t: _outcome(t))
+    assert failed is not None
+    part, outcome = failed
+    assert part.text == "every cat is a bird" and part.role is ClaimRole.SUPPORT
+    assert outcome.status is StepStatus.FAILED
+    honest = request(["Since every cat is a bird, Tom is a bird."], query="Tom is a cat. Every cat is a bird.")
+    assert translator.first_unentailed(translator.read_context(context(honest, 1)), _outcome) is None
+
+
+def _outcome(translation):
+    return checkers.get(translation.language).check(translation.formal_representation, level=ProofLevel.STANDARD,
+                                                    limits=CheckLimits())
+
+
+def test_step_reading_fields():
+    translator = LogicTranslator()
+    parser = translator.parser(["Tom is a cat. Since every cat is a bird, Tom is a bird.", "Tom is an animal."])
+    reading = translator.read_step("Tom is a cat. Since every cat is a bird, Tom is a bird.", "Tom is an animal.", parser)
+    assert [to_text(f) for f in reading.premises] == ["Cat(tom)", "∀x (Cat(x) → Bird(x))"]
+    assert to_text(reading.conclusion) == "Bird(tom) ∧ Animal(tom)"
+    assert len(reading.claims) == 3
+    assert to_text(reading.claim) == "Cat(tom) ∧ (∀x (Cat(x) → Bird(x))) ∧ Bird(tom) ∧ Animal(tom)"
+    assert [(p.text, p.role) for p in reading.parts] == [
+        ("Tom is a cat.", ClaimRole.SUPPORT),
+        ("every cat is a bird", ClaimRole.SUPPORT),
+        ("Tom is a bird.", ClaimRole.CONCLUSION),
+        ("Tom is an animal.", ClaimRole.CLAIMED),
+    ]
+
+
+def test_read_context_reads_a_step_as_the_chain_translation_does():
+    req = request(["Max is a yumpus.", "Max is a dumpus.", "Since Max is a dumpus, Max is not wooden."],
+                  query="Each yumpus is a dumpus. Dumpuses are not wooden. Max is a yumpus.")
+    translator = LogicTranslator()
+    for t in translate(req):
+        scope = translator.read_context(context(req, t.step_id))
+        premises, conclusion = t.formal_representation.rsplit("\n⊢ ", 1)
+        assert conclusion == to_text(scope.reading.claim, explicit=True)
+        assert premises.split("\n") == [to_text(f, explicit=True) for f in scope.premises]
 
 
 def test_question_sentences_are_not_givens():
@@ -67,6 +180,7 @@ def test_question_sentences_are_not_givens():
 
 def test_restating_a_given_is_verified():
     req = request(["Every cat is a feline."], query="Every cat is a feline. Fae is a cat.")
+    assert checked(req) == [StepStatus.VERIFIED]
     assert statuses(req) == [StepStatus.VERIFIED]
 
 
@@ -78,6 +192,28 @@ def test_untranslatable_step_is_empty_and_quotes_the_sentence():
     verdict = verify_chain(request([sentence]), translator=LogicTranslator())
     assert verdict.step_verdicts[0].status is StepStatus.UNSUPPORTED
     assert sentence in verdict.step_verdicts[0].error_message
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ("Rex is not a cat and a dog.", "two readings"),
+        ("It is not true that Rex is a cat or Rex is a dog.", "ambiguous"),
+        ("R\u0435x is a dog.", "Cyrillic"),
+    ],
+)
+def test_ambiguous_or_look_alike_steps_are_unsupported_with_the_reason(content, why):
+    req = request([content], query="Rex is a cat.")
+    [t] = translate(req)
+    assert t.formal_representation == "" and why in t.notes
+    [verdict] = verify_chain(req, translator=LogicTranslator()).step_verdicts
+    assert verdict.status is StepStatus.UNSUPPORTED and why in verdict.error_message
+
+
+def test_a_look_alike_given_is_skipped_not_trusted():
+    req = request(["R\u0435x is a dog."], query="R\u0435x is a dog. Rex is a cat.")
+    [t] = translate(req)
+    assert "skipped 1 query sentence" in t.notes and t.formal_representation == ""
 
 
 def test_untranslatable_ancestor_still_gives_the_step_an_artifact():
@@ -94,39 +230,56 @@ def test_skipped_query_sentences_are_named_in_notes():
 
 
 def test_claimed_conclusion_that_differs_is_checked_too():
-    req = VerifyRequest(
-        original_query="All men are mortal. Socrates is a man.", domain="logic",
-        reasoning_chain=[ReasoningStep(step_id=1, content="Socrates is mortal.", claimed_conclusion="Socrates is a god.")],
-    )
-    [t] = LogicTranslator().translate_chain(req, {1: []})
+    req = request(["Socrates is mortal."], query="All men are mortal. Socrates is a man.",
+                  claimed={1: "Socrates is a god."})
+    [t] = translate(req)
     assert t.formal_representation.endswith("⊢ Mortal(socrates) ∧ God(socrates)")
     assert "claimed_conclusion" in t.notes
+    assert checked(req) == [StepStatus.FAILED]
 
 
-@pytest.mark.parametrize(
-    ("steps", "expected"),
-    [
-        (["All mammals are warm-blooded. Whales are mammals. Therefore whales are warm-blooded."], Overall.VERIFIED),
-        (["All men are mortal. Socrates is a man. Therefore Socrates is mortal."], Overall.VERIFIED),  # Barbara/MP
-        (["No reptiles are mammals. All snakes are reptiles. Therefore no snakes are mammals."], Overall.VERIFIED),
-        (["All cats are mammals. Some pets are cats. Therefore some pets are mammals."], Overall.VERIFIED),  # Darii
-        ([("If Socrates is a man then Socrates is mortal. Socrates is not mortal. "
-          "Therefore Socrates is not a man.")], Overall.VERIFIED),  # modus tollens
-        ([("If Socrates is a man then Socrates is mortal. Socrates is mortal. "
-          "Therefore Socrates is a man.")], Overall.FAILED),  # affirming the consequent
-        ([("If Socrates is a man then Socrates is mortal. Socrates is not a man. "
-          "Therefore Socrates is not mortal.")], Overall.FAILED),  # denying the antecedent
-        (["All cats are mammals. All dogs are mammals. Therefore all cats are dogs."], Overall.FAILED),  # undistributed middle
-        (["Either Bob is red or Bob is blue. Bob is not red. So Bob is blue."], Overall.VERIFIED),
-        (["If something is big then it is red. The bear is big. Hence the bear is red."], Overall.VERIFIED),
-        (["Since all men are mortal and Socrates is a man, Socrates is mortal."], Overall.VERIFIED),
-        (["Socrates is mortal because Socrates is a man."], Overall.FAILED),  # the reason alone is not enough
-    ],
-)
+def test_entailment_reproduces_labels_from_the_theory():
+    translator = LogicTranslator()
+    theory = "Every cat is a feline. Fae is a cat."
+    assert check(translator.entailment(theory, "Fae is a feline.")) is StepStatus.VERIFIED
+    assert check(translator.entailment(theory, "Fae is not a feline.", negated=True)) is StepStatus.VERIFIED
+    assert check(translator.entailment(theory, "Fae is a dog.")) is StepStatus.FAILED
+
+
+SYLLOGISMS = [
+    ("All mammals are warm-blooded. Whales are mammals.", ["Therefore whales are warm-blooded."], Overall.VERIFIED),
+    ("All men are mortal. Socrates is a man.", ["Therefore Socrates is mortal."], Overall.VERIFIED),  # Barbara/MP
+    ("No reptiles are mammals. All snakes are reptiles.", ["Therefore no snakes are mammals."], Overall.VERIFIED),
+    ("All cats are mammals. Some pets are cats.", ["Therefore some pets are mammals."], Overall.VERIFIED),  # Darii
+    ("If Socrates is a man then Socrates is mortal. Socrates is not mortal.", ["Therefore Socrates is not a man."],
+     Overall.VERIFIED),  # modus tollens
+    ("If Socrates is a man then Socrates is mortal. Socrates is mortal.", ["Therefore Socrates is a man."],
+     Overall.FAILED),  # affirming the consequent
+    ("If Socrates is a man then Socrates is mortal. Socrates is not a man.", ["Therefore Socrates is not mortal."],
+     Overall.FAILED),  # denying the antecedent
+    ("All cats are mammals. All dogs are mammals.", ["Therefore all cats are dogs."], Overall.FAILED),  # undistributed
+    ("Either Bob is red or Bob is blue. Bob is not red.", ["So Bob is blue."], Overall.VERIFIED),
+    ("If something is big then it is red. The bear is big.", ["Hence the bear is red."], Overall.VERIFIED),
+    ("All men are mortal. Socrates is a man.", ["Since all men are mortal and Socrates is a man, Socrates is mortal."],
+     Overall.VERIFIED),
+    ("All men are mortal. Socrates is a man.",
+     ["All men are mortal. Socrates is a man. Therefore Socrates is mortal."], Overall.VERIFIED),  # restated givens
+    ("Cats and dogs are animals. Rex is a dog.", ["So Rex is an animal."], Overall.VERIFIED),
+    ("Rex is not a cat or a dog.", ["So Rex is not a dog."], Overall.VERIFIED),
+    ("Rex is not a cat or a dog.", ["So Rex is a dog."], Overall.FAILED),
+    ("", ["Socrates is mortal because Socrates is a man."], Overall.FAILED),  # the reason alone is not enough
+    ("", ["All men are mortal. Socrates is a man. Therefore Socrates is mortal."], Overall.FAILED),  # no givens
+    ("Socrates is a man.", ["Since all men are mortal, Socrates is mortal."], Overall.FAILED),
+]
+
+
+@pytest.mark.parametrize(("query", "steps", "expected"), SYLLOGISMS)
 @pytest.mark.parametrize("level", ["standard", "quick"])
-def test_syllogisms_end_to_end(steps, expected, level):
-    verdict = verify_chain(request(steps, level=level), translator=LogicTranslator())
-    assert verdict.overall is expected
+def test_syllogisms_end_to_end(query, steps, expected, level):
+    req = request(steps, query=query, level=level)
+    verified = [s is StepStatus.VERIFIED for s in checked(req)]
+    assert all(verified) is (expected is Overall.VERIFIED)
+    assert verify_chain(req, translator=LogicTranslator()).overall is expected
 
 
 def test_quick_level_emits_grounded_propositional_artifacts():
@@ -143,4 +296,5 @@ def test_multi_step_chain_with_a_wrong_step_fails_there():
         query="Each yumpus is a dumpus. Dumpuses are not wooden. Max is a yumpus. "
               "Is the following statement true or false? Max is wooden.",
     )
+    assert checked(req) == [StepStatus.VERIFIED] * 4 + [StepStatus.FAILED]
     assert statuses(req) == [StepStatus.VERIFIED] * 4 + [StepStatus.FAILED]

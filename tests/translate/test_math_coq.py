@@ -45,11 +45,11 @@ def test_pythagoras_context_holds_the_bindings_the_cited_theorem_and_the_length(
     out = translate(pythagoras())
     context = out[CONTEXT_STEP_ID].formal_representation
     assert out[CONTEXT_STEP_ID].language is ArtifactLanguage.COQ
-    for line in ("Definition x : Z := 3.", "Definition y : Z := 4.", "Parameter z : Z.", "Axiom z_nonneg : 0 <= z.",
+    for line in ("Definition x : R := 3.", "Definition y : R := 4.", "Parameter z : R.", "Axiom z_nonneg : 0 <= z.",
                  "Axiom cited_2 : x ^ 2 + y ^ 2 = z ^ 2."):
         assert line in context
     assert "Theorem step1 : (x = 3) /\\ (y = 4)." in out[1].formal_representation
-    assert "Theorem step3 : (z ^ 2 = 9 + 16) /\\ (9 + 16 = 25)." in out[3].formal_representation
+    assert "Theorem step3 : (z ^ 2 = 9 + 16) /\\ ((9 + 16 = 25)%Z)." in out[3].formal_representation
     assert "Theorem step4 : z = 5." in out[4].formal_representation
     assert "cited" in out[2].notes
 
@@ -83,11 +83,32 @@ def test_translation_is_deterministic():
     assert translate(pythagoras()) == translate(pythagoras())
 
 
+def test_what_the_question_asks_is_never_a_given():
+    out = translate(request("Prove that n is even.", ["So n is even."]))
+    assert "Axiom" not in out[CONTEXT_STEP_ID].formal_representation
+    out = translate(request("Show that x + 1 = 4 given x = 3.", ["So x + 1 = 4."]))
+    context = out[CONTEXT_STEP_ID].formal_representation
+    assert "Definition x : Z := 3." in context and "x + 1 = 4" not in context
+
+
 @needs_coq
-@pytest.mark.parametrize("name", ["pythagoras-formal.json"])
-def test_examples_verify_end_to_end(name):
-    verdict = verify_chain(VerifyRequest.model_validate_json((EXAMPLES / name).read_text()))
+def test_the_pythagoras_example_verifies_on_the_theorem_for_the_questions_triangle():
+    # "a right triangle with legs 3 and 4" gives the Pythagorean relation for its legs and a fresh name of its
+    # hypotenuse, and that name a length (≥ 0): the cited relation and z ≥ 0 are givens, nothing else is.
+    verdict = verify_chain(VerifyRequest.model_validate_json((EXAMPLES / "pythagoras-formal.json").read_text()))
     assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
+    assert all(v.details["evidence"]["kind"] == "theorem" for v in verdict.step_verdicts)
+    # Other legs than the question's are no given, and the steps resting on them say which declaration it is.
+    other = VerifyRequest.model_validate_json((EXAMPLES / "pythagoras-formal.json").read_text().replace(
+        "legs 3 and 4", "legs 3 and 5"))
+    verdict = verify_chain(other)
+    assert [v.status for v in verdict.step_verdicts] == [StepStatus.VERIFIED, *[StepStatus.UNSUPPORTED] * 3]
+    for v in verdict.step_verdicts[1:]:
+        assert v.details["error_kind"] == "ungrounded_premise", v.error_message
+    assert "cited_2" in verdict.step_verdicts[1].error_message
+    # The hypotenuse is an unknown the question does not call an integer: it is declared over R, not Z.
+    context = translate(pythagoras())[CONTEXT_STEP_ID].formal_representation
+    assert "Parameter z : R." in context and "Open Scope R_scope." in context
 
 
 @needs_coq
@@ -100,6 +121,7 @@ def test_parity_and_rational_chains_verify_end_to_end():
     for req in (parity, clips):
         verdict = verify_chain(req)
         assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
+        assert all(v.details["evidence"]["kind"] == "theorem" for v in verdict.step_verdicts)
 
 
 @needs_coq
@@ -109,4 +131,23 @@ def test_an_arithmetic_slip_fails_at_its_step_with_coqs_reason_and_invalidates_t
     verdict = verify_chain(VerifyRequest.model_validate(data))
     statuses = [v.status for v in verdict.step_verdicts]
     assert statuses == [StepStatus.VERIFIED, StepStatus.VERIFIED, StepStatus.FAILED, StepStatus.INVALIDATED]
-    assert 'Unable to unify "26" with "9 + 16"' in verdict.step_verdicts[2].error_message
+    assert 'Unable to unify "26%Z" with "(9 + 16)%Z"' in verdict.step_verdicts[2].error_message
+
+
+def test_an_unknown_the_question_does_not_call_an_integer_is_real():
+    out = translate(request("Given x > 1, is x at least 2?", ["So x ≥ 2."]))
+    assert "Parameter x : R." in out[CONTEXT_STEP_ID].formal_representation
+    integer = translate(request("x is an integer with x > 1. Is x at least 2?", ["So x ≥ 2."]))
+    assert "Parameter x : Z." in integer[CONTEXT_STEP_ID].formal_representation
+
+
+@needs_coq
+def test_algebra_over_the_reals_verifies_and_an_integer_only_step_does_not():
+    solve = request("If 2x + 3 = 11, what is x?", ["So 2x = 8.", "So x = 4."])
+    verdict = verify_chain(solve)
+    assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
+    # Over Z, x > 1 gives x >= 2; over the reals it does not, and the question never said x is an integer.
+    verdict = verify_chain(request("Given x > 1, is x at least 2?", ["So x ≥ 2."]))
+    assert verdict.step_verdicts[0].status is StepStatus.FAILED
+    verdict = verify_chain(request("x is an integer with x > 1. Is x at least 2?", ["So x ≥ 2."]))
+    assert verdict.step_verdicts[0].status is StepStatus.VERIFIED, verdict.step_verdicts[0].error_message

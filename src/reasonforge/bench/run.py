@@ -33,6 +33,7 @@ from reasonforge.types import (
     Domain,
     ErrorKind,
     ProofLevel,
+    StepContext,
     StepStatus,
     VerificationVerdict,
 )
@@ -69,14 +70,18 @@ class _Memo:
         if hasattr(checker, "check_chain"):
             self.check_chain = self._check_chain
 
-    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits) -> Any:
-        key = (self._language, "one", artifact, ProofLevel(level), limits.timeout_s, limits.memory_mb)
+    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits,
+              context: StepContext | None = None) -> Any:
+        # The step's context is part of the key: a checker may tie the same artifact to different step texts.
+        shown = context.model_dump_json() if context is not None else None
+        key = (self._language, "one", artifact, ProofLevel(level), limits.timeout_s, limits.memory_mb, shown)
         if key not in self._memo:
-            self._memo[key] = self._checker.check(artifact, level=level, limits=limits)
+            self._memo[key] = self._checker.check(artifact, level=level, limits=limits, context=context)
         return self._memo[key]
 
     def _check_chain(self, steps: Sequence[Any], *, context: str, level: ProofLevel, limits: CheckLimits) -> Any:
-        shape = tuple((s.step_id, s.artifact, tuple(s.ancestors), s.content) for s in steps)
+        shape = tuple((s.step_id, s.artifact, tuple(s.ancestors), s.content,
+                       s.context.model_dump_json() if s.context is not None else None) for s in steps)
         key = (self._language, "chain", shape, context, ProofLevel(level), limits.timeout_s, limits.memory_mb)
         if key not in self._memo:
             self._memo[key] = self._checker.check_chain(steps, context=context, level=level, limits=limits)

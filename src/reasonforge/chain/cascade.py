@@ -63,6 +63,16 @@ _FIXES: dict[ErrorKind, str] = {
     "(or the solutions of the earlier equations it contradicts).",
     ErrorKind.CONTRADICTION: "This relation can never hold for any value of its unknowns (e.g. x = x + 1); "
     "check the algebra that produced it.",
+    # the soundness gate (pipeline/soundness): what ties an artifact to its step
+    ErrorKind.UNREADABLE_CLAIM: "The step's claim could not be read, so no artifact can verify it; state it in "
+    "simpler sentences (one claim per sentence) as the message suggests.",
+    ErrorKind.UNALIGNED: "The artifact proves something other than what the step says; make its conclusion state "
+    "exactly the step's claim.",
+    ErrorKind.UNGROUNDED_PREMISE: "The artifact assumes a premise that is neither a given of the question nor a "
+    "claim of an earlier step it depends on; prove that premise in an earlier step or remove it.",
+    ErrorKind.NO_EVIDENCE: "The checker proved the artifact but nothing ties it to the step's text; supply an "
+    "artifact whose conclusion is the step's claim.",
+    ErrorKind.ANSWER_MISMATCH: "The claimed answer is not what the chain derived; correct the answer or the last step.",
 }
 
 

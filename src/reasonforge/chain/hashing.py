@@ -23,10 +23,14 @@ def verdict_hash(task_id: str, overall: str, step_verdicts: Iterable[StepVerdict
 
 
 def task_hash(request: VerifyRequest) -> str:
-    """sha256 of canonical JSON of {original_query, reasoning_chain} (sorted keys, compact, UTF-8)."""
+    """sha256 of canonical JSON of {original_query, reasoning_chain, claimed_answer} (sorted keys, compact, UTF-8).
+
+    The claimed answer is part of the task: a verdict checks it against the chain's final value, so a
+    certificate for one answer must not serve another."""
     body = {
         "original_query": request.original_query,
         "reasoning_chain": [step.model_dump(mode="json") for step in request.reasoning_chain],
+        "claimed_answer": request.claimed_answer,
     }
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -19,6 +19,7 @@ from reasonforge.chain import (
 )
 from reasonforge.errors import ReasonForgeError
 from reasonforge.pipeline.provers import check_prover
+from reasonforge.pipeline.soundness import gate
 from reasonforge.registry import ChainChecker, Checker, CheckerRegistry, checkers
 from reasonforge.translate.protocol import Translator
 from reasonforge.types import (
@@ -30,6 +31,7 @@ from reasonforge.types import (
     ErrorKind,
     ProofLevel,
     Spec,
+    StepContext,
     StepStatus,
     StepTranslation,
     StepVerdict,
@@ -103,6 +105,7 @@ def _check_all(
     """Per-step checkers run step by step; chain checkers (Coq, Lean 4) once per language per chain."""
     by_step = {t.step_id: t for t in translations if t.step_id in graph.dependencies}
     contexts = {t.language: t.formal_representation for t in translations if t.step_id not in graph.dependencies}
+    step_contexts = _step_contexts(request, graph)
     own: dict[int, StepVerdict] = {}
     # Each step's checker is built once and handed on; a chain checker once per language, for all its steps.
     chain_checkers: dict[ArtifactLanguage, ChainChecker] = {}
@@ -120,7 +123,7 @@ def _check_all(
                 chain_checkers[language] = checker  # type: ignore[assignment]
                 groups[language] = [sid]
                 continue
-        own[sid] = _check_step(sid, translation, checker, request.proof_level, limits, translator_spec)
+        own[sid] = _check_step(step_contexts[sid], translation, checker, limits, translator_spec)
     texts = {step.step_id: step.content for step in request.reasoning_chain}
     for language, sids in groups.items():
         steps = [
@@ -130,14 +133,48 @@ def _check_all(
                 artifact=by_step[sid].formal_representation,
                 dependencies=list(graph.dependencies[sid]),
                 ancestors=list(graph.ancestors(sid)),
+                context=step_contexts[sid],
             )
             for sid in sids
         ]
         outcomes = _run_chain_checker(chain_checkers[language], language, steps, contexts.get(language, ""),
                                       request.proof_level, limits)
         for sid in sids:
-            own[sid] = _record(sid, by_step[sid], outcomes[sid], translator_spec)
+            outcome, spec, elapsed_ms = outcomes[sid]
+            outcome = _gated(step_contexts[sid], by_step[sid], outcome, limits)
+            own[sid] = _record(sid, by_step[sid], (outcome, spec, elapsed_ms), translator_spec)
     return own
+
+
+def _step_contexts(request: VerifyRequest, graph: StepGraph) -> dict[int, StepContext]:
+    """Each step's text, the question and the step's ancestors: all a step may be checked against."""
+    steps = {step.step_id: step for step in request.reasoning_chain}
+    last = request.reasoning_chain[-1].step_id
+    return {
+        sid: StepContext(
+            step_id=sid,
+            content=step.content,
+            claimed_conclusion=step.claimed_conclusion,
+            original_query=request.original_query,
+            ancestors=[steps[a] for a in graph.ancestors(sid)],
+            domain=request.domain,
+            proof_level=request.proof_level,
+            claimed_answer=request.claimed_answer,
+            final=sid == last,
+        )
+        for sid, step in steps.items()
+    }
+
+
+def _gated(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:
+    """The soundness gate, failing closed: an aligner that crashes costs the step, never verifies it."""
+    try:
+        return gate(context, translation, outcome, limits)
+    except ReasonForgeError as exc:
+        return CheckOutcome(status=StepStatus.ERROR, message=exc.message, details=outcome.details)
+    except Exception as exc:
+        log.exception("soundness gate crashed on step %s", context.step_id)
+        return CheckOutcome(status=StepStatus.ERROR, message=f"soundness gate crashed: {type(exc).__name__}: {exc}")
 
 
 def _lookup(registry: CheckerRegistry, language: ArtifactLanguage) -> Checker | ChainChecker | ReasonForgeError:
@@ -172,14 +209,14 @@ def _run_chain_checker(
 
 
 def _check_step(
-    step_id: int,
+    context: StepContext,
     translation: StepTranslation | None,
     checker: Checker | ChainChecker | ReasonForgeError | None,
-    level: ProofLevel,
     limits: CheckLimits,
     translator_spec: Spec | None,
 ) -> StepVerdict:
     """Check one step with its `checker` (the lookup's error, or None when the step has no artifact)."""
+    step_id, level = context.step_id, context.proof_level
     if translation is None:
         outcome = CheckOutcome(
             status=StepStatus.UNSUPPORTED,
@@ -200,13 +237,14 @@ def _check_step(
     try:
         if isinstance(checker, ReasonForgeError):
             raise checker  # the lookup failed: reported on the step like any checker error
-        outcome = checker.check(artifact, level=level, limits=limits)  # type: ignore[union-attr]
+        outcome = checker.check(artifact, level=level, limits=limits, context=context)  # type: ignore[union-attr]
         spec = checker.spec  # type: ignore[union-attr]
     except ReasonForgeError as exc:
         outcome = CheckOutcome(status=StepStatus.ERROR, message=exc.message)
     except Exception as exc:  # a checker bug must cost one step, not the whole verdict
         log.exception("checker for %s crashed on step %s", translation.language.value, step_id)
         outcome = CheckOutcome(status=StepStatus.ERROR, message=f"checker crashed: {type(exc).__name__}: {exc}")
+    outcome = _gated(context, translation, outcome, limits)
     return _record(step_id, translation, (outcome, spec, (time.perf_counter() - started) * 1000), translator_spec)
 
 

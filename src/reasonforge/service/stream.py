@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -28,6 +27,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import sessionmaker
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from reasonforge.chain import load_json
+from reasonforge.errors import InputError
 from reasonforge.service.errors import ServiceError, ValidationFailedError
 from reasonforge.service.jobs import store, to_response
 from reasonforge.service.jobs.tables import JobEventRow, JobRow
@@ -209,8 +210,8 @@ async def _authorization(ws: WebSocket) -> str | None:
         return header
     try:
         first = await asyncio.wait_for(_next_text(ws), AUTH_TIMEOUT_S)
-        frame = json.loads(first)
-    except (TimeoutError, ValueError):
+        frame = load_json(first, what="frame")  # bounded: a frame of 100 000 '[' must not recurse
+    except (TimeoutError, ValueError, InputError):
         return None
     if (
         isinstance(frame, dict)
@@ -279,8 +280,8 @@ async def serve_stream(
 
 def _parse_subscribe(text: str) -> list[str]:
     try:
-        frame = json.loads(text)
-    except ValueError as exc:
+        frame = load_json(text, what="frame")
+    except InputError as exc:
         raise ValidationFailedError(
             "frames must be JSON objects", field="frame"
         ) from exc

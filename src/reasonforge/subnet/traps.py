@@ -9,8 +9,10 @@ own `verify_chain` on the chain and keeps the trap only when the verifier's verd
 label, so the ground truth is formally verified and agrees with the data. The kept traps, with the
 verifier's per-step flags, are committed in `data/subnet/traps.json`.
 
-A miner's trap score on a trap task is the fraction of steps whose verified flag, from verifying the
-miner's own artifacts, equals the ground-truth flag (`trap_score`); `incentive.trap_penalty` turns a
+A miner's trap score on a trap task is the fraction of steps whose verdict, from verifying the miner's own
+artifacts, matches the ground truth (`trap_score`): a step that must verify must be verified, and a step the
+verifier refutes (`failed`) must be refuted by the miner's artifact too; a vacuous artifact, which the
+soundness gate leaves `unsupported`, does not pass for a refutation. `incentive.trap_penalty` turns a
 miner's trap scores into its epoch penalty.
 """
 
@@ -22,7 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from reasonforge.errors import InputError
-from reasonforge.types import Overall, VerificationVerdict, VerifyRequest
+from reasonforge.types import Overall, StepStatus, VerificationVerdict, VerifyRequest
 
 __all__ = ["TRAPS_PATH", "Trap", "TrapKind", "TrapSet", "load_traps", "step_flags", "trap_score"]
 
@@ -46,6 +48,8 @@ class Trap(BaseModel):
     request: VerifyRequest
     expected: Overall = Field(description="The chain-level ground truth.")
     step_verified: dict[int, bool] = Field(description="step_id -> ground-truth verified flag, one per step.")
+    step_refuted: list[int] = Field(default_factory=list, description=(
+        "The steps whose own claim the verifier refutes (status failed): a miner must refute them too."))
     note: str = ""
 
     @model_validator(mode="after")
@@ -54,6 +58,9 @@ class Trap(BaseModel):
         if sorted(ids) != sorted(self.step_verified):
             raise ValueError(f"trap {self.trap_id}: step_verified covers steps {sorted(self.step_verified)}, "
                              f"the chain has steps {sorted(ids)}")
+        if any(self.step_verified.get(sid, True) for sid in self.step_refuted):
+            raise ValueError(f"trap {self.trap_id}: step_refuted {sorted(self.step_refuted)} must name steps of the "
+                             "chain that are not verified")
         if self.request.translations is not None:
             raise ValueError(f"trap {self.trap_id}: a trap carries no translations (miners write them)")
         return self
@@ -101,7 +108,8 @@ def step_flags(verdict: VerificationVerdict) -> dict[int, bool]:
 
 
 def trap_score(trap: Trap, verdict: VerificationVerdict | None) -> float:
-    """Fraction of the trap's steps whose verified flag (from the miner's artifacts) equals the ground truth.
+    """Fraction of the trap's steps whose verdict (from the miner's artifacts) matches the ground truth: the
+    verified flag equals it, and a step the ground truth refutes is refuted (failed), not merely unproven.
 
     No verdict (no answer, an invalid answer) scores 0.0; a step the verdict does not mention counts as
     not verified, exactly as an untranslated step would.
@@ -109,5 +117,8 @@ def trap_score(trap: Trap, verdict: VerificationVerdict | None) -> float:
     if verdict is None or not trap.step_verified:
         return 0.0
     flags = step_flags(verdict)
-    hits = sum(1 for sid, truth in trap.step_verified.items() if flags.get(sid, False) == truth)
+    failed = {sv.step_id for sv in verdict.step_verdicts if sv.status is StepStatus.FAILED}
+    refuted = set(trap.step_refuted)
+    hits = sum(1 for sid, truth in trap.step_verified.items()
+               if flags.get(sid, False) == truth and (sid not in refuted or sid in failed))
     return hits / len(trap.step_verified)

@@ -10,7 +10,9 @@ they define:
 
 becomes `def test_step1_example_1(): assert count_frequencies([1, 2, 2, 3]) == {1: 1, 2: 2, 3: 1}`
 (expected output that is not a Python literal is compared with `repr`). `>>>` lines without an output
-line are kept as statements. A complexity claim in the step's prose (`O(n)`, `O(n log n)`, …) becomes a
+line are kept as statements. The examples are read by `verify/code/step_text.py`, the reader the checker
+also uses: the checker runs the step text's examples against whatever artifact the step carries, so a
+supplied artifact cannot leave them out. A complexity claim in the step's prose (`O(n)`, `O(n log n)`, …) becomes a
 `# complexity: <function> O(...)` comment for the last function defined so far (see
 `verify/code/complexity.py`). A step with no code of its own, no example and no claim gets an empty artifact
 (→ `unsupported`), since nothing in it can be checked.
@@ -19,19 +21,17 @@ line are kept as statements. A complexity claim in the step's prose (`O(n)`, `O(
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reasonforge.registry import Spec
 from reasonforge.types import ArtifactLanguage, StepTranslation, VerifyRequest
 from reasonforge.verify.code.complexity import parse_big_o
+from reasonforge.verify.code.step_text import FENCE, PY_TAGS, doctest_blocks
 
 __all__ = ["CodeBlockTranslator", "StepCode", "extract_step"]
 
-TRANSLATOR_VERSION = "1.0.0"
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
-_PY_TAGS = {"", "python", "py", "python3", "pycon", "doctest"}
+TRANSLATOR_VERSION = "1.1.0"
 
 
 @dataclass
@@ -44,53 +44,19 @@ class StepCode:
     functions: list[str] = field(default_factory=list)
 
 
-def _doctest_blocks(text: str) -> list[list[tuple[str, str | None]]]:
-    """Doctest examples: runs of `>>>` lines (with `...` continuations) and their expected output."""
-    blocks: list[list[tuple[str, str | None]]] = []
-    current: list[tuple[str, str | None]] = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        stripped = lines[i].strip()
-        if stripped.startswith(">>>"):
-            source = [stripped[3:].strip()]
-            i += 1
-            while i < len(lines) and lines[i].strip().startswith("..."):
-                source.append(lines[i].strip()[3:].lstrip(" "))
-                i += 1
-            expected: list[str] = []
-            while i < len(lines) and lines[i].strip() and not lines[i].strip().startswith(">>>"):
-                if lines[i].strip().startswith("```"):
-                    break
-                expected.append(lines[i].strip())
-                i += 1
-            current.append(("\n".join(source), " ".join(expected) if expected else None))
-            continue
-        if not stripped and current:
-            # a blank line ends an example block only if no >>> follows immediately
-            nxt = next((ln.strip() for ln in lines[i + 1:] if ln.strip()), "")
-            if not nxt.startswith(">>>"):
-                blocks.append(current)
-                current = []
-        i += 1
-    if current:
-        blocks.append(current)
-    return blocks
-
-
 def extract_step(text: str) -> StepCode:
     """Split a step's text into its fenced Python code, doctest examples and complexity claim."""
     out = StepCode()
     prose_parts: list[str] = []
     last = 0
-    for m in _FENCE.finditer(text):
+    for m in FENCE.finditer(text):
         prose_parts.append(text[last:m.start()])
         last = m.end()
         tag, body = m.group(1).lower(), m.group(2)
-        if tag not in _PY_TAGS:
+        if tag not in PY_TAGS:
             continue
         if body.lstrip().startswith(">>>"):
-            out.examples.extend(_doctest_blocks(body))
+            out.examples.extend(doctest_blocks(body))
             continue
         out.code.append(body.rstrip() + "\n")
         try:
@@ -102,10 +68,10 @@ def extract_step(text: str) -> StepCode:
                 if not node.name.startswith(("test", "Test")):
                     out.functions.append(node.name)
                 doc = ast.get_docstring(node) or ""
-                out.examples.extend(_doctest_blocks(doc))
+                out.examples.extend(doctest_blocks(doc))
     prose_parts.append(text[last:])
     prose = "\n".join(prose_parts)
-    out.examples.extend(_doctest_blocks(prose))
+    out.examples.extend(doctest_blocks(prose))
     claim = parse_big_o(prose)
     out.claim = claim.text if claim else None
     return out

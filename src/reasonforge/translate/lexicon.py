@@ -8,6 +8,7 @@ singularised before it is named ("painted ladies" → PaintedLady, "sheep" → S
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -41,8 +42,8 @@ def singularize(word: str) -> str:
     if w.endswith("ies") and len(w) > 4:
         return w[:-3] + "y"  # butterflies, ladies, tabbies
     if w.endswith("uses"):
-        # wumpuses/impuses/buses drop "es"; houses/causes (vowel before "u") only drop "s".
-        return w[:-2] if w[-5] not in "aeiou" else w[:-1]
+        # wumpuses/impuses/buses drop "es"; houses/causes (vowel before "u") only drop "s"; "uses" is "use".
+        return w[:-2] if len(w) > 4 and w[-5] not in "aeiou" else w[:-1]
     if w.endswith(("sses", "xes", "zzes", "ches", "shes")):
         return w[:-2]
     if w.endswith(_ADJECTIVE_S_ENDINGS):
@@ -112,7 +113,8 @@ class Lexicon:
         nouns: set[str] = set()
         adjectives: set[str] = set()
         for text in texts:
-            for sentence in re.split(r"[.!?;:]+", text):
+            # NFKC, as the parser reads text: a full-width word is evidence about the word a reader sees
+            for sentence in re.split(r"[.!?;:]+", unicodedata.normalize("NFKC", text)):
                 words = re.findall(r"[A-Za-z0-9][A-Za-z0-9'-]*", sentence)
                 lower = [w.lower() for w in words]
                 for i, w in enumerate(lower):

@@ -6,12 +6,17 @@ statement or a proof that does not go through fails there, not here.
 
 Reading (the shared extractor `lang.math.text` plus parity/divisibility phrases):
 - Givens (the Context): the query's bindings (`Definition`), its relations and domain facts
-  (`n is an even integer` → `Axiom n_even : Z.Even n`), and relations a step cites from a named
-  theorem ("By the Pythagorean theorem, x² + y² = z²"), which a rule-based reader cannot derive and
-  takes as given. Unknowns get `Parameter`s; a length-like unknown (the query speaks of a length,
+  (`n is an even integer` → `Axiom n_even : Z.Even n`), but never what it asks (`verify.coq.givens`:
+  "Prove that n is even" gives nothing), and relations a step cites from a named theorem ("By the
+  Pythagorean theorem, x² + y² = z²"), which a rule-based reader cannot derive. The checker accepts
+  only the question's givens as hypotheses, so a step resting on a cited relation, or on an unknown's
+  being an integer when the question does not say so, comes out `unsupported` naming it: honest
+  about what was assumed, never verified on it. Unknowns get `Parameter`s; a length-like unknown (the query speaks of a length,
   side, hypotenuse, distance, ...) also gets `0 <= v`. "Let x = 3" in a step defines x in the Context,
   and that step's theorem states `x = 3`.
-- Numbers: Z, or Q for the whole chain as soon as a decimal, a division or a percentage appears.
+- Numbers: Z, or Q for the whole chain as soon as a decimal, a division or a percentage appears; R when the
+  chain has an unknown the question does not say is an integer (`Parameter x : R`: over Z, "x > 1" would
+  give "x ≥ 2"), unless a parity or divisibility claim needs Z (then the checker names the assumption).
 - A step's theorem is the conjunction of its claims (chains `a = b = c` give `a = b /\\ b = c`). A name
   introduced "for some integer k" is existential in that step (`exists k, n = 2 * k`); a later step
   using k quantifies it with the same defining relation as hypothesis (`forall k, n = 2 * k -> ...`).
@@ -55,22 +60,23 @@ from reasonforge.types import (
     StepTranslation,
     VerifyRequest,
 )
-from reasonforge.verify.coq.claims import Phrase, phrases
+from reasonforge.verify.coq.claims import SOME, Phrase, phrases
+from reasonforge.verify.coq.givens import read_givens
 
 __all__ = ["TRANSLATOR_NAME", "TRANSLATOR_VERSION", "CoqMathTranslator"]
 
 TRANSLATOR_NAME = "math-coq-rules"
 TRANSLATOR_VERSION = "1.0"
 _PRELUDE = {"Z": "From Coq Require Import ZArith Lia.\nOpen Scope Z_scope.\n",
-            "Q": "From Coq Require Import QArith Lqa.\nOpen Scope Q_scope.\n"}
+            "Q": "From Coq Require Import QArith Lqa.\nOpen Scope Q_scope.\n",
+            "R": "From Coq Require Import Reals Lra.\nOpen Scope R_scope.\n"}
 _TACTICS = {"Z": "first [assumption | reflexivity | ring | lia | nia | (vm_compute; discriminate)]",
-            "Q": "first [assumption | reflexivity | ring | field | lra | (vm_compute; first [reflexivity | discriminate])]"}
+            "Q": "first [assumption | reflexivity | ring | field | lra | (vm_compute; first [reflexivity | discriminate])]",
+            "R": "first [assumption | reflexivity | ring | lra | nra | field]"}
 _CITED = re.compile(r"\b(?:by|using|from|applying)\s+(?:the\s+)?[\w'’-]+(?:\s+[\w'’-]+)?\s+"
                     r"(?:theorem|formula|law|identity|lemma)\b", re.IGNORECASE)
 _LENGTHS = re.compile(r"\b(lengths?|distances?|hypotenuse|sides?|legs?|radius|diameter|perimeter|area|heights?|"
                       r"width|triangle)\b", re.IGNORECASE)
-_SOME = re.compile(r"\bfor\s+some\s+(?:\w+\s+){0,2}?([A-Za-z])\b|\bwhere\s+([A-Za-z])\s+is\s+an?\s+(?:\w+\s+)?"
-                   r"(?:integer|number)\b|\bsome\s+(?:integer|natural\s+number|number)\s+([A-Za-z])\b", re.IGNORECASE)
 _PROPERTY_AXIOMS = {"even": ("even", "Z.Even {v}"), "odd": ("odd", "Z.Odd {v}"), "positive": ("pos", "0 < {v}"),
                     "negative": ("neg", "{v} < 0"), "nonnegative": ("nonneg", "0 <= {v}"),
                     "nonpositive": ("nonpos", "{v} <= 0")}
@@ -148,7 +154,8 @@ class CoqMathTranslator:
         """The Context (step 0) and one `coq` translation per step, in request order."""
         query = extract(request.original_query)
         readings = {s.step_id: extract(s.content) for s in request.reasoning_chain}
-        domain = _domain([query, *readings.values()])
+        domain = _domain(query, [readings[s.step_id] for s in request.reasoning_chain],
+                         [s.content for s in request.reasoning_chain], read_givens(request.original_query).domains)
         ctx = _Context(domain)
         self._givens(request.original_query, query, ctx)
         lengths = bool(_LENGTHS.search(request.original_query))
@@ -175,17 +182,23 @@ class CoqMathTranslator:
 
     # ------------------------------------------------------------------------------------- givens
     def _givens(self, text: str, query: StepMath, ctx: _Context) -> None:
+        # What the question asks ("Prove that n is even", "Show that x = 9") is a goal, never a Context axiom.
+        goals = set(read_givens(text).goals)
         for rel in query.bindings:
             name = rel.bound_name
-            if name is not None and name not in ctx.declared:
+            if name is not None and name not in ctx.declared and rel.text not in goals:
                 ctx.define(name, rel.rhs_tree)
         for rel in query.claims:
+            if rel.text in goals:
+                continue
             try:
                 self._declare(rel.names, ctx)
                 ctx.axiom("given", coq_relation(rel.lhs_tree, rel.op, rel.rhs_tree, ctx.domain))
             except NotCoq as exc:
                 ctx.notes.append(f"given `{rel.text}` not translated: {exc}")
         for assumption in query.assumptions:
+            if assumption.text in goals or (assumption.relation is not None and assumption.relation.text in goals):
+                continue
             if assumption.relation is not None:
                 rel = assumption.relation
                 try:
@@ -220,7 +233,7 @@ class CoqMathTranslator:
         found = phrases(text)
         if not (reading.bindings or reading.claims or found):
             raise _Untranslatable("the step states no relation, parity or divisibility fact")
-        introduced = {m for group in _SOME.findall(text) for m in group if m}
+        introduced = {m for group in SOME.findall(text) for m in group if m}
         inherited = {k: v for a in before if a in plans for k, v in plans[a].existential.items()}
         # Bindings first: "Let x = 3" defines x (in the Context) and the step states x = 3.
         relations: list[Relation] = []
@@ -239,8 +252,7 @@ class CoqMathTranslator:
             if cited and lengths:
                 ctx.axiom(f"{name}_nonneg", f"0 <= {name}")
         plan = _StepPlan(theorem=f"step{sid}")
-        claims = [_Claim(coq_relation(r.lhs_tree, r.op, r.rhs_tree, ctx.domain), r.names, _closed_tactic(r, ctx.domain))
-                  for r in relations]
+        claims = [_claim(r, ctx.domain) for r in relations]
         if cited:
             for claim in claims:
                 ctx.axiom(f"cited_{sid}", claim.coq)
@@ -340,7 +352,16 @@ class CoqMathTranslator:
 
 
 # -------------------------------------------------------------------------------------------- helpers
-def _domain(readings: Sequence[StepMath]) -> Domain:
+def _domain(query: StepMath, steps: Sequence[StepMath], texts: Sequence[str], domains: Mapping[str, str]) -> Domain:
+    """Z, or Q once a decimal, division or percentage appears; R when an unknown (a name no binding fixes) is not
+    an integer by the question: declaring it over Z or Q would assume what the question does not say."""
+    readings = [query, *steps]
+    bound = {r.bound_name for reading in readings for r in reading.bindings if r.bound_name}
+    unknowns = {n for reading in readings for r in (*reading.claims, *reading.cases) for n in r.names} - bound
+    unknowns |= {n for a in query.assumptions if a.relation is not None for n in a.relation.names} - bound
+    parity = any(phrases(text) for text in texts)
+    if not parity and any(domains.get(n, "real") not in ("integer", "natural", "positive") for n in unknowns):
+        return "R"
     for reading in readings:
         for rel in (*reading.bindings, *reading.claims):
             if needs_rationals(rel.lhs_tree) or needs_rationals(rel.rhs_tree):
@@ -348,11 +369,20 @@ def _domain(readings: Sequence[StepMath]) -> Domain:
     return "Z"
 
 
+def _claim(rel: Relation, domain: Domain) -> _Claim:
+    """The conjunct for a relation; over R a closed integer equation is stated in Z, where it computes (so a slip
+    fails with Coq's own "Unable to unify 26 with 9 + 16", not a bare `lra` failure), with the same value."""
+    if domain == "R" and not rel.names and rel.op == "=" and not (needs_rationals(rel.lhs_tree)
+                                                                   or needs_rationals(rel.rhs_tree)):
+        return _Claim(f"({coq_relation(rel.lhs_tree, rel.op, rel.rhs_tree, 'Z')})%Z", rel.names, "reflexivity")
+    return _Claim(coq_relation(rel.lhs_tree, rel.op, rel.rhs_tree, domain), rel.names, _closed_tactic(rel, domain))
+
+
 def _closed_tactic(rel: Relation, domain: Domain) -> str:
     """A closed equation is computed, so a slip fails with Coq's own "Unable to unify 26 with 9 + 16"."""
     if rel.names or rel.op != "=":
         return ""
-    return "reflexivity" if domain == "Z" else "(vm_compute; reflexivity)"
+    return {"Z": "reflexivity", "Q": "(vm_compute; reflexivity)", "R": "lra"}[domain]
 
 
 def _conjuncts(claims: list[_Claim]) -> str:

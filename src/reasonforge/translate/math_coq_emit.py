@@ -1,4 +1,4 @@
-"""Coq text for the expressions and relations the maths extractor reads (Z or Q arithmetic only).
+"""Coq text for the expressions and relations the maths extractor reads (Z, Q or R arithmetic).
 
 `coq_expr` prints an expression tree (`lang.math.expr`) as written, so `9 + 16` stays `9 + 16` and
 Coq, not this module, does the arithmetic. `coq_poly` prints a SymPy polynomial (a computed witness).
@@ -15,7 +15,7 @@ from reasonforge.lang.math.expr import Binary, Call, Name, Node, Num, Postfix, U
 
 __all__ = ["Domain", "NotCoq", "coq_expr", "coq_poly", "coq_relation", "needs_rationals"]
 
-Domain = Literal["Z", "Q"]
+Domain = Literal["Z", "Q", "R"]
 _OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "^": "^"}
 _PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}
 _RESERVED = frozenset({"Z", "Q", "R", "nat", "pi", "e", "fun", "forall", "exists", "match", "with", "end", "as", "in",
@@ -46,7 +46,7 @@ def _name(name: str) -> str:
 
 
 def coq_expr(node: Node, domain: Domain, parent: int = 0) -> str:
-    """Coq syntax for `node` in `domain`'s scope (Z_scope / Q_scope)."""
+    """Coq syntax for `node` in `domain`'s scope (Z_scope / Q_scope / R_scope)."""
     if isinstance(node, Num):
         if node.decimals and domain == "Z":
             raise NotCoq(f"the decimal {node.text} is not an integer")
@@ -71,7 +71,7 @@ def coq_expr(node: Node, domain: Domain, parent: int = 0) -> str:
             text = f"{left} {_OPS[node.op]} {right}"
         return f"({text})" if prec < parent or (prec == parent and node.op == "^") else text
     if isinstance(node, Postfix):
-        if node.op == "%" and domain == "Q":
+        if node.op == "%" and domain in ("Q", "R"):
             return f"({coq_expr(node.arg, domain, 3)} / 100)"
         raise NotCoq(f"the postfix `{node.op}` is not translated")
     if isinstance(node, Call):

@@ -1,12 +1,27 @@
-"""The translator protocol: a whole chain in, one `StepTranslation` per step out (DESIGN §3.1)."""
+"""The translator protocol: a whole chain in, one `StepTranslation` per step out (DESIGN §3.1).
+
+`time_limited` puts a translator under a wall-clock limit: the offline translators read untrusted text with rules
+(regular expressions, recursive descent), and a text built to be slow for them, or nested deeper than Python's
+recursion allows, must cost the chain its translations (every step `unsupported`, with the reason), never hang
+the caller or end in a traceback.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Protocol, runtime_checkable
+import logging
+import signal
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol, TypeVar, runtime_checkable
 
+from reasonforge.errors import ReasonForgeError
 from reasonforge.registry import Spec
-from reasonforge.types import StepTranslation, VerifyRequest
+from reasonforge.types import ArtifactLanguage, StepTranslation, VerifyRequest
+
+log = logging.getLogger(__name__)
+
+TRANSLATION_TIME_LIMIT_S = 30.0
+"""How long an offline translator may take over one chain; honest chains take milliseconds to a second."""
 
 
 @runtime_checkable
@@ -27,4 +42,105 @@ class Translator(Protocol):
         ...
 
 
-__all__ = ["Translator"]
+TranslatorT = TypeVar("TranslatorT", bound=Translator)
+_Translate = Callable[[VerifyRequest, Mapping[int, Sequence[int]]], list[StepTranslation]]
+
+
+class _Overran(BaseException):
+    """Raised into the translation by the alarm; a BaseException, so a translator's `except Exception` cannot
+    swallow it."""
+
+
+def time_limited(translator: TranslatorT, language: ArtifactLanguage,
+                 limit_s: float = TRANSLATION_TIME_LIMIT_S) -> TranslatorT:
+    """`translator` itself, its `translate_chain` run by `translate_within` (so its type, spec and settings stay)."""
+    inner: _Translate = translator.translate_chain
+
+    def translate_chain(request: VerifyRequest, ancestors: Mapping[int, Sequence[int]]) -> list[StepTranslation]:
+        return translate_within(inner, request, ancestors, language=language, limit_s=limit_s)
+
+    translator.translate_chain = translate_chain  # type: ignore[method-assign]
+    return translator
+
+
+def translate_within(translate: _Translate, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]], *,
+                     language: ArtifactLanguage, limit_s: float = TRANSLATION_TIME_LIMIT_S) -> list[StepTranslation]:
+    """`translate(request, ancestors)`, or, when it overruns `limit_s`, recurses too deeply or crashes, one empty
+    (unsupported) translation per step whose notes say why. A `ReasonForgeError` (bad settings) still propagates."""
+    try:
+        return _run_limited(lambda: translate(request, ancestors), limit_s)
+    except _Overran:
+        why = (f"the offline translator did not finish this chain within {limit_s:g} s (a step too long or too "
+               "intricate for its rules); no step was translated: split or shorten the long steps, or send "
+               "translations")
+    except RecursionError:
+        why = ("a step is nested too deeply for the offline translator (Python's recursion limit); no step was "
+               "translated: rephrase the deeply nested step, or send translations")
+    except ReasonForgeError:
+        raise
+    except Exception as exc:  # a translator bug must cost the chain its translations, not the verdict
+        log.exception("offline translator crashed")
+        why = f"the offline translator crashed ({type(exc).__name__}: {exc}); no step was translated"
+    return [
+        StepTranslation(step_id=step.step_id, original_content=step.content, language=language,
+                        translation_confidence=0.0, notes=why)
+        for step in request.reasoning_chain
+    ]
+
+
+def _run_limited(call: Callable[[], list[StepTranslation]], limit_s: float) -> list[StepTranslation]:
+    """`call()`, raising `_Overran` once `limit_s` has passed."""
+    if _can_alarm():
+        return _with_alarm(call, limit_s)
+    return _in_thread(call, limit_s)
+
+
+def _can_alarm() -> bool:
+    # A signal reaches only the main thread, and an interval timer someone else set must be left alone.
+    return (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+            and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0))
+
+
+def _with_alarm(call: Callable[[], list[StepTranslation]], limit_s: float) -> list[StepTranslation]:
+    """In the main thread: SIGALRM interrupts the translation wherever it is (the regex engine checks signals too)."""
+
+    def overran(_signum: int, _frame: object) -> None:
+        raise _Overran
+
+    previous = signal.signal(signal.SIGALRM, overran)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, limit_s)
+        try:
+            return call()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _in_thread(call: Callable[[], list[StepTranslation]], limit_s: float) -> list[StepTranslation]:
+    """Off the main thread (or under someone else's timer): run in a helper thread and stop waiting at the limit.
+    The helper cannot be killed and runs on, its result dropped; the service runs jobs in the main thread of its
+    job processes, which take the alarm path."""
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except Exception as exc:  # noqa: BLE001 - re-raised in the caller's thread below
+            outcome["error"] = exc
+
+    helper = threading.Thread(target=run, name="reasonforge-translate", daemon=True)
+    helper.start()
+    helper.join(limit_s)
+    if helper.is_alive():
+        log.warning("offline translator still running after %g s; its result will be dropped", limit_s)
+        raise _Overran
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    if "value" not in outcome:
+        raise RuntimeError("the translator's thread ended without a result")
+    return outcome["value"]  # type: ignore[return-value]
+
+
+__all__ = ["TRANSLATION_TIME_LIMIT_S", "Translator", "time_limited", "translate_within"]

@@ -29,8 +29,10 @@ _LEADING_MARKER = re.compile(
     re.IGNORECASE,
 )
 _INNER_MARKER = re.compile(r",\s*(?:and\s+)?(?:therefore|so|hence|thus|consequently)\b\s*,?\s*", re.IGNORECASE)
-_SINCE = re.compile(r"^(?:since|because|as)\s+(.+?)\s*,\s*(.+)$", re.IGNORECASE)
-_BECAUSE = re.compile(r"^(.+?)\s*,?\s+(?:because|since)\s+(.+)$", re.IGNORECASE)
+# The reason words are found by plain searches and the text cut around them: patterns such as
+# `^(.+?)\s*,?\s+because` backtrack cubically on a long run of spaces (72 s for 2,000 of them).
+_SINCE = re.compile(r"(?:since|because|as|given\s+that)\s", re.IGNORECASE)
+_BECAUSE = re.compile(r"\s(?:because|since)\s", re.IGNORECASE)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -82,7 +84,8 @@ def split_query(text: str) -> QuerySplit:
 
 
 class SentenceRole(BaseModel):
-    """How one sentence of a step contributes: local premises and a claim, marked as a conclusion or not."""
+    """How one sentence of a step contributes: its reasons ("Since A, …") and its claim, marked as a conclusion
+    or not. Both are things the step asserts (the translator checks both; see translate.logic)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -92,19 +95,24 @@ class SentenceRole(BaseModel):
 
 
 def sentence_role(sentence: str) -> SentenceRole:
-    """Split off conclusion markers ("Therefore, X") and reasons ("Since A, B" / "B because A")."""
+    """Split off conclusion markers ("Therefore, X") and reasons ("Since A, B" / "B because A").
+
+    The reasons are `premises` in the grammatical sense only: the translator checks them like the claim."""
     text = sentence.strip()
-    leading = _LEADING_MARKER.match(text)
-    if leading and leading.end() < len(text):
-        inner_role = sentence_role(text[leading.end() :])  # "Therefore, since A, B"
-        return SentenceRole(premises=inner_role.premises, claim=inner_role.claim, marked=True)
+    marked = False
+    while (leading := _LEADING_MARKER.match(text)) and leading.end() < len(text):  # "Therefore, since A, B"
+        text, marked = text[leading.end() :].strip(), True
     inner = _INNER_MARKER.search(text)
     if inner and inner.start() > 0:
         return SentenceRole(premises=[text[: inner.start()]], claim=text[inner.end() :], marked=True)
     since = _SINCE.match(text)
     if since:
-        return SentenceRole(premises=[since.group(1)], claim=since.group(2), marked=True)
-    because = _BECAUSE.match(text)
+        reason, comma, claim = text[since.end() :].partition(",")
+        if comma and reason.strip() and claim.strip():
+            return SentenceRole(premises=[reason.strip()], claim=claim.strip(), marked=True)
+    because = _BECAUSE.search(text)
     if because:
-        return SentenceRole(premises=[because.group(2)], claim=because.group(1), marked=True)
-    return SentenceRole(premises=[], claim=text, marked=False)
+        claim, reason = text[: because.start()].rstrip().removesuffix(",").rstrip(), text[because.end() :].strip()
+        if claim and reason:
+            return SentenceRole(premises=[reason], claim=claim, marked=True)
+    return SentenceRole(premises=[], claim=text, marked=marked)

@@ -6,6 +6,7 @@ import pytest
 import sympy
 
 from reasonforge.lang.math.expr import to_text
+from reasonforge.lang.math.step import UnreadReason
 from reasonforge.lang.math.text import extract, extract_value, restate
 from reasonforge.lang.math.tokens import lex_plain
 from reasonforge.types import StepStatus
@@ -85,10 +86,11 @@ def test_words_in_prose_never_become_symbols():
     assert claims("5 apples = 5") == []  # a lone subject with its noun is not an operand
 
 
-def test_unit_conversions_are_skipped_with_a_note():
-    math = extract("It takes 1 hour = 60 minutes")
-    assert math.claims == () and "converts units" in math.notes[0]
-    assert claims("That is 2 hours * 60 = 120 minutes") == []  # hours and minutes: skipped too
+def test_unit_conversions_are_read_exactly_or_not_at_all():
+    assert claims("It takes 1 hour = 60 minutes") == ["1*60 = 60"]  # two lone quantities: converted exactly
+    assert status("It takes 2 hours = 100 minutes") is StepStatus.FAILED
+    math = extract("That is 2 hours * 60 = 120 minutes")  # hours and minutes: not read, and the step says so
+    assert math.claims == () and "converts" in math.notes[0] and math.unread[0].reason is UnreadReason.UNIT
     assert claims("She earns $12 per hour * 5 hours = $60") == ["12*5 = 60"]  # a rate is not a conversion
 
 
@@ -151,13 +153,14 @@ def test_malformed_input_never_raises_or_hangs(text):
     math = extract(text)
     # A guard against runaway (super-linear) parsing, not a speed target: these take ~0.1 s alone,
     # and a loaded 2-core machine must not fail them.
-    assert time.perf_counter() - started < 10.0
+    assert time.perf_counter() - started < 60.0  # a hang guard
     assert isinstance(math.notes, tuple)
 
 
 def test_unreadable_sides_are_noted():
     math = extract(r"\(\sum_{i=1}^{n} i = 55\)")
-    assert math.empty and "could not read" in math.notes[0]
+    assert math.empty and "did not read" in math.notes[0]
+    assert [u.reason for u in math.unread] == [UnreadReason.SYMBOL] and not math.exact
 
 
 # ---- GSM8K reference lines once misread ------------------------------------------------------------------
@@ -177,8 +180,9 @@ MISREAD = [
     # row 3390: a mixed number with currency on both parts
     ("At $10 per three pizzas, it cost $10/3=$3 and $1/3 per meat lovers pizza.", ["10/3 = 3 + 1/3"],
      "At $10 per three pizzas, it cost $10/3=$3 and $2/3 per meat lovers pizza."),
-    # row 3520: an ellipsis truncates the decimal: ≈ with a unit of the last digit
-    ("Then divide: 20 minutes / 240 minutes = 8.333...%, which rounds down to 8%", ["20/240 ~= 8.333%"],
+    # row 3520: an ellipsis truncates the decimal: the value lies within a unit of the last digit above it
+    ("Then divide: 20 minutes / 240 minutes = 8.333...%, which rounds down to 8%",
+     ["20/240 >= 8.333%", "20/240 < (8.333 + 0.001)%"],
      "Then divide: 20 minutes / 240 minutes = 8.533...%, which rounds down to 8%"),
     # row 3640: "16 and (2/3)"
     ("Arthur can buy 16 comic books because 100 / 6= 16 and (2/3)", ["100/6 = 16 + 2/3"],

@@ -199,14 +199,15 @@ def test_interpret_fails_closed_on_incomplete_reports():
     assert timeout.status == "error"
 
 
-def test_batch_runs_each_variant_in_its_own_fork():
-    from reasonforge.verify.code.harness_run import run_tests_batch
+def test_variants_each_run_in_their_own_sandbox():
+    from reasonforge.verify.code.harness_run import run_options, run_variants
 
     variants = [ADD + GOOD_TEST, ADD.replace("a + b", "a * b") + GOOD_TEST,
                 ADD + "def test_add():\n    while True:\n        pass\n",
                 ADD + "import os\nos._exit(0)\n" + GOOD_TEST, ADD + GOOD_TEST]
     expected = expected_tests(__import__("ast").parse(GOOD_TEST))
-    results = run_tests_batch(variants, examples=10, run_timeout_s=1.5, memory_mb=1024, expected=expected)
+    results = run_variants(variants, options=run_options(variants[0], examples=10), run_timeout_s=1.5,
+                           memory_mb=1024, expected=expected, examples=10, plan=None, workers=2)
     assert [r.status for r in results] == ["passed", "failed", "error", "failed", "passed"]
 
 

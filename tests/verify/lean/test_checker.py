@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from reasonforge import StepTranslation, VerifyRequest, verify_chain
 from reasonforge.registry import checkers
-from reasonforge.types import ArtifactLanguage, ChainStep, CheckLimits, ProofLevel, StepStatus
+from reasonforge.types import ArtifactLanguage, ChainStep, CheckLimits, CheckOutcome, ErrorKind, ProofLevel, StepStatus
 from reasonforge.verify import sandbox as sb
-from reasonforge.verify.lean.checker import ALLOWED_AXIOMS, LeanChecker, judge_axioms
+from reasonforge.verify.lean.checker import ALLOWED_AXIOMS, UNALIGNED_MESSAGE, LeanChecker, _unaligned, judge_axioms
 from reasonforge.verify.lean.compile import CompileResult, judge_messages, judge_run
 from reasonforge.verify.lean.diag import (
     Diagnostic,
@@ -473,6 +473,20 @@ def test_timeout_kills_the_process(monkeypatch):
     assert time.monotonic() - started < 5 and not process.alive
 
 
+def passed(outcome) -> bool:
+    """Compiled and audited: the checker's own verdict, reported unsupported since it aligns no statement."""
+    return (outcome.status is StepStatus.UNSUPPORTED and outcome.details.get("checker_status") == "verified"
+            and outcome.details.get("error_kind") == ErrorKind.UNALIGNED)
+
+
+def test_a_compiled_step_is_never_verified_without_alignment():
+    ok = CheckOutcome(status=StepStatus.VERIFIED, details={"axioms": {}})
+    out = _unaligned(ok)
+    assert passed(out) and out.message == UNALIGNED_MESSAGE and "evidence" not in out.details
+    failed = CheckOutcome(status=StepStatus.FAILED, message="boom")
+    assert _unaligned(failed) is failed
+
+
 def test_checker_on_a_warm_repl():
     chain = [step(1, "set_option pp.universes true"), step(2, KERNEL_REJECTS, (1,)),
              step(3, "theorem thm2 : 2 = 2 := rfl", (1, 2))]
@@ -480,7 +494,7 @@ def test_checker_on_a_warm_repl():
         checker = LeanChecker(NO_LEAN, pool=pool)
         assert checker.spec.args["backend"] == "repl"
         outcomes = checker.check_chain(chain, context="", level=ProofLevel.FORMAL, limits=LIMITS)
-    assert outcomes[1].status is StepStatus.VERIFIED and outcomes[1].details["backend"] == "repl"
+    assert passed(outcomes[1]) and outcomes[1].details["backend"] == "repl"
     assert outcomes[2].status is StepStatus.FAILED
     assert outcomes[2].message == "line 1: (kernel) application type mismatch"
     assert outcomes[3].status is StepStatus.ERROR and "builds on step 2" in outcomes[3].message
@@ -532,8 +546,9 @@ def test_compile_plumbing_with_a_stand_in_lean(fake_toolchain):
     checker = LeanChecker(settings)
     outcomes = checker.check_chain(chain, context="axiom x_is_3 : 3 = 3", level=ProofLevel.FORMAL, limits=LIMITS)
     status = {sid: o.status for sid, o in outcomes.items()}
-    assert status == {1: StepStatus.VERIFIED, 2: StepStatus.FAILED, 3: StepStatus.FAILED, 4: StepStatus.ERROR,
-                      5: StepStatus.FAILED, 6: StepStatus.FAILED, 7: StepStatus.ERROR, 8: StepStatus.VERIFIED}
+    assert status == {1: StepStatus.UNSUPPORTED, 2: StepStatus.FAILED, 3: StepStatus.FAILED, 4: StepStatus.ERROR,
+                      5: StepStatus.FAILED, 6: StepStatus.FAILED, 7: StepStatus.ERROR, 8: StepStatus.UNSUPPORTED}
+    assert passed(outcomes[1]) and passed(outcomes[8])
     assert outcomes[1].details["axioms"] == {"classical": ["Classical.choice"]}
     assert outcomes[1].details["lean_version"].startswith("Lean (version 4.0.0-fake")
     assert "sorryAx" in outcomes[2].message
@@ -570,10 +585,10 @@ def test_real_lean_chain():
     ]
     outcomes = LeanChecker(LeanSettings()).check_chain(chain, context="", level=ProofLevel.FORMAL,
                                                        limits=CheckLimits(timeout_s=60))
-    assert outcomes[1].status is StepStatus.VERIFIED, outcomes[1]
-    assert outcomes[2].status is StepStatus.VERIFIED, outcomes[2]
+    assert passed(outcomes[1]), outcomes[1]
+    assert passed(outcomes[2]), outcomes[2]
     assert outcomes[3].status is StepStatus.FAILED and outcomes[3].message.startswith("line 1")
-    assert outcomes[4].status is StepStatus.VERIFIED and "Classical.choice" in outcomes[4].details["axioms"]["em'"]
+    assert passed(outcomes[4]) and "Classical.choice" in outcomes[4].details["axioms"]["em'"]
     assert outcomes[5].status is StepStatus.ERROR
 
 
@@ -584,6 +599,6 @@ def test_real_lean_context_axioms_and_sorry_from_a_dependency():
     chain = [step(1, "theorem x_plus : x + 1 = 4 := by rw [hx]")]
     outcomes = LeanChecker(LeanSettings()).check_chain(chain, context=context, level=ProofLevel.FORMAL,
                                                        limits=CheckLimits(timeout_s=60))
-    assert outcomes[1].status is StepStatus.VERIFIED, outcomes[1]
+    assert passed(outcomes[1]), outcomes[1]
     assert set(outcomes[1].details["axioms"]["x_plus"]) <= {"hx", "propext", "Quot.sound", "Classical.choice", "x"}
 

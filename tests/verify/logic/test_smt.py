@@ -98,7 +98,7 @@ def test_fol_timeout_is_error_not_failed():
     artifact = "∀x ¬R(x, x)\n∀x ∀y ∀z (R(x, y) ∧ R(y, z) → R(x, z))\n∀x ∃y R(x, y)\n⊢ Q(a)"
     started = time.perf_counter()
     outcome = check_fol(artifact, limits=FAST)
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 30  # a hang guard: the timeout must end the solve
     assert outcome.status is StepStatus.ERROR
     assert outcome.message == "z3 timed out after 1.0 s"
 
@@ -111,7 +111,7 @@ def test_smtlib_timeout_is_error_and_cvc5_is_not_waited_for():
     for level in (ProofLevel.STANDARD, ProofLevel.FORMAL):
         started = time.perf_counter()
         outcome = check_smtlib(artifact, level=level, limits=FAST)
-        assert time.perf_counter() - started < 5
+        assert time.perf_counter() - started < 30  # a hang guard: cvc5 is not waited for
         assert outcome.status is StepStatus.ERROR
         assert "timed out after 1.0 s" in outcome.message
 

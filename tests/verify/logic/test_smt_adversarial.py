@@ -43,15 +43,25 @@ CASES = {
     "conclusion-not-true": (MODUS_PONENS + "(assert (not true))", V),  # `true` follows from consistent premises
     "conclusion-not-false": (MODUS_PONENS + "(assert (not false))", F),  # `false` follows from none
     "conclusion-not-not-false": (MODUS_PONENS + "(assert (not (not false)))", V),
-    "define-fun-trivial-conclusion": ("(declare-const p Bool)\n(define-fun C () Bool (or p (not p)))\n(assert p)\n(assert (not C))", V),
-    "define-fun-false-conclusion": ("(declare-const p Bool)\n(define-fun C () Bool (and p (not p)))\n(assert p)\n(assert (not C))", F),
-    "define-fun-true-as-premise": ("(declare-const p Bool)\n(define-fun T () Bool (not p))\n(assert p)\n(assert T)\n(assert (not p))", F),
+    # Definitions are assumptions the solver would take on trust: refused (write them as premises).
+    "define-fun-trivial-conclusion": ("(declare-const p Bool)\n(define-fun C () Bool (or p (not p)))\n(assert p)\n(assert (not C))", E),
+    "define-fun-false-conclusion": ("(declare-const p Bool)\n(define-fun C () Bool (and p (not p)))\n(assert p)\n(assert (not C))", E),
+    "define-fun-true-as-premise": ("(declare-const p Bool)\n(define-fun T () Bool (not p))\n(assert p)\n(assert T)\n(assert (not p))", E),
+    "define-fun-predicate-true": ("(declare-sort U 0)\n(declare-const rex U)\n(define-fun Dog ((x U)) Bool true)\n(assert (not (Dog rex)))", E),
+    "define-const": ("(declare-const p Bool)\n(define-const q Bool p)\n(assert p)\n(assert (not q))", E),
+    "define-sort": ("(define-sort A () Bool)\n(declare-const p A)\n(assert p)\n(assert (not p))", E),
+    "named-premise": ("(declare-const p Bool)\n(assert (! p :named h))\n(assert (not p))", E),
+    "named-inside-a-term": ("(declare-const p Bool)\n(assert (and p (! p :named h)))\n(assert (not p))", E),
+    # A declared name a reader could take for another.
+    "cyrillic-a-in-a-symbol": ("(declare-const |Cаt| Bool)\n(declare-const Cat Bool)\n(assert Cat)\n(assert (not |Cаt|))", E),
+    "fullwidth-symbol": ("(declare-const |Ｃat| Bool)\n(declare-const Cat Bool)\n(assert Cat)\n(assert (not |Ｃat|))", E),
     # Unicode and quoted symbols are ordinary names.
     "unicode-quoted-symbols": (("(declare-const |ünï cödé| Bool)\n(declare-const |a b| Bool)\n"
                                "(assert (=> |ünï cödé| |a b|))\n(assert |ünï cödé|)\n(assert (not |a b|))"), V),
     "quoted-equals-plain": ("(declare-const |p| Bool)\n(assert p)\n(assert (not |p|))", V),
     # Unsupported on purpose.
     "define-fun-rec": ("(define-fun-rec f ((x Int)) Int (f x))\n(assert (not (= (f 0) 0)))", E),
+    "define-funs-rec": ("(define-funs-rec ((f ((x Int)) Int)) ((f x)))\n(assert (not (= (f 0) 0)))", E),
     "unknown-command": (DECL + "(simplify p)\n(assert (not q))", E),
     "undeclared-symbol": ("(declare-const p Bool)\n(assert p)\n(assert (not r))", E),
     "declared-after-conclusion": ("(declare-const p Bool)\n(assert p)\n(assert (not q))\n(declare-const q Bool)", E),
@@ -68,7 +78,7 @@ def test_adversarial_standard(artifact, expected):
 
 
 FORMAL = ["assert-false-premise", "echo-unsat-on-invalid", "exit-before-conclusion", "push-false-pop",
-          "conclusion-not-true", "unicode-quoted-symbols", "string-literal-with-parens", "define-fun-trivial-conclusion"]
+          "conclusion-not-true", "unicode-quoted-symbols", "string-literal-with-parens"]
 
 
 @pytest.mark.parametrize("name", FORMAL)
@@ -120,7 +130,7 @@ def test_one_megabyte_formula_within_limits():
     started = time.perf_counter()
     outcome = check_smtlib(artifact, limits=CheckLimits(timeout_s=10))
     assert outcome.status is StepStatus.VERIFIED, outcome.message
-    assert time.perf_counter() - started < 10
+    assert time.perf_counter() - started < 60  # a hang guard
     broken = artifact.replace(f"(assert (=> x{n // 2} x{n // 2 + 1}))", "")
     assert check_smtlib(broken, limits=CheckLimits(timeout_s=10)).status is StepStatus.FAILED
 
@@ -131,3 +141,14 @@ def test_solver_timeout_is_error():
                 "(assert (not (not (= (+ (* x x x) (* y y y)) (* z z z)))))")
     outcome = check_smtlib(artifact, limits=CheckLimits(timeout_s=1))
     assert outcome.status is StepStatus.ERROR and outcome.message == "z3 timed out after 1.0 s"
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("define-fun-predicate-true", "a definition is an assumption"),
+    ("named-premise", ":named annotation defines a new symbol"),
+    ("cyrillic-a-in-a-symbol", "mixes scripts"),
+    ("fullwidth-symbol", "not in NFKC form"),
+])
+def test_refusals_say_why(name, words):
+    outcome = check_smtlib(CASES[name][0])
+    assert words in outcome.message

@@ -7,11 +7,17 @@ far right as possible, as in NLTK and FOLIO's own unparenthesised rules (`∀x P
 `∀x (P(x) → Q(x))`). Terms are variables (bound by an enclosing quantifier) or constants (any other
 identifier, digits allowed: `127`); atoms are `Pred(t, ...)`, a bare identifier (0-ary), `t = u`,
 `t ≠ u` (`!=`) or `⊤`/`⊥` (`true`/`false`). FOLIO itself uses no equality.
+
+Identifiers are read in NFKC form (`Ｃat` and `Cat` are one name, as a reader sees them), and a name a reader
+could take for another is refused: one that mixes scripts (`Cаt` with a Cyrillic `а`) or a non-Latin name
+whose every letter looks Latin (Cyrillic `Сор`). Otherwise the solver would see two names where the reader
+sees one, and an artifact could look contradictory to a person and consistent to the solver.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -54,6 +60,10 @@ _TOKEN_RE = re.compile(
     r"|(?P<ident>[^\W][\w’']*)"
     r"|(?P<op><->|<=>|->|=>|&&|\|\||!=|[¬~!\-∧&∨|⊕⊻^→⇒↔⟷⇔∀∃=≠⊤⊥(),.])"
 )
+_IDENTIFIER = re.compile(r"[^\W][\w’']*")
+_NO_SCRIPT = frozenset({"COMMON", "INHERITED"})  # digits, `_`, `’`, combining marks: any script may use them
+# Scripts one word may combine: Japanese writes kanji with kana, Korean may mix hanja and hangul.
+_SCRIPT_FAMILIES = (frozenset({"HAN", "HIRAGANA", "KATAKANA"}), frozenset({"HAN", "HANGUL"}))
 _BINARY = {"and": 4, "or": 3, "xor": 3, "implies": 2, "iff": 1}
 _RIGHT_ASSOC = {"implies", "iff"}
 _SYMBOL = {"and": "∧", "or": "∨", "xor": "⊕", "implies": "→", "iff": "↔"}
@@ -66,6 +76,56 @@ class _Tok:
     col: int  # 1-based
 
 
+class IdentifierError(ValueError):
+    """An identifier a reader could take for another (the message says why and what to write)."""
+
+
+def normalise_identifier(name: str) -> str:
+    """`name` in NFKC form; raises IdentifierError when it mixes scripts or is a look-alike of a Latin name."""
+    if name.isascii():
+        return name
+    text = unicodedata.normalize("NFKC", name)
+    if not _IDENTIFIER.fullmatch(text):
+        raise IdentifierError(f"{name!r} is {text!r} in NFKC form, which is not an identifier")
+    problem = identifier_problem(text)
+    if problem is not None:
+        raise IdentifierError(problem)
+    return text
+
+
+def identifier_problem(name: str) -> str | None:
+    """Why `name` could be mistaken for another name (mixed scripts, a non-Latin look-alike), or None."""
+    if name.isascii():
+        return None
+    # Imported here: its Unicode tables take a moment to load, and ASCII names (nearly all) never need them.
+    from confusable_homoglyphs import categories, confusables
+
+    scripts: dict[str, str] = {}
+    for ch in name:
+        script = categories.alias(ch)
+        if script not in _NO_SCRIPT:
+            scripts.setdefault(script, ch)
+    if len(scripts) > 1 and not any(set(scripts) <= family for family in _SCRIPT_FAMILIES):
+        mixed = ", ".join(f"{script.title()} {ch!r}" for script, ch in scripts.items())
+        return f"{name!r} mixes scripts ({mixed}): write each identifier in one script"
+    if not scripts or "LATIN" in scripts:
+        return None
+    latin = []
+    for ch in name:
+        if categories.alias(ch) in _NO_SCRIPT:
+            latin.append(ch)
+            continue
+        found = confusables.is_confusable(ch, preferred_aliases=["latin"])
+        glyph = next((h["c"] for h in found[0]["homoglyphs"] if categories.alias(h["c"][0]) == "LATIN"), None) \
+            if found else None
+        if glyph is None:
+            return None  # a letter with no Latin look-alike: the name cannot pass for a Latin one
+        latin.append(glyph)
+    script = next(iter(scripts)).title()
+    return (f"{name!r} is written in {script} letters that each look Latin (it reads as {''.join(latin)!r}); "
+            "write the Latin name")
+
+
 def _tokenize(text: str, line: int, col0: int) -> list[_Tok]:
     toks: list[_Tok] = []
     pos = 0
@@ -74,7 +134,10 @@ def _tokenize(text: str, line: int, col0: int) -> list[_Tok]:
         if m is None:
             raise ArtifactSyntaxError(f"unexpected character {text[pos]!r}", line=line, column=col0 + pos)
         if m.lastgroup == "ident":
-            word = m.group()
+            try:
+                word = normalise_identifier(m.group())
+            except IdentifierError as exc:
+                raise ArtifactSyntaxError(f"identifier refused: {exc}", line=line, column=col0 + pos) from None
             toks.append(_Tok(_WORDS.get(word, "ident"), word, col0 + pos))
         elif m.lastgroup == "op":
             toks.append(_Tok(_OPS[m.group()], m.group(), col0 + pos))

@@ -51,11 +51,13 @@ __all__ = [
     "Undefined",
     "describe",
     "evaluate",
+    "has_percent",
     "names_in",
     "parse_expression",
     "parse_number",
     "rounding_tolerance",
     "split_relation",
+    "strip_percent",
     "to_sympy",
     "to_text",
 ]
@@ -195,7 +197,7 @@ def _int_of(digits: str) -> int:
 # ---- tokenizer and parser ---------------------------------------------------------------------------
 _TOKEN = re.compile(
     r"(?P<ws>\s+)"
-    r"|(?P<num>\d+(?:\.\d+)?|\.\d+)"
+    r"|(?P<num>[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
     r"|(?P<rel><=|>=|!=|~=|==|[=<>≤≥≠≈⩽⩾])"
     r"|(?P<op>\*\*|//|[-+*/^!%(),−×·÷])"
@@ -423,8 +425,36 @@ def names_in(node: Node) -> frozenset[str]:
     return frozenset().union(*(names_in(a) for a in node.args))
 
 
-def rounding_tolerance(node: Node) -> sympy.Rational | None:
-    """Half a unit of the last written digit when `node` is a (signed, optionally %) decimal literal."""
+def has_percent(node: Node) -> bool:
+    """Does the expression write a `%` anywhere?"""
+    if isinstance(node, Postfix):
+        return node.op == "%" or has_percent(node.arg)
+    if isinstance(node, Unary):
+        return has_percent(node.arg)
+    if isinstance(node, Binary):
+        return has_percent(node.left) or has_percent(node.right)
+    if isinstance(node, Call):
+        return any(has_percent(a) for a in node.args)
+    return False
+
+
+def strip_percent(node: Node) -> Node:
+    """The expression with every `%` dropped (`10%` → `10`)."""
+    if isinstance(node, Postfix):
+        inner = strip_percent(node.arg)
+        return inner if node.op == "%" else Postfix(node.op, inner)
+    if isinstance(node, Unary):
+        return Unary(node.op, strip_percent(node.arg))
+    if isinstance(node, Binary):
+        return Binary(node.op, strip_percent(node.left), strip_percent(node.right))
+    if isinstance(node, Call):
+        return Call(node.func, tuple(strip_percent(a) for a in node.args))
+    return node
+
+
+def rounding_tolerance(node: Node, *, integers: bool = False) -> sympy.Rational | None:
+    """Half a unit of the last written digit when `node` is a (signed, optionally %) decimal literal; with
+    `integers`, of a whole-number literal too (½: `≈ 3` is rounding to units)."""
     scale = sympy.Integer(1)
     while True:
         if isinstance(node, Unary):
@@ -434,7 +464,7 @@ def rounding_tolerance(node: Node) -> sympy.Rational | None:
             node = node.arg
         else:
             break
-    if isinstance(node, Num) and node.decimals > 0:
+    if isinstance(node, Num) and (node.decimals > 0 or integers):
         return scale * sympy.Rational(1, 2 * 10 ** node.decimals)
     return None
 

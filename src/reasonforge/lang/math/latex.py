@@ -33,6 +33,11 @@ _LATEX_GROUP_TRANSPARENT = {"boxed", "fbox", "underline", "underbrace", "overbra
 _LATEX_SWALLOW = {"sum", "prod", "int", "lim", "max", "min", "sup", "inf", "bigcup", "bigcap", "iint", "oint"}
 _LATEX_FRAC = {"frac", "dfrac", "tfrac", "cfrac"}
 _LATEX_BINOM = {"binom", "dbinom", "tbinom"}
+# prose joining maths inside `\text{…}` ("and", "if"), not what a number counts
+_CONNECTIVE_WORDS = {"and", "or", "if", "so", "then", "where", "when", "for", "with", "since", "because", "thus",
+                     "hence", "therefore", "is", "are", "but", "as", "by", "of", "to", "from", "per", "i", "e", "ie",
+                     "eg", "mod", "else", "otherwise", "not", "no"}
+_ONE_LETTER_UNITS = {"m": "meter", "g": "gram", "s": "second", "h": "hour", "l": "liter", "L": "liter"}
 
 
 class LatexReader:
@@ -202,10 +207,19 @@ class LatexReader:
             unit = word_unit(words)
             if not words:
                 return after
+            counted = bool(out) and out[-1].kind == "num" and re.fullmatch(r"[A-Za-z]+", words) is not None \
+                and words.lower() not in _CONNECTIVE_WORDS
             if unit:
                 out.append(Tok("unit", words, i, after, space, unit=unit[1]))
             elif name in ("mathrm", "operatorname") and words in _LATEX_FUNCS:
                 out.append(Tok("func", words, i, after, space))
+            elif counted:
+                # `3\text{ m}`, `5\text{ apples}`: what the number counts, like a unit (never dropped so that
+                # `5\text{ apples} + 3\text{ apples} = 9\text{ apples}` would vanish unread)
+                letter = _ONE_LETTER_UNITS.get(words)
+                out.append(Tok("unit", words, i, after, space, unit=letter))
+                if letter:
+                    out[-2] = replace(out[-2], unit=letter)
             else:
                 out.append(Tok("break", words, i, after, space))
             return after

@@ -35,7 +35,7 @@ _DELIMS = re.compile(r"\\[()\[\]]|\$")
 _PROPS = r"(?:positive|negative|non-?negative|non-?positive|even|odd|prime|real|rational|natural|whole)"
 _NOUNS = r"(?:integers?|numbers?|reals?|natural\s+numbers?|whole\s+numbers?|primes?)"
 _DOMAIN_IS = re.compile(
-    rf"(?<![\w\\])([A-Za-z](?:\s*,\s*[A-Za-z])*(?:\s*,?\s*and\s+[A-Za-z])?)\$?\s+(?:is|are|be)\s+(?:an?\s+|all\s+)?"
+    rf"(?<![\w\\])([A-Za-z](?:\s{{0,3}},\s{{0,3}}[A-Za-z]){{0,12}}(?:\s{{0,3}},?\s{{0,3}}and\s+[A-Za-z])?)\$?\s+(?:is|are|be)\s+(?:an?\s+|all\s+)?"
     rf"((?:{_PROPS}\s*)*)({_NOUNS})?\b",
     re.IGNORECASE,
 )
@@ -87,9 +87,13 @@ def domain_assumptions(raw: str) -> list[Assumption]:
     return found
 
 
+_WINDOW = 300  # how far back a relation's sentence is read: roles are settled by the nearby prose
+
+
 def _prefix(text: str, start: int, floor: int) -> str:
-    """The prose of the current sentence before `start`, LaTeX delimiters removed."""
-    lo = max(floor, *(text.rfind(c, 0, start) + 1 for c in ".;\n?!"))
+    """The prose of the current sentence before `start` (at most _WINDOW characters), LaTeX delimiters removed."""
+    floor = max(floor, start - _WINDOW)
+    lo = max(floor, *(text.rfind(c, floor, start) + 1 for c in ".;\n?!"))
     return _DELIMS.sub(" ", text[lo:start])
 
 

@@ -4,13 +4,14 @@ reads out of it, as plain data over the expression AST (`lang.math.expr`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Literal
 
 import sympy
 
 from reasonforge.lang.math.expr import Name, Node, names_in, to_sympy, to_text
 
-__all__ = ["Assumption", "Origin", "Relation", "StepMath"]
+__all__ = ["Assumption", "Origin", "Relation", "StepMath", "Unread", "UnreadReason"]
 
 Origin = Literal["annotation", "latex", "text"]
 """Where a relation was read: a calculator annotation, delimited LaTeX, or plain text."""
@@ -80,16 +81,52 @@ class Assumption:
         return f"{self.name} is {' '.join(self.properties)}"
 
 
+class UnreadReason(StrEnum):
+    """Why a relation the text asserts was not read: the step cannot rest on its other relations alone."""
+
+    UNPARSED = "unparsed"  # a side is not an expression of the artifact language
+    INCOMPLETE = "incomplete"  # prose cuts a side (`7 gallons + Cynthia's 8 = 15`, `= about 7`)
+    WORD_OPERATOR = "word_operator"  # a word changes a side's value (`three times`, `5 more than`, `3 dozen`)
+    UNIT = "unit"  # quantities in different units or dimensions, or a letter that may be a unit or an unknown
+    NEGATION = "negation"  # prose negation whose scope over the relation cannot be read exactly
+    AMBIGUOUS = "ambiguous"  # the prose allows two readings that disagree (a range `3-4`, `1,5`, "of")
+    SYMBOL = "symbol"  # a symbol or digit outside the reader's alphabet (`≡`, `৪`, fullwidth `１`)
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A relation the step's text asserts that the reader could not read exactly (never verified by others)."""
+
+    span: tuple[int, int]
+    source: str
+    reason: UnreadReason
+    detail: str = ""
+
+    @property
+    def message(self) -> str:
+        """One line for a note: what was not read and why."""
+        quoted = " ".join(self.source.split())
+        quoted = quoted if len(quoted) <= 80 else quoted[:79] + "…"
+        return f"did not read \"{quoted}\" ({self.reason.value}{': ' + self.detail if self.detail else ''})"
+
+
 @dataclass(frozen=True)
 class StepMath:
     """What a step asserts (claims), introduces (bindings: "Let x = 3"; cases: "if x = 3", which hold for
-    this step only), assumes, and what could not be read."""
+    this step only), assumes, and what could not be read: `unread` lists every relation the text asserts that
+    was not read exactly (a step with any is at best unsupported: its other relations are not all it says)."""
 
     claims: tuple[Relation, ...] = ()
     bindings: tuple[Relation, ...] = ()
     assumptions: tuple[Assumption, ...] = ()
     notes: tuple[str, ...] = ()
     cases: tuple[Relation, ...] = ()
+    unread: tuple[Unread, ...] = ()
+
+    @property
+    def exact(self) -> bool:
+        """Whether every relation the text asserts was read (nothing in `unread`)."""
+        return not self.unread
 
     @property
     def relations(self) -> tuple[Relation, ...]:

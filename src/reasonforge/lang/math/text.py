@@ -10,8 +10,8 @@ its source span and canonical text, and offers the relation as an unevaluated Sy
 
 Where relations come from, in this order:
 - GSM8K calculator annotations `<<48/2=24>>`: the annotation is the relation; the number repeated
-  after it is prose, and a text relation holding that echo (`48/2 = <<48/2=24>>24`) is the annotation
-  read again, not a second claim.
+  after it (its echo) must be its value (`<<16-3=13>>14` claims 13 = 14), and a text relation holding the
+  echo (`48/2 = <<48/2=24>>24`) is the annotation read again when it says the same (see `_settle_echoes`).
 - Delimited LaTeX: `$…$`, `$$…$$`, `\\(…\\)`, `\\[…\\]` (`\\frac`, `\\sqrt`, `\\cdot`, `\\times`, `^{}`,
   `\\left( \\right)`, `\\boxed{}`, `\\le`, `\\ge`, `\\neq`, ...). A `$` pair holding prose words is currency.
 - Plain text: a maximal run of maths tokens (numbers, single-letter names, operators, Unicode ² ³ × ÷
@@ -19,7 +19,7 @@ Where relations come from, in this order:
   and currency words next to numbers (`$12`, `12 dollars`, `5 km`) are skipped, and so are the nouns
   that numbers count between operands (`6 monkeys / 10 animals * 100%`, see `lang.math.tokens`); `20%` is
   20/100 and "20% of 50" is (20/100)·50; `1,000` and `1 000` are one thousand; `8.333...` is a truncated
-  decimal (the relation is ≈); `2k` and `3(x+1)` are products, and so are `(1/2) 1956` and `15 j = …`;
+  decimal (the other side lies in [8.333, 8.334)); `2k` and `3(x+1)` are products, and so are `(1/2) 1956` and `15 j = …`;
   `x` before a number is × (`3 x 4`, but `3x - 5` keeps x); `1 1/2`, `1 and 1/2`, `16 and (2/3)` are
   mixed numbers; `25 / 1/3` divides by a third, and so does `14 / 1 / 4` (nobody divides by 1); `a//b` is
   floor(a/b); `13 / 6 = 2 … with a remainder of 1` is floor(13/6) = 2; `f(0)` is a value of f (the name
@@ -27,6 +27,19 @@ Where relations come from, in this order:
   in LaTeX is a segment, not B·C; hyphenated compounds (`5-minute`, `one-fourth`) are words; times of
   day (`11:00`) and list labels (`Day 3:`, `Remaining 10 = …`, `Weeks 1-2 = …`, `section 2 = …`) are not
   values.
+
+Read exactly or not at all (issue 17): every relation symbol of the text is read, or is prose on one side
+("Total = 8", "Darcy = 2*Dexter"), or is listed in `StepMath.unread` with why (`step.UnreadReason`), so a step is
+never verified on its other relations while the text asserts one the reader dropped. Words around a run that
+change a side's value are read where the reading is exact ("half of 12", "twice 5", "a third of", "two-thirds of",
+"three times 4", "4 squared", "the square root of 16", "3 + 3 is not 7") and otherwise leave the relation unread
+("half of 12 + 4", "5 more than 3 = 8", "= 3 dozen", "= about 7", `3 = 3,5`, a range `3-4 hours`); units are
+dimension-checked (`3 m + 3 m = 7 m` is 3 + 3 = 7; `2 hours = 120 minutes` converts exactly; euros plus dollars,
+dollars plus hours, dozens plus bare numbers are unread); a truncated decimal (`0.666...`) is read as the
+interval it states; prose negation is read where its scope is exact ("It is not true that R", "R is false")
+and otherwise leaves R unread; the number written after an annotation must be its value, and prose around an
+annotation that says something else is unread; digits and symbols outside the reader's alphabet (`৪`, `１`, `≡`,
+a Cyrillic `х`) make their side unread. Every scan over the text is linear (no regex backtracks over it).
 
 Conservative by design (a misread relation would be a false failure): a run cut by a word on its left
 or right loses the cut side (`7 gallons + Cynthia's 8 = 15` yields nothing), a relation between
@@ -44,16 +57,40 @@ cases, assumptions); this module finds the regions and joins them (`extract`, `e
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import sympy
 
-from reasonforge.lang.math.expr import Binary, ExpressionError, Node, Num, evaluate, names_in, parse_expression
+from reasonforge.lang.math.expr import (
+    Binary,
+    Call,
+    ExpressionError,
+    Node,
+    Num,
+    Postfix,
+    Unary,
+    evaluate,
+    names_in,
+    parse_expression,
+    parse_number,
+    strip_percent,
+    to_text,
+)
 from reasonforge.lang.math.latex import LatexReader
 from reasonforge.lang.math.roles import classify, domain_assumptions
-from reasonforge.lang.math.runs import Found, implicit_products, relations_of_run, render, split_runs
-from reasonforge.lang.math.step import Assumption, Origin, Relation, StepMath
+from reasonforge.lang.math.runs import (
+    Found,
+    implicit_products,
+    percents_in,
+    relations_of_run,
+    render,
+    scales_in,
+    split_runs,
+)
+from reasonforge.lang.math.step import Assumption, Origin, Relation, StepMath, Unread, UnreadReason
 from reasonforge.lang.math.tokens import Tok, lex_plain, read_words
 from reasonforge.lang.math.units import conversion_factor
 
@@ -62,11 +99,8 @@ __all__ = ["Assumption", "Relation", "StepMath", "extract", "extract_value", "re
 
 # ---- regions ---------------------------------------------------------------------------------------------------
 _ANNOTATION = re.compile(r"<<([^<>\n]{1,2000})>>")
-_ECHO = re.compile(r"(?<=>>)(\s*[$€£]?\s*)[\d.]")
-_DELIMITED = re.compile(
-    r"\$\$(?P<dd>.+?)\$\$|\\\[(?P<sq>.+?)\\\]|\\\((?P<par>.+?)\\\)|(?<![\\$])\$(?P<d>[^$]+?)(?<!\\)\$",
-    re.DOTALL,
-)
+_ECHO = re.compile(r">>[ \t]*(?:[$€£][ \t]*)?([0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?![0-9])")
+_OPENERS = re.compile(r"\$|\\[\[(]")
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 
 
@@ -86,19 +120,66 @@ def _latex_like(body: str, after: str) -> bool:
     return len(_PROSE_WORD.findall(stripped)) == 0 and len(body) <= 2000
 
 
+def _delimited(text: str) -> list[tuple[int, int]]:
+    """Spans of delimited LaTeX bodies: `$$…$$`, `\\[…\\]`, `\\(…\\)` and `$…$` (not currency), left to right.
+    Linear: each closer is searched once per opener that it closes, and a delimiter with no closer left
+    is not searched for again."""
+    found: list[tuple[int, int]] = []
+    dead: set[str] = set()
+    pos = 0
+    while (m := _OPENERS.search(text, pos)) is not None:
+        i = m.start()
+        if text.startswith("$$", i):
+            close = -1 if "$$" in dead else text.find("$$", i + 2)
+            if close < 0:
+                dead.add("$$")
+                pos = i + 2
+            elif close == i + 2:
+                pos = i + 4
+            else:
+                found.append((i + 2, close))
+                pos = close + 2
+            continue
+        if text[i] == "\\":
+            closer = "\\]" if text[i + 1] == "[" else "\\)"
+            close = -1 if closer in dead else text.find(closer, i + 2)
+            if close < 0:
+                dead.add(closer)
+                pos = i + 2
+            else:
+                if close > i + 2:
+                    found.append((i + 2, close))
+                pos = close + 2
+            continue
+        if i > 0 and text[i - 1] == "\\":  # `\$`: an escaped dollar opens nothing
+            pos = i + 1
+            continue
+        close = -1 if "$" in dead else text.find("$", i + 1)
+        if close < 0:
+            dead.add("$")
+            pos = i + 1
+            continue
+        if close == i + 1 or text[close - 1] == "\\":
+            pos = i + 1
+            continue
+        if _latex_like(text[i + 1:close], text[close + 1:close + 2]):
+            found.append((i + 1, close))
+        pos = close + 1  # a currency pair (`$5 + $`) is consumed like a LaTeX one, but not read as LaTeX
+    return found
+
+
 def _regions(text: str) -> list[_Region]:
     """Split the text into annotation, LaTeX and plain regions, in order."""
     found: list[_Region] = []
     for m in _ANNOTATION.finditer(text):
         found.append(_Region("annotation", m.start(), m.end()))
     taken = [(r.start, r.end) for r in found]
-    for m in _DELIMITED.finditer(text):
-        key = next(k for k in ("dd", "sq", "par", "d") if m.group(k) is not None)
-        if key == "d" and not _latex_like(m.group("d"), text[m.end():m.end() + 1]):
+    starts = [a for a, _ in taken]
+    for a, b in _delimited(text):
+        k = bisect.bisect_right(starts, b) - 1  # annotations are sorted and disjoint: check the one before b
+        if k >= 0 and taken[k][0] < b and a - 2 < taken[k][1]:
             continue
-        if any(a < m.end() and m.start() < b for a, b in taken):
-            continue
-        found.append(_Region("latex", m.start(key), m.end(key)))
+        found.append(_Region("latex", a, b))
     found.sort(key=lambda r: r.start)
     regions: list[_Region] = []
     pos = 0
@@ -121,49 +202,287 @@ def _tokens_for(text: str, region: _Region) -> list[Tok]:
     return lex_plain(text, region.start, region.end)
 
 
-def extract(text: str) -> StepMath:
-    """Read the relations a step asserts (see the module docstring). Never raises on odd input."""
-    found = Found()
-    relations: list[Relation] = []
-    annotations: list[Relation] = []
+def _streams(text: str) -> list[tuple[Origin, list[Tok], _Region | None]]:
+    """Token streams in text order: prose (adjacent text regions joined across the annotations that cut them,
+    which are masked out), annotations and LaTeX spans."""
+    streams: list[tuple[Origin, list[Tok], _Region | None]] = []
     plain: list[Tok] = []
-
-    def flush_plain() -> None:
-        for run in split_runs(read_words(plain), "text"):
-            relations.extend(relations_of_run(run, text, found))
-        plain.clear()
-
+    pending: list[tuple[Origin, list[Tok], _Region | None]] = []  # annotations met inside the prose
     for region in _regions(text):
         if region.kind == "text":
             plain.extend(_tokens_for(text, region))
             continue
         if region.kind == "annotation":
-            # the annotation is masked out of the prose, so "48/2 = <<48/2=24>>24" reads as one text run
-            for run in split_runs(_tokens_for(text, region), "annotation"):
-                for rel in relations_of_run(run, text, found):
-                    annotations.append(replace(rel, span=(region.start, region.end),
-                                               source=text[region.start:region.end]))
+            pending.append(("annotation", _tokens_for(text, region), region))
             continue
-        flush_plain()
-        for run in split_runs(_tokens_for(text, region), "latex"):
-            relations.extend(relations_of_run(run, text, found))
-    flush_plain()
-    # the number repeated after an annotation is its echo in the prose: a text relation holding it (`7 gallons
-    # + Cynthia's 8 gallons = <<7+8=15>>15`) is the annotation's relation misread, not a second claim
-    echoes = [m.start() + len(m.group(1)) for m in _ECHO.finditer(text)]
-    relations = [r for r in relations if not any(r.span[0] <= e < r.span[1] for e in echoes)]
+        streams.append(("text", read_words(plain), None))
+        streams.extend(pending)
+        plain, pending = [], []
+        streams.append(("latex", _tokens_for(text, region), region))
+    streams.append(("text", read_words(plain), None))
+    streams.extend(pending)
+    return streams
+
+
+def _variables(streams: Sequence[tuple[Origin, list[Tok], _Region | None]]) -> frozenset[str]:
+    """One-letter names used as unknowns somewhere in the text: not only right after a number (so `m` in
+    "m = 4" stays an unknown in `3m + 3m = 7m` too)."""
+    names: set[str] = set()
+    for _, tokens, _ in streams:
+        for k, tok in enumerate(tokens):
+            if tok.kind == "name" and len(tok.text) == 1 and not (k > 0 and tokens[k - 1].kind == "num"):
+                names.add(tok.text)
+    return frozenset(names)
+
+
+def extract(text: str) -> StepMath:
+    """Read the relations a step asserts (see the module docstring). Never raises on odd input."""
+    streams = _streams(text)
+    found = Found(decimal_comma=_DECIMAL_COMMA.search(text) is not None, scales=scales_in(text),
+                  variables=_variables(streams), percents=percents_in(text))
+    relations: list[Relation] = []
+    annotations: list[Relation] = []
+    for origin, tokens, region in streams:
+        for run in split_runs(tokens, origin):
+            read = relations_of_run(run, text, found)
+            if origin == "annotation" and region is not None:
+                annotations.extend(replace(rel, span=(region.start, region.end), source=text[region.start:region.end])
+                                   for rel in read)
+            else:
+                relations.extend(read)
+    relations, echo_claims = _settle_echoes(text, relations, annotations, found)
     seen = {rel.text for rel in annotations}
-    merged = sorted([*annotations, *(r for r in relations if r.text not in seen)], key=lambda r: r.span)
+    merged = sorted([*annotations, *echo_claims, *(r for r in relations if r.text not in seen)], key=lambda r: r.span)
     unique: list[Relation] = []
     texts: set[str] = set()
     for rel in merged:
         if rel.text not in texts:
             texts.add(rel.text)
             unique.append(rel)
+    unique = _negations(text, unique, found)
+    unread = _accounted(text, found, annotations)
     kinds = classify(text, unique)
     assumptions = kinds["assumption"] + domain_assumptions(text)
-    return StepMath(tuple(kinds["claim"]), tuple(kinds["binding"]), tuple(assumptions), tuple(found.notes),
-                    tuple(kinds["case"]))
+    notes = [*found.notes, *(u.message for u in unread if u.message not in found.notes)][:40]
+    return StepMath(tuple(kinds["claim"]), tuple(kinds["binding"]), tuple(assumptions), tuple(notes),
+                    tuple(kinds["case"]), tuple(unread))
+
+
+_DECIMAL_COMMA = re.compile(r"(?<![0-9,.])0,[0-9]")
+_REL_BEFORE = re.compile(r"(?:[=<>≤≥≠≈]|\bequals|\bis)\s*(?:[$€£]\s*)?$")
+
+
+def _settle_echoes(text: str, relations: list[Relation], annotations: list[Relation],
+                   found: Found) -> tuple[list[Relation], list[Relation]]:
+    """The number written after a calculator annotation (its echo) is checked, and so is the prose relation
+    around the annotation:
+    - `16 - 3 = <<16-3=13>>14`: the echo must be the annotation's value (claim `13 = 14`; `~=` when the echo
+      has fewer decimals than the value: `<<100/3=33.33>>33` rounds);
+    - a prose relation whose right side is the echo (`48/2 = <<48/2=24>>24`) is the annotation read again when
+      its left side has the annotation's value (dropped); when it adds only a `%` (`100 - 20 = <<100-20=80>>80%`)
+      it is a claim of its own (percent points, for the checker to settle); any other difference
+      (`7 + 9 = <<7+8=15>>15`, or prose that cut its left side: `25x.4=<<25*.4=10>>10`) leaves it unread;
+    - one whose right side goes on past the echo (`5 + 3 = <<5+3=8>>8 - 2 = …`) is a chain through the echo
+      when its left side has the annotation's value (dropped); with unknowns (`71 + P - 3 = <<71+-3=68>>68 + P`)
+      it is read as written, and otherwise it is unread;
+    - any other prose relation holding an echo (`<<5+3=8>>8 + 3 = 11`) is an ordinary claim."""
+    by_end = {a.span[1]: a for a in annotations}
+    echoes: list[tuple[int, int, Relation]] = []  # (echo start, echo end, its annotation)
+    claims: list[Relation] = []
+    for m in _ECHO.finditer(text):
+        ann = by_end.get(m.start() + 2)
+        if ann is None:
+            continue
+        start, end = m.start(1), m.end(1)
+        echoes.append((start, end, ann))
+        written = m.group(1).replace(",", "")
+        echo = Num(written if not written.startswith(".") else "0" + written, len(written.partition(".")[2]))
+        value = ann.rhs_tree
+        if to_text(value) == echo.text:
+            continue
+        op = "~=" if isinstance(value, Num) and value.decimals > echo.decimals else "="
+        claims.append(Relation(op, value, echo, (ann.span[0], end), text[ann.span[0]:end], "annotation", ann.unit))
+    if not echoes:
+        return relations, claims
+    starts = [e[0] for e in echoes]
+    kept: list[Relation] = []
+    for rel in relations:
+        k = bisect.bisect_left(starts, rel.span[0])
+        inside = [e for e in echoes[k:k + 4] if rel.span[0] <= e[0] < rel.span[1]]
+        if not inside:
+            kept.append(rel)
+            continue
+        start, end, ann = inside[0]
+        if not _REL_BEFORE.search(text, rel.span[0], ann.span[0]) or names_in(rel.lhs_tree) \
+                or isinstance(ann.lhs_tree, Num):
+            # the echo is not where its right side starts, or the prose is algebra the annotation only computes a
+            # number of (`X = 11 - 6, X = <<11-6=5>>5`, `x=<<10=10>>10`, `3N = <<3*5=15>>15`): a claim of its own
+            kept.append(rel)
+            continue
+        whole = text[end:rel.span[1]].strip() in ("", "%")
+        if not whole and end < len(text) and (text[end].isalpha() or text[end] == "("):
+            kept.append(rel)  # `2 * 2S = <<2*2=4>>4S`: the echo is a coefficient of the right side, not all of it
+            continue
+        same_left = _same_value(rel.lhs_tree, ann.lhs_tree)
+        if whole and same_left and to_text(rel.rhs_tree) == to_text(ann.rhs_tree):
+            continue
+        if whole and _same_value(strip_percent(rel.lhs_tree), ann.lhs_tree) \
+                and _same_value(strip_percent(rel.rhs_tree), ann.rhs_tree):
+            kept.append(rel)  # `$8.50/$50 x 100% = <<8.5/50*100=17>>17%`: percent points, the checker settles them
+            continue
+        if not whole and same_left:
+            continue
+        found.miss(text, rel.span[0], rel.span[1], UnreadReason.AMBIGUOUS,
+                   f"the prose around the annotation reads {rel.text}, the annotation {ann.text}", -1)
+    return kept, claims
+
+
+def _same_value(a: Node, b: Node) -> bool:
+    """Two sides written alike, or both closed with one exact value (`½ × 24` and `24/2`)."""
+    if to_text(a) == to_text(b):
+        return True
+    if names_in(a) or names_in(b):
+        return False
+    try:
+        return bool(evaluate(a) == evaluate(b))
+    except ExpressionError:
+        return False
+
+
+def _accounted(text: str, found: Found, annotations: Sequence[Relation]) -> list[Unread]:
+    """The unread relations, less those an annotation right after the relation symbol reads: the prose before
+    the symbol ends with the annotation's numbers (`7 gallons + Cynthia's 8 gallons = <<7+8=15>>15`: the
+    annotation is the relation; `… Cynthia's 9 gallons = <<7+8=15>>15` stays unread)."""
+    starts = {a.span[0]: a for a in annotations}
+    out: list[Unread] = []
+    for entry, op_end in found.unread:
+        m = _ANNOTATION_NEXT.match(text, op_end) if op_end >= 0 else None
+        ann = starts.get(m.end() - 2) if m else None
+        if ann is not None and _prose_numbers_match(text, op_end, ann):
+            continue
+        out.append(entry)
+    return out
+
+
+_ANNOTATION_NEXT = re.compile(r"[ \t]*(?:[$€£][ \t]*)?<<")
+_NUMBER = re.compile(r"(?<![0-9.])(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?|(?<![0-9])\.[0-9]+")
+_PROSE_WINDOW = 200
+
+
+def _literal_value(text: str) -> str:
+    """A written number's exact value as text (`1,000` → 1000, `.50` → 1/2, `3.00` → 3)."""
+    digits = text.replace(",", "")
+    return str(parse_number("0" + digits if digits.startswith(".") else digits))
+
+
+def _prose_numbers_match(text: str, op_end: int, ann: Relation) -> bool:
+    """The numbers written in the prose right before the relation symbol, last first, are the annotation's
+    literals (as a multiset): the annotation computes what the prose states."""
+    # `1800 sq in * 20% = <<1800*20*.01=360>>`: the annotation writes the percent as a factor the prose does not
+    literals = sorted(v for v in (_literal_value(n.text) for n in _literals(ann.lhs_tree)) if v not in ("1/100", "100"))
+    if not literals:
+        return False
+    previous = text.rfind(">>", max(0, op_end - _PROSE_WINDOW), op_end)  # numbers since the last annotation
+    lo = max(0, op_end - _PROSE_WINDOW, previous + 2 if previous >= 0 else 0)
+    # a percent's 100 and a rate's "per 1 hour" are written in the prose, not computed by the annotation
+    dropped = {"100", "1"} - set(literals)
+    written = [v for v in (_literal_value(m.group()) for m in _NUMBER.finditer(text, lo, op_end)) if v not in dropped]
+    return len(written) >= len(literals) and sorted(written[len(written) - len(literals):]) == literals
+
+
+def _literals(node: Node) -> list[Num]:
+    if isinstance(node, Num):
+        return [node]
+    if isinstance(node, Binary):
+        return _literals(node.left) + _literals(node.right)
+    if isinstance(node, (Unary, Postfix)):
+        return _literals(node.arg)
+    if isinstance(node, Call):
+        return [n for a in node.args for n in _literals(a)]
+    return []
+
+# ---- negation ---------------------------------------------------------------------------------------------------
+_NEGATION_WINDOW = 160
+_CLAUSE_END = re.compile(r"[.,;:!?\n]|\b(?:so|then|thus|hence|therefore|because|since|but)\b", re.IGNORECASE)
+# after a negation, a word that makes what follows a proposition ("not true that", "doesn't think"), not a quantity
+# that a negated verb takes as its object ("was not able to hit 60 + 50 = 110 balls": the sum is asserted)
+_PROPOSITION = re.compile(
+    r"\b(?:whether|true|case|correct|right|say|says|said|think|thinks|thought|believe|believes|believed|"
+    r"claim|claims|claimed|hold|holds|know|knows|show|shows|prove|proves|mean|follow|follows|imply|implies|"
+    r"equal|equals|exactly|quite|simply|necessarily|always|really|actually|so)\b", re.IGNORECASE)
+_NEGATION_WORD = re.compile(
+    r"\b(?:not|no|never|neither|nor|cannot|false|untrue|wrong|wrongly|incorrect|incorrectly|impossible|mistaken|"
+    r"mistake|mistakenly|erroneous|erroneously|invalid|fails?|failed|instead\s+of|rather\s+than|unlike|contrary|"
+    r"contradicts?|disproves?|refutes?)\b|n['’]t\b",
+    re.IGNORECASE)
+_NEGATED_THAT = re.compile(
+    r"(?:^|[\s,])(?:it\s+is|it['’]s|it\s+was|this\s+is)\s+(?:not\s+true|false|untrue|not\s+the\s+case|wrong|"
+    r"incorrect)\s+that\s*$", re.IGNORECASE)
+_NEGATED_AFTER = re.compile(
+    r"\s*(?:is|was)\s+(?:false|untrue|wrong|incorrect|not\s+true|impossible|invalid)\s*(?:[.;!?\n]|$)",
+    re.IGNORECASE)
+_NEGATION_AFTER = re.compile(
+    r"\s*,?\s*(?:(?:which|that|this)\s+)?(?:is|was|are|were|would\s+be)\s+(?:not|never|false|untrue|wrong|"
+    r"incorrect|impossible|invalid|a\s+mistake|an\s+error)\b|\s*(?:isn['’]t|wasn['’]t|doesn['’]t|does\s+not|"
+    r"cannot|can['’]t|never|fails?)\b", re.IGNORECASE)
+_NEGATE = {"=": "!=", "!=": "=", "<": ">=", ">": "<=", "<=": ">", ">=": "<"}
+_DELIMITERS = re.compile(r"\\[()\[\]]|\$")
+
+
+def _clause_before(text: str, start: int) -> str:
+    """The prose of a relation's clause before it (within a window), LaTeX delimiters blanked."""
+    lo = max(0, start - _NEGATION_WINDOW)
+    prefix = text[lo:start]
+    ends = list(_CLAUSE_END.finditer(prefix))
+    if ends:
+        prefix = prefix[ends[-1].end():]
+    return _DELIMITERS.sub(" ", prefix)
+
+
+def _negations(text: str, relations: list[Relation], found: Found) -> list[Relation]:
+    """Prose negation: "It is not true that 3 + 3 = 6" claims 3 + 3 ≠ 6 and "3 + 3 = 7 is false" claims
+    3 + 3 ≠ 7 (the relation negated, when it is the only one in its clause and no other negation is there);
+    any other negation in the relation's clause ("not", "n't", "wrong", "instead", …, before it or as its
+    predicate after it) leaves it unread: its scope is not read, so the relation is never read as asserted."""
+    out: list[Relation] = []
+    unread_until = -1  # a chain `a ≤ b ≤ c` after "this contradicts": each of its pairs is under the negation
+    for k, rel in enumerate(relations):
+        if rel.span[0] < unread_until:
+            found.miss(text, rel.span[0], rel.span[1], UnreadReason.NEGATION,
+                       "it continues a chain under a negation", -1)
+            unread_until = max(unread_until, rel.span[1])
+            continue
+        before = _clause_before(text, rel.span[0])
+        tail = text[rel.span[1]:rel.span[1] + 80]
+        that = _NEGATED_THAT.search(before)
+        rest = before[:that.start()] if that else before
+        words_before = _negation_over(rest)
+        exact_after = _NEGATED_AFTER.match(tail) is not None
+        alone = not (k > 0 and relations[k - 1].span[1] > rel.span[0] - len(before)) and not (
+            k + 1 < len(relations) and not _CLAUSE_END.search(text, rel.span[1], max(rel.span[1], relations[k + 1].span[0])))
+        if (that is not None) != exact_after and not words_before and alone and rel.op in _NEGATE:
+            out.append(replace(rel, op=_NEGATE[rel.op]))
+        elif that is not None or words_before or _NEGATION_AFTER.match(tail):
+            found.miss(text, rel.span[0], rel.span[1], UnreadReason.NEGATION,
+                       "prose negation whose scope over it is not read exactly", -1)
+            unread_until = rel.span[1]
+        else:
+            out.append(rel)
+    return out
+
+
+def _negation_over(before: str) -> bool:
+    """A negation in the clause before a relation reaches it: it stands right before it ("not 3 + 3 = 6"), or
+    a proposition word or an adverb comes between ("isn't true that", "doesn't think", "not exactly"); a
+    negated verb whose object holds the relation ("couldn't finish 40*1/5 = 8", "did not eat 10 - 2 = 8
+    apples") does not negate the arithmetic."""
+    last = None
+    for last in _NEGATION_WORD.finditer(before):
+        pass
+    if last is None:
+        return False
+    between = before[last.end():]
+    return not between.split() or _PROPOSITION.search(between) is not None
 
 
 def _homogeneous_linear(node: Node) -> bool:

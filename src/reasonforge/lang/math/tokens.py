@@ -6,6 +6,7 @@ used as one quantity); unit words and their exact conversions are `lang.math.uni
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -38,6 +39,7 @@ class Tok:
     space: bool = False  # whitespace before it
     unit: str | None = None  # the unit word after a number ("hour"), for the mixed-unit guard
     truncated: bool = False  # a number written with an ellipsis ("8.333..."): its digits stop, the value goes on
+    grouped: bool = False  # a number written with thousands separators ("1,000"): 1.000 where commas are decimal
 
 
 
@@ -69,7 +71,7 @@ _TOKENS = (
     r"|(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)"
     r"|(?P<rel><=>|<->|=>|->|==|<=|>=|!=|~=|[=<>≤≥≠≈⩽⩾⇒→⟹⟺↔⇔])"
     r"|(?P<op>\*\*|//|[-+*/^×·∙⋅÷−–%!()\[\]{{}}])"
-    r"|(?P<cur>[$€£¥₹])"
+    r"|(?P<cur>[$€£¥₹¢])"
     r"|(?P<punct>[,;:.?])"
     r"|(?P<frac>[½⅓⅔¼¾⅕⅛])"
     r"|(?P<sqrt>[√∛∜])"
@@ -78,11 +80,14 @@ _TOKENS = (
     r"|(?P<greek>[α-ωΑ-Ω])"
     r"|(?P<other>.)"
 )
-PLAIN = re.compile(_TOKENS.format(compound=_COMPOUND, spaced=_SPACED_THOUSANDS, word=_WORD), re.DOTALL)
+# ASCII digits only: `৪` (Bengali four) looks like 8 and `１` is not the reader's 1, so other digits are
+# symbols the reader does not read (see `_settle_others`)
+PLAIN = re.compile(_TOKENS.format(compound=_COMPOUND, spaced=_SPACED_THOUSANDS, word=_WORD), re.DOTALL | re.ASCII)
 """Plain-text tokens (prose)."""
-PLAIN_MATH = re.compile(_TOKENS.format(compound="", spaced="", word=_WORD), re.DOTALL)
+PLAIN_MATH = re.compile(_TOKENS.format(compound="", spaced="", word=_WORD), re.DOTALL | re.ASCII)
 """The same tokens inside delimited maths, where `3-ab` is a difference and `100 200` two numbers."""
 
+_CURRENCIES = {"$": "dollar", "€": "euro", "£": "sterling", "¥": "yen", "₹": "rupee", "¢": "cent"}
 _OPS = {"//": "//", "*": "*", "×": "*", "·": "*", "∙": "*", "⋅": "*", "**": "^", "^": "^", "/": "/", "÷": "/", "+": "+",
         "-": "-", "−": "-", "–": "-", "%": "%", "!": "!"}
 LATEX_SIMPLE = {
@@ -116,8 +121,10 @@ def lex_plain(text: str, start: int, end: int) -> list[Tok]:
         if kind == "num":
             digits = m.group("num")
             text_ = digits.replace("0,", "0.", 1) if digits.startswith("0,") else digits  # 0,2: a decimal comma
+            grouped = text_ != digits or "," in digits or "{,}" in digits or any(c.isspace() for c in digits)
             text_ = re.sub(r"[\s,]|\{,\}", "", text_)
-            tok = Tok("num", text_, a, b, space, truncated=m.group("ellipsis") is not None and "." in text_)
+            tok = Tok("num", text_, a, b, space, truncated=m.group("ellipsis") is not None and "." in text_,
+                      grouped=grouped and not digits.startswith("0,"))
         elif kind in ("word", "cword"):
             tok = Tok("word", raw, a, b, space)
         elif kind == "latex":
@@ -139,7 +146,7 @@ def lex_plain(text: str, start: int, end: int) -> list[Tok]:
             else:
                 tok = Tok("op", _OPS[raw], a, b, space)
         elif kind == "cur":
-            tok = Tok("unit", "$", a, b, space, unit="dollar")
+            tok = Tok("unit", "$", a, b, space, unit=_CURRENCIES[raw])  # one marker, each currency its own unit
         elif kind == "punct":
             tok = Tok("comma", ",", a, b, space) if raw == "," else Tok("punct", raw, a, b, space)
         elif kind == "frac":
@@ -158,11 +165,43 @@ def lex_plain(text: str, start: int, end: int) -> list[Tok]:
         elif kind == "nl":
             tok = Tok("break", "\n", a, b, space)
         else:
-            tok = Tok("break", raw, a, b, space)
+            tok = Tok("other", raw, a, b, space)
         if tok is not None:
             out.append(tok)
         space = False
+    return _settle_others(out)
+
+
+# tokens that make a neighbour of an unknown symbol maths, on either side
+_MATH_KINDS = {"num", "name", "rp", "lp", "op", "rel", "unit", "unsup", "func"}
+_MATH_START = set("0123456789([$.+-*/^=<>≤≥≠≈×÷−")
+
+
+def _settle_others(tokens: list[Tok]) -> list[Tok]:
+    """Characters outside the reader's alphabet: a digit of another script (`৪`, `١`, `１`) or a symbol or
+    letter between maths tokens (`3 ≡ 1`, `10—7`, `x_1`, `3 х 4` with a Cyrillic х) is `unsup`, so the side
+    holding it is not read (never read as if the character were not there); elsewhere (`#### 5`, a quote
+    before prose) it ends a run like punctuation."""
+    out: list[Tok] = []
+    for k, tok in enumerate(tokens):
+        if tok.kind != "other":
+            out.append(tok)
+            continue
+        category = unicodedata.category(tok.text)
+        if category.startswith("N"):
+            out.append(replace(tok, kind="unsup"))
+            continue
+        prev = out[-1] if out else None
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+        after_math = prev is not None and _mathlike(prev)
+        before_math = nxt is not None and (_mathlike(nxt) or (nxt.kind == "other" and nxt.text in _MATH_START))
+        out.append(replace(tok, kind="unsup" if after_math and before_math else "break"))
     return out
+
+
+def _mathlike(tok: Tok) -> bool:
+    """A token that may belong to maths: a number, operator, relation, ... or a lone letter (a name to be)."""
+    return tok.kind in _MATH_KINDS or (tok.kind == "word" and len(tok.text) == 1)
 
 
 def _plain_latex(raw: str, a: int, b: int, space: bool) -> Tok:
@@ -179,9 +218,9 @@ def _plain_latex(raw: str, a: int, b: int, space: bool) -> Tok:
 # ---- the context pass over plain tokens ----------------------------------------------------------------------
 _VALUE_END = {"num", "name", "rp"}
 VALUE_START = {"num", "name", "lp", "func"}
-UNARY_AFTER_WORDS = {"is", "are", "was", "be", "equals", "get", "gets", "gives", "yields", "obtain", "becomes",
-                      "to", "so", "then", "and", "thus", "hence", "therefore", "at", "of", "by", "from", "with",
-                      "that", "means"}
+UNARY_AFTER_WORDS = {"is", "are", "was", "were", "be", "equals", "get", "gets", "gives", "yields", "obtain",
+                      "becomes", "to", "so", "then", "and", "thus", "hence", "therefore", "at", "of", "by", "from",
+                      "with", "that", "means", "because", "since", "but", "or", "when", "if", "while", "where", "as"}
 PROSE_LETTERS = {"a", "A", "I"}
 
 
@@ -227,7 +266,11 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
                 _mark_compound(out)
                 i += 2
                 continue
-            if tok.kind == "op" and tok.text == "!" and not _factorial_here(tokens, i, prev):
+            if tok.kind == "op" and tok.text == "/" and not tok.space and prev is not None and prev.kind == "word" \
+                    and len(prev.text) > 1 and i + 1 < n and tokens[i + 1].kind == "word" and not tokens[i + 1].space \
+                    and len(tokens[i + 1].text) > 1 and word_unit(tokens[i + 1].text) is None:
+                out.append(replace(tok, kind="punct"))  # "true/false", "and/or": a slash between words
+            elif tok.kind == "op" and tok.text == "!" and not _factorial_here(tokens, i, prev):
                 out.append(replace(tok, kind="punct"))
             elif tok.kind == "punct" and tok.text == ":" and _label_colon(out):
                 out.append(replace(tok, kind="break"))  # "Day 3:100+20", "Bowler 2:3x": a label
@@ -245,7 +288,7 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
             elif tok.kind == "punct" and tok.text == ":" and _ratio_colon(tokens, i, prev):
                 out.append(replace(tok, kind="op", text="/"))  # a ratio 7,980 : 420
             elif tok.kind == "num" and prev is not None and prev.kind == "unit" and prev.text == "$":
-                out.append(replace(tok, unit="dollar"))
+                out.append(replace(tok, unit=prev.unit or "dollar"))
             else:
                 out.append(tok)
             i += 1
@@ -253,6 +296,10 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
         word, low = tok.text, tok.text.lower()
         attached = prev is not None and prev.kind == "num" and not tok.space and prev.end == tok.start
         words_ahead = [t.text.lower() for t in tokens[i:i + 4] if t.kind == "word"]
+        if (spoken := _word_operator(tokens, i, out)) is not None:
+            emitted, i = spoken
+            out.extend(emitted)
+            continue
         if low == "and" and prev is not None and (fraction := _and_fraction(tokens, i + 1, prev)) is not None:
             num, den, last = fraction
             out[-1] = Tok("lp", "(", prev.start, prev.start, prev.space)
@@ -295,6 +342,11 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
             _mark_compound(out)
             i += 2
             continue
+        elif low == "times" and is_value_end(prev) and _as_many_as(tokens, i + 1) \
+                and _next_value_start(tokens, i + 4):
+            out.append(Tok("op", "*", tok.start, tokens[i + 3].end, tok.space))  # "3 times as many as 4"
+            i += 4
+            continue
         elif low in ("times", "of") and is_value_end(prev) and _next_value_start(tokens, i + 1) and (
                 low != "of" or (prev is not None and (prev.text == "%" or prev.kind in ("num", "rp")))) \
                 and (low == "of" or not _new_subject(out, tokens, i + 1)):
@@ -307,19 +359,155 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
             out.append(Tok("op", "/" if low == "divided" else "*", tok.start, tokens[i + 1].end, tok.space))
             i += 2
             continue
-        elif low in ("equals", "is", "equal") and (rel := _word_relation(tokens, i, prev)) is not None:
+        elif low in _RELATION_WORDS and (rel := _word_relation(tokens, i, prev, out)) is not None:
             op, width = rel
             out.append(Tok("rel", op, tok.start, tokens[i + width - 1].end, tok.space))
             i += width
             continue
         elif low in _FUNC_WORDS and i + 1 < n and tokens[i + 1].kind == "lp" and not tokens[i + 1].space:
             out.append(Tok("func", low, tok.start, tok.end, tok.space))
-        elif len(word) == 1:
-            out.append(Tok("name", word, tok.start, tok.end, tok.space))
+        elif len(word) == 1 and word.isascii() and word not in "xX" and i + 1 < n and tokens[i + 1].kind == "num" \
+                and tokens[i + 1].start == tok.end and tokens[i + 1].text.isdigit() and len(tokens[i + 1].text) <= 2 \
+                and not (i + 2 < n and tokens[i + 2].start == tokens[i + 1].end and tokens[i + 2].kind == "word"):
+            out.append(Tok("name", word + tokens[i + 1].text, tok.start, tokens[i + 1].end, tok.space))  # D3, P2
+            i += 2
+            continue
+        elif len(word) == 1 and word.isascii() and not (word in PROSE_LETTERS and i + 1 < n and tokens[i + 1].kind == "word"):
+            out.append(Tok("name", word, tok.start, tok.end, tok.space))  # "a half", "a total": prose, not a name
         else:
             out.append(tok)
         i += 1
     return out
+
+
+# ---- word operators: "half of 12", "twice 5", "two-thirds of 9", "4 squared", "the square root of 16" ----------
+_MULTIPLIERS = {"half": (1, 2), "twice": (2, 1), "double": (2, 1), "triple": (3, 1), "thrice": (3, 1),
+                "quadruple": (4, 1)}
+_ORDINAL_PARTS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4,
+                  "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7,
+                  "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
+_SMALL_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                  "ten": 10, "eleven": 11, "twelve": 12}
+_RELATION_WORDS = {"equals", "is", "equal", "isn't", "isn’t", "does", "doesn't", "doesn’t"}
+# "the double 4", "the second half 4 * 85": after these a multiplier word is a noun or an adjective
+_NOT_MULTIPLIER_AFTER = {"the", "a", "an", "first", "second", "third", "last", "other", "each", "every", "this",
+                         "that", "his", "her", "their", "its", "our", "my", "your"}
+
+
+def _word(tokens: Sequence[Tok], j: int) -> str | None:
+    return tokens[j].text.lower().replace("’", "'") if j < len(tokens) and tokens[j].kind == "word" else None
+
+
+def _as_many_as(tokens: Sequence[Tok], j: int) -> bool:
+    return _word(tokens, j) == "as" and _word(tokens, j + 1) in ("many", "much") and _word(tokens, j + 2) == "as"
+
+
+def _spoken_fraction(tokens: Sequence[Tok], i: int) -> tuple[int, int, int] | None:
+    """(numerator, denominator, index after the words) of a spoken multiplier at tokens[i]: "half", "twice",
+    "a third", "two-thirds", "three quarters", "one-half"; None otherwise."""
+    first = _word(tokens, i)
+    if first is None:
+        return None
+    if first in _MULTIPLIERS:
+        p, q = _MULTIPLIERS[first]
+        return p, q, i + 1
+    parts = first.split("-")
+    if len(parts) == 2 and parts[0] in _SMALL_NUMBERS and parts[1] in _ORDINAL_PARTS:
+        p, q = _SMALL_NUMBERS[parts[0]], _ORDINAL_PARTS[parts[1]]
+        return (p, q, i + 1) if (p == 1) == (not parts[1].endswith("s")) else None  # "one-third", "two-thirds"
+    second = _word(tokens, i + 1)
+    if second in _ORDINAL_PARTS and (first in ("a", "an", "one") or first in _SMALL_NUMBERS):
+        p = 1 if first in ("a", "an") else _SMALL_NUMBERS[first]
+        if (p == 1) != second.endswith("s"):  # "a third", "three quarters"; not "two third"
+            return p, _ORDINAL_PARTS[second], i + 2
+    return None
+
+
+def _atom_end(tokens: Sequence[Tok], j: int) -> int | None:
+    """The index after the operand that starts at tokens[j] (`$`, a number or a letter with an optional glued
+    `%`, or a bracketed group), else None."""
+    if j < len(tokens) and tokens[j].kind == "unit" and tokens[j].text == "$":
+        j += 1
+    if j >= len(tokens):
+        return None
+    tok = tokens[j]
+    if tok.kind == "lp":
+        depth = 0
+        for k in range(j, min(len(tokens), j + 200)):
+            depth += {"lp": 1, "rp": -1}.get(tokens[k].kind, 0)
+            if depth == 0:
+                return k + 1
+        return None
+    if tok.kind == "num" or (tok.kind == "word" and len(tok.text) == 1 and tok.text.isascii()
+                             and tok.text not in PROSE_LETTERS):
+        k = j + 1
+        if k < len(tokens) and tokens[k].kind == "op" and tokens[k].text == "%" and not tokens[k].space:
+            k += 1
+        return k
+    return None
+
+
+def _operand_alone(tokens: Sequence[Tok], k: int) -> bool:
+    """Nothing after an operand ends at k extends it additively (`half of 12 + 4`: (12 + 4)/2 or 6 + 4?); its
+    unit or noun words are skipped, and a power binds tighter than "of" anyway (`two-fifths of 500cm³`)."""
+    skipped = 0
+    while k < len(tokens) and tokens[k].kind == "word" and skipped < 2 and _word(tokens, k) not in (
+            "plus", "minus", "and", "times"):
+        k += 1
+        skipped += 1
+    if k >= len(tokens):
+        return True
+    tok = tokens[k]
+    return not (tok.kind == "op" and tok.text in ("+", "-", "−", "–")) and _word(tokens, k) not in (
+        "plus", "minus", "times")
+
+
+def _word_operator(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> tuple[list[Tok], int] | None:
+    """Spoken operators read exactly: a multiplier before an operand ("half of 12", "twice 5", "a third of
+    the 12", "three times as many as 4", "two-thirds of 9"), "the square root of 16", a power after one
+    ("4 squared", "2 cubed") and a small number word before "times". Where the operand is not alone
+    (`half of 12 + 4`), an unreadable token is emitted so the side is not read. (tokens, next index) or None."""
+    tok = tokens[i]
+    low = _word(tokens, i)
+    prev = out[-1] if out else None
+    if low in ("squared", "cubed") and prev is not None and prev.kind in ("num", "name", "rp") and not (
+            len(out) >= 2 and out[-2].kind == "op" and out[-2].text in ("*", "/", "^")):
+        return [Tok("op", "^", tok.start, tok.start, tok.space), Tok("num", "2" if low == "squared" else "3",
+                                                                        tok.start, tok.end)], i + 1
+    if low in _SMALL_NUMBERS and _word(tokens, i + 1) == "times" and (
+            _next_value_start(tokens, i + 2) or _as_many_as(tokens, i + 2)):
+        return [Tok("num", str(_SMALL_NUMBERS[low]), tok.start, tok.end, tok.space)], i + 1
+    j = i + (low == "the")
+    if _word(tokens, j) in ("square", "cube") and _word(tokens, j + 1) == "root" and _word(tokens, j + 2) == "of":
+        func, after = ("sqrt" if _word(tokens, j) == "square" else "cbrt"), j + 3
+    elif (fraction := _spoken_fraction(tokens, i)) is not None and not is_value_end(prev) \
+            and not (prev is not None and prev.kind == "word" and prev.text.lower() in _NOT_MULTIPLIER_AFTER):
+        p, q, after = fraction
+        func = None
+        if (q != 1 or low in ("a", "an", "one")) and _word(tokens, after) not in ("of", "the") \
+                and not _as_many_as(tokens, after):
+            return None  # "the second half 4 * 85": half is a noun here, not half of 4
+    else:
+        return None
+    if _word(tokens, after) == "of":
+        after += 1
+    elif func is None and _as_many_as(tokens, after):
+        after += 3
+    if _word(tokens, after) == "the":
+        after += 1
+    end = _atom_end(tokens, after)
+    if end is None:
+        return None
+    last = tokens[after - 1]
+    if not _operand_alone(tokens, end):
+        return [Tok("unsup", " ".join(t.text for t in tokens[i:after]), tok.start, last.end, tok.space)], after
+    if func is not None:
+        return [Tok("func", func, tok.start, last.end, tok.space)], after
+    if q == 1:
+        return [Tok("num", str(p), tok.start, tok.end, tok.space), Tok("op", "*", tok.end, last.end)], after
+    return [Tok("lp", "(", tok.start, tok.start, tok.space), Tok("num", str(p), tok.start, tok.start),
+            Tok("op", "/", tok.start, tok.start), Tok("num", str(q), tok.start, tok.end), Tok("rp", ")", tok.end, tok.end),
+            Tok("op", "*", tok.end, last.end)], after
 
 
 def _after_value(out: Sequence[Tok]) -> bool:
@@ -547,6 +735,9 @@ _SUBJECT_BEFORE = {"so", "then", "thus", "hence", "therefore", "now", "that", "s
                    "once", "value", "number"}
 
 _IS_PHRASES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("is", "not", "equal", "to"), "!="), (("isn't", "equal", "to"), "!="), (("does", "not", "equal"), "!="),
+    (("doesn't", "equal"), "!="), (("is", "not", "less", "than"), ">="), (("is", "not", "greater", "than"), "<="),
+    (("is", "not", "more", "than"), "<="), (("is", "not"), "!="), (("isn't",), "!="),
     (("is", "equal", "to"), "="), (("equal", "to"), "="), (("equals",), "="),
     (("is", "less", "than", "or", "equal", "to"), "<="), (("is", "greater", "than", "or", "equal", "to"), ">="),
     (("is", "less", "than"), "<"), (("is", "greater", "than"), ">"), (("is", "more", "than"), ">"),
@@ -554,18 +745,32 @@ _IS_PHRASES: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 
-def _word_relation(tokens: Sequence[Tok], i: int, prev: Tok | None) -> tuple[str, int] | None:
-    """`x is 3`, `5 + 3 equals 8`, `x is at least 2`: (relation, number of words) or None.
+def _expression_before(out: Sequence[Tok]) -> bool:
+    """The maths just before ends an expression with an operator (`5 + 3`, `2 x 4`), not a lone number nor a
+    fraction (`4/7 is equal to $24` is 4/7 of something)."""
+    for tok in reversed(out[-60:]):
+        if tok.kind == "op" and tok.text in ("+", "-", "*", "^"):
+            return True
+        if tok.kind not in ("num", "name", "rp", "lp", "unit", "func", "op"):
+            return False
+    return False
 
-    "is" alone relates only a single-letter name (`20 minutes is 1/3 hour` is a unit conversion)."""
+
+def _word_relation(tokens: Sequence[Tok], i: int, prev: Tok | None, out: Sequence[Tok]) -> tuple[str, int] | None:
+    """`x is 3`, `5 + 3 equals 8`, `x is at least 2`, `3 + 3 is not 7`: (relation, number of words) or None.
+
+    "is" relates a single-letter name or an expression (`5 + 3 is 8`), not a lone quantity (`20 minutes is
+    1/3 hour` is a unit conversion)."""
     for phrase, op in _IS_PHRASES:
         width = len(phrase)
         words = tokens[i:i + width]
-        if len(words) < width or any(t.kind != "word" or t.text.lower() != w for t, w in zip(words, phrase)):
+        if len(words) < width or any(t.kind != "word" or t.text.lower().replace("’", "'") != w
+                                     for t, w in zip(words, phrase)):
             continue
         if not _next_value_start(tokens, i + width):
             return None
-        if phrase[0] == "is" and not (prev is not None and prev.kind == "name" and prev.text not in PROSE_LETTERS):
+        subject = prev is not None and prev.kind == "name" and prev.text not in PROSE_LETTERS
+        if phrase[0] in ("is", "isn't") and not (subject or (is_value_end(prev) and _expression_before(out))):
             return None
         if phrase[0] != "is" and not is_value_end(prev):
             return None

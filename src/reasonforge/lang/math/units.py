@@ -23,12 +23,14 @@ _UNIT_WORDS: dict[str, dict[str, str]] = {
              "ounce": "ounce ounces oz", "ton": "ton tons tonne tonnes"},
     "volume": {"liter": "liter liters litre litres", "ml": "ml milliliter milliliters", "gallon": "gallon gallons gal",
                "quart": "quart quarts", "pint": "pint pints", "cup": "cup cups"},
-    "money": {"dollar": "dollar dollars bucks usd", "cent": "cent cents", "euro": "euro euros"},
+    "money": {"dollar": "dollar dollars bucks usd", "cent": "cent cents", "euro": "euro euros", "sterling": "sterling",
+              "yen": "yen", "rupee": "rupee rupees"},
     "speed": {"mph": "mph", "kph": "kph kmh"},
     "angle": {"degree": "degree degrees °"},
     # "$16 million" is written with the scale as a unit, consistently on both sides; a conversion
     # ("2 million = 2,000,000") relates a lone number with a unit to one without, and is skipped
-    "scale": {"hundred": "hundred hundreds", "thousand": "thousand thousands", "million": "million millions",
+    "scale": {"dozen": "dozen dozens", "hundred": "hundred hundreds", "thousand": "thousand thousands",
+              "million": "million millions",
               "billion": "billion billions", "trillion": "trillion"},
 }
 # exact conversions: canonical unit -> (system, size in the system's smallest unit); months, years and

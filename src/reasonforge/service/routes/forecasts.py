@@ -8,10 +8,11 @@ from typing import Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from reasonforge.service.routes.bodies import JsonBodyRoute
 from reasonforge.service.routes.deps import Submitter
 from reasonforge.service.routes.errors import ERROR_RESPONSES
 
-router = APIRouter(tags=["forecasts"])
+router = APIRouter(tags=["forecasts"], route_class=JsonBodyRoute)
 
 MAX_FORECASTS = 100_000
 

@@ -20,12 +20,14 @@ from reasonforge.service.errors import (
 )
 from reasonforge.service.jobs import store, to_response
 from reasonforge.service.jobs.tables import JobRow
+from reasonforge.service.routes.bodies import VerifyRequestRoute
 from reasonforge.service.routes.deps import Reader, State, Submitter
 from reasonforge.service.routes.errors import ERROR_RESPONSES
 from reasonforge.service.routes.state import AppState
 from reasonforge.types import VerifyRequest, VerifyResponse
 
-router = APIRouter(tags=["verification"])
+# The body is parsed by `chain.parse_request` first: the API refuses what the CLI refuses (routes/bodies.py).
+router = APIRouter(tags=["verification"], route_class=VerifyRequestRoute)
 
 TaskId = Annotated[
     str,

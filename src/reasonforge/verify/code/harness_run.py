@@ -1,9 +1,10 @@
 """Running artifact code under the harness in the sandbox, and reading what comes back.
 
 `run_harness` runs one child process under the harness parent and returns its nonce-checked report;
-`run_tests` and `run_tests_batch` run an artifact's tests (or those of many variants of it, mutants) with
-pytest and `interpret` reads their report, failing closed. The pytest checker (`pytest_checker.py`) and
-mutant judging (`judging.py`) both run code through here; this module imports neither.
+`run_tests` runs an artifact's tests (its first, diagnostic run: coverage, recorded calls) and
+`run_variants` runs the original and its mutants exactly alike; `interpret` reads their reports, failing
+closed. The pytest checker (`pytest_checker.py`) and mutant judging (`judging.py`) both run code through
+here; this module imports neither.
 
 How results reach the verifier (the harness, `verify/code/harness/`, mounted read-only)
 The sandbox runs `rf_parent.py`, which reads its config and a fresh random nonce from stdin, closes
@@ -16,33 +17,50 @@ against an independent AST listing of the artifact's `test_*` functions. Hence `
 tests, `sys.exit(0)` during collection, a killed parent, a conftest (never loaded: `--noconftest`), a
 printed or written fake report all end without a valid, complete report → failed, never verified.
 
+No other process: before artifact code runs, every harness child installs a seccomp filter
+(`harness/rf_seccomp.py`): exec, fork, vfork, clone without CLONE_THREAD (subprocess, multiprocessing,
+posix_spawn) and ptrace fail; a foreign syscall ABI kills the process. So the only process that can
+write the event pipe is the one the parent started and waits for: an artifact cannot exec into a
+program that writes a fabricated stream, nor leave a detached child that writes one after the test
+process has exited, nor carry state from one run to the next in a process. Where the filter cannot be
+installed, the child runs no artifact code and the run is an error.
+
+Runs the artifact cannot tell apart (`run_variants`): the original and each mutant run in their own
+fresh sandbox (fresh work dir, /tmp, pid namespace: the same pids), as `artifact.py` in the form
+`ast.unparse` writes (the mutants' form: no comments or line numbers mark the original), under one
+command line and one options string (same hypothesis profile, same step checks, no coverage, no
+recorder), the same limits, with a harness copy staged for that run alone (its file times say
+nothing about the order of runs), in a random order. The first, diagnostic run (more hypothesis
+examples, coverage, recorded calls) can be told apart, so its pass counts for nothing by itself: the
+original must also pass its run among the mutants'.
+
 What an in-process adversary can still do, honestly: the artifact runs in the same process as pytest
-and the plugin. Deliberately hostile code can patch pytest or the plugin, or write fabricated event
-lines to the event pipe (it can find the descriptor in /proc/self/fd), and so report tests as passed
-that did not pass. The nonce does not stop this (it only proves the report came from the parent).
-The same holds for the recorded calls and the differential run's verdicts: forging them (to have a
-mutant judged equivalent) takes the same kind of explicit code. The verifier only accepts one recorder
-event and exactly one verdict per mutant from a fork that ended cleanly.
-Mutation testing bounds the *accidental* and *lazy* cases (vacuous tests, `assert True`, tests that
-never call the implementation) because such tests cannot kill mutants; it does not bound a forger,
-who could also detect its own mutation. What bounds a forger is that the forgery has to be explicit
-code in the artifact, which is part of the published verdict and certificate; for artifacts from
-untrusted miners, re-running tests written by someone else (the validator) against the implementation
-is the stronger check.
+and the plugin, and a process can report anything about itself. Deliberately hostile code can patch
+pytest or the plugin, or write fabricated event lines to the event pipe (it can find the descriptor in
+/proc/self/fd), and so report tests, step checks or property statistics that did not happen; it can
+read its own code (`inspect`, `__code__`) and fail exactly when it is a mutant, or behave differently
+when it sees the harness. No design that runs the artifact's code and asks that process what happened
+rules this out; the nonce only proves the report came from the parent. What bounds a forger is that the
+forgery is explicit code in the artifact, part of the published verdict and certificate, and that the
+checks read from the step's text (`step_checks.py`) are ours, not the author's: a forger must make the
+code behave as the step says whenever the harness asks. For artifacts from untrusted miners, tests
+written by someone else (the validator) and a static or formal proof are the stronger checks.
 """
 
 from __future__ import annotations
 
 import ast
-import atexit
+import contextlib
 import functools
 import hmac
 import json
+import random
 import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,9 +68,10 @@ from typing import Any
 from reasonforge.errors import ToolUnavailableError
 from reasonforge.verify.code.equivalence import RecordedCall, parse_calls
 from reasonforge.verify.code.mutants import implementation_nodes, misnamed_implementations
+from reasonforge.verify.code.step_checks import StepPlan
 
 __all__ = ["ARTIFACT", "HARNESS_DIR", "HarnessReport", "TestRunResult", "expected_tests", "interpret",
-           "recordable_functions", "run_harness", "run_tests", "run_tests_batch", "sandbox_tools", "staged_harness",
+           "recordable_functions", "run_harness", "run_tests", "run_variants", "sandbox_tools", "staged_harness",
            "tail", "uses_hypothesis"]
 
 ARTIFACT = "artifact.py"
@@ -60,18 +79,21 @@ HARNESS_DIR = Path(__file__).resolve().parent / "harness"
 HARNESS_MOUNT = "/rf-harness"
 
 
-@functools.cache
-def staged_harness() -> str:
-    """A world-readable copy of the harness: the sandbox binds it as an unprivileged user, who may not
-    be able to reach the installed package (a checkout under root's home, say)."""
+@contextlib.contextmanager
+def staged_harness() -> Iterator[str]:
+    """A fresh world-readable copy of the harness for one run: the sandbox binds it as an unprivileged user,
+    who may not be able to reach the installed package (a checkout under root's home, say). Fresh per run,
+    so that its times (ctime, mtime) say nothing about which run of a check this is."""
     target = Path(tempfile.mkdtemp(prefix="reasonforge-harness-"))
-    target.chmod(0o755)
-    atexit.register(shutil.rmtree, target, True)
-    for source in HARNESS_DIR.glob("*.py"):
-        copy = target / source.name
-        shutil.copyfile(source, copy)
-        copy.chmod(0o644)
-    return str(target)
+    try:
+        target.chmod(0o755)
+        for source in HARNESS_DIR.glob("*.py"):
+            copy = target / source.name
+            shutil.copyfile(source, copy)
+            copy.chmod(0o644)
+        yield str(target)
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
 
 
 # ------------------------------------------------------------------------------------------ sandbox
@@ -114,9 +136,10 @@ def run_harness(child: Sequence[str], files: dict[str, str | bytes], *, wall_s: 
     config = {"nonce": nonce, "child": argv_child, "timeout_s": wall_s}
     started = time.perf_counter()
     try:
-        result = sandbox.run_sandboxed(
-            [py, f"{HARNESS_MOUNT}/rf_parent.py"], files, _limits(sandbox, wall_s + 5.0, memory_mb),
-            stdin=json.dumps(config).encode(), extra_ro_binds=[(staged_harness(), HARNESS_MOUNT)])
+        with staged_harness() as harness:
+            result = sandbox.run_sandboxed(
+                [py, f"{HARNESS_MOUNT}/rf_parent.py"], files, _limits(sandbox, wall_s + 5.0, memory_mb),
+                stdin=json.dumps(config).encode(), extra_ro_binds=[(harness, HARNESS_MOUNT)])
     except sandbox.SandboxUnavailable as exc:
         raise ToolUnavailableError(f"the code sandbox cannot run here: {exc}") from exc
     elapsed = (time.perf_counter() - started) * 1000
@@ -225,53 +248,110 @@ class TestRunResult:
     coverage: dict[str, list[int]] | None = None
     elapsed_ms: float = 0.0
     calls: list[RecordedCall] = field(default_factory=list)  # what the tests called the implementation with
+    properties: list[str] = field(default_factory=list)  # ids of the collected hypothesis tests
+    step_checks: str | None = None  # "passed" | "failed" when the step's own checks ran
+
+
+def run_options(source: str, *, examples: int, plan: StepPlan | None = None, coverage: bool = False,
+                 record: Sequence[str] = ()) -> str:
+    """The child's options for `source` (JSON): the same string for the original and every mutant
+    (`run_variants`); `coverage` and `record` only for the first, diagnostic run."""
+    opts: dict[str, Any] = {"examples": examples, "hypothesis": uses_hypothesis(source), "not_tests": _not_tests(source)}
+    if plan is not None and plan.checks:
+        opts["step"] = plan.payload()
+    if coverage:
+        opts["coverage"] = True
+    if record:
+        opts["record"] = list(record)
+    return json.dumps(opts, sort_keys=True)
 
 
 def run_tests(source: str, *, examples: int, wall_s: float, memory_mb: int, coverage: bool = False,
-              expected: set[tuple[str | None, str]] | None = None, record: Sequence[str] = ()) -> TestRunResult:
-    """Run the artifact's tests in the sandbox and interpret the nonce-checked report; with `record`
-    (function names), also keep the arguments the tests call those functions with."""
+              expected: set[tuple[str | None, str]] | None = None, record: Sequence[str] = (),
+              plan: StepPlan | None = None) -> TestRunResult:
+    """Run the artifact's tests (and the step's own checks, `plan`) in the sandbox and interpret the
+    nonce-checked report; with `record` (function names), also keep the arguments the tests call those
+    functions with."""
     if expected is None:
         expected = expected_tests(ast.parse(source))
-    opts = json.dumps({"examples": examples, "coverage": coverage, "hypothesis": uses_hypothesis(source),
-                       "record": list(record), "not_tests": _not_tests(source)})
+    opts = run_options(source, examples=examples, plan=plan, coverage=coverage, record=record)
     report = run_harness(["{py}", "{h}/rf_child_pytest.py", ARTIFACT, opts], {ARTIFACT: source},
                          wall_s=wall_s, memory_mb=memory_mb)
-    result = interpret(report, expected)
+    result = interpret(report, expected, examples=examples, plan=plan)
     if record and report.valid:
         result.calls = parse_calls(report.events, set(record))
     return result
 
 
-def run_tests_batch(sources: Sequence[str], *, examples: int, run_timeout_s: float, memory_mb: int,
-                    expected: set[tuple[str | None, str]]) -> list[TestRunResult]:
-    """Run several variants (mutants) of one artifact in ONE sandbox: pytest is imported once and each
-    variant runs in a fresh fork of that clean process with its own timeout (see rf_child_pytest.py).
-    Variants share the sandbox, so one can disturb a later one; all come from the same artifact, and a
-    disturbed run can only count as killed or as surviving, never turn a failing artifact into a pass."""
-    names = [f"variant_{k}.py" for k in range(len(sources))]
-    use_h = any(uses_hypothesis(src) for src in sources)
-    opts = json.dumps({"examples": examples, "hypothesis": use_h, "run_timeout_s": run_timeout_s,
-                       "not_tests": _not_tests(sources[0]) if sources else []})
-    report = run_harness(["{py}", "{h}/rf_child_pytest.py", json.dumps(names), opts], dict(zip(names, sources, strict=True)),
-                         wall_s=len(sources) * (run_timeout_s + 0.5) + 10.0, memory_mb=memory_mb)
-    results = []
-    for k in range(len(sources)):
-        events = [e for e in report.events if e.get("run") == k]
-        end = next((e for e in events if e.get("ev") == "run_end"), None)
-        if not report.valid or end is None:
-            sub = HarnessReport(False, events, None, report.timed_out, report.resource, report.output_tail,
-                                report.elapsed_ms, report.problem or "the batch ended before this variant ran")
-        else:
-            timed_out = bool(end.get("timed_out"))
-            sub = HarnessReport(True, events, end.get("exit"), timed_out, "wall clock" if timed_out else None,
-                                "", report.elapsed_ms / max(1, len(sources)))
-        results.append(interpret(sub, expected))
-    return results
+def run_variants(sources: Sequence[str], *, options: str, run_timeout_s: float, memory_mb: int,
+                 expected: set[tuple[str | None, str]], examples: int, plan: StepPlan | None,
+                 workers: int) -> list[TestRunResult]:
+    """Run every variant of one artifact (the original and its mutants) exactly alike: each in its own fresh
+    sandbox, as `artifact.py`, under the same command line and options (`options`, from `run_options` on the
+    original), the same limits, a freshly staged harness, in a random order, `workers` at a time. Nothing in
+    a run tells it which variant it is but its own code. Results in `sources` order."""
+    order = list(range(len(sources)))
+    random.SystemRandom().shuffle(order)
+
+    def one(k: int) -> TestRunResult:
+        report = run_harness(["{py}", "{h}/rf_child_pytest.py", ARTIFACT, options], {ARTIFACT: sources[k]},
+                             wall_s=run_timeout_s, memory_mb=memory_mb)
+        return interpret(report, expected, examples=examples, plan=plan)
+
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(sources) or 1))) as pool:
+        results = dict(zip(order, pool.map(one, order), strict=True))
+    return [results[k] for k in range(len(sources))]
 
 
-def interpret(report: HarnessReport, expected: set[tuple[str | None, str]]) -> TestRunResult:
-    """Turn a harness report into a TestRunResult (fail closed: anything incomplete is not a pass)."""
+def interpret(report: HarnessReport, expected: set[tuple[str | None, str]], *, examples: int | None = None,
+              plan: StepPlan | None = None) -> TestRunResult:
+    """Turn a harness report into a TestRunResult (fail closed: anything incomplete is not a pass). With
+    `examples` (the profile's max_examples), every passing property must show that its generated examples
+    ran; with `plan`, the step's own checks must agree with the texts."""
+    result = _interpret_tests(report, expected)
+    if result.status != "passed":
+        return result
+    if examples is not None:
+        weak = _weak_property(report.events, result, examples)
+        if weak:
+            result.status, result.message = "failed", weak
+            return result
+    if plan is not None and plan.checks:
+        problem = plan.judge(report.events)
+        result.step_checks = "failed" if problem else "passed"
+        if problem:
+            result.status, result.message = "failed", f"the step's own check failed: {problem}"
+    return result
+
+
+def _weak_property(events: list[dict[str, Any]], result: TestRunResult, examples: int) -> str | None:
+    """Why a passing property test does not count (its generated examples did not run as the profile
+    says), or None."""
+    runs: dict[str, list[Any]] = {}
+    for e in events:
+        if e.get("ev") == "property":
+            runs.setdefault(str(e.get("id")), []).append(e.get("runs"))
+    for tid in result.properties:
+        reported = runs.get(tid, [])
+        if len(reported) != 1 or not isinstance(reported[0], list) or not reported[0]:
+            return (f"property {tid} reported no generated examples: hypothesis's engine did not run under the "
+                    "harness's profile (patched, or the test is not a plain @given test)")
+        for stats in reported[0]:
+            if not isinstance(stats, dict) or not stats.get("generate"):
+                return f"property {tid} ran no generated examples (only explicit ones): the generate phase is required"
+            stopped = str(stats.get("stopped", ""))
+            if stopped == "nothing left to do":
+                continue  # every input of the strategy was tried
+            if stopped != f"settings.max_examples={examples}":
+                return (f"property {tid} stopped because {stopped!r}, not after the harness's {examples} examples "
+                        "(most generated inputs were rejected by assume() or .filter(), or the profile was changed)")
+            if int(stats.get("valid") or 0) < max(1, examples // 2):
+                return (f"property {tid} ran {stats.get('valid')} valid examples of the {examples} the harness "
+                        "requires (assume() or .filter() rejected the rest)")
+    return None
+
+
+def _interpret_tests(report: HarnessReport, expected: set[tuple[str | None, str]]) -> TestRunResult:
     elapsed = report.elapsed_ms
     if report.resource is not None:
         return TestRunResult("error", f"the test run exceeded its {report.resource} limit", elapsed_ms=elapsed)
@@ -279,6 +359,10 @@ def interpret(report: HarnessReport, expected: set[tuple[str | None, str]]) -> T
         return TestRunResult("failed", f"{report.problem}: the artifact ended the run or killed the harness "
                              f"before tests reported. Output: {tail(report.output_tail)}", elapsed_ms=elapsed)
     events = report.events
+    refused = next((e for e in events if e.get("ev") == "filter_error"), None)
+    if refused is not None:
+        return TestRunResult("error", "the harness could not install its process filter (seccomp), so artifact "
+                             f"code was not run: {refused.get('message', '')}", elapsed_ms=elapsed)
     items = next((e.get("items", []) for e in events if e.get("ev") == "collected"), None)
     finish = next((e for e in events if e.get("ev") == "finish"), None)
     collect_errors = [e for e in events if e.get("ev") == "collect_error"]
@@ -321,7 +405,8 @@ def interpret(report: HarnessReport, expected: set[tuple[str | None, str]]) -> T
             violations.append(entry)
     coverage = next(({"statements": e.get("statements", []), "missing": e.get("missing", [])}
                      for e in events if e.get("ev") == "coverage"), None)
-    result = TestRunResult("passed", "", len(items), passed, failing, violations, coverage, elapsed)
+    result = TestRunResult("passed", "", len(items), passed, failing, violations, coverage, elapsed,
+                           properties=sorted(props))
     if failing:
         first = failing[0]
         kind = "property violated" if violations else "test failed"

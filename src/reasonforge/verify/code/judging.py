@@ -1,6 +1,6 @@
 """Mutant judging: each mutant's run under the artifact's tests, and which survivors count against them.
 
-`run_mutants` runs the mutants (`mutants.py`) in parallel sandboxes; `judge_survivors` gives the
+`run_mutants` runs the original and its mutants (`mutants.py`) alike, each in its own sandbox; `judge_survivors` gives the
 survivors their differential run (`equivalence.py`: likely equivalent, or distinguished by an input)
 and classifies every mutant as loud or quiet for the value check; `untested_functions` names the
 functions the tests never reach. The pytest checker (`pytest_checker.py`) turns these into its verdict;
@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from reasonforge.types import CheckLimits
@@ -24,32 +23,25 @@ from reasonforge.verify.code.harness_run import (
     recordable_functions,
     run_harness,
     run_tests,
-    run_tests_batch,
+    run_variants,
     uses_hypothesis,
 )
 from reasonforge.verify.code.mutants import Mutant, implementation_nodes
+from reasonforge.verify.code.step_checks import StepPlan
 
 __all__ = ["judge_mutants", "judge_survivors", "run_mutants", "survivor_entry", "untested_functions"]
 
 
-def run_mutants(mutants: Sequence[Mutant], *, examples: int, run_timeout_s: float, memory_mb: int,
-                expected: set[tuple[str | None, str]], workers: int) -> list[TestRunResult]:
-    """Each mutant's test run, in `mutants` order: `workers` sandboxes in parallel, each running its
-    share of the mutants as one batch (`run_tests_batch`)."""
-    if not mutants:
-        return []
-    workers = max(1, min(workers, len(mutants)))
-    chunks = [list(range(len(mutants)))[w::workers] for w in range(workers)]
-
-    def batch(indices: list[int]) -> list[TestRunResult]:
-        return run_tests_batch([mutants[i].source for i in indices], examples=examples, run_timeout_s=run_timeout_s,
-                               memory_mb=memory_mb, expected=expected)
-
-    results_by_index: dict[int, TestRunResult] = {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for indices, batch_results in zip(chunks, pool.map(batch, chunks), strict=True):
-            results_by_index.update(zip(indices, batch_results, strict=True))
-    return [results_by_index[i] for i in range(len(mutants))]
+def run_mutants(artifact: str, mutants: Sequence[Mutant], *, options: str, examples: int, run_timeout_s: float,
+                memory_mb: int, expected: set[tuple[str | None, str]], plan: StepPlan | None,
+                workers: int) -> tuple[TestRunResult, list[TestRunResult]]:
+    """The original's run and each mutant's (in `mutants` order), all run exactly alike (`run_variants`: own
+    sandbox, same path, command line, options and limits, random order), so that a test cannot pass on the
+    original and fail on the mutants by telling the runs apart. Mutants are written as `ast.unparse` writes
+    them, so the original runs in that form too: its text, comments and line numbers cannot mark it."""
+    results = run_variants([ast.unparse(ast.parse(artifact)), *(m.source for m in mutants)], options=options, run_timeout_s=run_timeout_s,
+                           memory_mb=memory_mb, expected=expected, examples=examples, plan=plan, workers=workers)
+    return results[0], results[1:]
 
 
 def judge_survivors(artifact: str, survivors: list[Mutant], dead: list[Mutant], calls: list[RecordedCall], *,

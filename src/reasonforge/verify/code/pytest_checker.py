@@ -3,13 +3,28 @@
 Every run of artifact code happens in the sandbox (`verify/sandbox/runner.py`); the verifier only parses the
 artifact (AST) and reads reports.
 
+Before anything runs
+- An artifact that configures or patches hypothesis (profiles, internals, private attributes) is refused
+  (`verify/code/policy.py`); per-test `@settings` are allowed and do not apply: every property runs
+  under the harness's profile, and one whose generated examples did not run (explicit examples only,
+  assume() rejecting nearly everything, a patched engine) fails (`harness_run.interpret`).
+- The step's own checks are read (`verify/code/step_checks.py`): the `>>>` examples of the step text and
+  of the question, and the step text's plain claims ("returns the largest element"). They run against
+  the artifact in every test run, original and mutants; a mismatch fails the step (`unaligned`), and a
+  step text whose examples or claims cannot be placed on the artifact is `unsupported`.
+
+Evidence (details `evidence`, a `types.Evidence`): STEP_EXAMPLES lists the examples and claims checked;
+AUTHOR_TESTS (the function signatures, "author's tests only") says the verdict rests on the artifact
+author's tests alone, with a note on what the reader found and could not check.
+
 Levels
 - quick: syntax check; mypy on the artifact when mypy is installed in the sandbox's Python (otherwise
-  skipped with a note in details); the artifact's tests and top-level asserts run in the sandbox (few
-  hypothesis examples).
+  skipped with a note in details); the artifact's tests, top-level asserts and the step's checks run in
+  the sandbox (few hypothesis examples).
 - standard: the tests run (≥ 1 collected, all pass, no hypothesis property violated), then generated
-  mutants of the implementation (`verify/code/mutants.py`) run in two sandboxes in parallel, each mutant in
-  a fresh fork of a clean pytest process (`run_tests_batch`) with its own timeout; the tests must kill
+  mutants of the implementation (`verify/code/mutants.py`) and the original run exactly alike
+  (`harness_run.run_variants`: each in its own fresh sandbox, same file, command line and options, random
+  order; the original must pass there too), two at a time, each with its own timeout; the tests must kill
   at least `mutation_threshold` (default 0.5, see "Threshold" below) of the mutants that are not likely
   equivalent:
   score = killed / (mutants − likely equivalent), and pass the value check (below). A
@@ -93,6 +108,7 @@ from reasonforge.types import (
     CheckOutcome,
     ErrorKind,
     ProofLevel,
+    StepContext,
     StepStatus,
 )
 from reasonforge.verify.code.complexity import ComplexityFit, find_claim, fit_claim
@@ -103,17 +119,22 @@ from reasonforge.verify.code.harness_run import (
     expected_tests,
     recordable_functions,
     run_harness,
+    run_options,
     run_tests,
     sandbox_tools,
     tail,
+    uses_hypothesis,
 )
 from reasonforge.verify.code.judging import judge_survivors, run_mutants, survivor_entry, untested_functions
 from reasonforge.verify.code.mutants import generate_mutants, implementation_nodes
+from reasonforge.verify.code.policy import hypothesis_tampering
+from reasonforge.verify.code.step_checks import StepPlan, plan_step_checks
 
 __all__ = ["CHECKER_VERSION", "PythonTestsChecker"]
 
-# 1.1: equivalent mutants leave the score's denominator; 1.2: the value check, typed return replacement
-CHECKER_VERSION = "1.2.0"
+# 1.1: equivalent mutants leave the score's denominator; 1.2: the value check, typed return replacement;
+# 1.3: runs alike (original among the mutants), process filter, enforced property profile, step checks, evidence
+CHECKER_VERSION = "1.3.0"
 
 
 @checkers.checker(ArtifactLanguage.PYTHON)
@@ -139,7 +160,8 @@ class PythonTestsChecker:
             "quick_examples": quick_examples, "complexity_margin": complexity_margin, "equivalence": equivalence,
             "value_check": value_check})
 
-    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits) -> CheckOutcome:
+    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits,
+              context: StepContext | None = None) -> CheckOutcome:
         started = time.perf_counter()
         level = ProofLevel(level)
         details: dict[str, Any] = {"checker": "python_tests"}
@@ -148,6 +170,16 @@ class PythonTestsChecker:
         except SyntaxError as exc:
             return CheckOutcome(status=StepStatus.FAILED, message=f"syntax error at line {exc.lineno}, column "
                                 f"{exc.offset}: {exc.msg}", details={**details, "error_kind": ErrorKind.SYNTAX})
+        tampering = hypothesis_tampering(tree)
+        if tampering is not None:
+            return self._done(CheckOutcome(status=StepStatus.FAILED, message=f"refused: {tampering}",
+                                           details={"error_kind": ErrorKind.REFUSED}), details, started)
+        plan = plan_step_checks(context, tree, seed=self.seed)
+        details["step_checks"] = {"examples": [e.describe() for e in plan.examples],
+                                  "claims": [c.describe() for c in plan.claims], "notes": plan.notes}
+        if plan.unaligned is not None:
+            return self._done(CheckOutcome(status=StepStatus.UNSUPPORTED, message=plan.unaligned,
+                                           details={"error_kind": ErrorKind.UNALIGNED}), details, started)
         tools = sandbox_tools()
         details["coverage_available"] = tools.get("coverage", False)
         if level is ProofLevel.QUICK:
@@ -155,11 +187,15 @@ class PythonTestsChecker:
             if typed is not None:
                 return self._done(typed, details, started)
         examples = self.quick_examples if level is ProofLevel.QUICK else self.hypothesis_examples
+        if uses_hypothesis(artifact):
+            details["property_profile"] = (f"harness profile: max_examples={examples} (mutant runs "
+                                           f"{self.mutant_examples}), derandomized, no database; the artifact's own "
+                                           "@settings, @seed and @reproduce_failure do not apply")
         expected = expected_tests(tree)
         record = recordable_functions(tree) if level is not ProofLevel.QUICK else []
         run = run_tests(artifact, examples=examples, wall_s=limits.timeout_s, memory_mb=limits.memory_mb,
                         coverage=tools.get("coverage", False) and level is not ProofLevel.QUICK, expected=expected,
-                        record=record)
+                        record=record, plan=plan)
         details.update(tests_total=run.tests_total, tests_passed=run.tests_passed,
                        property_violations=run.property_violations, tests_ms=round(run.elapsed_ms, 1))
         if run.failing:
@@ -170,19 +206,21 @@ class PythonTestsChecker:
             return self._done(CheckOutcome(status=StepStatus.ERROR, message=f"timeout or resource limit: {run.message}"),
                               details, started)
         if run.status != "passed":
-            return self._done(CheckOutcome(status=StepStatus.FAILED, message=run.message), details, started)
-        if level is ProofLevel.QUICK:
-            return self._done(CheckOutcome(status=StepStatus.VERIFIED, message=None), details, started)
-        mutation = self._mutation(artifact, limits, run, details)
-        if mutation is not None:
-            return self._done(mutation, details, started)
-        claim_outcome = self._complexity(artifact, limits, details)
-        if claim_outcome is not None:
-            return self._done(claim_outcome, details, started)
+            extra = {"error_kind": ErrorKind.UNALIGNED} if run.step_checks == "failed" else {}
+            return self._done(CheckOutcome(status=StepStatus.FAILED, message=run.message, details=extra), details,
+                              started)
+        if level is not ProofLevel.QUICK:
+            mutation = self._mutation(artifact, limits, run, plan, details)
+            if mutation is not None:
+                return self._done(mutation, details, started)
+            claim_outcome = self._complexity(artifact, limits, details)
+            if claim_outcome is not None:
+                return self._done(claim_outcome, details, started)
         if level is ProofLevel.FORMAL:
             formal = self._crosshair(artifact, tree, limits, tools, details)
             if formal is not None:
                 return self._done(formal, details, started)
+        details["evidence"] = plan.evidence(tree, run.tests_total, mutants=level is not ProofLevel.QUICK)
         return self._done(CheckOutcome(status=StepStatus.VERIFIED), details, started)
 
     # ---------------------------------------------------------------------------------- stages
@@ -212,7 +250,7 @@ class PythonTestsChecker:
         return CheckOutcome(status=StepStatus.FAILED,
                             message="type check failed: " + (errors[0] if errors else tail(report.output_tail, 300)))
 
-    def _mutation(self, artifact: str, limits: CheckLimits, run: TestRunResult,
+    def _mutation(self, artifact: str, limits: CheckLimits, run: TestRunResult, plan: StepPlan,
                   details: dict[str, Any]) -> CheckOutcome | None:
         mutants = generate_mutants(artifact, seed=self.seed, max_mutants=self.max_mutants)
         details["mutants_total"] = len(mutants)
@@ -221,8 +259,15 @@ class PythonTestsChecker:
             details["mutation_note"] = "the implementation offers no mutation sites; mutation strength not measured"
             return None
         wall = min(limits.timeout_s, max(3.0, 4 * run.elapsed_ms / 1000))
-        results = run_mutants(mutants, examples=self.mutant_examples, run_timeout_s=wall, memory_mb=limits.memory_mb,
-                              expected=expected_tests(ast.parse(artifact)), workers=self.workers)
+        options = run_options(artifact, examples=self.mutant_examples, plan=plan)
+        original, results = run_mutants(artifact, mutants, options=options, examples=self.mutant_examples,
+                                        run_timeout_s=wall, memory_mb=limits.memory_mb,
+                                        expected=expected_tests(ast.parse(artifact)), plan=plan, workers=self.workers)
+        if original.status != "passed":
+            details["identical_run"] = original.message
+            return CheckOutcome(status=StepStatus.ERROR if original.status == "error" else StepStatus.FAILED, message=(
+                "the tests passed in the first run but not when run exactly as each mutant is run "
+                f"({original.message}): tests that are flaky or behave differently between runs cannot be scored"))
         survivors = [m for m, r in zip(mutants, results, strict=True) if r.status == "passed"]
         dead = [m for m, r in zip(mutants, results, strict=True) if r.status != "passed"]
         killed = len(dead)
@@ -311,7 +356,7 @@ class PythonTestsChecker:
         if not contracted:
             details["formal"] = "no function carries PEP 316 contracts (pre:/post: in its docstring); nothing to check"
             return None
-        report = run_harness(["{py}", "-m", "crosshair", "check", "--analysis_kind=PEP316",
+        report = run_harness(["{py}", "{h}/rf_filtered.py", "-m", "crosshair", "check", "--analysis_kind=PEP316",
                               "--per_condition_timeout=2", ARTIFACT], {ARTIFACT: artifact},
                              wall_s=max(limits.timeout_s, 30.0), memory_mb=max(limits.memory_mb, 1024))
         if not report.valid or report.resource:

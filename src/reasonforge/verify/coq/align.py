@@ -1,41 +1,67 @@
 """Does the step's theorem state what the step's text claims? (A proof of another statement proves nothing.)
 
 Inputs are the step's claims (read from its text, `coq_claims`), its theorems' statements as Coq
-printed them (`coq_terms`), the facts the step may rely on (the Context's givens and definitions,
-its ancestors' claims and theorems) and the numeric bindings known so far (`x = 3`).
+printed them (`coq_terms`), and what the step may rely on (`Knowledge`: the question's givens, the grounded
+Context, its ancestors' claims, the numeric values known so far and the number domains of names).
 
 - A claim is covered when a theorem's conclusion states it (up to a constant factor and the order of
   the sides), when it restates a fact the step may rely on (DESIGN §3.1: a step that restates a given
-  is verified as a given), or when it is plain arithmetic that holds (`9 + 16 = 25`). Each check is
-  tried as written and again with the known bindings substituted.
+  is verified as a given), or when it is exact arithmetic that holds (`9 + 16 = 25`). Each check is
+  tried as written and again with the known values substituted.
 - A theorem's hypotheses must each be such a fact too, or a condition the step's own text states
-  ("If x = 3 then ...", unless the known bindings make it false): `False -> 2 + 2 = 5` is provable and
+  ("If x = 3 then ...", unless the known values make it false): `False -> 2 + 2 = 5` is provable and
   proves nothing, and so is any theorem that assumes what it should show.
+- Binders are respected. A universally quantified variable stands for the text's name of the same spelling
+  only where the theorem may be instantiated there: its type must hold every value the text's name can take
+  (`forall x : nat` says nothing about an `x` not known to be a natural number). An existential of the
+  conclusion is a witness of its own (`terms.WITNESS`): it covers only a claim about a name the text
+  introduces existentially ("n = 2k for some integer k"), over a type no wider than the text's domain.
 - Every claim covered: aligned. One not covered: misaligned, with "the theorem proves X but the step
-  claims Y". No claim readable in the text: skipped (noted in details). No theorem statement readable:
-  unread, and the checker cannot confirm the step (the caller reports it as unsupported).
+  claims Y". No claim readable in the text (or one seen but not comparable): unreadable, and no theorem can
+  verify the step. No theorem statement readable: unread. The caller reports both as unsupported.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import sympy
 
+from reasonforge.verify.coq.claims import DOMAIN_RANK, StepClaims
 from reasonforge.verify.coq.terms import Atom, Statement, Unsupported, atoms_equivalent, statement_of, truth
 
-__all__ = ["Alignment", "align"]
+__all__ = ["MAX_CLAIMS", "MAX_FACTS", "TYPE_RANK", "Alignment", "Knowledge", "align", "domain_of_value", "holds", "rename", "render_statement"]
+
+# The widest domain (claims.DOMAIN_RANK) each Coq number type holds.
+TYPE_RANK = {"positive": 0, "nat": 1, "N": 1, "Z": 2, "Q": 3, "R": 4}
+_MAX_MAPPINGS = 64
+# Bounds on the exact-algebra comparisons one step costs (claims x facts); honest steps state a few of each.
+MAX_CLAIMS = 32
+MAX_FACTS = 256
+_OWN = "@self"  # the placeholder of a name this step introduces existentially, until mapped to a witness
+
+
+@dataclass
+class Knowledge:
+    """What a step may rely on: facts (each with where it comes from), numeric values, domains of names."""
+
+    facts: list[tuple[Atom, str]] = field(default_factory=list)
+    bindings: dict[str, sympy.Expr] = field(default_factory=dict)
+    domains: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
 class Alignment:
-    """The verdict of the comparison and what it was based on."""
+    """The verdict of the comparison, what each claim was covered by, and the theorems that covered them."""
 
-    status: Literal["aligned", "misaligned", "skipped", "unread"]
+    status: Literal["aligned", "misaligned", "unreadable", "unread"]
     message: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    covered: list[tuple[str, str]] = field(default_factory=list)  # (claim, what states it)
+    statements: dict[str, str] = field(default_factory=dict)  # theorem -> readable statement, those that covered
 
 
 def _subst(atom: Atom, bindings: Mapping[str, sympy.Expr]) -> Atom:
@@ -45,41 +71,110 @@ def _subst(atom: Atom, bindings: Mapping[str, sympy.Expr]) -> Atom:
     return Atom(atom.op, atom.expr.xreplace(subs), atom.text) if subs else atom
 
 
-def _holds(claim: Atom, facts: Sequence[Atom], bindings: Mapping[str, sympy.Expr]) -> bool:
-    """Is `claim` one of `facts`, or true arithmetic, as written or with the bindings substituted?"""
+def rename(atom: Atom, names: Mapping[str, str]) -> Atom:
+    """`atom` with the symbols named in `names` renamed."""
+    if atom.expr is None or not names:
+        return atom
+    subs = {s: sympy.Symbol(names[s.name]) for s in atom.expr.free_symbols if s.name in names}
+    return Atom(atom.op, atom.expr.xreplace(subs), atom.text) if subs else atom
+
+
+def _names(atom: Atom) -> set[str]:
+    return {s.name for s in atom.expr.free_symbols} if atom.expr is not None else set()
+
+
+def holds(claim: Atom, pool: Sequence[tuple[Atom, str]], bindings: Mapping[str, sympy.Expr]) -> str | None:
+    """What states `claim`: a fact of `pool` (its source), or exact arithmetic; None when nothing does."""
+    if truth(claim) is True:
+        # Every identity is equivalent to every other: name a theorem only when it states this one as written.
+        same = next((source for fact, source in pool if _spelling(fact.text) == _spelling(claim.text)), None)
+        return same or "exact arithmetic"
     for b in ({}, bindings):
         c = _subst(claim, b)
-        if truth(c) is True:
-            return True
-        if any(atoms_equivalent(c, _subst(f, b)) for f in facts):
-            return True
-    return False
+        for fact, source in pool:
+            if atoms_equivalent(c, _subst(fact, b)):
+                return source
+    if truth(_subst(claim, bindings)) is True:
+        return "exact arithmetic"
+    return None
 
 
-def align(
-    claims: Sequence[Atom],
-    claim_texts: Sequence[str],
-    statements: Mapping[str, str],
-    facts: Sequence[Atom],
-    bindings: Mapping[str, sympy.Expr],
-    premises: Sequence[Atom] = (),
-) -> Alignment:
-    """Compare the step's claims with its theorems' printed statements (see the module docstring).
+def _spelling(text: str) -> str:
+    return "".join(ch for ch in text if ch not in " ()*")
 
-    `premises` are conditions the step's text itself assumes ("if x = 3", "z > 0"): a theorem may
-    assume them too, unless the known bindings already make one false (which would make it vacuous)."""
-    facts = [*facts, *(p for p in premises if truth(_subst(p, bindings)) is not False)]
-    if not claims:
-        return Alignment("skipped", details={"alignment": "skipped: the step's text states no relation the checker "
-                                                          "can read, so the theorem was not compared with it"})
+
+def domain_of_value(value: sympy.Expr) -> str:
+    """The narrowest domain of a known number (`3` → positive, `0` → natural, `-2` → integer, `1/2` → rational)."""
+    if value.is_Integer:
+        return "positive" if value > 0 else "natural" if value == 0 else "integer"
+    return "rational" if value.is_Rational else "real"
+
+
+def _domain(name: str, knowledge: Knowledge, facts: Sequence[tuple[Atom, str]]) -> str:
+    """The narrowest domain `name` is known to lie in (the reals when nothing says more)."""
+    if name in knowledge.bindings and knowledge.bindings[name].is_number:
+        return domain_of_value(knowledge.bindings[name])
+    domain = knowledge.domains.get(name, "real")
+    if domain == "integer":
+        v = sympy.Symbol(name)
+        if holds(Atom("<", -v), facts, knowledge.bindings):
+            return "positive"
+        if holds(Atom("<=", -v), facts, knowledge.bindings):
+            return "natural"
+    return domain
+
+
+def render_statement(name: str, st: Statement) -> str:
+    """A readable one-line form of a theorem's statement, for messages and evidence."""
+    concl = " /\\ ".join(str(c) for c in st.conclusions) or "True"
+    if st.witnesses:
+        concl = "exists " + " ".join(f"({var} : {typ})" for var, typ in st.witnesses.values()) + ", " + concl
+    body = " -> ".join([*(str(h) for h in st.hypotheses), concl])
+    binders = " ".join(f"({v.split('@', 1)[0]} : {st.types[v]})" for v in st.variables)
+    return f"{name} : " + (f"forall {binders}, {body}" if binders else body)
+
+
+def _read(statements: Mapping[str, str]) -> tuple[dict[str, Statement], dict[str, str]]:
     read: dict[str, Statement] = {}
     unread: dict[str, str] = {}
     for name, printed in statements.items():
         try:
             read[name] = statement_of(printed)
-        except Unsupported as exc:
-            unread[name] = str(exc)
-    details: dict[str, Any] = {"claims": list(claim_texts)}
+        except (Unsupported, RecursionError) as exc:
+            unread[name] = str(exc) if isinstance(exc, Unsupported) else "too deeply nested"
+    return read, unread
+
+
+def align(own: StepClaims, statements: Mapping[str, str], knowledge: Knowledge,
+          renames: Mapping[str, str] | None = None) -> Alignment:
+    """Compare the step's claims with its theorems' printed statements (see the module docstring).
+
+    `renames` maps a name of the text to the witness an ancestor introduced for it (`k` → `k@1`), so that
+    the text's `k` and that step's "for some integer k" are one object; own conditions may be assumed
+    unless the known values already make one false (which would make the theorem vacuous)."""
+    if own.uncompared:
+        return Alignment("unreadable", f"the step claims {own.uncompared[0]}, which the checker cannot compare with "
+                         "a theorem (an approximation, or a value it cannot compute), so no theorem verifies the step")
+    if len(own.claims) > MAX_CLAIMS:
+        return Alignment("unreadable", f"the step states {len(own.claims)} relations; the checker compares at most "
+                         f"{MAX_CLAIMS} per step with a theorem, so split it into smaller steps")
+    if not own.claims:
+        return Alignment("unreadable", "the checker cannot read what the step claims (no relation, parity or "
+                         "divisibility it can compare), so no theorem can be confirmed to state it")
+    names = {k: v for k, v in (renames or {}).items() if k not in own.existential}
+    names.update({k: k + _OWN for k in own.existential})
+    claims = [rename(c, names) for c in own.claims]
+    bindings = knowledge.bindings
+    premises = [rename(p, names) for p in own.premises]
+    facts = [*knowledge.facts, *((p, "a condition the step states") for p in premises
+                                  if truth(_subst(p, bindings)) is not False)]
+    domains = {**knowledge.domains, **{names.get(k, k): d for k, d in own.domains.items()}}
+    known = Knowledge(knowledge.facts, bindings, domains)
+    text_names = set(bindings)
+    for atom in (*claims, *premises, *(f for f, _ in facts)):
+        text_names |= _names(atom)
+    read, unread = _read(statements)
+    details: dict[str, Any] = {"claims": list(own.texts)}
     if unread:
         details["unread_theorems"] = unread
     if not read:
@@ -87,27 +182,110 @@ def align(
             "the checker cannot read the statement of " + ", ".join(sorted(unread)) + f" ({next(iter(unread.values()))}) "
             "to confirm it states the step's claim; state it with Z, Q, nat or R arithmetic, equalities, orders, "
             "divisibility or parity"), details)
-    usable: list[Atom] = []
-    unjustified: list[tuple[str, Atom]] = []
+    usable: list[tuple[Atom, str]] = []
+    witnesses: dict[str, tuple[str, str, str]] = {}  # symbol -> (written name, type, theorem)
+    unjustified: list[str] = []
+    readable: dict[str, str] = {}
     for name, st in read.items():
-        bad = [h for h in st.hypotheses if not _holds(h, facts, bindings)]
-        if bad:
-            unjustified.append((name, bad[0]))
+        st = st.renamed({v: names[v] for v in st.variables if v in names and not names[v].endswith(_OWN)})
+        readable[name] = render_statement(name, st)
+        why = _why_unusable(name, st, text_names, known, facts)
+        if why:
+            unjustified.append(why)
             continue
-        usable += st.conclusions
+        usable += [(c, f"theorem {name}") for c in st.conclusions]
+        witnesses.update({w: (var, typ, name) for w, (var, typ) in st.witnesses.items()})
     main_name = list(read)[-1]
     details["theorems"] = {n: {"hypotheses": [str(h) for h in st.hypotheses],
-                               "conclusions": [str(c) for c in st.conclusions]} for n, st in read.items()}
-    for claim, text in zip(claims, claim_texts, strict=True):
-        if _holds(claim, [*usable, *facts], bindings):
-            continue
-        main = read[main_name]
-        proves = " and ".join(str(c) for c in main.conclusions) or "nothing the checker can compare"
-        message = f"the theorem {main_name} proves {proves} but the step claims {text}"
-        for name, hyp in unjustified:
-            message += (f"; {name} assumes {hyp}, which is neither a given nor a claim of an earlier step "
-                        "(a theorem may only assume what the Context or its ancestors establish)")
-            break
-        return Alignment("misaligned", message, {**details, "uncovered_claim": text})
-    return Alignment("aligned", details={**details, "alignment": "every claim of the step is stated by a theorem, "
-                                                                 "a given or an earlier step, or is true arithmetic"})
+                               "conclusions": [str(c) for c in st.conclusions],
+                               **({"variables": st.types} if st.types else {})} for n, st in read.items()}
+    pool = [*usable, *facts]
+    if len(pool) > MAX_FACTS:
+        # Each claim is compared with each fact by exact algebra: the work has to stay bounded.
+        return Alignment("unreadable", f"the step's theorems, givens and earlier steps state {len(pool)} facts; the "
+                         f"checker compares a claim with at most {MAX_FACTS}, so split the step or the question",
+                         details)
+    best: list[tuple[str, str | None]] = []
+    for mapping in _mappings(own, claims, witnesses):
+        covered = [(text, holds(rename(c, mapping), pool, bindings)) for c, text in zip(claims, own.texts, strict=True)]
+        if all(src is not None for _, src in covered):
+            used = {src.split(" ", 1)[1] for _, src in covered if src and src.startswith("theorem ")}
+            done = [(t, s or "") for t, s in covered]
+            return Alignment("aligned", details={**details, "covered": [{"claim": t, "by": s} for t, s in done]},
+                             covered=done, statements={n: readable[n] for n in read if n in used})
+        if not best or sum(s is None for _, s in covered) < sum(s is None for _, s in best):
+            best = covered
+    text = next(t for t, s in best if s is None) if best else own.texts[0]
+    proves = " and ".join(str(c) for c in read[main_name].conclusions) or "nothing the checker can compare"
+    message = f"the theorem {main_name} proves {proves} but the step claims {text}" + _lookalike(read[main_name], text, own)
+    if own.existential and not witnesses:
+        message += (f" (for some {', '.join(sorted(own.existential))}: only an existential of the theorem, over a type "
+                    "no wider than the text says, states that)")
+    if unjustified:
+        message = f"the step claims {text}, and {unjustified[0]}" if _states(read, text, own) else (
+            f"{message}; {unjustified[0]}")
+    return Alignment("misaligned", message, {**details, "uncovered_claim": text})
+
+
+def _lookalike(st: Statement, text: str, own: StepClaims) -> str:
+    """Why a conclusion spelled like the claim is not the claim, when it is (else "")."""
+    bound = sorted({var for var, _ in st.witnesses.values() if var in text})
+    wide = [(var, typ) for var, typ in st.witnesses.values() if var in own.existential
+            and TYPE_RANK[typ] > DOMAIN_RANK[own.existential[var]]]
+    if wide:
+        var, typ = wide[0]
+        return (f" (the theorem's {var} ranges over {typ}, wider than the step's: \"{_NOUNS[typ].split(' ', 1)[1]}\" "
+                f"is not \"{own.existential[var]}\")")
+    if bound:
+        return (f" (in the theorem {', '.join(bound)} is bound by `exists`: it proves that some {bound[0]} satisfies "
+                f"this, not that the step's {bound[0]} does)")
+    if any(_spelling(c.text) == _spelling(text) for c in st.conclusions):
+        return (" (spelled alike, but the theorem's arithmetic is Coq's: nat subtraction stops at 0 and Z division "
+                "rounds down, so its value is not the text's)")
+    return ""
+
+
+def _states(read: Mapping[str, Statement], text: str, own: StepClaims) -> bool:
+    """Does some theorem's conclusion state the claim `text` (one that could not be used)?"""
+    claim = own.claims[own.texts.index(text)]
+    return any(atoms_equivalent(claim, c) for st in read.values() for c in st.conclusions)
+
+
+def _why_unusable(name: str, st: Statement, text_names: set[str], knowledge: Knowledge,
+                  facts: Sequence[tuple[Atom, str]]) -> str | None:
+    """Why the theorem's conclusions cannot stand for the step's claims, or None when they can."""
+    for h in st.hypotheses:
+        if holds(h, facts, knowledge.bindings) is None:
+            return (f"{name} assumes {h}, which is neither a given nor a claim of an earlier step (a theorem may "
+                    "only assume what the Context or its ancestors establish)")
+    for v in st.variables:
+        if v not in text_names:
+            continue  # a variable of its own: any instance will do, every number type is inhabited
+        typ = st.types[v]
+        domain = _domain(v, knowledge, facts)
+        if DOMAIN_RANK[domain] > TYPE_RANK[typ]:
+            shown = v.split("@", 1)[0]
+            return (f"{name} quantifies {shown} over {typ}, but the step's {shown} is not known to be "
+                    f"{_NOUNS[typ]} (the theorem says nothing about other values)")
+    return None
+
+
+_NOUNS = {"positive": "a positive integer", "nat": "a natural number", "N": "a natural number", "Z": "an integer",
+          "Q": "a rational number", "R": "a real number"}
+
+
+def _mappings(own: StepClaims, claims: Sequence[Atom], witnesses: Mapping[str, tuple[str, str, str]]
+              ) -> list[dict[str, str]]:
+    """The ways to read each name the step introduces existentially as one witness of a theorem."""
+    wanted = sorted(k for k in own.existential if any(k + _OWN in _names(c) for c in claims))
+    if not wanted:
+        return [{}]
+    choices: list[list[str]] = []
+    for k in wanted:
+        fits = [w for w, (var, typ, _) in witnesses.items() if TYPE_RANK[typ] <= DOMAIN_RANK[own.existential[k]]]
+        same = [w for w in fits if witnesses[w][0] == k]
+        choices.append(same or (fits if len(wanted) == 1 and len(fits) == 1 else []) or [k + _OWN])
+    out = []
+    for combo in itertools.islice(itertools.product(*choices), _MAX_MAPPINGS):
+        out.append({k + _OWN: w for k, w in zip(wanted, combo, strict=True)})
+    return out

@@ -4,7 +4,7 @@ For each step: `Check` of every theorem it states (the statement as the kernel h
 `Set Printing All` so notations, scopes and coercions are spelled out), `Print` of its definitions
 (bindings for later steps) and `Print Assumptions` of all its theorems together. For the Context: the
 statement of every given and the body of every definition. Last, a vacuity probe: can `lia`, `nia`,
-`tauto` or `congruence` prove `False` from the givens alone? Then every proof that uses a given
+`tauto` or `congruence` prove `False` from the givens alone (quantified ones instantiated)? Then every proof that uses a given
 proves nothing.
 
 Allowed axioms: the Context's own declarations (the givens) and `STANDARD_AXIOMS`, the axioms of the
@@ -12,6 +12,8 @@ standard library that are known to be consistent with Coq's theory and with each
 logic, functional and propositional extensionality, proof irrelevance and the axioms the standard
 real numbers are built on). Anything else `Print Assumptions` lists, or anything it prints that this
 module does not recognise (an unsafe fixpoint, assumed positivity, type-in-type), fails the step.
+The probe first instantiates every quantified given at small values and at the Context's own declarations
+(`forall n : nat, n = 1` is contradictory only once instantiated: `0 = 1`).
 """
 
 from __future__ import annotations
@@ -88,22 +90,58 @@ def audit_part(nonce: str, module: str, theorems: Sequence[str], definitions: Se
     return load + _section(f"RFAudit{module}", body)
 
 
+# Instances a quantified given is tried at, by the type it quantifies over (fully qualified: the probe runs
+# where only what Lia loads is in scope). Each branch also tries every Context declaration of that type.
+_INSTANCES = {
+    "Coq.Numbers.BinNums.Z": ("Coq.Numbers.BinNums.Z0", "(Coq.Numbers.BinNums.Zpos Coq.Numbers.BinNums.xH)",
+                              "(Coq.Numbers.BinNums.Zneg Coq.Numbers.BinNums.xH)",
+                              "(Coq.Numbers.BinNums.Zpos (Coq.Numbers.BinNums.xO Coq.Numbers.BinNums.xH))"),
+    "Coq.Init.Datatypes.nat": ("Coq.Init.Datatypes.O", "(Coq.Init.Datatypes.S Coq.Init.Datatypes.O)",
+                               "(Coq.Init.Datatypes.S (Coq.Init.Datatypes.S Coq.Init.Datatypes.O))"),
+    "Prop": ("Coq.Init.Logic.False", "Coq.Init.Logic.True"),
+}
+_Q_INSTANCES = ("(Coq.QArith.QArith_base.Qmake Coq.Numbers.BinNums.Z0 Coq.Numbers.BinNums.xH)",
+                "(Coq.QArith.QArith_base.Qmake (Coq.Numbers.BinNums.Zpos Coq.Numbers.BinNums.xH) Coq.Numbers.BinNums.xH)")
+_R_INSTANCES = ("Coq.Reals.Rdefinitions.R0", "Coq.Reals.Rdefinitions.R1")
+_MAX_INSTANTIATIONS = 64  # a given with many binders multiplies its instances; past this the probe stops
+
+
+def _instantiation(nonce: str, names: Sequence[str], types: dict[str, tuple[str, ...]], qualifier: str) -> tuple[str, str]:
+    """An Ltac that replaces each quantified hypothesis by instances at small values and at the Context's own
+    declarations, so that `forall n : nat, n = 1` (false at 0) is found contradictory like `0 = 1`."""
+    tactic = f"rf_inst_{nonce[:12]}"
+    branches = []
+    for typ, values in types.items():
+        tries = [f"pose proof ({{H}} {v})" for v in values]
+        tries += [f"try pose proof ({{H}} {qualifier}Context.{n})" for n in names]
+        branches.append(f"  | forall _ : {typ}, _ => " + "; ".join(t.format(H="H") for t in tries) + "; clear H")
+    one = f"Ltac {tactic}_one H :=\n  match type of H with\n" + "\n".join(branches) + "\n  end.\n"
+    loop = (f"Ltac {tactic} := do {_MAX_INSTANTIATIONS} (try (match goal with H : forall _ : _, _ |- _ => "
+            f"{tactic}_one H end)).\n")
+    return one + loop, tactic
+
+
 def audit_tail(nonce: str, hypotheses: Sequence[str], requires: Sequence[str], *, qualifier: str) -> str:
     """The vacuity probe on the givens (a bare marker when the Context assumes nothing). Loads Lia: run it last."""
     if not hypotheses:
         return mark(nonce, "probe-none")
     loads = ["Require Import Coq.micromega.Lia."]
     tactics = ["timeout 5 lia", "timeout 5 nia"]
+    types = dict(_INSTANCES)
     if any(r.startswith("Coq.Reals.") for r in requires):
         loads.append("Require Import Coq.micromega.Lra.")
         tactics.append("timeout 5 lra")
+        types["Coq.Reals.Rdefinitions.R"] = _R_INSTANCES
     elif any(r.startswith("Coq.QArith.") for r in requires):
         loads.append("Require Import Coq.micromega.Lqa.")
         tactics.append("timeout 5 lra")
+        types["Coq.QArith.QArith_base.Q"] = _Q_INSTANCES
+    ltac, inst = _instantiation(nonce, hypotheses, types, qualifier)
     poses = "; ".join(f"pose proof @{qualifier}Context.{h} as rf_h{i}" for i, h in enumerate(hypotheses))
-    probe = (f"Goal True. tryif (assert False by ({poses}; first [{' | '.join([*tactics, 'tauto', 'congruence'])}])) "
+    probe = (f"Goal True. tryif (assert False by ({poses}; try (timeout 10 {inst}); "
+             f"first [{' | '.join([*tactics, 'tauto', 'congruence'])}])) "
              f'then idtac "@@RF {nonce} vacuous" else idtac "@@RF {nonce} consistent". exact I. Qed.\n')
-    return mark(nonce, "probe") + "\n".join(loads) + "\n" + probe
+    return mark(nonce, "probe") + "\n".join(loads) + "\n" + ltac + probe
 
 
 def marked_sections(output: str, nonce: str) -> list[tuple[str, str]]:

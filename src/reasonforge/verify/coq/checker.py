@@ -9,13 +9,19 @@ A step is verified when, all together:
 2. its file compiles (`coq_workspace`: the Context and every ancestor step imported);
 3. `Print Assumptions`, run by the checker on all its theorems, lists nothing but the Context's givens
    and the allowed standard axioms (`coq_audit.STANDARD_AXIOMS`), and the givens it uses are not
-   contradictory (a `lia`/`nia`/`tauto`/`congruence` probe for `False`);
-4. its theorems state what its text claims (`coq_align`), when the text has a relation to compare.
+   contradictory (a `lia`/`nia`/`tauto`/`congruence` probe for `False`, quantified givens instantiated);
+4. its theorems state what its text claims (`align`, binders respected), and the text claims something
+   the checker can read;
+5. every Context declaration its proof uses is a given of the question (read from
+   `ChainStep.context.original_query`), and every definition its theorems speak of is a given or a binding
+   a step's text makes (`grounding`, `judge`).
 
-Outcomes: a rule broken, a compile error, a forbidden axiom or a misaligned theorem is `failed` (with
-the line *within the artifact* and Coq's message); a step whose Context or ancestor did not compile is
-`error` ("cannot compile: depends on step N which failed"); time, memory and sandbox problems are
-`error`; a statement the checker cannot read while the text claims something is `unsupported`.
+Outcomes: a rule broken, a compile error, a forbidden axiom, a misaligned theorem or a definition that makes
+the claim true by fiat is `failed` (with the line *within the artifact* and Coq's message); a step whose
+Context or ancestor did not compile is `error` ("cannot compile: depends on step N which failed"); time,
+memory and sandbox problems are `error`; a claim the checker cannot read, a statement it cannot read, or a
+proof resting on a Context declaration the question does not give is `unsupported`. A verified step records
+`evidence` (types.Evidence, kind THEOREM): the aligned theorem statements and how each claim was covered.
 Nothing is ever compiled outside the sandbox unless the caller passes `unsafe_no_sandbox=True` for
 trusted local use (mirroring `sandbox.run_sandboxed`).
 
@@ -30,11 +36,10 @@ import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-import sympy
+from typing import Any, Literal, TypeVar
 
 from reasonforge.errors import ReasonForgeError, ToolUnavailableError
+from reasonforge.lang.math.expr import ExpressionError
 from reasonforge.registry import Spec, checkers
 from reasonforge.types import (
     ArtifactLanguage,
@@ -43,30 +48,32 @@ from reasonforge.types import (
     CheckOutcome,
     ErrorKind,
     ProofLevel,
+    StepContext,
     StepStatus,
 )
-from reasonforge.verify.coq.align import align
 from reasonforge.verify.coq.audit import (
     STANDARD_AXIOMS,
     Assumptions,
-    definition_body,
     marked_sections,
     parse_assumptions,
     printed_type,
 )
-from reasonforge.verify.coq.claims import StepClaims, step_claims
+from reasonforge.verify.coq.claims import StepClaims, mentioned_names, step_claims
 from reasonforge.verify.coq.diag import FileRun, first_error, resource_problem
+from reasonforge.verify.coq.givens import Givens, read_givens
+from reasonforge.verify.coq.grounding import read_context
+from reasonforge.verify.coq.judge import Judge
 from reasonforge.verify.coq.lex import CoqLexError, tokenize
 from reasonforge.verify.coq.policy import ArtifactFacts, PolicyViolation, inspect_artifact, stdlib_modules
-from reasonforge.verify.coq.terms import Atom, Unsupported, number_type, parse_term, statement_of, to_expr
 from reasonforge.verify.coq.toolchain import CoqToolchain, find_coq
 from reasonforge.verify.coq.warm import compile_workspace
 from reasonforge.verify.coq.workspace import ChainPlan, Workspace, module_of, per_file_workspace
 
 __all__ = ["CHECKER_VERSION", "CoqChecker", "check_coq_chain", "unavailable_reason"]
 
-CHECKER_VERSION = "1.0.0"
+CHECKER_VERSION = "2.0.0"
 Mode = Literal["per-file", "warm"]
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -99,10 +106,12 @@ class CoqChecker:
                          args={"mode": mode, "standard_axioms": list(self.standard_axioms)})
 
     # ------------------------------------------------------------------------------------ contract
-    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits) -> CheckOutcome:
-        """A single artifact as a one-step chain without givens."""
-        return self.check_chain([ChainStep(step_id=1, content="", artifact=artifact)], context="", level=level,
-                                limits=limits)[1]
+    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits,
+              context: StepContext | None = None) -> CheckOutcome:
+        """A single artifact as a one-step chain without a Context (its text and question from `context`)."""
+        step = ChainStep(step_id=1, content=context.content if context is not None else "", artifact=artifact,
+                         context=context.model_copy(update={"ancestors": []}) if context is not None else None)
+        return self.check_chain([step], context="", level=level, limits=limits)[1]
 
     def check_chain(self, steps: Sequence[ChainStep], *, context: str, level: ProofLevel,
                     limits: CheckLimits) -> dict[int, CheckOutcome]:
@@ -222,9 +231,13 @@ class CoqChecker:
                 work[sid].outcome = _outcome(StepStatus.ERROR, message, error_kind=ErrorKind.CONTEXT)
             return
         audit = _audit_sections(runs, ws)
-        context_facts, bindings, parameters = _context_knowledge(audit, ctx)
+        givens = _guarded(read_givens, _question(work), Givens())
+        entries = read_context(audit.get("Context", {}), ctx, givens)
+        parameters = {name for name, e in entries.items() if e.kind == "parameter"}
         vacuous = _vacuous(audit)
-        known: dict[int, tuple[list[Atom], dict[str, sympy.Expr]]] = {}
+        unread = StepClaims(uncompared=["the reader could not read the step's text"])
+        judge = Judge(givens, entries, {sid: _guarded(self.claims, w.step.content, unread) for sid, w in work.items()},
+                      {sid: list(w.step.ancestors) for sid, w in work.items()}, _ancestor_names(work))
         for sid in ws.order:
             w = work[sid]
             step_file = ws.steps[sid]
@@ -242,7 +255,7 @@ class CoqChecker:
             if run.rc != 0:
                 w.outcome = self._compile_failure(w, step_file, run, limits)
                 continue
-            w.outcome = self._audit_step(w, sid, audit, context_facts, bindings, parameters, vacuous, known)
+            w.outcome = self._audit_step(w, sid, audit, parameters, vacuous, judge)
 
     def _compile_failure(self, w: _Step, step_file: Any, run: FileRun, limits: CheckLimits) -> CheckOutcome:
         problem = resource_problem(run, limits.timeout_s)
@@ -271,9 +284,8 @@ class CoqChecker:
         return _outcome(StepStatus.FAILED, f"line {line}, column {err.column}: {err.message}", error_kind=ErrorKind.COMPILE,
                         error_line=line, error_column=err.column, coq_error=err.message, **w.details)
 
-    def _audit_step(self, w: _Step, sid: int, audit: dict[str, dict[str, str]], context_facts: list[Atom],
-                    bindings: dict[str, sympy.Expr], parameters: set[str], vacuous: str | None,
-                    known: dict[int, tuple[list[Atom], dict[str, sympy.Expr]]]) -> CheckOutcome:
+    def _audit_step(self, w: _Step, sid: int, audit: dict[str, dict[str, str]], parameters: set[str],
+                    vacuous: str | None, judge: Judge) -> CheckOutcome:
         assert w.facts is not None
         module = module_of(sid)
         mine = audit.get(module)
@@ -286,32 +298,23 @@ class CoqChecker:
         bad = self._forbidden(assumptions)
         if bad:
             return _outcome(StepStatus.FAILED, bad, error_kind=ErrorKind.ASSUMPTIONS, **w.details)
-        givens = [a.split(".", 1)[1] for a in assumptions.axioms if a.startswith("Context.")]
-        used_hypotheses = [g for g in givens if g not in parameters]
+        used = [_context_name(a) for a in assumptions.axioms if _context_name(a)]
+        used_hypotheses = [g for g in used if g not in parameters]
+        if used_hypotheses and "probe" not in audit.get("Context", {}):
+            # No verdict from the probe is no evidence of consistency: never verify on givens it did not look at.
+            return _outcome(StepStatus.ERROR, "the checker's consistency probe on the givens gave no result, so a "
+                            f"proof using {', '.join(used_hypotheses)} cannot be trusted", error_kind=ErrorKind.AUDIT,
+                            **w.details)
         if vacuous and used_hypotheses:
             return _outcome(StepStatus.FAILED, f"the givens are contradictory ({vacuous}), so this step's proof, which "
                             f"uses {', '.join(used_hypotheses)}, proves nothing", error_kind=ErrorKind.VACUOUS, **w.details)
         printed = {t: printed_type(mine.get(f"check {t}", "")) for t in w.facts.theorems}
         statements = {t: s for t, s in printed.items() if s}
-        # What this step may rely on: the givens, the Context's definitions, its ancestors' claims and theorems.
-        facts = list(context_facts)
-        local = dict(bindings)
-        for a in w.step.ancestors:
-            if a in known:
-                facts += known[a][0]
-                local.update(known[a][1])
-        local.update(_definitions(mine))  # the step's own definitions are exact: `Definition k := 7` means k = 7
-        own = self.claims(w.step.content)
-        result = align(own.claims, own.texts, statements, facts, local, own.premises)
-        known[sid] = _step_knowledge(own, statements, mine)
-        w.details["alignment"] = {"status": result.status, **result.details}
-        if own.notes:
-            w.details["alignment"]["notes"] = own.notes[:10]
-        if result.status == "misaligned":
-            return _outcome(StepStatus.FAILED, result.message, error_kind=ErrorKind.ALIGNMENT, **w.details)
-        if result.status == "unread":
-            return _outcome(StepStatus.UNSUPPORTED, result.message, error_kind=ErrorKind.ALIGNMENT, **w.details)
-        return _outcome(StepStatus.VERIFIED, None, **w.details)
+        verdict = judge.judge(sid, statements, mine, used)
+        details = {**w.details, **verdict.details}
+        if verdict.error_kind is not None:
+            details["error_kind"] = verdict.error_kind
+        return CheckOutcome(status=verdict.status, message=verdict.message, details=details)
 
     def _forbidden(self, assumptions: Assumptions) -> str | None:
         if assumptions.other:
@@ -383,91 +386,40 @@ def _audit_sections(runs: Mapping[str, FileRun], ws: Workspace) -> dict[str, dic
     return out
 
 
-def _value(printed: str) -> sympy.Expr | None:
+def _guarded(read: Callable[[str], _T], text: str, fallback: _T) -> _T:
+    """`read(text)`, or `fallback` (which claims and gives nothing) when the reader cannot read the text."""
     try:
-        value = to_expr(parse_term(printed), frozenset())
-    except (Unsupported, RecursionError):
-        return None
-    return value if not value.free_symbols else None
+        return read(text)
+    except (ExpressionError, RecursionError, ValueError):
+        return fallback
 
 
-def _context_knowledge(audit: dict[str, dict[str, str]], ctx: ArtifactFacts
-                       ) -> tuple[list[Atom], dict[str, sympy.Expr], set[str]]:
-    """The givens as atoms, the Context's numeric definitions, and which declarations are data, not facts."""
-    mine = audit.get("Context", {})
-    facts: list[Atom] = []
-    bindings: dict[str, sympy.Expr] = {}
-    parameters: set[str] = set()
-    for name in ctx.assumptions:
-        printed = printed_type(mine.get(f"ctx-hyp {name}", "")) or ""
-        if _is_data(printed):
-            parameters.add(name)
-            continue
-        try:
-            st = statement_of(printed)
-        except (Unsupported, RecursionError):
-            continue
-        if not st.hypotheses:
-            facts += st.conclusions
-    for name in ctx.definitions:
-        body = definition_body(mine.get(f"ctx-def {name}", ""))
-        value = _value(body) if body else None
-        if value is not None:
-            bindings[name] = value
-            facts.append(Atom("=", sympy.Symbol(name) - value))
-    return facts, bindings, parameters
+def _question(work: Mapping[int, _Step]) -> str:
+    """The question (its givens), from the steps' contexts; empty when the caller gave none."""
+    return next((w.step.context.original_query for w in work.values() if w.step.context is not None), "")
 
 
-def _is_data(printed: str) -> bool:
-    """Is a declaration's type a number type, a sort or a function into one (a parameter, not a fact)?"""
-    try:
-        t = parse_term(printed)
-    except (Unsupported, RecursionError):
-        return False
-    while t.kind == "forall":
-        t = t.args[1]
-    return t.kind == "sort" or number_type(t) is not None
+def _ancestor_names(work: Mapping[int, _Step]) -> dict[int, set[str]]:
+    """For each step, every name its ancestors' texts mention (their texts from the context, else the chain)."""
+    texts = {sid: w.step.content for sid, w in work.items()}
+    out: dict[int, set[str]] = {}
+    for sid, w in work.items():
+        contents = ([a.content for a in w.step.context.ancestors] if w.step.context is not None
+                    else [texts[a] for a in w.step.ancestors if a in texts])
+        out[sid] = set().union(*(_guarded(mentioned_names, c, set()) for c in contents)) if contents else set()
+    return out
+
+
+def _context_name(axiom: str) -> str | None:
+    """`x` for the Context's `Context.x` (or `RF.Context.x`) in Print Assumptions, else None."""
+    head, _, name = axiom.removeprefix("RF.").partition(".")
+    return name if head == "Context" and name else None
 
 
 def _vacuous(audit: dict[str, dict[str, str]]) -> str | None:
     if audit.get("Context", {}).get("probe") == "vacuous":
         return "lia, nia, tauto or congruence proves False from the Context's hypotheses"
     return None
-
-
-def _definitions(mine: Mapping[str, str]) -> dict[str, sympy.Expr]:
-    """The numeric value of each definition a step's audit printed (`def <name>` sections)."""
-    out: dict[str, sympy.Expr] = {}
-    for tag, text in mine.items():
-        if tag.startswith("def "):
-            body = definition_body(text)
-            value = _value(body) if body else None
-            if value is not None:
-                out[tag.split(" ", 1)[1]] = value
-    return out
-
-
-def _step_knowledge(own: StepClaims, statements: Mapping[str, str], mine: Mapping[str, str]
-                    ) -> tuple[list[Atom], dict[str, sympy.Expr]]:
-    """What descendants may rely on from this step: its claims, its theorems' conclusions, its bindings."""
-    facts = list(own.claims)
-    bindings: dict[str, sympy.Expr] = {}
-    for printed in statements.values():
-        try:
-            st = statement_of(printed)
-        except (Unsupported, RecursionError):
-            continue
-        if not st.hypotheses:
-            facts += st.conclusions
-    bindings.update(_definitions(mine))
-    for atom in own.claims:
-        if atom.op == "=" and atom.expr is not None and len(atom.expr.free_symbols) == 1:
-            (sym,) = atom.expr.free_symbols
-            poly = sympy.Poly(atom.expr, sym) if atom.expr.is_polynomial(sym) else None
-            if poly is not None and poly.degree() == 1:
-                a, b = poly.all_coeffs()
-                bindings[sym.name] = -b / a
-    return facts, bindings
 
 
 def unavailable_reason(coqc: str | None = None) -> str | None:

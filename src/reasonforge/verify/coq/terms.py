@@ -167,11 +167,59 @@ def parse_term(text: str) -> Term:
 
 
 # ---------------------------------------------------------------------------------------- meaning
+# Where each name the reader knows lives in the standard library (from `Locate`, Coq 8.16). A printed name
+# denotes `key` only when it is a trailing part of one of these full names: a same-named constant of another
+# library (`Bool.le`, `Hurkens.Generic.le`, `Fin.R`, `ClassicalDedekindReals.Rle`) or of the workspace is not
+# the one the reader means, so it stays unread.
+_HOMES: dict[str, tuple[str, ...]] = {
+    "Coq.Init.Logic": ("True", "False", "eq", "ex", "and", "or", "not", "iff"),
+    "Coq.Init.Datatypes": ("nat", "S", "O", "bool", "true", "false"),
+    "Coq.Init.Peano": ("lt", "le", "gt", "ge", "plus", "minus", "mult"),
+    "Coq.Init": ("Peano.lt", "Peano.le", "Peano.gt", "Peano.ge", "Nat.add", "Nat.sub", "Nat.mul", "Nat.pow",
+                 "Nat.div", "Nat.modulo", "Nat.even", "Nat.odd", "Nat.square"),
+    "Coq.Arith.PeanoNat": ("Nat.add", "Nat.sub", "Nat.mul", "Nat.pow", "Nat.div", "Nat.modulo", "Nat.even",
+                           "Nat.odd", "Nat.square", "Nat.Even", "Nat.Odd", "Nat.divide", "Nat.le", "Nat.lt"),
+    "Coq.Numbers.BinNums": ("Z", "Zpos", "Zneg", "Z0", "positive", "xH", "xI", "xO", "N", "N0", "Npos"),
+    "Coq.ZArith.BinInt": ("Z", "Zpos", "Zneg", "Z0", "Z.add", "Z.sub", "Z.mul", "Z.pow", "Z.div", "Z.modulo",
+                          "Z.opp", "Z.abs", "Z.succ", "Z.pred", "Z.square", "Z.of_nat", "Z.of_N", "Z.even", "Z.odd",
+                          "Z.Even", "Z.Odd", "Z.divide", "Z.lt", "Z.le", "Z.gt", "Z.ge"),
+    "Coq.ZArith.BinIntDef": ("Z.add", "Z.sub", "Z.mul", "Z.pow", "Z.div", "Z.modulo", "Z.opp", "Z.abs", "Z.succ",
+                             "Z.pred", "Z.square", "Z.of_nat", "Z.of_N", "Z.even", "Z.odd"),
+    "Coq.ZArith.Zeven": ("Zeven", "Zodd"),
+    "Coq.NArith.BinNat": ("N0", "Npos", "N.add", "N.sub", "N.mul", "N.pow", "N.div", "N.modulo", "N.even", "N.odd",
+                          "N.succ", "N.of_nat", "N.Even", "N.Odd", "N.divide", "N.lt", "N.le", "N.gt", "N.ge"),
+    "Coq.NArith.BinNatDef": ("N.add", "N.sub", "N.mul", "N.pow", "N.div", "N.modulo", "N.even", "N.odd", "N.succ",
+                             "N.of_nat"),
+    "Coq.PArith.BinPos": ("positive", "xH", "xI", "xO", "Pos.add", "Pos.mul", "Pos.pow", "Pos.succ"),
+    "Coq.PArith.BinPosDef": ("Pos.add", "Pos.mul", "Pos.pow", "Pos.succ"),
+    "Coq.QArith.QArith_base": ("Q", "Qmake", "Qplus", "Qminus", "Qmult", "Qdiv", "Qopp", "Qinv", "Qeq", "Qlt", "Qle",
+                               "Qpower", "inject_Z"),
+    "Coq.QArith.Qabs": ("Qabs",),
+    "Coq.Reals.Rdefinitions": ("R", "R0", "R1", "Rplus", "Rmult", "Ropp", "Rlt", "Rle", "Rge", "Rgt", "Rminus", "Rdiv",
+                               "Rinv", "IZR", "IPR", "Q2R"),
+    "Coq.Reals.Rdefinitions.RbaseSymbolsImpl": ("R", "R0", "R1", "Rplus", "Rmult", "Ropp", "Rlt"),
+    "Coq.Reals.Rdefinitions.RinvImpl": ("Rinv",),
+    "Coq.Reals.Raxioms": ("INR",),
+    "Coq.Reals.Rbasic_fun": ("Rabs",),
+    "Coq.Reals.RIneq": ("Rsqr",),
+    "Coq.Reals.Rpow_def": ("pow",),
+}
+_FULL: dict[str, tuple[str, ...]] = {}
+for _home, _keys in _HOMES.items():
+    for _key in _keys:
+        _FULL[_key] = (*_FULL.get(_key, ()), f"{_home}.{_key}")
+
+
 def _is(name: str, *keys: str) -> bool:
-    """Does the printed (partially qualified) stdlib name denote one of `keys`?"""
+    """Does the printed (partially qualified) name denote one of `keys`, i.e. the standard library's own?"""
     if _WORKSPACE.match(name):
         return False
-    return any(name == k or name.endswith("." + k) for k in keys)
+    for key in keys:
+        if name != key and not name.endswith("." + key):
+            continue
+        if any(full == name or full.endswith("." + name) for full in _FULL.get(key, ())):
+            return True
+    return False
 
 
 _NUMBER_TYPES = {("Z",): "Z", ("nat",): "nat", ("Q",): "Q", ("R",): "R", ("N",): "N", ("positive",): "positive"}
@@ -215,6 +263,13 @@ _CONSTANTS = {("Z0", "O", "N0", "R0"): 0, ("xH", "R1"): 1}
 
 def to_expr(t: Term, bound: frozenset[str]) -> sympy.Expr:
     """The value of a number-typed term; workspace constants and bound variables become symbols."""
+    value = _expr(t, bound)
+    if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        raise Unsupported("an undefined value (an inverse of 0); Coq gives it a value of its own, so it is not compared")
+    return value
+
+
+def _expr(t: Term, bound: frozenset[str]) -> sympy.Expr:
     if t.kind == "var":
         if t.name in bound:
             return sympy.Symbol(t.name)
@@ -347,12 +402,14 @@ _ORDERS = {
 
 @dataclass
 class Prop:
-    """A proposition: `atom`, `and`, `or`, `not`, `exists`, `forall` (with `var` or a hypothesis), `true`/`false`."""
+    """A proposition: `atom`, `and`, `or`, `not`, `exists`, `forall` (with `var` of number type `typ`, or an
+    `implies` with a hypothesis), `true`/`false`."""
 
     kind: str
     atom: Atom | None = None
     parts: list[Prop] = field(default_factory=list)
     var: str = ""
+    typ: str = ""
 
 
 def to_prop(t: Term, bound: frozenset[str] = frozenset()) -> Prop:
@@ -367,7 +424,7 @@ def to_prop(t: Term, bound: frozenset[str] = frozenset()) -> Prop:
         typ, body = t.args
         kind = number_type(typ)
         if kind is not None and t.name != "_":
-            return Prop("forall", var=t.name, parts=[to_prop(body, bound | {t.name})])
+            return Prop("forall", var=t.name, parts=[to_prop(body, bound | {t.name})], typ=kind)
         hyp = to_prop(typ, bound)
         return Prop("implies", parts=[hyp, to_prop(body, bound | ({t.name} if t.name != "_" else set()))])
     if t.kind != "app":
@@ -383,7 +440,10 @@ def to_prop(t: Term, bound: frozenset[str] = frozenset()) -> Prop:
         if _is(name, *keys) and len(args) == 2:
             return Prop("atom", _relation(op, args[0], args[1], bound))
     if _is(name, "Z.divide", "Nat.divide", "N.divide") and len(args) == 2:
-        return Prop("atom", Atom("=", sympy.Mod(to_expr(args[1], bound), to_expr(args[0], bound)),
+        divisor = to_expr(args[0], bound)
+        if divisor == 0:
+            raise Unsupported("divisibility by 0 (it means equal to 0; not compared)")
+        return Prop("atom", Atom("=", sympy.Mod(to_expr(args[1], bound), divisor),
                                  f"{show(args[0], bound)} divides {show(args[1], bound)}"))
     if _is(name, "Z.Even", "Nat.Even", "Zeven", "N.Even") and len(args) == 1:
         return Prop("atom", _parity(args[0], False, bound))
@@ -398,7 +458,10 @@ def to_prop(t: Term, bound: frozenset[str] = frozenset()) -> Prop:
         return Prop(name.rsplit(".", 1)[-1], parts=[to_prop(args[0], bound), to_prop(args[1], bound)])
     if _is(name, "ex") and len(args) == 2 and args[1].kind == "fun":
         lam = args[1]
-        return Prop("exists", var=lam.name, parts=[to_prop(lam.args[1], bound | {lam.name})])
+        kind = number_type(lam.args[0])
+        if kind is None:
+            raise Unsupported(f"an existential over {lam.args[0]} is not read")
+        return Prop("exists", var=lam.name, parts=[to_prop(lam.args[1], bound | {lam.name})], typ=kind)
     raise Unsupported(f"the predicate {name} is not read")
 
 
@@ -412,26 +475,58 @@ def _bool_parity(a: Term, b: Term, bound: frozenset[str]) -> Prop:
     raise Unsupported("a boolean equation other than parity (`Z.even n = true`)")
 
 
+WITNESS = "@ex"  # witness symbols are `<name>@ex<k>`: `@` keeps them apart from every name a text can use
+
+
 @dataclass
 class Statement:
-    """A theorem's statement split into its universally bound variables, hypotheses and conclusion atoms."""
+    """A theorem's statement split into its universally bound variables (with their number types), hypotheses
+    and conclusion atoms. An existential of the conclusion is a *witness*: its variable is renamed to a symbol of
+    its own (`k@ex1`), so `exists k, k = 9` never reads as `k = 9` about a `k` the text already knows."""
 
     variables: list[str]
     hypotheses: list[Atom]
     conclusions: list[Atom]
     opaque: list[str] = field(default_factory=list)
+    types: dict[str, str] = field(default_factory=dict)
+    witnesses: dict[str, tuple[str, str]] = field(default_factory=dict)  # symbol -> (written name, number type)
+
+    def renamed(self, names: dict[str, str]) -> Statement:
+        """The statement with its universally bound `variables` renamed (`k` → `k@2`); other names unchanged."""
+        subs = {sympy.Symbol(v): sympy.Symbol(names[v]) for v in self.variables if v in names}
+        if not subs:
+            return self
+        return Statement([names.get(v, v) for v in self.variables], [_rename(a, subs) for a in self.hypotheses],
+                         [_rename(a, subs) for a in self.conclusions], list(self.opaque),
+                         {names.get(v, v): t for v, t in self.types.items()}, dict(self.witnesses))
 
 
-def to_atoms(p: Prop) -> tuple[list[Atom], list[str]]:
-    """Flatten conjunctions and existentials into atoms; what cannot be an atom is listed as opaque text."""
+def _rename(atom: Atom, subs: dict[sympy.Symbol, sympy.Symbol]) -> Atom:
+    if atom.expr is None:
+        return atom
+    plain = {sympy.Symbol(s.name): s for s in atom.expr.free_symbols}
+    mapped = {plain[k]: v for k, v in subs.items() if k in plain}
+    return Atom(atom.op, atom.expr.xreplace(mapped), atom.text) if mapped else atom
+
+
+def to_atoms(p: Prop, witnesses: dict[str, tuple[str, str]] | None = None) -> tuple[list[Atom], list[str]]:
+    """Flatten conjunctions and existentials into atoms; what cannot be an atom is listed as opaque text.
+
+    With `witnesses` (a conclusion), each existential's variable becomes a fresh witness symbol recorded there;
+    without (a hypothesis), `exists k, P k` reads as `P k`: assuming it for the `k` a fact names is sound."""
     if p.kind == "atom" and p.atom is not None:
         return [p.atom], []
     if p.kind == "and":
-        a1, o1 = to_atoms(p.parts[0])
-        a2, o2 = to_atoms(p.parts[1])
+        a1, o1 = to_atoms(p.parts[0], witnesses)
+        a2, o2 = to_atoms(p.parts[1], witnesses)
         return a1 + a2, o1 + o2
     if p.kind == "exists":
-        return to_atoms(p.parts[0])
+        atoms, opaque = to_atoms(p.parts[0], witnesses)
+        if witnesses is None:
+            return atoms, opaque
+        fresh = f"{p.var}{WITNESS}{len(witnesses) + 1}"
+        witnesses[fresh] = (p.var, p.typ)
+        return [_rename(a, {sympy.Symbol(p.var): sympy.Symbol(fresh)}) for a in atoms], opaque
     if p.kind == "true":
         return [], []
     return [], [p.kind]
@@ -441,10 +536,14 @@ def statement_of(printed: str) -> Statement:
     """Read a printed theorem type into variables, hypotheses and conclusions (Unsupported if not readable)."""
     p = to_prop(parse_term(printed))
     variables: list[str] = []
+    types: dict[str, str] = {}
     hypotheses: list[Atom] = []
     while p.kind in ("forall", "implies"):
         if p.kind == "forall":
+            if p.var in types:
+                raise Unsupported(f"the binder `{p.var}` shadows an earlier one of the same name")
             variables.append(p.var)
+            types[p.var] = p.typ
             p = p.parts[0]
         else:
             hyp_atoms, opaque = to_atoms(p.parts[0])
@@ -452,8 +551,9 @@ def statement_of(printed: str) -> Statement:
                 raise Unsupported(f"a hypothesis of shape `{opaque[0]}` is not read")
             hypotheses += hyp_atoms
             p = p.parts[1]
-    conclusions, opaque = to_atoms(p)
-    return Statement(variables, hypotheses, conclusions, opaque)
+    witnesses: dict[str, tuple[str, str]] = {}
+    conclusions, opaque = to_atoms(p, witnesses)
+    return Statement(variables, hypotheses, conclusions, opaque, types, witnesses)
 
 
 # ------------------------------------------------------------------------------------- comparison
@@ -462,9 +562,21 @@ def _plain(expr: sympy.Expr) -> sympy.Expr:
     return expr.xreplace({s: sympy.Symbol(s.name) for s in expr.free_symbols})
 
 
+_MAX_OPS = 400  # a relation bigger than this is not simplified (compared as undecided): SymPy could run away
+_MAX_EXPONENT = 64
+
+
+def _tame(expr: sympy.Expr) -> bool:
+    """Small enough to simplify: few operations, no symbolic power with a huge exponent (`(x + 1)^100000`)."""
+    if sympy.count_ops(expr) > _MAX_OPS:
+        return False
+    return all(not (p.exp.is_Number and abs(p.exp) > _MAX_EXPONENT and p.base.free_symbols)
+               for p in expr.atoms(sympy.Pow))
+
+
 def truth(atom: Atom) -> bool | None:
     """True/False for a closed (or identically decided) relation, None when it depends on symbols."""
-    if atom.expr is None:
+    if atom.expr is None or not _tame(atom.expr):
         return None
     expr = sympy.simplify(_plain(atom.expr))
     if expr.free_symbols:
@@ -476,7 +588,7 @@ def truth(atom: Atom) -> bool | None:
 
 def atoms_equivalent(a: Atom, b: Atom) -> bool:
     """Same relation up to a constant factor (positive for orders): `2x = 6` ≡ `x = 3`, `a < b` ≡ `b > a`."""
-    if a.expr is None or b.expr is None:
+    if a.expr is None or b.expr is None or not (_tame(a.expr) and _tame(b.expr)):
         return False
     if a.op != b.op:
         return False

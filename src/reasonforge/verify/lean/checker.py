@@ -15,6 +15,12 @@ For each chain:
 With `LeanSettings.repl` (or a `LeanReplPool` passed in) steps 2-3 run in a warm leanprover-community/repl
 instead, one command per step on the environment of the header + Context + its ancestors.
 Without a toolchain every step is `error` with NOT_INSTALLED (and `prover: auto` picks Coq).
+
+A step that passes all of this is still not `verified`: this checker does not read theorem statements, so
+it cannot tell whether a theorem states what the step's text claims, nor whether the Context's axioms are
+givens of the question (DESIGN §3.1; the Coq checker does both). Such a step is `unsupported`
+(ErrorKind.UNALIGNED) with `checker_status: verified`, so the compile and axiom audit stay visible and no
+unrelated theorem (`theorem t : True := trivial` under "2 + 2 = 5") is ever reported as a proof of the step.
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ from reasonforge.verify.sandbox.runner import Limits, SandboxUnavailable
 
 __all__ = ["ALLOWED_AXIOMS", "CHECKER_VERSION", "NOT_INSTALLED", "LeanChecker", "LeanSettings", "judge_axioms"]
 
-CHECKER_VERSION = "1.0.0"
+CHECKER_VERSION = "2.0.0"
 ALLOWED_AXIOMS = ("propext", "Classical.choice", "Quot.sound")
 _NATIVE = {"Lean.ofReduceBool", "Lean.ofReduceNat", "Lean.trustCompiler"}
 
@@ -94,6 +100,19 @@ def judge_axioms(step_id: int, declarations: Sequence[Declaration], reports: dic
                                 message=f"`{name}` depends on axiom(s) {', '.join(extra)}, which are neither "
                                         f"{', '.join(ALLOWED_AXIOMS)} nor the Context's axioms")
     return CheckOutcome(status=StepStatus.VERIFIED, details=details)
+
+
+UNALIGNED_MESSAGE = ("the Lean 4 proof compiles and uses no forbidden axiom, but this checker does not read theorem "
+                     "statements: nothing confirms the theorem states the step's claim or that the Context's axioms "
+                     "are givens of the question, so the step is not verified (use prover 'coq' for an aligned check)")
+
+
+def _unaligned(outcome: CheckOutcome) -> CheckOutcome:
+    """A compiled, audited step as what it is without alignment: unsupported, the checker's verdict kept."""
+    if outcome.status is not StepStatus.VERIFIED:
+        return outcome
+    details = {**outcome.details, "error_kind": ErrorKind.UNALIGNED, "checker_status": StepStatus.VERIFIED.value}
+    return CheckOutcome(status=StepStatus.UNSUPPORTED, message=UNALIGNED_MESSAGE, details=details)
 
 
 def _plan(steps: Sequence[ChainStep], context: str) -> _Plan:
@@ -176,7 +195,8 @@ class LeanChecker:
                 "chain_ms": round((time.perf_counter() - started) * 1000, 1)}
         if self._toolchain is not None:
             base["lean_version"] = self._toolchain.version
-        return {s.step_id: outcomes[s.step_id].model_copy(update={"details": {**base, **outcomes[s.step_id].details}})
+        return {s.step_id: _unaligned(outcomes[s.step_id].model_copy(
+                    update={"details": {**base, **outcomes[s.step_id].details}}))
                 for s in steps if s.step_id in outcomes}
 
     def workspace(self, steps: Sequence[ChainStep], *, context: str) -> dict[str, str]:

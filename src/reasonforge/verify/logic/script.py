@@ -5,15 +5,22 @@ nesting cannot overflow Python's stack) rebuilds a script from declarations and 
 `echo`, `exit`, `check-sat`, `set-option`, `get-*` cannot change an outcome. `push`/`pop`/`reset`/
 `reset-assertions` are simulated on the assertion stack: what is checked is the stack a solver would
 hold at the end of the script, whose last assertion must be `(assert (not C))`.
+
+Definitions are refused (`define-fun`, `define-const`, `define-sort`, `define-fun-rec`, and `:named` terms,
+which define a name): a definition is an assumption the solver takes on trust, so an artifact states it as
+a premise instead, where its provenance is checked like any other. Declared names must be in NFKC form and
+be what a reader takes them for (one script, no Latin look-alikes; see `lang.logic.parse`).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from reasonforge.errors import ArtifactSyntaxError
+from reasonforge.lang.logic.parse import identifier_problem
 
 _TOKEN_RE = re.compile(
     r"""(?P<ws>\s+)|(?P<comment>;[^\n]*)|(?P<open>\()|(?P<close>\))"""
@@ -190,8 +197,8 @@ _IGNORED = {
     "get-option", "get-interpolant", "get-abduct", "get-difficulty", "get-learned-literals",
     "get-timeout-core",
 }
-_DECLARATIONS = {"declare-sort", "declare-fun", "declare-const", "define-fun", "define-sort",
-                 "declare-datatype", "declare-datatypes"}
+_DECLARATIONS = {"declare-sort", "declare-fun", "declare-const", "declare-datatype", "declare-datatypes"}
+_DEFINITIONS = {"define-fun", "define-const", "define-sort", "define-fun-rec", "define-funs-rec"}
 
 
 @dataclass
@@ -227,11 +234,21 @@ def parse_smtlib_artifact(text: str) -> SmtScript:
         elif head == "assert":
             if len(expr) != 2:
                 raise src.error("assert takes exactly one term", offset)
+            named = _named_term(expr[1])
+            if named is not None:
+                raise src.error(
+                    "a :named annotation defines a new symbol, an assumption the solver would take on trust; "
+                    "write the term itself (and, for a name you need, a declared symbol and a premise)",
+                    named.pos,
+                )
             levels[-1].append(_Entry("assert", render(expr), offset, expr, expr[1]))
         elif head in _DECLARATIONS:
             for name, name_offset in _declared_names(src, expr, offset):
                 if name in RESERVED:
                     raise src.error(f"{name!r} is a built-in symbol and cannot be redeclared", name_offset)
+                problem = _name_problem(name)
+                if problem is not None:
+                    raise src.error(problem, name_offset)
                 if any(name in scope for scope in names):
                     raise src.error(f"{name!r} is already declared; a symbol may be declared only once", name_offset)
                 names[-1][name] = name_offset
@@ -256,10 +273,11 @@ def parse_smtlib_artifact(text: str) -> SmtScript:
             levels, names = [[]], [{}]
             if head == "reset":
                 logic = None
-        elif head in ("define-fun-rec", "define-funs-rec"):
+        elif head in _DEFINITIONS:
             raise src.error(
-                f"{head} is not supported: recursive definitions make entailment undecidable in general; "
-                "state the properties you need as premises (assert (forall ...))",
+                f"{head} is not allowed: a definition is an assumption the solver would take on trust; declare "
+                "the symbol and assert what it means as a premise (assert (forall ...)), so that its provenance "
+                "is checked like any other premise's",
                 offset,
             )
         else:
@@ -288,6 +306,30 @@ def parse_smtlib_artifact(text: str) -> SmtScript:
         ignored=ignored,
         trees=[e.tree for e in kept] + [term[1]],
     )
+
+
+def _named_term(term: object) -> SList | None:
+    """The first `(! t ... :named n ...)` inside `term` (iteratively: nesting depth is unbounded)."""
+    stack = [term]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, SList) and node:
+            if node[0] == Sym("!") and isinstance(node[0], Sym) and any(a == Kw(":named") for a in node[2:]):
+                return node
+            stack.extend(node)
+    return None
+
+
+def _name_problem(name: str) -> str | None:
+    """Why a declared symbol could be taken for another (not NFKC, mixed scripts, a Latin look-alike), or None."""
+    if name.isascii():
+        return None
+    normal = unicodedata.normalize("NFKC", name)
+    if normal != name:
+        return (f"symbol {name!r} is not in NFKC form (that is {normal!r}): a reader sees one name where the "
+                "solver sees two; write the NFKC form")
+    problem = identifier_problem(name)
+    return None if problem is None else f"symbol refused: {problem}"
 
 
 def _count_arg(src: _Source, expr: SList, offset: int) -> int:

@@ -28,7 +28,15 @@ from reasonforge.lang.logic import (
     to_smtlib,
 )
 from reasonforge.registry import Spec, checkers
-from reasonforge.types import ArtifactLanguage, CheckLimits, CheckOutcome, ErrorKind, ProofLevel, StepStatus
+from reasonforge.types import (
+    ArtifactLanguage,
+    CheckLimits,
+    CheckOutcome,
+    ErrorKind,
+    ProofLevel,
+    StepContext,
+    StepStatus,
+)
 from reasonforge.verify.logic.entailment import (
     Cvc5Input,
     EntailmentResult,
@@ -45,7 +53,7 @@ from reasonforge.verify.logic.script import SmtScript, infer_logic, parse_smtlib
 
 __all__ = [
     "CHECKER_VERSION", "Classification", "EntailmentChecker", "EntailmentResult", "FolChecker", "SmtLibChecker",
-    "SolverRun", "check_fol", "check_smtlib", "classify", "entails", "fol_problem", "smtlib_problem",
+    "SolverRun", "check_fol", "check_smtlib", "classify", "entails", "fol_problem", "fol_status", "smtlib_problem",
 ]
 
 CHECKER_VERSION = "1.0.0"
@@ -88,6 +96,18 @@ def fol_problem(premises: Sequence[Formula], conclusion: Formula) -> Problem:
 
     return Problem(lambda ctx: _FolEncoded(sig, formulas, ctx), cvc5_input,
                    logic=("" if sig.quantified else "QF_") + "UF", simple_solver=True)
+
+
+def fol_status(formulas: Sequence[Formula], *, timeout_s: float, memory_mb: int) -> Literal["sat", "unsat", "unknown"]:
+    """Whether the conjunction of `formulas` has a model (Z3 alone, a fresh context; ValueError on clashing
+    arities). The soundness gate's questions (is a premise entailed, are two formulas equivalent) are all this."""
+    ctx = z3.Context()
+    enc = Z3Encoding(signature_of(list(formulas)), ctx)
+    solver = z3.SimpleSolver(ctx=ctx)
+    solver.set("timeout", max(1, int(timeout_s * 1000)))
+    solver.set("max_memory", memory_mb)
+    solver.add(*[enc.encode(f) for f in formulas])
+    return str(solver.check())  # type: ignore[return-value]
 
 
 def _fol_counterexample(model: Any, enc: Z3Encoding) -> dict[str, Any]:
@@ -272,7 +292,8 @@ class EntailmentChecker:
         self.spec = Spec(name=f"reasonforge.{self.language.value}", version=CHECKER_VERSION,
                          args={"z3": _Z3_VERSION, "cvc5": _CVC5_VERSION})
 
-    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits) -> CheckOutcome:
+    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits,
+              context: StepContext | None = None) -> CheckOutcome:
         """Verify one artifact at `level` within `limits`."""
         started = time.perf_counter()
         level = ProofLevel(level)

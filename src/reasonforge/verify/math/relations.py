@@ -7,7 +7,8 @@ ignored. Expressions use the language of `lang.math.expr` (`48/2`, `x^2 + y^2`, 
     let x = 3            a binding known before this step (a given, or an ancestor step's binding);
                          later lines use x's value; not checked; a later `let x` shadows it (a new
                          case of a case analysis)
-    assume z > 0         an assumption: a relation, or `assume k is integer` with properties from
+    assume z > 0         an assumption: a relation (an equation is a hypothesis the claims are checked
+                         under, like a fact), or `assume k is integer` with properties from
                          integer natural positive negative nonnegative nonpositive real rational
                          even odd prime (property assumptions apply to the whole artifact)
     fact x^2 + y^2 = z^2 a relation known before this step (a given, or an ancestor's claim); not checked
@@ -22,14 +23,16 @@ Semantics of a claim:
    and decimals are Rationals (`12/60 = 0.2` holds exactly). Rounding is accepted only where a side is
    a written decimal (optionally with %): it may differ from the exact value by half a unit of its
    last digit (`10/3 = 3.33` holds, tolerance 0.005; `10/3 = 3.3` holds, 0.05; `10/3 = 3.2` is false).
-   `~=` (≈) allows a whole unit of the last written digit (rounding or truncation: `sqrt(2021) ~= 44.95`),
-   integers included; with no literal side it is `=`. Irrational closed forms (`sqrt(8) = 2*sqrt(2)`)
+   `~=` (≈) rounds at the written precision (below); with no literal side it is `=`. Irrational closed forms (`sqrt(8) = 2*sqrt(2)`)
    are compared to 50 significant digits. `sin`/`cos`/`tan` of a plain nonzero number (`cos(60)`) is
    ambiguous (degrees or radians?), so such a claim is unsupported; write `pi` (the translator turns
    a degree sign into `*(pi/180)`).
-   Percent points: a relation with `%` also holds if it holds with every `%` dropped (`100 - 50 = 50%`
-   and `1.2 x 100% = 120` count percent points, `0.2 = 20%` converts; prose writes both), recorded as
-   `how: percent-as-unit`.
+   Percent points: a relation with `%` also holds if it holds with every `%` dropped and it shows that it
+   counts points (`100 - 50 = 50%`, `1.2 x 100% = 120`, `0.2*100 = 20%`; `0.2 = 20%` converts exactly),
+   recorded as `how: percent-as-unit`; without a ×100 or a 100 − … (`50 - 40 = 10%`) it is unsupported.
+   `~=` (≈) is rounding at the written precision: half a unit of the last written digit of a literal side,
+   whole numbers included (`8/3 ~= 3` and `8/3 ~= 2.67` hold, `8/3 ~= 4` does not); within a whole unit but
+   not the rounding (`8/3 ~= 2`, `sqrt(2021) ~= 44.95`: a truncation?) it is unsupported, never verified.
 2. With unknowns left: an identity (`(x+1)^2 = x^2 + 2*x + 1`) is verified; a relation that can never
    hold (`x = x + 1`) is failed as a contradiction. An equation whose unknowns include a name not used
    above it is a definition (verified, `how: definition`). Otherwise the known equations (facts,
@@ -77,20 +80,20 @@ from reasonforge.lang.math.expr import (
     CONSTANTS,
     Ambiguous,
     Binary,
-    Call,
     ExpressionError,
     Name,
     Node,
     Num,
     Postfix,
     TooLarge,
-    Unary,
     Undefined,
     describe,
     evaluate,
+    has_percent,
     names_in,
     rounding_tolerance,
     split_relation,
+    strip_percent,
     to_text,
 )
 from reasonforge.registry import Spec, checkers
@@ -100,6 +103,7 @@ from reasonforge.types import (
     CheckOutcome,
     ErrorKind,
     ProofLevel,
+    StepContext,
     StepStatus,
 )
 
@@ -176,12 +180,12 @@ def parse_artifact(text: str) -> list[Line]:
 
 # ---- comparing values ------------------------------------------------------------------------------------------
 def _tolerance(line_lhs: Node, op: str, line_rhs: Node) -> sympy.Rational | None:
-    """Half a unit of the last written digit of a decimal side; for `~=` integer literals count too."""
-    tolerances = [t for t in (rounding_tolerance(line_lhs), rounding_tolerance(line_rhs)) if t is not None]
-    if op == "~=":
-        # ≈ also accepts truncation (√2021 ≈ 44.95): a whole unit of the last digit
-        tolerances = [2 * t for t in tolerances]
-        tolerances += [sympy.Integer(1) for side in (line_lhs, line_rhs) if _is_integer_literal(side)]
+    """Half a unit of the last written digit of a decimal side; for `~=` whole-number literals count too."""
+    # ≈ is rounding at the written precision: half a unit of the last written digit, whole numbers included
+    # (8/3 ≈ 3 and ≈ 2.67 hold, 8/3 ≈ 4 and ≈ 2 do not)
+    integers = op == "~="
+    tolerances = [t for t in (rounding_tolerance(line_lhs, integers=integers),
+                              rounding_tolerance(line_rhs, integers=integers)) if t is not None]
     return max(tolerances) if tolerances else None
 
 
@@ -190,34 +194,30 @@ def _percent_as_unit(line: Line) -> tuple[Node, Node] | None:
     sides with every `%` dropped, when the relation has one (else None)."""
     if line.op not in ("=", "~=") or line.lhs is None or line.rhs is None:
         return None
-    if not (_has_percent(line.lhs) or _has_percent(line.rhs)):
+    if not (has_percent(line.lhs) or has_percent(line.rhs)):
         return None
-    return _drop_percent(line.lhs), _drop_percent(line.rhs)
+    return strip_percent(line.lhs), strip_percent(line.rhs)
 
 
-def _drop_percent(node: Node) -> Node:
-    if isinstance(node, Postfix):
-        inner = _drop_percent(node.arg)
-        return inner if node.op == "%" else Postfix(node.op, inner)
-    if isinstance(node, Unary):
-        return Unary(node.op, _drop_percent(node.arg))
-    if isinstance(node, Binary):
-        return Binary(node.op, _drop_percent(node.left), _drop_percent(node.right))
-    if isinstance(node, Call):
-        return Call(node.func, tuple(_drop_percent(a) for a in node.args))
-    return node
+def _shows_points(line: Line) -> bool:
+    """The relation itself says it counts percent points: a side is a product with 100 (`0.2*100 = 20%`,
+    `1.2*100% = 120`) or a sum or difference from 100 (`100 - 20 = 80%`)."""
+    def hundred(node: Node) -> bool:
+        return (isinstance(node, Num) and node.value == 100) or (
+            isinstance(node, Postfix) and node.op == "%" and hundred(node.arg))
 
+    def shows(node: Node) -> bool:
+        if isinstance(node, Binary) and node.op == "*":
+            return hundred(node.left) or hundred(node.right) or shows(node.left)
+        if isinstance(node, Binary) and node.op == "/":
+            return shows(node.left)
+        if isinstance(node, Binary) and node.op in ("+", "-"):
+            while isinstance(node, Binary) and node.op in ("+", "-"):
+                node = node.left
+            return hundred(node)
+        return False
 
-def _has_percent(node: Node) -> bool:
-    if isinstance(node, Postfix):
-        return node.op == "%" or _has_percent(node.arg)
-    if isinstance(node, Unary):
-        return _has_percent(node.arg)
-    if isinstance(node, Binary):
-        return _has_percent(node.left) or _has_percent(node.right)
-    if isinstance(node, Call):
-        return any(_has_percent(a) for a in node.args)
-    return False
+    return line.lhs is not None and line.rhs is not None and (shows(line.lhs) or shows(line.rhs))
 
 
 def _is_integer_literal(node: Node) -> bool:
@@ -342,7 +342,8 @@ class _Engine:
             result = handler(line)
             if result is not None:
                 self.results.append(result)
-            if line.lhs is not None and line.rhs is not None and line.kind != "assume":
+            # a bound (`assume z >= 0`) leaves z free to be defined; a hypothesis equation uses its names
+            if line.lhs is not None and line.rhs is not None and (line.kind != "assume" or line.op == "="):
                 self.used |= names_in(line.lhs) | names_in(line.rhs)
         return self.results
 
@@ -379,6 +380,10 @@ class _Engine:
     def _assume(self, line: Line) -> None:
         if line.lhs is not None and line.rhs is not None:
             self.filters.append(_Known(line.lhs, line.op or "=", line.rhs, inherited=True))
+            if line.op == "=":
+                # a hypothesis ("if 200 + 200x = 228, then x = .14"): the claims are checked under it, not
+                # taken as definitions of its names
+                self._learn(line.lhs, "=", line.rhs, inherited=True)
 
     def _fact(self, line: Line) -> None:
         assert line.lhs is not None and line.rhs is not None and line.op is not None
@@ -397,7 +402,16 @@ class _Engine:
             if holds is False and (unit := _percent_as_unit(line)) is not None:
                 alt_lhs, alt_rhs = self._sides(unit)
                 if _compare(alt_lhs, line.op, alt_rhs, _tolerance(unit[0], line.op, unit[1]))[0]:
+                    if not _shows_points(line):  # `50 - 40 = 10%`: 10 is not 10%, unless 50 and 40 are percents
+                        return _Result(line, StepStatus.UNSUPPORTED, "percent-ambiguous", error_kind=ErrorKind.AMBIGUOUS,
+                                       message=f"{line.relation} holds only if its numbers count percent points, "
+                                       "and nothing in it (a ×100, a 100 − …) says they do")
                     holds, how = True, "percent-as-unit"
+            if holds is False and line.op == "~=" and tol is not None \
+                    and _compare(lhs, "~=", rhs, 2 * tol)[0]:  # `sqrt(2021) ≈ 44.95`: truncated, not rounded
+                return _Result(line, StepStatus.UNSUPPORTED, "not-rounded", error_kind=ErrorKind.AMBIGUOUS,
+                               message=f"{line.relation}: within a unit of the last written digit but not its "
+                               "rounding (a truncation?); ≈ is checked as rounding at the written precision")
             result = self._verdict(line, holds, how, lhs, rhs, tol)
         elif not self.symbolic:
             raise _NeedsSolver
@@ -770,7 +784,8 @@ class ArithmeticChecker:
     def __init__(self) -> None:
         self.spec = Spec(name="sympy-relations", version=CHECKER_VERSION, args={"sympy": sympy.__version__})
 
-    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits) -> CheckOutcome:
+    def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits,
+              context: StepContext | None = None) -> CheckOutcome:
         """Check every claim and define line; closed arithmetic in process, algebra in a killable worker."""
         try:
             lines = parse_artifact(artifact)

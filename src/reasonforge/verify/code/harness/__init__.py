@@ -1,4 +1,5 @@
-"""Files copied (read-only) into the sandbox to run a Python artifact. Never imported by the verifier.
+"""Files copied (read-only) into the sandbox to run a Python artifact. Never imported by the verifier, but for
+`rf_values.py` (the tagged plain-data codec both sides speak; data functions only).
 
 `rf_parent.py` is the entry point: it reads its config (with the run's nonce) from stdin, makes itself
 non-dumpable, runs one child (`rf_child_pytest.py`, `rf_child_complexity.py` or a tool command) with an

@@ -16,6 +16,7 @@ import sys
 import time
 
 import rf_events
+import rf_seccomp
 
 emit = rf_events.emit
 
@@ -23,6 +24,11 @@ emit = rf_events.emit
 def main():
     artifact = sys.argv[1]
     opts = json.loads(sys.argv[2])
+    try:
+        rf_seccomp.install()
+    except rf_seccomp.FilterUnavailable as exc:
+        emit({"ev": "filter_error", "message": str(exc)})
+        os._exit(3)
     spec = importlib.util.spec_from_file_location("rf_artifact_module", artifact)
     module = importlib.util.module_from_spec(spec)
     sys.modules["rf_artifact_module"] = module

@@ -1,33 +1,38 @@
 """Harness child: run pytest on the artifact with the reporting plugin loaded before the artifact.
 
-argv: artifact path (or a JSON list of paths: batch mode), JSON options {"examples": int, "coverage": bool,
-"hypothesis": bool, "run_timeout_s": float, "record": [names], "not_tests": [names]}.
+argv: artifact path, JSON options {"examples": int, "coverage": bool, "hypothesis": bool, "record": [names],
+"not_tests": [names], "step": {...}}. The original and every mutant are run by the same command line with
+the same options, each in its own fresh sandbox (see harness_run.run_variants): nothing in a run says which
+it is.
+
+Before pytest imports the artifact, the process filter (rf_seccomp) is installed: artifact code cannot
+exec, fork or ptrace. If it cannot be installed, the child reports `filter_error` and exits without
+running artifact code.
 
 `not_tests`: top-level functions named `test*` that the verifier classed as implementation (they take
 arguments no fixture supplies and other code calls them); they are deselected, never run as tests.
-`record` (single runs only): top-level implementation functions whose calls `rf_record` keeps while the
+`record` (first run only): top-level implementation functions whose calls `rf_record` keeps while the
 tests run; the kept calls go out as one `calls` event when the session finishes.
+`step`: the examples and claims the verifier read from the step text and question (rf_step); they run in
+the artifact module's namespace right after collection, before the tests.
 
-Batch mode (mutants): pytest (and hypothesis) are imported once, then each file runs in a forked copy of
-this clean process (no artifact code has run before the fork), with its own timeout; every event carries
-the run's index and the fork server reports each run's exit status as a `run_end` event.
+The property profile: every collected hypothesis test is run with the harness's profile (its own
+`@settings`, `@seed` and `@reproduce_failure` are replaced just before it runs), and hypothesis's run
+statistics for it are reported as a `property` event, so that the verifier can check that generated
+examples ran (not only `@example`s, not a profile the artifact set up).
 """
 
 import json
 import os
 import sys
 
+import pytest
 import rf_events
-import rf_fork
 import rf_record
+import rf_seccomp
+import rf_step
 
-_emit = rf_events.emit
-_RUN = {"index": 0}
-
-
-def emit(obj):
-    obj["run"] = _RUN["index"]
-    _emit(obj)
+emit = rf_events.emit
 
 
 def _short(text, limit=1500):
@@ -35,11 +40,37 @@ def _short(text, limit=1500):
     return text if len(text) <= limit else text[: limit // 2] + "\n…\n" + text[-limit // 2:]
 
 
+def _hypothesis_test(item):
+    obj = getattr(item, "obj", None)
+    fn = getattr(obj, "__func__", obj)
+    return fn if getattr(fn, "is_hypothesis_test", False) else None
+
+
+def _enforce(fn, profile):
+    """The harness's profile for test `fn`, whatever @settings, @seed or @reproduce_failure said."""
+    fn._hypothesis_internal_use_settings = profile
+    fn._hypothesis_internal_use_seed = None
+    fn._hypothesis_internal_use_reproduce_failure = None
+
+
+def _summary(stats):
+    cases = []
+    for key, phase in stats.items():
+        if key.endswith("-phase") and key not in ("shrink-phase", "explain-phase") and isinstance(phase, dict):
+            cases.extend(phase.get("test-cases", []))
+    statuses = [str(c.get("status")) for c in cases if isinstance(c, dict)]
+    return {"generate": "generate-phase" in stats, "stopped": str(stats.get("stopped-because", "")),
+            "valid": statuses.count("valid"), "invalid": statuses.count("invalid") + statuses.count("overrun"),
+            "interesting": statuses.count("interesting")}
+
+
 class ReportPlugin:
-    def __init__(self, opts):
+    def __init__(self, opts, profile):
         self.not_tests = set(opts.get("not_tests") or ())
         self.record = list(opts.get("record") or ())
+        self.step = opts.get("step") or {}
         self.recorder = None
+        self.profile = profile
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -53,8 +84,7 @@ class ReportPlugin:
     def pytest_collection_finish(self, session):
         items = []
         for item in session.items:
-            obj = getattr(item, "obj", None)
-            prop = bool(getattr(obj, "is_hypothesis_test", False))
+            prop = _hypothesis_test(item) is not None
             items.append({"id": item.nodeid, "name": getattr(item, "originalname", None) or item.name,
                           "cls": item.cls.__name__ if getattr(item, "cls", None) else None, "property": prop})
         emit({"ev": "collected", "items": items})
@@ -62,6 +92,27 @@ class ReportPlugin:
         if self.record and module is not None:
             self.recorder = rf_record.Recorder()
             self.recorder.install(module.__dict__, self.record)
+        if self.step and module is not None:
+            rf_step.run(module.__dict__, self.step, emit)
+        for item in session.items:
+            fn = _hypothesis_test(item)
+            if fn is not None and self.profile is not None:
+                _enforce(fn, self.profile)
+
+    # innermost wrapper (trylast): its profile and statistics callback are the ones in force for the call
+    @pytest.hookimpl(hookwrapper=True, trylast=True)
+    def pytest_runtest_call(self, item):
+        fn = _hypothesis_test(item)
+        if fn is None or self.profile is None:
+            yield
+            return
+        from hypothesis.statistics import collector
+
+        _enforce(fn, self.profile)
+        runs = []
+        with collector.with_value(runs.append):
+            yield
+        emit({"ev": "property", "id": item.nodeid, "runs": [_summary(s) for s in runs if isinstance(s, dict)]})
 
     def pytest_runtest_logreport(self, report):
         if report.when == "call" or report.outcome != "passed":
@@ -89,56 +140,47 @@ def _pytest_args(artifact, use_hypothesis):
     return args
 
 
-def run_one(pytest, artifact, opts, use_hypothesis):
+def main():
+    target = sys.argv[1]
+    opts = json.loads(sys.argv[2])
+    use_hypothesis = bool(opts.get("hypothesis", True))
+    profile = None
+    if use_hypothesis:
+        try:
+            from hypothesis import HealthCheck, settings
+
+            settings.register_profile("rf", max_examples=int(opts.get("examples", 100)), deadline=None,
+                                      database=None, derandomize=True, suppress_health_check=list(HealthCheck),
+                                      print_blob=False)
+            settings.load_profile("rf")
+            profile = settings.get_profile("rf")
+        except ImportError:
+            pass
     cov = None
     if opts.get("coverage"):
         try:
             import coverage
 
-            cov = coverage.Coverage(data_file=None, include=[os.path.abspath(artifact)], config_file=False)
-            cov.start()
+            cov = coverage.Coverage(data_file=None, include=[os.path.abspath(target)], config_file=False)
         except Exception:
             cov = None
-    code = pytest.main(_pytest_args(artifact, use_hypothesis), plugins=[ReportPlugin(opts)])
+    try:
+        rf_seccomp.install()
+    except rf_seccomp.FilterUnavailable as exc:
+        emit({"ev": "filter_error", "message": str(exc)})
+        os._exit(3)
+    if cov is not None:
+        cov.start()
+    code = pytest.main(_pytest_args(target, use_hypothesis), plugins=[ReportPlugin(opts, profile)])
     if cov is not None:
         cov.stop()
         try:
-            _, statements, _, missing, _ = cov.analysis2(os.path.abspath(artifact))
+            _, statements, _, missing, _ = cov.analysis2(os.path.abspath(target))
             emit({"ev": "coverage", "statements": sorted(statements), "missing": sorted(missing)})
         except Exception as exc:
             emit({"ev": "coverage_error", "message": repr(exc)})
-    return int(code)
-
-
-def main():
-    target = sys.argv[1]
-    opts = json.loads(sys.argv[2])
-    use_hypothesis = bool(opts.get("hypothesis", True))
-    try:
-        if not use_hypothesis:
-            raise ImportError
-        from hypothesis import HealthCheck, settings
-
-        settings.register_profile("rf", max_examples=int(opts.get("examples", 100)), deadline=None, database=None,
-                                  derandomize=True, suppress_health_check=list(HealthCheck), print_blob=False)
-        settings.load_profile("rf")
-    except ImportError:
-        pass
-    import pytest
-
-    if not target.startswith("["):
-        code = run_one(pytest, target, opts, use_hypothesis)
-        sys.stdout.flush()
-        os._exit(code)
-    files = json.loads(target)
-    timeout = float(opts.get("run_timeout_s", 10))
-    for index, path in enumerate(files):
-        _RUN["index"] = index
-        sys.stdout.flush()
-        sys.stderr.flush()
-        code, timed_out = rf_fork.run_forked(lambda p=path: run_one(pytest, p, opts, use_hypothesis), timeout)
-        emit({"ev": "run_end", "exit": code, "timed_out": timed_out})
-    os._exit(0)
+    sys.stdout.flush()
+    os._exit(int(code))
 
 
 if __name__ == "__main__":

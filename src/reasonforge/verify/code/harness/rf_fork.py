@@ -5,6 +5,9 @@ import signal
 import sys
 import time
 
+import rf_events
+import rf_seccomp
+
 
 def wait(pid, timeout):
     """(exit code, timed out) of child `pid`, killing its process group once `timeout` seconds pass."""
@@ -25,7 +28,8 @@ def wait(pid, timeout):
 
 
 def run_forked(fn, timeout):
-    """Run `fn()` in a forked child (own session; exits with fn's int result, 3 on an exception); (exit, timed out)."""
+    """Run `fn()` in a forked child (own session, under the process filter, rf_seccomp; exits with fn's int
+    result, 3 on an exception or when the filter cannot be installed); (exit, timed out)."""
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -33,6 +37,11 @@ def run_forked(fn, timeout):
         code = 0
         try:
             os.setsid()
+            try:
+                rf_seccomp.install()
+            except rf_seccomp.FilterUnavailable as exc:
+                rf_events.emit({"ev": "filter_error", "message": str(exc)})
+                os._exit(3)
             code = int(fn() or 0)
         except BaseException:
             code = 3

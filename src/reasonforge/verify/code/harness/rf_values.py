@@ -58,32 +58,42 @@ def encode(value, max_nodes=MAX_NODES):
     return enc(value, 0)
 
 
-def decode(obj, depth=0):
-    """Rebuild a value from its tagged form; ValueError on anything malformed."""
-    if depth > MAX_DEPTH + 2:
-        raise ValueError("too deep")
-    if obj is None or isinstance(obj, (bool, int, float, str)):
-        return obj
-    if isinstance(obj, list):
-        return [decode(x, depth + 1) for x in obj]
-    if not isinstance(obj, dict) or set(obj) != {"$", "v"}:
-        raise ValueError("malformed value")
-    tag, v = obj["$"], obj["v"]
-    if tag == "float" and v in ("nan", "inf", "-inf"):
-        return float(v)
-    if tag == "bytes" and isinstance(v, str):
-        return bytes.fromhex(v)
-    if not isinstance(v, list):
-        raise ValueError("malformed value")  # noqa: TRY004 - the decoder's one error type for bad input
-    items = [decode(x, depth + 1) for x in v]
-    if tag == "tuple":
-        return tuple(items)
-    if tag == "set":
-        return set(items)
-    if tag == "frozenset":
-        return frozenset(items)
-    if tag == "complex" and len(items) == 2:
-        return complex(items[0], items[1])
-    if tag == "dict" and all(isinstance(p, list) and len(p) == 2 for p in items):
-        return {k: x for k, x in items}
-    raise ValueError(f"unknown tag {tag!r}")
+def decode(obj, max_nodes=10 * MAX_NODES):
+    """Rebuild a value from its tagged form; ValueError on anything malformed, too deep or too large (the
+    verifier decodes what a sandboxed run reported with this too, so it is bounded)."""
+    budget = [max_nodes]
+
+    def dec(o, depth):
+        budget[0] -= 1
+        if depth > MAX_DEPTH + 2 or budget[0] < 0:
+            raise ValueError("too large")
+        if o is None or isinstance(o, (bool, int, float, str)):
+            return o
+        if isinstance(o, list):
+            return [dec(x, depth + 1) for x in o]
+        if not isinstance(o, dict) or set(o) != {"$", "v"}:
+            raise ValueError("malformed value")
+        tag, v = o["$"], o["v"]
+        if tag == "float" and v in ("nan", "inf", "-inf"):
+            return float(v)
+        if tag == "bytes" and isinstance(v, str):
+            return bytes.fromhex(v)
+        if not isinstance(v, list):
+            raise ValueError("malformed value")  # noqa: TRY004 - the decoder's one error type for bad input
+        items = [dec(x, depth + 1) for x in v]
+        try:
+            if tag == "tuple":
+                return tuple(items)
+            if tag == "set":
+                return set(items)
+            if tag == "frozenset":
+                return frozenset(items)
+            if tag == "complex" and len(items) == 2:
+                return complex(items[0], items[1])
+            if tag == "dict" and all(isinstance(p, list) and len(p) == 2 for p in items):
+                return {k: x for k, x in items}
+        except TypeError as exc:  # an unhashable element of a set or key of a dict
+            raise ValueError("malformed value: " + str(exc)) from exc
+        raise ValueError("unknown tag " + repr(tag))
+
+    return dec(obj, 0)

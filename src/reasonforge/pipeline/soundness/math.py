@@ -1,0 +1,518 @@
+"""Alignment and provenance for sympy artifacts: the relations the step's text asserts, bindings and givens, the claimed answer.
+
+For a sympy step the gate rebuilds, from the step's text, the question and the ancestors' texts alone, the
+artifact the offline translator writes (`translate.math_quick.plan_step`: the *plan*, which already applies the
+binding rules: a binding or case of a name that is given, asked for or determined is a claim to check), and
+holds the checked artifact to it:
+
+1. Givens: a relation of the text that binds a given of the question to another value ("Let y = 5", "if
+   y = 5", "y is 5" when the question fixed y = 2) fails the step, naming the given (ErrorKind.BINDING). A
+   failure that rests only on values the text names without asserting them (`y = 5.`, `x = -1 could be a
+   root`: `StepPlan.named`) is unsupported instead: the prose does not say the value holds.
+2. Alignment: the artifact's `let`, `fact`, `define` and `claim` lines, in order, are the plan's: same keyword,
+   same relation, sides equal up to exact evaluation. A side with a decimal or a percent, or under `~=`, must be
+   written as the plan writes it (its written precision is part of what the checker checks), and so must a side
+   with a power of an unknown (no expansion of unbounded size). A claim the text does not make, a relation it
+   makes that the artifact leaves out, a `let`/`fact` left out, added or moved: unsupported (UNALIGNED); a text
+   with no relation the reader can read: unsupported (UNREADABLE_CLAIM) whatever the artifact proves.
+3. Provenance: each `assume` line is one of the plan's (a property or bound the question, an ancestor or the
+   step states, or "a length or count is nonnegative"), else unsupported (UNGROUNDED_PREMISE). The plan's
+   `let`/`fact` lines are the givens and the ancestors' claims, so by 2 nothing else is assumed; its `define`
+   lines are bindings of fresh names only (not asked for, not given, not determined: see `plan_step`).
+4. What the relations leave out: a verified step is unsupported when the text also asserts a relation the
+   reader could not read exactly (`StepMath.unread`: UNREADABLE_CLAIM), or lists values of a name that is not
+   fresh (`x = 2 or x = 7` after x² − 5x + 6 = 0: which one holds is not checked), or has a
+   `claimed_conclusion` that is neither a relation nor a value its verified claims give.
+5. A definition is not a derivation: a claim the checker verified only as a definition (it has a fresh name)
+   does not verify the step when the name is what the question asks for ("the hypotenuse c = 9"), or when it
+   states a lone name's value as a conclusion with nothing determining it ("Therefore c = 9"), or when the
+   chain's last step derives nothing (every relation of it a definition).
+6. The claimed answer (last step only; an empty `claimed_answer` claims nothing): read as a value (`72`, `$5`,
+   `\\boxed{5}`) or as `name = value`, and compared with the chain's final value: the answer line's value
+   (`#### 72`), else the value the last step's last equation (for `name = value`, its last equation for that
+   name) gives, else the latest ancestor's. A mismatch fails the last step (ANSWER_MISMATCH, both values in the
+   message; a checker error stays an error, an earlier failure keeps its message). An answer that cannot be
+   read, or that the chain states no value to compare with, or that only an unchecked value matches, leaves a
+   verified last step unsupported (UNREADABLE_CLAIM): a VERIFIED chain must not carry an answer nobody checked.
+7. Evidence: RELATIONS, aligned_claim = the step's relations `; `-joined (an answer line: its claim);
+   formaliser OFFLINE_READER when the artifact's lines are the plan's as written, ARTIFACT when they are
+   equivalent rewritings. The note lists the definitions (fresh names) and the answer comparison.
+
+Only a verified outcome is promoted by nothing: a failed outcome of an aligned artifact stays failed (the text
+is wrong), a failed or verified outcome of an unaligned one is unsupported (it is about something else).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from reasonforge.errors import ArtifactSyntaxError
+from reasonforge.lang.math.expr import (
+    Binary,
+    Call,
+    ExpressionError,
+    Name,
+    Node,
+    Num,
+    Postfix,
+    Unary,
+    evaluate,
+    names_in,
+    rounding_tolerance,
+    to_text,
+)
+from reasonforge.lang.math.step import Relation, StepMath
+from reasonforge.lang.math.text import extract, extract_value
+from reasonforge.pipeline.soundness.common import downgrade, with_evidence
+from reasonforge.translate.math_quick import StepPlan, answer_line, plan_step, read_question, read_step
+from reasonforge.types import (
+    CheckLimits,
+    CheckOutcome,
+    ErrorKind,
+    Evidence,
+    EvidenceKind,
+    Formaliser,
+    ProofLevel,
+    ReasoningStep,
+    StepContext,
+    StepStatus,
+    StepTranslation,
+)
+from reasonforge.verify.math.relations import ArithmeticChecker, Line, parse_artifact
+
+_PREMISE_KINDS = ("let", "fact")
+_OWN_KINDS = ("define", "claim")
+_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "!=": "!=", "~=": "~="}
+_MAX_SIDE_CHARS = 400  # beyond this a side must be written as the plan writes it
+
+
+def align(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:
+    """The outcome once tied to the step (or downgraded); evidence is recorded on a verified outcome."""
+    if outcome.status in (StepStatus.ERROR, StepStatus.INVALIDATED):
+        return outcome
+    step = ReasoningStep(step_id=context.step_id, content=context.content,
+                         claimed_conclusion=context.claimed_conclusion)
+    ancestors = [(a, read_step(a)) for a in context.ancestors]
+    plan = plan_step(step, read_question(context.original_query), ancestors)
+    if asserted := [r for r in plan.rebound if r.asserted]:
+        first = asserted[0]
+        return downgrade(outcome, StepStatus.FAILED, ErrorKind.BINDING,
+                         f"{first.given.bound_name} is a given of the question ({first.given.text}); this step "
+                         f"rebinds it: {first.relation.text}")
+    try:
+        lines = parse_artifact(translation.formal_representation)
+    except ArtifactSyntaxError:
+        return outcome  # the checker reported it (an error); nothing here was proven
+    aligned = _align(plan, lines, translation.formal_representation)
+    alignment = aligned if isinstance(aligned, _Aligned) else None
+    if isinstance(aligned, CheckOutcome):
+        outcome = _refuse(outcome, aligned)
+    elif outcome.status is StepStatus.FAILED and plan.named:
+        outcome = _named_failure(plan, aligned, outcome)
+    elif outcome.status is StepStatus.UNSUPPORTED and plan.as_bound:
+        outcome = _under_bindings(plan, outcome, limits)
+    elif outcome.status is StepStatus.VERIFIED and plan.alternatives:
+        names = ", ".join(plan.alternatives)
+        outcome = downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+                            f"the step lists values of {names}, which the question or earlier steps determine; "
+                            f"which of them {names} takes is not checked")
+    elif outcome.status is StepStatus.VERIFIED and plan.reading.unread:
+        outcome = downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
+                            f"the step also asserts what the reader could not read exactly: "
+                            f"{plan.reading.unread[0].message}; its other relations are not all it says")
+    elif outcome.status is StepStatus.VERIFIED:
+        outcome = _conclusion(context, plan, alignment, _definitions(context, plan, alignment, outcome))
+    if context.final and context.claimed_answer.strip():
+        outcome = _answer(context, plan, ancestors, alignment, outcome)
+    if outcome.status is not StepStatus.VERIFIED or alignment is None:
+        return outcome
+    relations = "; ".join(r.text for r in plan.reading.relations) or _answer_text(plan)
+    results = _results(outcome)
+    defined = [line.relation for line in alignment.own_lines
+               if line.kind == "define" or results.get(line.number, {}).get("how") == "definition"]
+    note = f"definitions (fresh names, not derived): {'; '.join(defined)}" if defined else None
+    if answered := outcome.details.get("answer"):
+        note = "; ".join(x for x in (note, f"claimed answer {answered}") if x)
+    return with_evidence(outcome, Evidence(kind=EvidenceKind.RELATIONS, aligned_claim=relations,
+                                           formaliser=alignment.formaliser, note=note))
+
+
+# ---- alignment ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Aligned:
+    """How the artifact's lines stand to the plan's: who wrote them, and the artifact line of each own line."""
+
+    formaliser: Formaliser
+    own_lines: tuple[Line, ...]  # the artifact's define/claim lines, in the plan's order
+
+
+def _statements(lines: Sequence[Line]) -> list[Line]:
+    return [line for line in lines if line.kind != "assume"]
+
+
+def _align(plan: StepPlan, lines: Sequence[Line], text: str) -> _Aligned | CheckOutcome:
+    """The alignment of the artifact (`lines`, parsed from `text`) with the plan, or the unsupported outcome
+    saying why there is none."""
+    expected = lines if text == plan.artifact else parse_artifact(plan.artifact) if plan.artifact else []
+    if not any(line.kind in _OWN_KINDS for line in expected):
+        return _unsupported(ErrorKind.UNREADABLE_CLAIM,
+                            f"the step's text has no relation the reader can read ({'; '.join(plan.notes[:2]) or 'none'}), "
+                            "so no artifact can be aligned with it")
+    want, have = _statements(expected), _statements(lines)
+    same_text = [(w.kind, w.relation) for w in want] == [(h.kind, h.relation) for h in have]
+    if not same_text:
+        for index in range(max(len(want), len(have))):
+            w = want[index] if index < len(want) else None
+            h = have[index] if index < len(have) else None
+            if w is not None and h is not None and w.kind == h.kind and _equivalent(w, h):
+                continue
+            return _unsupported(ErrorKind.UNALIGNED, _mismatch(w, h))
+    allowed = [line for line in expected if line.kind == "assume"]
+    for line in lines:
+        if line.kind == "assume" and not any(_same_assumption(line, a) for a in allowed):
+            return _unsupported(ErrorKind.UNGROUNDED_PREMISE,
+                                f"the premise `assume {line.relation}` is neither a given of the question, nor an "
+                                "ancestor's, nor stated by the step")
+    if same_text:
+        same_text = sorted(line.relation for line in lines if line.kind == "assume") == \
+            sorted(line.relation for line in allowed)
+    own = tuple(h for h in have if h.kind in _OWN_KINDS)
+    return _Aligned(Formaliser.OFFLINE_READER if same_text else Formaliser.ARTIFACT, own)
+
+
+def _mismatch(want: Line | None, have: Line | None) -> str:
+    if have is None and want is not None:
+        what = "claim" if want.kind in _OWN_KINDS else "premise"
+        return f"the step's {what} `{want.kind} {want.relation}` is missing from the artifact"
+    if want is None and have is not None:
+        if have.kind in _PREMISE_KINDS:
+            return (f"the premise `{have.kind} {have.relation}` is neither a given of the question nor an "
+                    "ancestor's claim")
+        return f"the artifact's `{have.kind} {have.relation}` is not something the step's text says"
+    assert want is not None and have is not None
+    return (f"the artifact's `{have.kind} {have.relation}` is not what the step states here: "
+            f"`{want.kind} {want.relation}`")
+
+
+def _refuse(outcome: CheckOutcome, why: CheckOutcome) -> CheckOutcome:
+    """An unaligned artifact's verdict (verified or failed) is about something else: unsupported."""
+    if outcome.status is StepStatus.UNSUPPORTED and outcome.details.get("error_kind") == ErrorKind.UNTRANSLATABLE:
+        return outcome  # the translator's empty artifact: already unsupported, with the reader's notes
+    return downgrade(outcome, StepStatus.UNSUPPORTED, why.details["error_kind"], why.message or "")
+
+
+def _unsupported(kind: ErrorKind, message: str) -> CheckOutcome:
+    return CheckOutcome(status=StepStatus.UNSUPPORTED, message=message, details={"error_kind": kind})
+
+
+def _equivalent(want: Line, have: Line) -> bool:
+    """Same relation: same op and equal sides, or the sides swapped and the op flipped."""
+    if want.lhs is None or have.lhs is None or want.rhs is None or have.rhs is None:
+        return False
+    if want.kind in ("let", "define") and want.name != have.name:
+        return False
+    if have.op == want.op and _same_side(want.lhs, have.lhs, want.op) and _same_side(want.rhs, have.rhs, want.op):
+        return True
+    return (want.kind not in ("let", "define") and have.op == _FLIP.get(want.op or "")
+            and _same_side(want.lhs, have.rhs, want.op) and _same_side(want.rhs, have.lhs, want.op))
+
+
+def _same_assumption(have: Line, allowed: Line) -> bool:
+    if have.lhs is None or allowed.lhs is None:
+        return have.lhs is None and allowed.lhs is None and have.name == allowed.name \
+            and set(have.properties) <= set(allowed.properties)
+    return _equivalent(allowed, have)
+
+
+def _same_side(want: Node, have: Node, op: str | None) -> bool:
+    """Equal up to exact evaluation; where the checker reads the written form (decimals, percent, `~=`) or an
+    expansion could be unbounded, the written form itself."""
+    text_w, text_h = to_text(want), to_text(have)
+    if text_w == text_h:
+        return True
+    if op == "~=" or names_in(want) != names_in(have) or max(len(text_w), len(text_h)) > _MAX_SIDE_CHARS:
+        return False
+    if _written_form_matters(want) or _written_form_matters(have):
+        return False
+    try:
+        gap = evaluate(want) - evaluate(have)
+        if names_in(want):
+            gap = sympy.cancel(sympy.expand(gap))
+    except (ExpressionError, TypeError, ValueError, ZeroDivisionError, RecursionError):
+        return False
+    return gap == 0
+
+
+def _written_form_matters(node: Node) -> bool:
+    """A decimal, a percent, or a power of an unknown anywhere in the side."""
+    if isinstance(node, Num):
+        return node.decimals > 0
+    if isinstance(node, Postfix):
+        return node.op == "%" or _written_form_matters(node.arg)
+    if isinstance(node, Unary):
+        return _written_form_matters(node.arg)
+    if isinstance(node, Binary):
+        if node.op == "^" and (names_in(node.left) or names_in(node.right)):
+            return True
+        return _written_form_matters(node.left) or _written_form_matters(node.right)
+    if isinstance(node, Call):
+        return any(_written_form_matters(a) for a in node.args)
+    return False
+
+
+def _under_bindings(plan: StepPlan, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:
+    """A binding of a name that is not fresh ("let a = √2013" where the question constrains a) is a claim;
+    when it cannot be decided, the step's other claims are still checked under it: one that is false there
+    fails the step (either the binding is false, or the claim is), one that holds proves nothing more."""
+    under = ArithmeticChecker().check(plan.as_bound, level=ProofLevel.QUICK, limits=limits)
+    if under.status is not StepStatus.FAILED:
+        return outcome
+    bound = {r.text for r in plan.bound}
+    lines = {line.number: line for line in parse_artifact(plan.as_bound)}
+    failed = [r for r in under.details.get("relations", []) if r.get("verdict") == StepStatus.FAILED.value]
+    if not failed or any(lines[r["line"]].kind != "claim" or lines[r["line"]].relation in bound for r in failed):
+        return outcome
+    given = "; ".join(r.text for r in plan.bound)
+    return CheckOutcome(status=StepStatus.FAILED, message=f"{under.message}, under this step's own binding {given}",
+                        details={**under.details, "error_kind": under.details.get("error_kind", ErrorKind.ARITHMETIC),
+                                 "under_bindings": given, "checker_status": outcome.status.value})
+
+
+def _named_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> CheckOutcome:
+    """A failure that rests only on values the text names without asserting them (`x = -1 could be a root`,
+    cases with no hypothetical word, see `plan_step`) is no evidence the step is wrong: unsupported."""
+    results = _results(outcome)
+    own = plan.reading.relations
+    failed = [own[i] for i, line in enumerate(alignment.own_lines)
+              if i < len(own) and results.get(line.number, {}).get("verdict") == StepStatus.FAILED.value]
+    if not failed or any(rel not in plan.named for rel in failed):
+        return outcome
+    rebound = next((r for r in plan.rebound if r.relation in failed), None)
+    if rebound is not None:
+        why = (f"{rebound.given.bound_name} is a given of the question ({rebound.given.text}), and this step names "
+               f"another value ({rebound.relation.text})")
+    else:
+        why = f"{failed[0].text} does not hold ({outcome.message})"
+    return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+                     f"{why}, but the step only names the value: no word of it asserts {failed[0].text}")
+
+
+# ---- definitions ------------------------------------------------------------------------------------------------
+def _results(outcome: CheckOutcome) -> dict[int, dict[str, Any]]:
+    return {r["line"]: r for r in outcome.details.get("relations", []) if isinstance(r, dict) and "line" in r}
+
+
+def _definitions(context: StepContext, plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> CheckOutcome:
+    """Rule 4 of the module docstring: definitions that would verify what nothing derived."""
+    results = _results(outcome)
+    derived = False
+    for line in alignment.own_lines:
+        result = results.get(line.number, {})
+        if result.get("how") != "definition":
+            derived = derived or result.get("verdict") == StepStatus.VERIFIED.value
+            continue
+        if line.kind != "claim" or line.lhs is None or line.rhs is None:
+            continue
+        names = names_in(line.lhs) | names_in(line.rhs)
+        if asked := sorted(names & plan.asked):
+            return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+                             f"{line.relation} cannot be checked: {', '.join(asked)} is what the question asks "
+                             "for, and nothing before this step determines it")
+        lone = _lone_value(line.lhs, line.rhs)
+        if lone is not None:
+            return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+                             f"{line.relation} is stated as a conclusion, but nothing before this step determines "
+                             f"{lone}")
+    if context.final and not derived and alignment.own_lines:
+        return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+                         "the chain's last step only defines names (" + "; ".join(
+                             line.relation for line in alignment.own_lines) + "): it derives nothing to conclude")
+    return outcome
+
+
+def _lone_value(lhs: Node, rhs: Node) -> str | None:
+    """The name of `name = <number>` (either way round), else None."""
+    for name_side, value_side in ((lhs, rhs), (rhs, lhs)):
+        if isinstance(name_side, Name) and names_in(name_side) and _literal(value_side):
+            return name_side.name
+    return None
+
+
+def _literal(node: Node) -> bool:
+    while isinstance(node, (Unary, Postfix)):
+        node = node.arg
+    return isinstance(node, Num)
+
+
+def _conclusion(context: StepContext, plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> CheckOutcome:
+    """A `claimed_conclusion` with no relation (`53`) must be a value the step's verified claims give: its
+    relations are claims the artifact checks already (`read_step`), anything else is a claim nobody checked."""
+    text = (context.claimed_conclusion or "").strip()
+    if outcome.status is not StepStatus.VERIFIED or not text or extract(text).relations:
+        return outcome
+    value = extract_value(text)
+    if value is None:
+        return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
+                         f"the claimed conclusion \"{_short(text)}\" cannot be read as a relation or a value")
+    results = _results(outcome)
+    own = plan.reading.relations
+    for rel, line in zip(own, alignment.own_lines):
+        node = _value_of(rel, None) if rel in plan.reading.claims else None
+        verified = results.get(line.number, {}).get("verdict") == StepStatus.VERIFIED.value
+        if node is not None and verified and _same_value(node, value):
+            return outcome
+    return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED,
+                     f"the claimed conclusion {to_text(value)} is not a value this step's relations derive")
+
+
+# ---- the claimed answer -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Final:
+    """The chain's final value: the node, where it was stated, and whether a verified check derived it."""
+
+    value: Node
+    source: str
+    derived: bool
+
+
+def _answer(context: StepContext, plan: StepPlan, ancestors: Sequence[tuple[ReasoningStep, StepMath]],
+            alignment: _Aligned | None, outcome: CheckOutcome) -> CheckOutcome:
+    """Rule 5 of the module docstring (`alignment` None: the artifact is not the step's, so nothing in the last
+    step counts as derived, but a value it states still shows a mismatch)."""
+    claimed = _read_answer(context.claimed_answer)
+    if claimed is None:
+        return _unchecked_answer(outcome, f"the claimed answer \"{_short(context.claimed_answer)}\" cannot be read "
+                                 "as a value or as `name = value`")
+    name, value = claimed
+    final = _final_value(context, plan, ancestors, alignment, outcome, name)
+    if final is None:
+        which = f"value of {name}" if name else "value"
+        return _unchecked_answer(outcome, f"the chain states no {which} to compare the claimed answer "
+                                 f"\"{_short(context.claimed_answer)}\" with")
+    same = _same_value(final.value, value)
+    stated = f"{name} = {to_text(value)}" if name else to_text(value)
+    shown = f"{stated} against the final value {final.source}"
+    if same is False:
+        if outcome.status is StepStatus.FAILED:  # the step's own failure comes first; the mismatch is noted
+            return outcome.model_copy(update={"details": {**outcome.details, "answer": f"mismatch: {shown}"}})
+        return downgrade(outcome, StepStatus.FAILED, ErrorKind.ANSWER_MISMATCH,
+                         f"the claimed answer {stated} is not the chain's final value: {final.source}",
+                         answer=f"mismatch: {shown}")
+    if same is None:
+        return _unchecked_answer(outcome, f"the claimed answer {stated} cannot be compared exactly with the "
+                                 f"final value {final.source}")
+    if not final.derived:
+        return _unchecked_answer(outcome, f"the claimed answer {stated} matches {final.source}, which no "
+                                 "verified relation derives")
+    return outcome.model_copy(update={"details": {**outcome.details, "answer": shown}})
+
+
+def _unchecked_answer(outcome: CheckOutcome, message: str) -> CheckOutcome:
+    if outcome.status is not StepStatus.VERIFIED:
+        return outcome
+    return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
+                     f"{message}; the last step does not vouch for an answer nobody checked")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _read_answer(text: str) -> tuple[str | None, Node] | None:
+    """(None, value) for a lone value, (name, value) for `name = value`, else None."""
+    boxed = re.fullmatch(r"\s*\\boxed\s*\{(.*)\}\s*", text, re.DOTALL)
+    text = boxed.group(1) if boxed else text
+    value = extract_value(text)
+    if value is not None:
+        return None, value
+    math = extract(text)
+    if len(math.relations) != 1 or math.relations[0].op != "=":
+        return None
+    rel = math.relations[0]
+    for name_side, value_side in ((rel.lhs_tree, rel.rhs_tree), (rel.rhs_tree, rel.lhs_tree)):
+        if isinstance(name_side, Name) and names_in(name_side) and not names_in(value_side):
+            return name_side.name, value_side
+    return None
+
+
+def _final_value(context: StepContext, plan: StepPlan, ancestors: Sequence[tuple[ReasoningStep, StepMath]],
+                 alignment: _Aligned | None, outcome: CheckOutcome, name: str | None) -> _Final | None:
+    """The chain's final value (for `name`, the final value of that name), or None where it states none."""
+    results = _results(outcome)
+    own_lines = alignment.own_lines if alignment is not None else ()
+    answer = answer_line(context.content)
+    if answer is not None and plan.reading.empty:
+        written = extract_value(answer)
+        if written is None:
+            return None
+        line = own_lines[-1] if plan.answer is not None and own_lines else None
+        checked = line is not None and results.get(line.number, {}).get("verdict") == StepStatus.VERIFIED.value
+        return _Final(written, f"{to_text(written)} (the answer line of step {context.step_id})", checked)
+    own = plan.reading.relations
+    for rel in reversed(plan.reading.claims):
+        node = _value_of(rel, name)
+        if node is not None:
+            line = own_lines[own.index(rel)] if rel in own and len(own_lines) == len(own) else None
+            verified = line is not None and results.get(line.number, {}).get("verdict") == StepStatus.VERIFIED.value
+            return _Final(node, f"{rel.text} (step {context.step_id})", verified)
+    for step, math in reversed(ancestors):
+        # a named answer may be a binding's value ("Let y = 4"): stated, not derived
+        stated = [r for r in math.relations if r in math.claims or name is not None and r in math.bindings]
+        for rel in reversed(stated):
+            node = _value_of(rel, name)
+            if node is not None:
+                # an ancestor's claim is vouched for by its own verdict: the chain is VERIFIED only if it is
+                return _Final(node, f"{rel.text} (step {step.step_id})", rel in math.claims)
+    return None
+
+
+def _value_of(rel: Relation, name: str | None) -> Node | None:
+    """The closed value a claim gives (for `name`, the value it gives that name), else None."""
+    if rel.op not in ("=", "~="):
+        return None
+    lhs, rhs = rel.lhs_tree, rel.rhs_tree
+    if name is not None:
+        for name_side, value_side in ((lhs, rhs), (rhs, lhs)):
+            if isinstance(name_side, Name) and name_side.name == name and not names_in(value_side):
+                return value_side
+        return None
+    if not names_in(rhs):
+        return rhs
+    if not names_in(lhs):
+        return lhs
+    return None
+
+
+def _same_value(final: Node, claimed: Node) -> bool | None:
+    """Whether the claimed answer is the final value: exactly, or within the rounding of its written decimals."""
+    try:
+        gap = evaluate(final) - evaluate(claimed)
+    except (ExpressionError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    if gap == 0:
+        return True
+    tolerance = rounding_tolerance(claimed)
+    if gap.is_Rational:
+        return tolerance is not None and abs(gap) <= tolerance
+    try:
+        approx = sympy.N(gap, 50)
+    except (TypeError, ValueError):
+        return None
+    if not approx.is_Number:
+        return None
+    if abs(approx) < sympy.Float(10) ** -40:
+        return True
+    return tolerance is not None and abs(approx) <= tolerance
+
+
+def _answer_text(plan: StepPlan) -> str:
+    """The answer line's claim, as the evidence's aligned claim."""
+    if plan.answer is None:
+        return ""
+    return plan.own[-1].split("#", 1)[0].removeprefix("claim").strip()

@@ -1,0 +1,77 @@
+"""Request bodies read by the same parser as the command line, before FastAPI decodes them.
+
+FastAPI would decode a body with `json.loads` (a deeply nested one is a bare 400, duplicate keys keep the last
+value, a lone surrogate passes and breaks the job store later) and validate it leniently (`true` and `"1"` become
+step id 1). These routes first run `chain.parse`'s checks on the raw bytes, so the API refuses exactly what
+`reasonforge verify` refuses, with the same message, as a 422 (a size over the request limit: 413).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.routing import APIRoute
+from starlette.concurrency import run_in_threadpool
+
+from reasonforge.chain.parse import RequestTooLargeError, load_json, parse_request
+from reasonforge.errors import InputError
+from reasonforge.service.errors import PayloadTooLargeError, ValidationFailedError
+
+_Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+
+
+def _api_error(exc: InputError) -> ValidationFailedError | PayloadTooLargeError:
+    # The parser calls the whole document "request"; the API's error bodies call it "body".
+    field = "body" if exc.field in (None, "request") else exc.field
+    if isinstance(exc, RequestTooLargeError):
+        return PayloadTooLargeError(exc.message, field=field)
+    return ValidationFailedError(exc.message, field=field)
+
+
+class _CheckedBodyRoute(APIRoute):
+    """A route whose body, when it has one, is checked by `check` (in a worker thread) before FastAPI reads it."""
+
+    @staticmethod
+    def check(body: bytes) -> None:
+        """Raise an `InputError` for a body this route refuses."""
+        raise NotImplementedError
+
+    def get_route_handler(self) -> _Handler:
+        """FastAPI's handler, behind the body check."""
+        handler = super().get_route_handler()
+        if self.body_field is None:
+            return handler
+
+        async def checked(request: Request) -> Response:
+            body = await request.body()  # cached on the request: FastAPI's own read gets the same bytes
+            try:
+                await run_in_threadpool(self.check, body)
+            except InputError as exc:
+                raise _api_error(exc) from None
+            return await handler(request)
+
+        return checked
+
+
+class VerifyRequestRoute(_CheckedBodyRoute):
+    """`POST /v1/verify`: the body must be a `VerifyRequest` that `chain.parse_request` accepts."""
+
+    @staticmethod
+    def check(body: bytes) -> None:
+        """The command line's parse of a request, strict JSON types and limits included."""
+        parse_request(body)
+
+
+class JsonBodyRoute(_CheckedBodyRoute):
+    """Any other JSON body: UTF-8, bounded nesting and numbers, no repeated keys, no NaN, no lone surrogates."""
+
+    @staticmethod
+    def check(body: bytes) -> None:
+        """`chain.load_json`'s checks; the route's model validates the rest."""
+        if body:
+            load_json(body, what="body")
+
+
+__all__ = ["JsonBodyRoute", "VerifyRequestRoute"]

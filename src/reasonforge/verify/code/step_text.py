@@ -1,0 +1,228 @@
+"""What the offline reader can read from a code step's text: doctest examples and a few plain claims.
+
+Examples: runs of `>>>` lines (with `...` continuations) and the output written under them, wherever they
+stand in the text: in prose, in a fenced block, in a docstring (a line holding only the closing quotes
+ends the expected output). Shared by the checker, which runs them against whatever artifact the step
+carries (`step_checks.py`), and the offline translator, which turns them into tests (`translate/code_blocks.py`).
+
+Claims: a small, explicit phrase table. Each entry names a reference any reader agrees on (the largest
+element is `max(xs)`), so a claim becomes a property check on generated inputs. The table is strict on
+purpose: the phrase must stand alone (`returns the largest element`, `returns the list sorted in
+descending order`), so that "returns the largest sum of a subarray" or "returns the maximum of a and b"
+are not read as something they do not say; modal or negated phrasing ("should return", "does not
+return") is not read at all. What the table does not know is not checked, and the evidence says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+__all__ = ["ClaimKind", "ReadClaim", "code_blocks", "defined_functions", "doctest_blocks", "read_claims",
+           "strip_fences"]
+
+FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
+PY_TAGS = {"", "python", "py", "python3", "pycon", "doctest"}
+_CLOSING_QUOTES = ('"""', "'''")
+
+Example = tuple[str, str | None]  # (source, expected output or None for a statement)
+
+
+def doctest_blocks(text: str) -> list[list[Example]]:
+    """Doctest examples: runs of `>>>` lines (with `...` continuations) and their expected output."""
+    blocks: list[list[Example]] = []
+    current: list[Example] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if stripped.startswith(">>>"):
+            source = [stripped[3:].strip()]
+            i += 1
+            while i < len(lines) and lines[i].strip().startswith("..."):
+                source.append(lines[i].strip()[3:].lstrip(" "))
+                i += 1
+            expected: list[str] = []
+            while i < len(lines) and lines[i].strip() and not lines[i].strip().startswith(">>>"):
+                line = lines[i].strip()
+                if line.startswith("```") or line.startswith(_CLOSING_QUOTES):
+                    break
+                closing = next((q for q in _CLOSING_QUOTES if line.endswith(q)), None)
+                if closing is not None:  # `3"""`: the output ends the docstring
+                    line = line[: -len(closing)].rstrip()
+                    if line:
+                        expected.append(line)
+                    i += 1
+                    break
+                expected.append(line)
+                i += 1
+            current.append(("\n".join(source), " ".join(expected) if expected else None))
+            continue
+        if not stripped and current:
+            # a blank line ends an example block only if no >>> follows immediately
+            nxt = next((ln.strip() for ln in lines[i + 1:] if ln.strip()), "")
+            if not nxt.startswith(">>>"):
+                blocks.append(current)
+                current = []
+        i += 1
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+def code_blocks(text: str) -> list[str]:
+    """The Python code in `text`: its fenced python blocks that are not doctest sessions, or, when it has
+    no fence and parses as a module (a function stub with its docstring, as a question may hold), the text."""
+    fenced = [m.group(2) for m in FENCE.finditer(text) if m.group(1).lower() in PY_TAGS]
+    if fenced or "```" in text:
+        return [body for body in fenced if not body.lstrip().startswith(">>>")]
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    return [text]
+
+
+def strip_fences(text: str) -> str:
+    """`text` without its fenced blocks (the prose around them)."""
+    return FENCE.sub("\n", text)
+
+
+def defined_functions(text: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The top-level functions (not tests) that the text's code defines, in order."""
+    out: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for body in code_blocks(text):
+        try:
+            tree = ast.parse(body)
+        except (SyntaxError, ValueError):
+            continue
+        out.extend(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                   and not n.name.startswith("test"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ claims
+
+
+class ClaimKind(StrEnum):
+    """The references a read claim is checked against (one sequence argument)."""
+
+    MAX = "max"
+    MIN = "min"
+    SORTED = "sorted"
+    SORTED_DESC = "sorted_desc"
+    SUM = "sum"
+    REVERSED_LIST = "reversed_list"
+    REVERSED_STR = "reversed_str"
+    LENGTH_LIST = "length_list"
+    LENGTH_STR = "length_str"
+
+
+REFERENCES: dict[ClaimKind, str] = {  # the reference, as a function of the argument x
+    ClaimKind.MAX: "max(x)", ClaimKind.MIN: "min(x)", ClaimKind.SORTED: "sorted(x)",
+    ClaimKind.SORTED_DESC: "sorted(x, reverse=True)", ClaimKind.SUM: "sum(x)",
+    ClaimKind.REVERSED_LIST: "x[::-1]", ClaimKind.REVERSED_STR: "x[::-1]", ClaimKind.LENGTH_LIST: "len(x)",
+    ClaimKind.LENGTH_STR: "len(x)",
+}
+
+
+@dataclass(frozen=True)
+class ReadClaim:
+    """One claim the phrase table read: its kind, the words matched, the sentence around them, and the
+    function it names (or None: the reader has to find the function)."""
+
+    kind: ClaimKind
+    phrase: str
+    sentence: str
+    function: str | None = None
+
+
+_VERB = r"(?:returns?|returning|gives?|computes?|calculates?|finds?|outputs?|yields?|produces?)"
+_DET = r"(?:the\s+|a\s+|an\s+|its\s+)?(?:given\s+|input\s+)?"
+_NAME = r"`[A-Za-z_]\w*`"
+_SEQ = rf"(?:list|array|sequence|iterable|collection|input|numbers|values|elements|items|integers|{_NAME})"
+_ELEMENTS = r"(?:elements|numbers|values|items|integers|entries)"
+_IN_SEQ = rf"(?:\s+(?:of|in|from)\s+{_DET}{_SEQ}(?:\s+{_NAME})?)?"
+# what may follow a claim: its end, or words that do not change what is returned
+_END = (r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:in\s+O\(|in\s+(?:linear|constant|one|a\s+single)\b|using\b|with\b|"
+        r"for\s+(?:any|every|each|all|a)\b|by\s+))")
+_DESC = r"\s+in\s+(?:descending|decreasing|reverse)\s+order"
+_ASC = r"(?:\s+in\s+(?:ascending|increasing|sorted|non-decreasing)\s+order)?"
+_PATTERNS: list[tuple[re.Pattern[str], ClaimKind | None]] = [
+    (re.compile(rf"\b{_VERB}\s+the\s+(?:largest|biggest|greatest|maximum|max|highest)"
+                rf"(?:\s+(?:element|item|value|number|entry|integer))?{_IN_SEQ}{_END}", re.IGNORECASE), ClaimKind.MAX),
+    (re.compile(rf"\b{_VERB}\s+the\s+(?:smallest|least|lowest|minimum|min)"
+                rf"(?:\s+(?:element|item|value|number|entry|integer))?{_IN_SEQ}{_END}", re.IGNORECASE), ClaimKind.MIN),
+    (re.compile(rf"\b{_VERB}\s+(?:the|a|an)\s+(?:new\s+)?sorted\s+(?:copy|version|list|array)"
+                rf"(?:\s+of\s+{_DET}{_SEQ})?(?P<order>{_DESC}|{_ASC}){_END}", re.IGNORECASE), None),
+    (re.compile(rf"\b{_VERB}\s+the\s+(?:list|array|elements|items|numbers|input|{_NAME})\s+"
+                rf"(?:sorted(?P<order>{_DESC}|{_ASC})|in\s+(?:ascending|increasing|sorted)\s+order){_END}", re.IGNORECASE), None),
+    (re.compile(rf"\b{_VERB}\s+the\s+(?:elements|items|numbers|values)\s+in\s+(?:descending|decreasing)\s+order{_END}",
+                re.IGNORECASE), ClaimKind.SORTED_DESC),
+    (re.compile(rf"\b{_VERB}\s+the\s+(?:sum|total)\s+of\s+(?:all\s+)?(?:(?:the\s+)?{_ELEMENTS}"
+                rf"(?:\s+(?:of|in)\s+{_DET}{_SEQ})?|{_DET}(?:list|array|sequence|input|{_NAME})){_END}", re.IGNORECASE),
+     ClaimKind.SUM),
+    (re.compile(rf"\b{_VERB}\s+the\s+(?:reversed?|backwards?)\s+(?P<noun>list|array|sequence|string|str|word)"
+                rf"{_END}", re.IGNORECASE), None),
+    (re.compile(rf"\b{_VERB}\s+the\s+(?P<noun>list|array|sequence|string|word)\s+(?:reversed|backwards){_END}", re.IGNORECASE),
+     None),
+    (re.compile(rf"\b{_VERB}\s+the\s+reverse\s+of\s+{_DET}(?P<noun>list|array|sequence|string|word){_END}", re.IGNORECASE),
+     None),
+    (re.compile(rf"\breverses\s+(?:the|a)\s+(?:given\s+|input\s+)?(?P<noun>string|word){_END}", re.IGNORECASE), None),
+    (re.compile(rf"\b{_VERB}\s+the\s+(?:length|size)\s+of\s+{_DET}(?P<noun>list|array|sequence|string|word|"
+                rf"{_NAME}){_END}", re.IGNORECASE), None),
+    (re.compile(rf"\b{_VERB}\s+the\s+number\s+of\s+(?P<noun>elements|items|entries|characters|letters)\s+"
+                rf"(?:in|of)\s+{_DET}(?:list|array|sequence|string|word|{_NAME}){_END}", re.IGNORECASE), None),
+]
+# Words that make a phrase something other than a claim that the code does this.
+_NOT_A_CLAIM = re.compile(
+    r"\b(?:not|never|no|n't|cannot|instead|rather|unlike|should|shall|must|would|could|might|may|supposed|meant|"
+    r"intended|expected|wants?|needs?|tries|try|if|whether|unless|fails?|wrong(?:ly)?|incorrect(?:ly)?|bug(?:gy)?|"
+    r"supposedly|claims?|pretends?|assume)\b|n't\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*>#])")
+
+
+def _kind(pattern_kind: ClaimKind | None, match: re.Match[str]) -> ClaimKind:
+    if pattern_kind is not None:
+        return pattern_kind
+    groups = match.groupdict()
+    text = match.group(0).lower()
+    if "order" in groups:
+        return ClaimKind.SORTED_DESC if re.search(r"descending|decreasing|reverse", groups["order"] or "", re.IGNORECASE) \
+            else ClaimKind.SORTED
+    noun = (groups.get("noun") or "").lower()
+    stringy = noun in {"string", "str", "word", "characters", "letters"}
+    if "length" in text or "size" in text or "number of" in text:
+        return ClaimKind.LENGTH_STR if stringy else ClaimKind.LENGTH_LIST
+    return ClaimKind.REVERSED_STR if stringy else ClaimKind.REVERSED_LIST
+
+
+def read_claims(text: str, function: str | None = None) -> list[ReadClaim]:
+    """The claims of `text` that the phrase table reads, in order (one per phrase); `function`: the
+    function they are about when the text says so by where it stands (its docstring)."""
+    found: list[tuple[int, ReadClaim]] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, kind in _PATTERNS:
+        for m in pattern.finditer(text):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            start = _sentence_start(text, m.start())
+            if _NOT_A_CLAIM.search(text[max(start, m.start() - 60):m.start()]):
+                continue
+            taken.append((m.start(), m.end()))
+            sentence = " ".join(text[start:_sentence_end(text, m.end())].split())
+            found.append((m.start(), ReadClaim(kind=_kind(kind, m), phrase=" ".join(m.group(0).split()),
+                                               sentence=sentence, function=function)))
+    return [claim for _, claim in sorted(found, key=lambda pair: pair[0])]
+
+
+def _sentence_start(text: str, pos: int) -> int:
+    starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, pos)]
+    return max(starts, default=0)
+
+
+def _sentence_end(text: str, pos: int) -> int:
+    m = _SENTENCE_END.search(text, pos)
+    return m.start() if m else len(text)

@@ -1,0 +1,265 @@
+"""The sympy aligner (pipeline/soundness/math.py): honest maths chains verified with evidence, supplied
+artifacts held to the step's text, bindings and givens, the claimed answer."""
+
+import pytest
+
+from reasonforge.pipeline.run import verify_chain
+from reasonforge.translate.math_quick import MathTranslator
+from reasonforge.types import CheckLimits, ErrorKind, Formaliser, Overall, StepStatus, VerifyRequest
+
+GSM = ["Natalia sold 48/2 = <<48/2=24>>24 clips in May.",
+       "Natalia sold 48+24 = <<48+24=72>>72 clips altogether in April and May.", "#### 72"]
+GSM_QUERY = "Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. " \
+            "How many clips did Natalia sell altogether in April and May?"
+
+
+def request(*steps, query="", answer="", translations=None):
+    body = {"domain": "mathematics", "proof_level": "quick", "original_query": query, "claimed_answer": answer,
+            "reasoning_chain": [s if isinstance(s, dict) else {"step_id": i + 1, "content": s}
+                                for i, s in enumerate(steps)]}
+    if translations is not None:
+        body["translations"] = [{"step_id": sid, "language": "sympy", "formal_representation": art}
+                                for sid, art in translations]
+    return VerifyRequest.model_validate(body)
+
+
+def verify(req):
+    translator = None if req.translations else MathTranslator()
+    return verify_chain(req, translator=translator, limits=CheckLimits(timeout_s=10))
+
+
+def statuses(verdict):
+    return [v.status for v in verdict.step_verdicts]
+
+
+# ---- honest chains stay verified, with evidence ------------------------------------------------------------------
+def test_an_honest_gsm8k_chain_is_verified_with_relations_evidence():
+    verdict = verify(request(*GSM, query=GSM_QUERY, answer="72"))
+    assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
+    first, _, last = verdict.step_verdicts
+    assert first.details["evidence"] == {"kind": "relations", "aligned_claim": "48/2 = 24",
+                                         "formaliser": "offline_reader", "note": None}
+    assert first.details["aligned_claim"] == "48/2 = 24"
+    assert last.details["aligned_claim"] == "72 = 72"  # the answer line against the last computed value
+    assert "claimed answer 72 against the final value 72" in last.details["evidence"]["note"]
+
+
+def test_an_equivalent_supplied_artifact_is_verified_as_the_artifact_s():
+    req = request("So 3 × 3 = 9.", translations=[(1, "claim 9 = 3*3")])
+    (step,) = verify(req).step_verdicts
+    assert step.status is StepStatus.VERIFIED
+    assert step.details["evidence"]["formaliser"] == Formaliser.ARTIFACT.value
+    assert step.details["aligned_claim"] == "3*3 = 9"
+
+
+def test_a_supplied_artifact_written_like_the_reader_s_is_the_reader_s_claim():
+    # the subnet's miners send exactly these lines (tests/subnet/subnet_support.py)
+    req = request("Let x = 3", "So x + 2 = 5", query="Let x be 3. What is x + 2?", answer="5",
+                  translations=[(1, "define x = 3"), (2, "let x = 3\nclaim x + 2 = 5")])
+    verdict = verify(req)
+    assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
+    assert {v.details["evidence"]["formaliser"] for v in verdict.step_verdicts} == {"offline_reader"}
+    assert verdict.step_verdicts[0].details["evidence"]["note"] == "definitions (fresh names, not derived): x = 3"
+
+
+def test_a_case_analysis_over_the_asked_name_stays_verified():
+    req = request(r"If \(b = 0\), then \(13 + 20 \cdot 0 = 13\).", r"If \(b = 1\), then \(13 + 20 \cdot 1 = 33\).",
+                  query="Find b.")
+    assert verify(req).overall is Overall.VERIFIED
+
+
+def test_a_hypothesis_is_checked_not_taken_as_a_definition():
+    good = verify(request("The first crane is 14 percent taller because if 200 + 200x = 228 then x=.14"))
+    assert statuses(good) == [StepStatus.VERIFIED]
+    bad = verify(request("The third crane is 5 percent taller because if 140 + 140x = 147 then x = .5"))
+    assert statuses(bad) == [StepStatus.FAILED] and "x = 1/20" in bad.step_verdicts[0].error_message
+
+
+# ---- supplied artifacts are held to the text --------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "artifact", "kind", "words"),
+    [
+        ("So 3 × 3 = 10.", "claim 3 * 3 = 9", ErrorKind.UNALIGNED, "`claim 3*3 = 9` is not what the step states"),
+        ("So 2 + 2 = 5.", "claim x = x", ErrorKind.UNALIGNED, "claim 2 + 2 = 5"),
+        ("So 2 + 2 = 5.", "fact 2 + 2 = 5\nclaim 2 + 2 = 5", ErrorKind.UNALIGNED, "`fact 2 + 2 = 5`"),
+        ("So 10/3 = 333/100.", "claim 10/3 = 3.33", ErrorKind.UNALIGNED, "3.33"),  # a decimal gains an allowance
+        ("So 7/2 = 3.", "claim 7/2 ~= 3", ErrorKind.UNALIGNED, "~="),
+        ("So x^2 = 4.", "assume x > 0\nclaim x^2 = 4", ErrorKind.UNGROUNDED_PREMISE, "assume x > 0"),
+        ("Clearly it follows.", "claim 1 + 1 = 2", ErrorKind.UNREADABLE_CLAIM, "no relation the reader can read"),
+    ],
+)
+def test_a_supplied_artifact_that_is_not_the_step_is_unsupported(text, artifact, kind, words):
+    (step,) = verify(request(text, translations=[(1, artifact)])).step_verdicts
+    assert step.status is StepStatus.UNSUPPORTED, step
+    assert step.error_kind is kind and words in step.error_message
+
+
+def test_an_unaligned_artifact_s_failure_is_not_the_step_s():
+    (step,) = verify(request("So 2 + 2 = 4.", translations=[(1, "claim 2 + 2 = 5")])).step_verdicts
+    assert step.status is StepStatus.UNSUPPORTED and step.error_kind is ErrorKind.UNALIGNED
+    assert step.details["checker_status"] == "failed"
+
+
+def test_an_aligned_supplied_artifact_fails_a_false_step():
+    (step,) = verify(request("So 3 × 3 = 10.", translations=[(1, "claim 3*3 = 10")])).step_verdicts
+    assert step.status is StepStatus.FAILED and step.error_message == "3*3 = 10 is false: 3*3 = 9"
+
+
+def test_a_premise_left_out_or_moved_is_unaligned():
+    steps = ("So c^2 = 3^2 + 4^2.", "Therefore c = 9.")
+    honest = verify(request(*steps))
+    assert statuses(honest) == [StepStatus.VERIFIED, StepStatus.FAILED]
+    for artifact in ("claim c = 9", "claim c = 9\nfact c^2 = 3^2 + 4^2", "fact c^2 = 3^2 + 4^2\ndefine c = 9"):
+        verdict = verify(request(*steps, translations=[(1, "claim c^2 = 3^2 + 4^2"), (2, artifact)]))
+        assert verdict.step_verdicts[1].status is StepStatus.UNSUPPORTED, artifact
+        assert verdict.step_verdicts[1].error_kind is ErrorKind.UNALIGNED
+
+
+# ---- bindings: asked for, determined, givens --------------------------------------------------------------------
+def test_a_binding_of_the_asked_quantity_is_a_claim_to_check():
+    query = "A right triangle has legs 3 and 4. What is the hypotenuse?"
+    verdict = verify(request("The legs are 3 and 4.", "Therefore the hypotenuse c = 9.", query=query))
+    last = verdict.step_verdicts[1]
+    assert last.status is StepStatus.UNSUPPORTED
+    assert last.error_message.startswith("c = 9 cannot be checked: c is what the question asks for")
+    for step in ("c = 9.", "Let c = 9."):
+        (only,) = verify(request(step, query="Legs 3 and 4. Find c.")).step_verdicts
+        assert only.status is StepStatus.UNSUPPORTED, step
+
+
+def test_a_binding_of_a_determined_name_is_checked():
+    verdict = verify(request("So c^2 = 3^2 + 4^2 = 25.", "Let c = 9.", query="What is the length of the hypotenuse?"))
+    assert statuses(verdict) == [StepStatus.VERIFIED, StepStatus.FAILED]
+    assert verdict.step_verdicts[1].error_message == "c = 9 is false: the known equations give c = 5"
+    # where the question names c, the relation that introduces it is not checked either: it defines the answer
+    named = verify(request("So c^2 = 3^2 + 4^2 = 25.", query="What is the length c?"))
+    assert named.step_verdicts[0].status is StepStatus.UNSUPPORTED
+    assert "c is what the question asks for" in named.step_verdicts[0].error_message
+
+
+def test_a_given_cannot_be_rebound():
+    for text in ("Let y = 5. Then 2y = 10.", "If y = 5, then 2y = 10.", "y is 5, so 2y = 10."):
+        (step,) = verify(request(text, query="Given y = 2, find 2y.")).step_verdicts
+        assert step.status is StepStatus.FAILED, text
+        assert step.error_kind is ErrorKind.BINDING
+        assert step.error_message == "y is a given of the question (y = 2); this step rebinds it: y = 5"
+    # a value only named (no verb binds it) is checked as a claim: false under the given, and so is 2y = 10
+    (named,) = verify(request("y = 5, so 2y = 10.", query="Given y = 2, find 2y.")).step_verdicts
+    assert named.status is StepStatus.FAILED and named.error_message.startswith("y = 5 is false: y = 2")
+    (only,) = verify(request("y = 5.", query="Given y = 2, find 2y.")).step_verdicts
+    assert only.status is StepStatus.UNSUPPORTED
+    assert only.error_message == ("y is a given of the question (y = 2), and this step names another value (y = 5), "
+                                  "but the step only names the value: no word of it asserts y = 5")
+    (same,) = verify(request("Let y = 2. Then 2y = 4.", query="Given y = 2, find 2y.", answer="4")).step_verdicts
+    assert same.status is StepStatus.VERIFIED  # restating a given is no rebinding
+
+
+def test_a_concluded_value_with_nothing_behind_it_is_unsupported():
+    verdict = verify(request("So 3 + 4 = 7.", "Therefore c = 9."))
+    assert verdict.step_verdicts[1].status is StepStatus.UNSUPPORTED
+    assert "nothing before this step determines c" in verdict.step_verdicts[1].error_message
+
+
+def test_a_last_step_that_only_defines_concludes_nothing():
+    verdict = verify(request("So 2 + 3 = 5.", "Let w = 5."))
+    assert statuses(verdict) == [StepStatus.VERIFIED, StepStatus.UNSUPPORTED]
+    assert "derives nothing" in verdict.step_verdicts[1].error_message
+    assert verify(request("Let w = 5.", "So w + 1 = 6.")).overall is Overall.VERIFIED
+
+
+# ---- the claimed answer -----------------------------------------------------------------------------------------
+PYTHAGORAS = [{"step_id": 1, "content": "Let x = 3 and let y = 4"},
+              {"step_id": 2, "content": "By Pythagorean theorem, x² + y² = z²", "dependencies": [1]},
+              {"step_id": 3, "content": "So z² = 9 + 16 = 25"},
+              {"step_id": 4, "content": "Therefore z = 5"}]
+HYPOTENUSE = "Find the hypotenuse of a right triangle with legs 3 and 4"
+
+
+@pytest.mark.parametrize("answer", ["z = 5", "5", "5.0", r"\boxed{5}"])
+def test_a_claimed_answer_that_is_the_final_value_keeps_the_chain_verified(answer):
+    verdict = verify(request(*PYTHAGORAS, query=HYPOTENUSE, answer=answer))
+    assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
+    assert "against the final value z = 5 (step 4)" in verdict.step_verdicts[-1].details["answer"]
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    ("6", "the claimed answer 6 is not the chain's final value: z = 5 (step 4)"),
+    ("z = 6", "the claimed answer z = 6 is not the chain's final value: z = 5 (step 4)"),
+    ("y = 5", "the claimed answer y = 5 is not the chain's final value: y = 4 (step 1)"),
+])
+def test_a_claimed_answer_that_is_not_the_final_value_fails_the_last_step(answer, message):
+    verdict = verify(request(*PYTHAGORAS, query=HYPOTENUSE, answer=answer))
+    last = verdict.step_verdicts[-1]
+    assert last.status is StepStatus.FAILED and last.error_kind is ErrorKind.ANSWER_MISMATCH
+    assert last.error_message == message
+    assert statuses(verdict)[:3] == [StepStatus.VERIFIED] * 3
+
+
+def test_a_claimed_answer_that_cannot_be_compared_leaves_the_last_step_unsupported():
+    for answer, words in (("five-ish", "cannot be read"), ("q = 5", "states no value of q")):
+        last = verify(request(*PYTHAGORAS, query=HYPOTENUSE, answer=answer)).step_verdicts[-1]
+        assert last.status is StepStatus.UNSUPPORTED and last.error_kind is ErrorKind.UNREADABLE_CLAIM
+        assert words in last.error_message
+
+
+def test_a_gsm8k_answer_mismatch_fails_the_answer_line():
+    verdict = verify(request(*GSM, query=GSM_QUERY, answer="70"))
+    assert statuses(verdict) == [StepStatus.VERIFIED, StepStatus.VERIFIED, StepStatus.FAILED]
+    assert verdict.step_verdicts[2].error_message == \
+        "the claimed answer 70 is not the chain's final value: 72 (the answer line of step 3)"
+
+
+def test_a_mismatch_fails_a_last_step_whose_value_comes_from_its_ancestors():
+    verdict = verify(request("Three packs hold 3 × 12 = 36 pencils.", "Let w = 2 so Tom has them all.", answer="35"))
+    assert statuses(verdict) == [StepStatus.VERIFIED, StepStatus.FAILED]
+    last = verdict.step_verdicts[1]
+    assert last.error_kind is ErrorKind.ANSWER_MISMATCH and "3*12 = 36 (step 1)" in last.error_message
+
+
+def test_a_claimed_conclusion_value_must_be_one_the_step_derives():
+    def last(conclusion):
+        step = {"step_id": 1, "content": "So 2 + 2 = 4.", "claimed_conclusion": conclusion}
+        return verify(request(step)).step_verdicts[0]
+
+    assert last("4").status is StepStatus.VERIFIED
+    other = last("5")
+    assert other.status is StepStatus.UNSUPPORTED and other.error_kind is ErrorKind.UNALIGNED
+    prose = last("the triangle is obtuse")
+    assert prose.status is StepStatus.UNSUPPORTED and prose.error_kind is ErrorKind.UNREADABLE_CLAIM
+    assert last("2 + 2 = 5").status is StepStatus.FAILED  # a relation there is a claim the artifact checks
+
+
+def test_an_answer_line_is_checked_against_a_computed_value_only():
+    assert verify(request("x = 5.", "#### 5")).step_verdicts[1].status is StepStatus.UNSUPPORTED
+    assert verify(request("So x = 3 + 2 = 5.", "#### 5")).overall is Overall.VERIFIED
+
+
+def test_values_listed_for_a_determined_name_are_not_checked_claims():
+    verdict = verify(request("So x^2 - 5x + 6 = 0.", "So x = 2 or x = 7."))
+    assert verdict.step_verdicts[1].status is StepStatus.UNSUPPORTED  # not verified vacuously as two cases
+    assert "which of them x takes is not checked" in verdict.step_verdicts[1].error_message
+    # not demoted to claims either: two values of one name are alternatives, never a contradiction
+    assert verify(request("So x^2 - 5x + 6 = 0.", "So x = 2 or x = 3.")).step_verdicts[1].status \
+        is StepStatus.UNSUPPORTED
+
+
+def test_a_value_the_text_only_names_is_verified_when_it_holds_and_never_failed():
+    query = "Let $K$ be the real root of the equation $x^{3}-8 x^{2}-8 x-9=0$. Compute $K$."  # olympiadbench-553
+    tried = verify(request("One might notice that x = -1 could be a root.", query=query)).step_verdicts[0]
+    assert tried.status is StepStatus.UNSUPPORTED and "only names the value" in tried.error_message
+    solved = verify(request("So 10x = 150.", "x = 15."))
+    assert statuses(solved) == [StepStatus.VERIFIED, StepStatus.VERIFIED]
+
+
+def test_a_question_s_scenarios_are_not_givens():
+    query = "An expression a + bx has the value 15 when x = 2 and the value 3 when x = 5. Calculate a + b."
+    (step,) = verify(request("When x = 2 we get a + 2b = 15.", query=query)).step_verdicts
+    assert step.status is not StepStatus.FAILED
+
+
+def test_a_binding_that_cannot_be_decided_still_checks_the_claims_under_it():
+    wrong = verify(request("So x + y = 10.", "Let x = 3. Then y = 8."))
+    assert statuses(wrong) == [StepStatus.VERIFIED, StepStatus.FAILED]
+    assert wrong.step_verdicts[1].error_message.endswith("under this step's own binding x = 3")
+    right = verify(request("So x + y = 10.", "Let x = 3. Then y = 7."))
+    assert statuses(right) == [StepStatus.VERIFIED, StepStatus.UNSUPPORTED]  # x = 3 itself is not checked

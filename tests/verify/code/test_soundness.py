@@ -1,0 +1,293 @@
+"""Attacks on the python checker by an artifact that has read its source (issue 17), each a real sandboxed run.
+
+Every attack here obtained VERIFIED (or a mutant kill it did not earn) before the fix it names; each is kept
+so that it stays closed. Honest controls sit beside them: the fixes must not cost honest artifacts.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from reasonforge.pipeline.soundness import gate
+from reasonforge.types import (
+    ArtifactLanguage,
+    CheckLimits,
+    CheckOutcome,
+    Domain,
+    ProofLevel,
+    StepContext,
+    StepStatus,
+    StepTranslation,
+)
+from reasonforge.verify import sandbox as sb
+from reasonforge.verify.code.harness_run import expected_tests, run_options
+from reasonforge.verify.code.judging import run_mutants
+from reasonforge.verify.code.mutants import generate_mutants
+from reasonforge.verify.code.pytest_checker import PythonTestsChecker
+
+pytestmark = pytest.mark.skipif(sb.unavailable_reason() is not None, reason=f"sandbox unavailable: {sb.unavailable_reason()}")
+
+LIMITS = CheckLimits(timeout_s=8)
+CLAMP = ("def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n"
+         "    return x\n\n\n")
+# Runs the code (so the mutated lines execute) but checks no value: only a run it can tell apart fails.
+CALLS = "    clamp(5, 0, 10)\n    clamp(-5, 0, 10)\n    clamp(50, 0, 10)\n"
+LARGEST = ("def largest(xs):\n    best = xs[0]\n    for x in xs[1:]:\n        if x > best:\n            best = x\n"
+           "    return best\n\n\n")
+SMALLEST_AS_LARGEST = LARGEST.replace("x > best", "x < best")
+
+
+def check(src: str, level: str = "standard", context: StepContext | None = None):
+    return PythonTestsChecker().check(src, level=ProofLevel(level), limits=LIMITS, context=context)
+
+
+def ctx(content: str, question: str = "") -> StepContext:
+    return StepContext(step_id=1, content=content, original_query=question, domain=Domain.CODE,
+                       proof_level=ProofLevel.STANDARD)
+
+
+# ------------------------------------------------------------------ 1. runs the artifact can tell apart
+
+FINGERPRINT = '''
+import hashlib, json, os, sys
+
+
+def seen():
+    fields = {"file": __file__, "name": __name__, "argv": sys.argv, "cwd": os.getcwd(), "pid": os.getpid(),
+              "ppid": os.getppid(), "env": sorted(os.environ.items()), "path": sys.path, "trace": sys.gettrace() is None,
+              "modules": sorted(m for m in sys.modules if not m.startswith("_")), "files": sorted(os.listdir(".")),
+              "tmp": sorted(os.listdir("/tmp")), "wrapped": hasattr(clamp, "__wrapped__")}
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def test_fingerprint():
+    clamp(5, 0, 10)
+    assert False, "FP=" + seen()
+'''
+
+
+def test_the_original_and_every_mutant_run_where_nothing_tells_them_apart():
+    src = CLAMP + FINGERPRINT
+    mutants = [m for m in generate_mutants(src, max_mutants=20) if m.line <= 6][:6]  # clamp's, not seen()'s
+    expected = expected_tests(ast.parse(src))
+    original, results = run_mutants(src, mutants, options=run_options(src, examples=10), examples=10,
+                                    run_timeout_s=5, memory_mb=1024, expected=expected, plan=None, workers=2)
+    prints = {r.failing[0]["message"].split("FP=")[1][:16] for r in [original, *results]}
+    assert len(prints) == 1, prints
+
+
+@pytest.mark.parametrize(("name", "tell"), [
+    ("file name", "import os\n    assert os.path.basename(__file__) == 'artifact.py'\n"),
+    ("argv", "import sys\n    assert sys.argv[1] == 'artifact.py'\n"),
+    ("module name", "assert __name__ == 'artifact'\n"),
+    ("state left by an earlier run", ("import os\n    first = not os.path.exists('/tmp/seen')\n"
+                                      "    open('/tmp/seen', 'w').close()\n    assert first\n")),
+    ("the recorder's wrappers", "assert hasattr(clamp, '__wrapped__')\n"),
+    ("coverage tracing", "import sys\n    assert sys.gettrace() is not None\n"),
+    ("the first run's profile", "from hypothesis import settings\n    assert settings.default.max_examples == 100\n"),
+    ("its comments", "assert '# the original' in open(__file__).read()\n"),
+    ("its line numbers", "import sys\n    assert sys._getframe().f_lineno == 17\n"),
+])
+def test_tests_that_pass_only_in_the_first_run_do_not_kill_mutants(name, tell):
+    src = "# the original\n\n\n" + CLAMP + "def test_clamp():\n" + CALLS + "    " + tell
+    out = check(src)
+    assert out.details["tests_passed"] == out.details["tests_total"] == 1, out.message  # the tell holds in the first run
+    assert out.status is not StepStatus.VERIFIED, (name, out.details.get("mutation_score"))
+
+
+# ------------------------------------------------------------------ 2. processes that write the report
+
+FORGE = '''
+import json, os, sys
+
+
+def forge(tests):
+    fd = next(int(n) for n in os.listdir("/proc/self/fd")
+              if int(n) > 2 and os.readlink(f"/proc/self/fd/{n}").startswith("pipe:"))
+    items = [{"id": f"artifact.py::{t}", "name": t, "cls": None, "property": False} for t in tests]
+    events = [{"ev": "collected", "items": items}]
+    events += [{"ev": "test", "id": i["id"], "when": "call", "outcome": "passed"} for i in items]
+    events.append({"ev": "finish", "exitstatus": 0})
+    os.write(fd, "".join(json.dumps(e) + "\\n" for e in events).encode())
+'''
+WRONG_ADD = "def add(a, b):\n    return a - b\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+
+
+def test_an_artifact_cannot_exec_into_a_program_that_writes_the_report():
+    src = FORGE + ("os.execv(sys.executable, [sys.executable, '-c', " + repr(FORGE + "forge(['test_add'])\n") + "])\n"
+                   + WRONG_ADD)
+    out = check(src, level="quick")
+    assert out.status is StepStatus.FAILED, out.message
+    assert "Operation not permitted" in out.message
+
+
+def test_an_artifact_cannot_fork_a_child_that_writes_the_report_after_it():
+    src = FORGE + ("import time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(0.3)\n    forge(['test_add'])\n"
+                   "    os._exit(0)\nos._exit(0)\n" + WRONG_ADD)
+    out = check(src, level="quick")
+    assert out.status is StepStatus.FAILED, out.message
+
+
+@pytest.mark.parametrize("start", [
+    "import subprocess\nsubprocess.run(['/bin/true'])\n",
+    "import multiprocessing\nmultiprocessing.Process(target=print).start()\n",
+    "import os\nos.posix_spawn('/bin/true', ['true'], {})\n",
+])
+def test_no_process_of_any_kind_can_be_started(start):
+    out = check("def add(a, b):\n    return a + b\n\n\ndef test_add():\n    " + start.replace("\n", "\n    ")
+                + "assert add(1, 2) == 3\n", level="quick")
+    assert out.status is StepStatus.FAILED and "not permitted" in out.message, out.message
+
+
+def test_threads_still_work():
+    src = ("import threading\n\ndef add(a, b):\n    return a + b\n\n\ndef test_add():\n    out = []\n"
+           "    t = threading.Thread(target=lambda: out.append(add(1, 2)))\n    t.start()\n    t.join()\n"
+           "    assert out == [3]\n")
+    assert check(src, level="quick").status is StepStatus.VERIFIED
+
+
+# ------------------------------------------------------------------ 3. the property profile
+
+PROPERTY = "from hypothesis import Phase, assume, example, given, settings, strategies as st\n\n\n" + \
+    "def double(x):\n    return 2 * x\n\n\n"
+
+
+@pytest.mark.parametrize(("name", "decorators", "body"), [
+    ("max_examples=1", "@settings(max_examples=1)\n", "assert double(x) >= x\n"),
+    ("explicit examples only", "@settings(phases=[Phase.explicit])\n@example(3)\n", "assert double(x) >= x\n"),
+    ("a pinned seed and one example", "@settings(max_examples=1, derandomize=False)\n", "assert double(x) >= x\n"),
+    ("assume() rejects nearly everything", "", "assume(x == 0)\n    assert double(x) == x\n"),
+])
+def test_a_test_cannot_weaken_the_property_profile(name, decorators, body):
+    src = PROPERTY + decorators + "@given(st.integers())\ndef test_double(x):\n    " + body
+    out = check(src, level="quick")
+    assert out.status is StepStatus.FAILED, (name, out.message)
+
+
+def test_patching_hypothesis_at_run_time_leaves_no_statistics_and_fails():
+    src = PROPERTY + ("core = __import__('hypothesis' + '.core', fromlist=['x'])\n"
+                      "setattr(core, 'note_statistics', lambda stats: None)\n\n\n"
+                      "@given(st.integers())\ndef test_double(x):\n    assert double(x) == x + x\n")
+    out = check(src, level="quick")
+    assert out.status is StepStatus.FAILED and "no generated examples" in out.message, out.message
+
+
+def test_setting_up_a_profile_is_refused_with_a_reason():
+    src = PROPERTY + ("settings.register_profile('weak', max_examples=1)\nsettings.load_profile('weak')\n\n\n"
+                      "@given(st.integers())\ndef test_double(x):\n    assert double(x) == 2 * x\n")
+    out = check(src, level="quick")
+    assert out.status is StepStatus.FAILED and out.message.startswith("refused:") and "profile" in out.message
+
+
+def test_an_honest_property_with_its_own_settings_still_verifies():
+    src = PROPERTY + ("@settings(max_examples=500, deadline=None)\n@given(st.integers())\n@example(0)\n"
+                      "def test_double(x):\n    assert double(x) == x + x\n\n\n@given(st.booleans())\n"
+                      "def test_small_space(b):\n    assert double(int(b)) in (0, 2)\n")
+    out = check(src, level="quick")
+    assert out.status is StepStatus.VERIFIED, out.message
+    assert "harness profile" in out.details["property_profile"]
+
+
+# ------------------------------------------------------------------ 4. the step's own examples and claims
+
+
+def test_code_that_contradicts_the_step_text_fails_though_its_tests_agree_with_it():
+    src = SMALLEST_AS_LARGEST + "def test_largest():\n    assert largest([3, 1, 2]) == 1\n    assert largest([5]) == 5\n"
+    out = check(src, context=ctx("`largest(xs)` returns the largest element of the list."))
+    assert out.status is StepStatus.FAILED, out.message
+    assert "returns the largest element" in out.message and out.details["error_kind"] == "unaligned"
+
+
+def test_the_questions_examples_run_against_a_supplied_artifact():
+    question = 'def largest(xs):\n    """The largest element.\n    >>> largest([3, 1, 2])\n    3\n    """\n'
+    src = SMALLEST_AS_LARGEST + "def test_largest():\n    assert largest([3, 1, 2]) == 1\n"
+    out = check(src, level="quick", context=ctx("Here is the code.", question))
+    assert out.status is StepStatus.FAILED and "question's example `largest([3, 1, 2])`" in out.message, out.message
+
+
+def test_step_examples_kill_mutants_and_are_the_evidence():
+    # The author's one test kills little; the step's example and claim do the rest.
+    src = LARGEST + "def test_largest():\n    assert isinstance(largest([7, 2]), int)\n"
+    step = "`largest(xs)` returns the largest element.\n>>> largest([3, 1, 2])\n3"
+    out = check(src, context=ctx(step))
+    assert out.status is StepStatus.VERIFIED, out.message
+    evidence = out.details["evidence"]
+    assert evidence["kind"] == "step_examples" and evidence["formaliser"] == "offline_reader"
+    assert "largest([3, 1, 2]) → 3" in evidence["aligned_claim"] and "max(x)" in evidence["aligned_claim"]
+    assert check(src).status is StepStatus.FAILED  # without the step's checks the same tests are too weak
+
+
+def test_author_tests_only_still_verify_and_say_so():
+    src = LARGEST + "def test_largest():\n    assert largest([3, 1, 2]) == 3\n    assert largest([-1, -5]) == -1\n"
+    out = check(src, context=ctx("We scan once, keeping the best so far."))
+    assert out.status is StepStatus.VERIFIED, out.message
+    assert out.details["evidence"]["kind"] == "author_tests"
+    assert "def largest(xs): author's tests only" in out.details["evidence"]["aligned_claim"]
+
+
+def test_a_step_example_for_a_function_the_artifact_lacks_is_unsupported():
+    out = check(LARGEST + "def test_largest():\n    assert largest([1]) == 1\n", level="quick",
+                context=ctx(">>> smallest([3, 1])\n1"))
+    assert out.status is StepStatus.UNSUPPORTED and "smallest" in out.message
+
+
+# ------------------------------------------------------------------ 5. the gate
+
+
+def _translation(src: str) -> StepTranslation:
+    return StepTranslation(step_id=1, original_content="", formal_representation=src, language=ArtifactLanguage.PYTHON)
+
+
+def test_the_gate_accepts_the_checkers_evidence_for_its_step():
+    src = LARGEST + "def test_largest():\n    assert largest([3, 1, 2]) == 3\n    assert largest([-1, -5]) == -1\n"
+    context = ctx("`largest` returns the largest element.")
+    out = gate(context, _translation(src), check(src, context=context), LIMITS)
+    assert out.status is StepStatus.VERIFIED and out.details["evidence"]["kind"] == "step_examples"
+
+
+def test_the_gate_refuses_a_verdict_reached_without_the_steps_checks():
+    src = LARGEST + "def test_largest():\n    assert largest([3, 1, 2]) == 3\n"
+    verdict = check(src, level="quick")  # no context: author's tests only
+    assert verdict.details["evidence"]["kind"] == "author_tests"
+    out = gate(ctx(">>> largest([4, 9])\n9"), _translation(src), verdict, LIMITS)
+    assert out.status is StepStatus.UNSUPPORTED and "did not run" in (out.message or "")
+
+
+def test_the_gate_makes_a_verdict_without_evidence_unsupported():
+    out = gate(ctx("x"), _translation(LARGEST), CheckOutcome(status=StepStatus.VERIFIED), LIMITS)
+    assert out.status is StepStatus.UNSUPPORTED
+
+
+# ------------------------------------------------------------------ the process filter itself
+
+FILTERED = '''
+import os, sys, threading
+sys.path.insert(0, {harness!r})
+import rf_seccomp
+rf_seccomp.install()
+out = []
+t = threading.Thread(target=lambda: out.append(1))
+t.start()
+t.join()
+for name, start in [("fork", os.fork), ("exec", lambda: os.execv("/bin/true", ["true"]))]:
+    try:
+        start()
+        print(name, "allowed")
+    except PermissionError:
+        print(name, "refused")
+print("threads", out)
+'''
+
+
+@pytest.mark.skipif(__import__("platform").machine() not in ("x86_64", "aarch64"), reason="no filter for this machine")
+def test_the_filter_refuses_processes_and_keeps_threads():
+    import subprocess
+    import sys
+
+    from reasonforge.verify.code.harness_run import HARNESS_DIR
+
+    out = subprocess.run([sys.executable, "-c", FILTERED.format(harness=str(HARNESS_DIR))], capture_output=True,
+                         text=True, timeout=60, check=False)
+    assert out.stdout.split("\n")[:3] == ["fork refused", "exec refused", "threads [1]"], out.stderr
