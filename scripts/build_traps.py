@@ -6,7 +6,8 @@ dataset's label:
 - FOLIO (validation slice): premises as the query, the conclusion as the one step. Label True must verify and
   False/Uncertain must fail; the row's gold FOL, checked by Z3 at standard level, must agree as well. (The offline
   translator proves none of the True conclusions of the slice, so FOLIO traps are all FAILED traps.)
-- GSM8K (train slice): a reference solution (one step per line) must verify on every step; a perturbed copy
+- GSM8K (train slice): a reference solution (one step per line) must verify on every step (its chain is PARTIAL:
+  the steps' prose beyond their arithmetic is not proven); a perturbed copy
   (`benchmarks/gsm8k.py perturb`: one calculator result changed) must fail first at the perturbed step.
 - HumanEval (slice): the canonical solution with the dataset's `check` as a pytest test must verify; a mutant of it
   (`verify/code/mutants.py`) must fail. Both are written through `ast.unparse`, so their layout cannot tell them apart.
@@ -141,7 +142,8 @@ def gsm8k_traps(count: int, seed: int) -> Iterator[Trap]:
         if references < count:
             request = chain_request(row["question"], row["answer"]).model_copy(update={"claimed_answer": claimed})
             verdict = verify_chain(request, limits=LIMITS)
-            if verdict.overall is Overall.VERIFIED:
+            # Every step verified (its prose beyond the arithmetic is not proven, so the chain is PARTIAL).
+            if all(sv.verified for sv in verdict.step_verdicts):
                 references += 1
                 yield make_trap(f"gsm8k-reference:{index}", "gsm8k-reference", GSM8K, index, "reference solution",
                                 request, verdict)
@@ -154,7 +156,7 @@ def gsm8k_traps(count: int, seed: int) -> Iterator[Trap]:
         verdict = verify_chain(request, limits=LIMITS)
         report = verdict.failure_report
         first_failed = report.failed_step_id if report is not None else None
-        if verdict.overall is Overall.VERIFIED or first_failed != step:
+        if all(sv.verified for sv in verdict.step_verdicts) or first_failed != step:
             continue
         perturbed += 1
         yield make_trap(f"gsm8k-perturbed:{index}", "gsm8k-perturbed", GSM8K, index, f"perturbed step {step}",

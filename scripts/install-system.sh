@@ -21,6 +21,11 @@ if [ "$(uname -m)" = x86_64 ]; then
     [ -e /usr/include/gmp.h ] || ls /usr/include/*/gmp.h >/dev/null 2>&1 || need="$need libgmp-dev"
     [ -e /usr/include/nlohmann/json.hpp ] || need="$need nlohmann-json3-dev"
 fi
+# The local model's runtime (llama-cpp-python) builds llama.cpp from source: a C/C++ compiler, CMake, Ninja.
+command -v gcc >/dev/null 2>&1 || need="$need gcc"
+command -v g++ >/dev/null 2>&1 || need="$need g++"
+command -v cmake >/dev/null 2>&1 || need="$need cmake"
+command -v ninja >/dev/null 2>&1 || need="$need ninja-build"
 # Service tests (tests/service/servers.py) start their own PostgreSQL and Redis on loopback, so only the
 # binaries are needed: no system service is enabled or started here. Debian keeps pg_ctl off PATH.
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need="$need postgresql"

@@ -162,6 +162,50 @@ def test_translations_for_another_chain_exit_2(tmp_path):
 def test_ten_thousand_nested_negations_are_a_verdict_not_a_traceback():
     content = json.dumps("Socrates is " + "not " * 10_000 + "mortal.")
     out = run_bytes("verify", "-", "--json", stdin=one_step(content=content).encode())
-    assert out.returncode == 1 and b"Traceback" not in out.stderr, out.stderr[-2000:]
+    assert out.returncode == 3 and b"Traceback" not in out.stderr, out.stderr[-2000:]  # nothing refuted
     [step] = json.loads(out.stdout)["step_verdicts"]
-    assert step["status"] == "unsupported"
+    assert step["status"] == "unsupported" and json.loads(out.stdout)["assurance"] == "unproven"
+
+
+ANTHROPIC_THINKING = {  # an Anthropic message with a thinking block, as the API returns it
+    "id": "msg_1", "type": "message", "role": "assistant", "model": "claude", "stop_reason": "end_turn",
+    "content": [
+        {"type": "thinking", "thinking": "Every whale is a mammal and Moby is a whale.\n\nSo Moby is a mammal.",
+         "signature": "sig"},
+        {"type": "text", "text": "Moby is a mammal."},
+    ],
+}
+
+
+def test_text_option_verifies_plain_reasoning_and_provider_payloads(tmp_path):
+    question = "Every whale is a mammal. Moby is a whale. Is Moby a mammal?"
+    reasoning = tmp_path / "reasoning.txt"
+    reasoning.write_text("Step 1: Moby is a whale.\nStep 2: So Moby is a mammal.\n", encoding="utf-8")
+    out = run("verify", "--text", str(reasoning), "--domain", "logic", "--question", question, "--json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    verdict = VerificationVerdict.model_validate_json(out.stdout)
+    assert verdict.overall.value == "VERIFIED" and verdict.total_steps == 2
+    out = run("verify", "--text", "-", "--domain", "logic", "--question", question, "--json",
+              stdin=json.dumps(ANTHROPIC_THINKING))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert VerificationVerdict.model_validate_json(out.stdout).total_steps == 2
+    # The same thinking with a false conclusion: not verified, exit 1.
+    wrong = json.loads(json.dumps(ANTHROPIC_THINKING).replace("So Moby is a mammal", "So Moby is a fish"))
+    out = run("verify", "--text", "-", "--domain", "logic", "--question", question, stdin=json.dumps(wrong))
+    assert out.returncode == 1, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize(("args", "stdin", "words"), [
+    (["--text", "-"], "Moby is a whale.", "--text needs --domain"),
+    (["x.json", "--text", "-", "--domain", "logic"], "a", "not both"),
+    (["--domain", "logic"], None, "give a request FILE"),
+    ([str(EXAMPLES / "whale.json"), "--question", "q"], None, "--question goes with --text"),
+    (["--text", "-", "--domain", "logic"], '{"choices": [}', "line 1"),
+    (["--text", "-", "--domain", "logic"], '{"object": "list"}', "unrecognised response shape"),
+    (["--text", "-", "--domain", "logic"], "   \n", "no answer text"),
+    (["--text", "-", "--domain", "chemistry"], "a", "chemistry"),
+])
+def test_text_option_input_errors_exit_2_saying_what(args, stdin, words):
+    out = run("verify", *args, stdin=stdin)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert words in out.stderr and "Traceback" not in out.stderr, out.stderr

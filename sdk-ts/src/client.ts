@@ -12,12 +12,13 @@ import {
   type Certificate,
   type CertificateCheck,
   type ClientOptions,
+  type ReasoningRequest,
   type Stats,
   type VerifyOptions,
   type VerifyRequest,
   type VerifyResponse,
 } from './types.js';
-import { checkFromWire, requestToWire, responseFromWire, statsFromWire } from './wire.js';
+import { checkFromWire, reasoningToWire, requestToWire, responseFromWire, statsFromWire } from './wire.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8000';
 export const SDK_VERSION = '0.1.0';
@@ -159,6 +160,48 @@ export class ReasonForge {
   /** Submit a reasoning chain and (by default) wait for its verdict. */
   async verify(request: VerifyRequest, options: VerifyOptions = {}): Promise<VerifyResponse> {
     const job = await this.submit(request, options);
+    if (options.wait === false || TERMINAL_STATUSES.includes(job.status)) return job;
+    return this.wait(job.taskId, options.timeoutS ?? 300);
+  }
+
+  /** POST /v1/verify/reasoning: queue reasoning as a model wrote it; the server splits it into steps. */
+  async submitReasoning(
+    reasoning: string | Record<string, unknown>,
+    request: ReasoningRequest,
+    options: Pick<VerifyOptions, 'idempotencyKey'> = {},
+  ): Promise<VerifyResponse> {
+    const body = reasoningToWire(reasoning, request);
+    const key = options.idempotencyKey ?? `sdk-${crypto.randomUUID()}`;
+    const answer = await this.#json('POST', '/v1/verify/reasoning', body, { 'Idempotency-Key': key });
+    return responseFromWire(answer, 'POST /v1/verify/reasoning');
+  }
+
+  /** Verify plain reasoning text ("Step 1: ...", paragraphs, lists, <think> tags) and (by default) wait. */
+  async verifyText(text: string, request: ReasoningRequest, options: VerifyOptions = {}): Promise<VerifyResponse> {
+    if (typeof text !== 'string') {
+      throw new ReasonForgeInputError("verifyText takes reasoning text; use verifyResponse for a provider's response", 'reasoning');
+    }
+    return this.#verifyReasoning(text, request, options);
+  }
+
+  /** Verify a provider's raw response (OpenAI Chat Completions / Responses, Anthropic, DeepSeek-R1) and wait. */
+  async verifyResponse(
+    response: Record<string, unknown>,
+    request: ReasoningRequest,
+    options: VerifyOptions = {},
+  ): Promise<VerifyResponse> {
+    if (typeof response !== 'object' || response === null || Array.isArray(response)) {
+      throw new ReasonForgeInputError("verifyResponse takes a provider's response object; use verifyText for text", 'reasoning');
+    }
+    return this.#verifyReasoning(response, request, options);
+  }
+
+  async #verifyReasoning(
+    reasoning: string | Record<string, unknown>,
+    request: ReasoningRequest,
+    options: VerifyOptions,
+  ): Promise<VerifyResponse> {
+    const job = await this.submitReasoning(reasoning, request, options);
     if (options.wait === false || TERMINAL_STATUSES.includes(job.status)) return job;
     return this.wait(job.taskId, options.timeoutS ?? 300);
   }

@@ -6,6 +6,7 @@ export type JobStatus = 'queued' | 'translating' | 'verifying' | 'complete' | 'f
 export type Verdict = 'VERIFIED' | 'PARTIAL' | 'FAILED';
 export type ArtifactLanguage = 'sympy' | 'coq' | 'lean4' | 'python' | 'smtlib' | 'fol' | 'propositional';
 export type Prover = 'auto' | 'coq' | 'lean4';
+export type Assurance = 'proven' | 'arithmetic' | 'unproven' | 'refuted';
 
 export const DOMAINS: readonly Domain[] = ['mathematics', 'code', 'logic'];
 export const PROOF_LEVELS: readonly ProofLevel[] = ['quick', 'standard', 'formal'];
@@ -45,6 +46,23 @@ export interface VerifyRequest {
   prover?: Prover;
 }
 
+export type ReasoningSource = 'auto' | 'reasoning' | 'answer';
+export const REASONING_SOURCES: readonly ReasoningSource[] = ['auto', 'reasoning', 'answer'];
+
+/** Reasoning as a model wrote it (plain text, or a provider's raw response object), with the question it answers.
+ * The server splits it into steps; `claimedAnswer` omitted: what the response's final answer states. */
+export interface ReasoningRequest {
+  domain: Domain;
+  originalQuery?: string;
+  claimedAnswer?: string;
+  /** Which part of a response becomes the chain: its reasoning, its answer, or auto (the reasoning when present). */
+  source?: ReasoningSource;
+  proofLevel?: ProofLevel;
+  callbackUrl?: string | null;
+  generateCertificate?: boolean;
+  prover?: Prover;
+}
+
 export interface VerifyOptions {
   /** Wait for the verdict (default) or return the queued job at once. */
   wait?: boolean;
@@ -74,6 +92,8 @@ export interface VerifyResponse {
   certificateUrl: string | null;
   verificationTimeMs: number | null;
   costCredits: number | null;
+  /** proven, arithmetic (some steps checked only on the arithmetic in their prose), unproven or refuted. */
+  assurance: Assurance | null;
 }
 
 /** A certificate document exactly as issued: snake_case keys, because its hash covers them. */

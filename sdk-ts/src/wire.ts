@@ -9,6 +9,9 @@ import {
   type CertificateCheck,
   type FailureDetail,
   type JobStatus,
+  REASONING_SOURCES,
+  type Assurance,
+  type ReasoningRequest,
   type ReasoningStep,
   type Stats,
   type StepTranslation,
@@ -112,6 +115,39 @@ export function requestToWire(request: VerifyRequest): Json {
   return body;
 }
 
+/** The JSON body of POST /v1/verify/reasoning: `reasoning` is text or a provider's response object (sent as is). */
+export function reasoningToWire(reasoning: unknown, request: ReasoningRequest): Json {
+  const isText = typeof reasoning === 'string';
+  if (!isText && !isObject(reasoning)) fail('reasoning', "must be reasoning text or a provider's response object");
+  if (!isObject(request)) fail('request', 'must be an object with domain');
+  if (!DOMAINS.includes(request.domain)) fail('domain', `must be one of ${DOMAINS.join(', ')}`);
+  const body: Json = { reasoning, domain: request.domain };
+  const query = optionalString(request.originalQuery, 'originalQuery');
+  if (query !== undefined) body.original_query = query;
+  const answer = optionalString(request.claimedAnswer, 'claimedAnswer');
+  if (answer !== undefined) body.claimed_answer = answer;
+  if (request.source !== undefined) {
+    if (!REASONING_SOURCES.includes(request.source)) fail('source', `must be one of ${REASONING_SOURCES.join(', ')}`);
+    body.source = request.source;
+  }
+  if (request.proofLevel !== undefined) {
+    if (!PROOF_LEVELS.includes(request.proofLevel)) fail('proofLevel', `must be one of ${PROOF_LEVELS.join(', ')}`);
+    body.proof_level = request.proofLevel;
+  }
+  if (request.callbackUrl !== undefined && request.callbackUrl !== null) {
+    body.callback_url = optionalString(request.callbackUrl, 'callbackUrl');
+  }
+  if (request.generateCertificate !== undefined) {
+    if (typeof request.generateCertificate !== 'boolean') fail('generateCertificate', 'must be true or false');
+    body.generate_certificate = request.generateCertificate;
+  }
+  if (request.prover !== undefined) {
+    if (!PROVERS.includes(request.prover)) fail('prover', `must be one of ${PROVERS.join(', ')}`);
+    body.prover = request.prover;
+  }
+  return body;
+}
+
 function bad(what: string, reason: string): never {
   throw new InvalidResponseError(`${what}: the server's answer is not a valid VerifyResponse (${reason}); check baseUrl`);
 }
@@ -123,6 +159,7 @@ function nullable<T>(value: unknown, check: (v: unknown) => boolean, name: strin
 }
 
 const isString = (v: unknown): boolean => typeof v === 'string';
+const isAssurance = (v: unknown): boolean => ['proven', 'arithmetic', 'unproven', 'refuted'].includes(v as string);
 const isInt = (v: unknown): boolean => Number.isSafeInteger(v);
 const isNumber = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
 
@@ -161,6 +198,7 @@ export function responseFromWire(body: unknown, what: string): VerifyResponse {
     certificateUrl: nullable<string>(body.certificate_url, isString, 'certificate_url', what),
     verificationTimeMs: nullable<number>(body.verification_time_ms, isInt, 'verification_time_ms', what),
     costCredits: nullable<number>(body.cost_credits, isNumber, 'cost_credits', what),
+    assurance: nullable<Assurance>(body.assurance, isAssurance, 'assurance', what),
   };
 }
 

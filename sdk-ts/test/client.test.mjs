@@ -70,6 +70,25 @@ test('a false step comes back with its cascade', async () => {
   assert.match(failure.error, /51/);
 });
 
+test('verifyText and verifyResponse: the server splits the reasoning', async () => {
+  const question = 'x = 3, y = 4: what is x + y?';
+  const text = await rf.verifyText('Step 1: Let x = 3 and y = 4.\nStep 2: So x + y = 7.\n#### 7',
+    { domain: 'mathematics', originalQuery: question, proofLevel: 'quick', generateCertificate: false }, { timeoutS: 120 });
+  assert.equal(text.verdict, 'VERIFIED');
+  assert.equal(text.stepsTotal, 2);
+  const completion = {
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', reasoning_content: 'Let x = 3 and y = 4.\n\nSo x + y = 8.', content: 'The answer is 8.' } }],
+  };
+  const response = await rf.verifyResponse(completion,
+    { domain: 'mathematics', originalQuery: question, proofLevel: 'quick', generateCertificate: false }, { timeoutS: 120 });
+  assert.notEqual(response.verdict, 'VERIFIED');
+  assert.equal(response.failurePoints[0].stepId, 2);
+  await assert.rejects(rf.verifyText({ a: 1 }, { domain: 'logic' }), (e) => e.field === 'reasoning');
+  await assert.rejects(rf.verifyResponse({ object: 'chat.completion', choices: [] }, { domain: 'logic' }),
+    (e) => e.status === 422 && /no choices/.test(e.message));
+});
+
 test('submit, get, wait and idempotency', async () => {
   const request = { ...PENCILS, proofLevel: 'quick', generateCertificate: false };
   const queued = await rf.verify(request, { wait: false, idempotencyKey: 'ts-idem-1' });

@@ -13,7 +13,7 @@ import {
   ServerError,
   errorFromResponse,
 } from '../dist/index.js';
-import { requestToWire, responseFromWire, statsFromWire } from '../dist/wire.js';
+import { reasoningToWire, requestToWire, responseFromWire, statsFromWire } from '../dist/wire.js';
 
 test('requests go out in the API snake_case, strings numbered 1..n', () => {
   const body = requestToWire({
@@ -101,4 +101,23 @@ test('stats are checked and mapped', () => {
   assert.equal(stats.meanVerificationTimeMs, null);
   assert.throws(() => statsFromWire({ jobs: { complete: 'two' } }, 'test'), InvalidResponseError);
   assert.throws(() => statsFromWire('<html>', 'test'), InvalidResponseError);
+});
+
+test('reasoning goes out as sent, its options in snake_case, bad ones refused', () => {
+  const completion = { object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'x = 3' } }] };
+  assert.deepEqual(reasoningToWire(completion, { domain: 'logic', originalQuery: 'q', source: 'answer' }), {
+    reasoning: completion,
+    domain: 'logic',
+    original_query: 'q',
+    source: 'answer',
+  });
+  assert.deepEqual(reasoningToWire('Step 1: x', { domain: 'code', claimedAnswer: '3', proofLevel: 'quick' }), {
+    reasoning: 'Step 1: x',
+    domain: 'code',
+    claimed_answer: '3',
+    proof_level: 'quick',
+  });
+  assert.throws(() => reasoningToWire(['a'], { domain: 'logic' }), (e) => e instanceof ReasonForgeInputError && e.field === 'reasoning');
+  assert.throws(() => reasoningToWire('a', { domain: 'chemistry' }), (e) => e.field === 'domain');
+  assert.throws(() => reasoningToWire('a', { domain: 'logic', source: 'both' }), (e) => e.field === 'source');
 });

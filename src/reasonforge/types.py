@@ -26,11 +26,22 @@ class ProofLevel(str, Enum):
 
 
 class Overall(str, Enum):
-    """Chain-level outcome: every step verified, some, or none."""
+    """Chain-level outcome: every step's claim proven (VERIFIED), some steps verified, or none (`assurance` says
+    whether anything was refuted)."""
 
     VERIFIED = "VERIFIED"
     PARTIAL = "PARTIAL"
     FAILED = "FAILED"
+
+
+class Assurance(str, Enum):
+    """What a chain's verdict rests on, beside `overall` (whose three values keep their meaning): proven,
+    checked only on the arithmetic inside some steps' text, unproven with nothing refuted, or refuted."""
+
+    PROVEN = "proven"  # every step's claim was proven: overall VERIFIED
+    ARITHMETIC = "arithmetic"  # every step checked, but some only on the relations inside their prose
+    UNPROVEN = "unproven"  # nothing refuted, but some step could not be proven (unsupported, error)
+    REFUTED = "refuted"  # some step's own check failed
 
 
 class StepStatus(str, Enum):
@@ -53,6 +64,15 @@ class ArtifactLanguage(str, Enum):
     SMTLIB = "smtlib"
     FOL = "fol"
     PROPOSITIONAL = "propositional"
+
+
+class TranslatorMode(str, Enum):
+    """Who writes the artifacts of a chain sent without translations: the offline rules, a model, or both (each
+    checked on its own, agreed on per step)."""
+
+    RULES = "rules"
+    MODEL = "model"
+    ENSEMBLE = "ensemble"
 
 
 class Prover(str, Enum):
@@ -112,6 +132,8 @@ class ErrorKind(StrEnum):
     UNGROUNDED_PREMISE = "ungrounded_premise"  # a premise is neither a given, an ancestor's claim, nor entailed
     NO_EVIDENCE = "no_evidence"  # a checker verified its artifact but recorded nothing tying it to the step
     ANSWER_MISMATCH = "answer_mismatch"  # the claimed answer is not what the chain derived
+    DISAGREEMENT = "disagreement"  # independent translations of the step: some prove it, others refute it
+    TOO_FEW_AGREE = "too_few_agree"  # fewer independent translations prove the step than the ensemble requires
 
 
 class EvidenceKind(StrEnum):
@@ -185,6 +207,38 @@ class VerifyRequest(BaseModel):
     prover: Prover = Field(
         default=Prover.AUTO, description="Proof assistant for formal mathematics: coq, lean4 or auto (Lean 4 when installed)."
     )
+    translator: TranslatorMode | None = Field(default=None, description=(
+        "Who translates a chain sent without translations: rules, model or ensemble; omitted: ensemble when a "
+        "model endpoint is configured, else rules."))
+
+
+class ReasoningSource(str, Enum):
+    """Which part of a model's response becomes the chain (`auto`: its reasoning when it has any, else its answer)."""
+
+    AUTO = "auto"
+    REASONING = "reasoning"
+    ANSWER = "answer"
+
+
+class ReasoningSubmission(BaseModel):
+    """Reasoning as a model wrote it — plain text, or a provider's raw response (OpenAI Chat Completions or
+    Responses, Anthropic with thinking, DeepSeek-R1 `reasoning_content`, `<think>` tags) — with the question it
+    answers. It is split into steps (`chain.parse_reasoning_chain`) and verified as a `VerifyRequest`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reasoning: str | dict[str, Any] = Field(description="Reasoning text, or a provider's response JSON object.")
+    domain: Domain
+    original_query: str = ""
+    claimed_answer: str | None = Field(default=None, description=(
+        "The answer the reasoning claims; omitted: read from the response's final answer (\\boxed{...}, "
+        "'#### ...', 'the answer is ...') when it states one."))
+    source: ReasoningSource = ReasoningSource.AUTO
+    proof_level: ProofLevel = ProofLevel.STANDARD
+    prover: Prover = Prover.AUTO
+    translator: TranslatorMode | None = None
+    callback_url: str | None = None
+    generate_certificate: bool = True
 
 
 class Spec(BaseModel):
@@ -266,6 +320,9 @@ class VerificationVerdict(BaseModel):
     verified_steps: int
     failure_points: list[StepVerdict] = Field(default_factory=list)
     failure_report: FailureReport | None = None
+    assurance: Assurance | None = Field(default=None, description=(
+        "proven (VERIFIED), arithmetic (every step checked, some only on the arithmetic inside their prose), "
+        "unproven (nothing refuted, something not proven) or refuted (a step failed)."))
     domain: Domain
     proof_level: ProofLevel
     verification_time_ms: int = 0
@@ -373,10 +430,13 @@ class VerifyResponse(BaseModel):
     certificate_url: str | None = None
     verification_time_ms: int | None = None
     cost_credits: float | None = None
+    assurance: Assurance | None = Field(default=None, description=(
+        "Added beside the plan's fields: proven, arithmetic, unproven or refuted (see VerificationVerdict)."))
 
 
 SCHEMA_MODELS: tuple[type[BaseModel], ...] = (
     VerifyRequest,
+    ReasoningSubmission,
     ReasoningStep,
     StepTranslation,
     StepVerdict,

@@ -5,10 +5,15 @@ import pytest
 
 from reasonforge.chain import (
     ReasoningChainError,
+    final_answer,
     parse_reasoning_chain,
     read_reasoning,
+    reasoning_from_bytes,
+    request_from_reasoning,
     split_reasoning,
 )
+from reasonforge.errors import InputError
+from reasonforge.types import ReasoningSubmission
 
 from llm_replay import recorded
 
@@ -110,3 +115,47 @@ def test_unknown_or_empty_payloads_give_a_clear_error(payload, fragment):
     with pytest.raises(ReasoningChainError) as info:
         parse_reasoning_chain(payload)
     assert fragment in info.value.message
+
+
+@pytest.mark.parametrize(("text", "answer"), [
+    ("so x = 3. The answer is $\\boxed{\\frac{1}{2}}$.", "\\frac{1}{2}"),
+    ("\\boxed{1} first, then \\boxed{\\{2, 3\\}}", "\\{2, 3\\}"),
+    ("She has 18 eggs.\n#### 18", "18"),
+    ("The final answer is: 42.", "42"),
+    ("The answer is $18$.", "18"),
+    ("We get 5 apples.", ""),  # nothing states an answer: none is guessed from the prose
+    ("\\boxed{unclosed", ""),
+])
+def test_final_answer_reads_only_what_the_text_states(text, answer):
+    assert final_answer(text) == answer
+
+
+def test_final_answer_is_bounded_on_hostile_text():
+    for text in ("the answer is " * 100_000, "\\boxed{" * 100_000, "#### " + " " * 100_000 + "x"):
+        assert len(final_answer(text)) <= 200
+
+
+def test_request_from_reasoning_splits_the_payload_and_reads_its_answer():
+    completion = {"object": "chat.completion", "choices": [{"index": 0, "message": {
+        "role": "assistant", "content": "<think>2 + 2 = 4\n\nSo 4 + 1 = 5</think>The answer is 5."}}]}
+    request = request_from_reasoning(ReasoningSubmission(reasoning=completion, domain="mathematics",
+                                                         original_query="What is 2 + 2 + 1?", proof_level="quick"))
+    assert [s.content for s in request.reasoning_chain] == ["2 + 2 = 4", "So 4 + 1 = 5"]
+    assert (request.claimed_answer, request.proof_level.value, request.original_query) == (
+        "5", "quick", "What is 2 + 2 + 1?")
+    given = request_from_reasoning(ReasoningSubmission(reasoning=completion, domain="mathematics", claimed_answer="6"))
+    assert given.claimed_answer == "6"  # the caller's answer wins
+    answer_only = request_from_reasoning(ReasoningSubmission(reasoning=completion, domain="mathematics",
+                                                             source="answer"))
+    assert [s.content for s in answer_only.reasoning_chain] == ["The answer is 5."]
+    with pytest.raises(ReasoningChainError, match="no choices"):
+        request_from_reasoning(ReasoningSubmission(reasoning={"choices": []}, domain="logic"))
+
+
+def test_reasoning_from_bytes_tells_payloads_from_text():
+    assert reasoning_from_bytes(b'  {"choices": []}') == {"choices": []}
+    assert reasoning_from_bytes("Step 1: x ≥ 2".encode()) == "Step 1: x ≥ 2"
+    with pytest.raises(InputError, match="line 1"):
+        reasoning_from_bytes(b'{"choices": [}')
+    with pytest.raises(InputError, match="UTF-8"):
+        reasoning_from_bytes(b"\xff\xfe")

@@ -5,7 +5,7 @@ import pytest
 
 from reasonforge.pipeline.run import verify_chain
 from reasonforge.translate.math_quick import MathTranslator
-from reasonforge.types import CheckLimits, ErrorKind, Formaliser, Overall, StepStatus, VerifyRequest
+from reasonforge.types import Assurance, CheckLimits, ErrorKind, Formaliser, Overall, StepStatus, VerifyRequest
 
 GSM = ["Natalia sold 48/2 = <<48/2=24>>24 clips in May.",
        "Natalia sold 48+24 = <<48+24=72>>72 clips altogether in April and May.", "#### 72"]
@@ -35,13 +35,22 @@ def statuses(verdict):
 # ---- honest chains stay verified, with evidence ------------------------------------------------------------------
 def test_an_honest_gsm8k_chain_is_verified_with_relations_evidence():
     verdict = verify(request(*GSM, query=GSM_QUERY, answer="72"))
-    assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
+    assert all(v.verified for v in verdict.step_verdicts), [(v.step_id, v.error_message) for v in verdict.step_verdicts]
+    # Only the arithmetic inside the prose was checked: every step verified, the chain is not VERIFIED.
+    assert verdict.overall is Overall.PARTIAL and verdict.assurance is Assurance.ARITHMETIC
     first, _, last = verdict.step_verdicts
-    assert first.details["evidence"] == {"kind": "relations", "aligned_claim": "48/2 = 24",
-                                         "formaliser": "offline_reader", "note": None}
+    assert first.details["evidence"]["kind"] == "relations" and first.details["evidence"]["aligned_claim"] == "48/2 = 24"
+    assert "the step also says" in first.details["evidence"]["note"]
     assert first.details["aligned_claim"] == "48/2 = 24"
     assert last.details["aligned_claim"] == "72 = 72"  # the answer line against the last computed value
     assert "claimed answer 72 against the final value 72" in last.details["evidence"]["note"]
+
+
+def test_a_step_whose_relations_are_all_it_says_is_verified_on_its_claim():
+    verdict = verify(request("Let x = 3 and y = 4", "By the Pythagorean theorem, x² + y² = z²", "So z² = 9 + 16 = 25",
+                             "Therefore z = 5", query="Find the hypotenuse of a right triangle with legs 3 and 4."))
+    assert verdict.overall is Overall.VERIFIED and verdict.assurance is Assurance.PROVEN
+    assert {v.details["evidence"]["kind"] for v in verdict.step_verdicts} == {"claim"}
 
 
 def test_an_equivalent_supplied_artifact_is_verified_as_the_artifact_s():

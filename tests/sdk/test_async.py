@@ -61,3 +61,20 @@ def test_submit_get_stats_and_errors(service):
                 await bad.stats()
 
     asyncio.run(main())
+
+
+def test_verify_text_and_verify_response(service):
+    completion = {"object": "chat.completion", "choices": [{"index": 0, "message": {
+        "role": "assistant", "content": "<think>Let x = 3 and y = 4.\n\nSo x + y = 7.</think>The answer is 7."}}]}
+
+    async def main():
+        async with AsyncReasonForge(api_key=service.api_key, base_url=service.base_url) as rf:
+            return await asyncio.gather(
+                rf.verify_text("1. Let x = 3 and y = 4.\n2. So x + y = 8.", "mathematics", "x = 3, y = 4: x + y?",
+                               **QUICK),
+                rf.verify_response(completion, "mathematics", "x = 3, y = 4: what is x + y?", **QUICK),
+            )
+
+    text, response = asyncio.run(main())
+    assert text.verdict is not Overall.VERIFIED and text.failure_points[0].step_id == 2
+    assert response.verdict is Overall.VERIFIED and response.steps_total == 2

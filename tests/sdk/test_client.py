@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from reasonforge import ReasonForge as TopLevelReasonForge
+from reasonforge.errors import InputError
 from reasonforge.sdk import (
     ClientClosedError,
     ConflictError,
+    InvalidRequestError,
     JobStatus,
     NotFoundError,
     ReasonForge,
@@ -149,6 +151,41 @@ def test_parse_reasoning_chain_feeds_verify(rf):
         timeout_s=120,
     )
     assert result.status is JobStatus.COMPLETE and result.steps_total == 2
+
+
+R1_COMPLETION = {
+    "object": "chat.completion",
+    "choices": [{"index": 0, "message": {
+        "role": "assistant",
+        "reasoning_content": "Let x = 3 and y = 4.\n\nSo x + y = 7.",
+        "content": "The answer is 7.",
+    }}],
+}
+
+
+def test_verify_response_sends_the_raw_payload_and_the_server_splits_it(rf):
+    result = rf.verify_response(R1_COMPLETION, "mathematics", "x = 3, y = 4: what is x + y?", proof_level="quick",
+                                generate_certificate=False, timeout_s=120)
+    assert result.status is JobStatus.COMPLETE and result.verdict is Overall.VERIFIED
+    assert (result.steps_verified, result.steps_total) == (2, 2)
+    wrong = rf.verify_response(R1_COMPLETION, "mathematics", "x = 3, y = 4: what is x + y?", claimed_answer="8",
+                               proof_level="quick", generate_certificate=False, timeout_s=120)
+    assert wrong.verdict is not Overall.VERIFIED  # the claimed answer is compared with what the chain derived
+
+
+def test_verify_text_takes_plain_reasoning_and_refuses_other_types(rf):
+    result = rf.verify_text("Step 1: Let x = 3 and y = 4.\nStep 2: So x + y = 7.\n#### 7", "mathematics",
+                            "x = 3, y = 4: what is x + y?", proof_level="quick", generate_certificate=False,
+                            timeout_s=120)
+    assert result.verdict is Overall.VERIFIED and result.steps_total == 2
+    with pytest.raises(InputError, match="verify_response"):
+        rf.verify_text(R1_COMPLETION, "mathematics")
+    with pytest.raises(InputError, match="verify_text"):
+        rf.verify_response("Let x = 3.", "mathematics")
+    with pytest.raises(InputError, match="domain"):
+        rf.verify_text("Let x = 3.", "chemistry")
+    with pytest.raises(InvalidRequestError, match="no choices"):
+        rf.verify_response({"object": "chat.completion", "choices": []}, "mathematics")
 
 
 def test_a_closed_client_says_so(service):

@@ -145,7 +145,7 @@ def test_submit_then_poll_gives_the_verdict(api: Api) -> None:
         3,
     )
     assert done["failure_points"] == [] and done["certificate_id"] is None
-    assert isinstance(done["verification_time_ms"], int)
+    assert isinstance(done["verification_time_ms"], int) and done["assurance"] == "proven"
 
 
 def test_a_failed_step_reports_its_error_fix_and_cascade(api: Api) -> None:
@@ -154,11 +154,48 @@ def test_a_failed_step_reports_its_error_fix_and_cascade(api: Api) -> None:
         "/v1/verify", json=quick_chain(4, wrong=True), headers=headers
     ).json()["task_id"]
     done = api.wait(task_id, headers)
-    assert (done["verdict"], done["steps_verified"]) == ("PARTIAL", 1)
+    assert (done["verdict"], done["steps_verified"], done["assurance"]) == ("PARTIAL", 1, "refuted")
     [failure] = done["failure_points"]
     assert failure["step_id"] == 2 and failure["original_content"] == "So n + 1 = 6"
     assert "false" in failure["error"] and failure["suggested_fix"]
     assert failure["cascade_impact"] == [3]
+
+
+R1_RESPONSE = {  # a DeepSeek-R1 style chat completion: the reasoning in reasoning_content, the answer in content
+    "id": "r1", "object": "chat.completion", "model": "deepseek-reasoner",
+    "choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "reasoning_content": "Let n = 3.\n\nSo n + 1 = 4.\n\nThen 2 * n = 6.",
+        "content": "The answer is $\\boxed{6}$."}}],
+}
+
+
+def test_reasoning_as_a_model_wrote_it_is_split_and_verified(api: Api) -> None:
+    headers = api.key()
+    body = {"reasoning": R1_RESPONSE, "domain": "mathematics", "proof_level": "quick",
+            "original_query": "Let n = 3. What is 2n?", "generate_certificate": False}
+    response = api.client.post("/v1/verify/reasoning", json=body, headers=headers)
+    assert response.status_code == 202, response.text
+    done = api.wait(response.json()["task_id"], headers)
+    assert (done["verdict"], done["steps_verified"], done["steps_total"]) == ("VERIFIED", 3, 3)
+    # Plain text with a wrong final answer: the answer read from "#### 7" is compared with what the chain derived.
+    text = {"reasoning": "Let n = 3.\n\nThen 2 * n = 6.\n\n#### 7", "domain": "mathematics",
+            "proof_level": "quick", "original_query": "Let n = 3. What is 2n?", "generate_certificate": False}
+    done = api.wait(api.client.post("/v1/verify/reasoning", json=text, headers=headers).json()["task_id"], headers)
+    assert done["verdict"] != "VERIFIED"
+
+
+def test_reasoning_that_cannot_be_split_is_a_422_naming_the_field(api: Api) -> None:
+    headers = api.key()
+    for reasoning, words in (({"choices": []}, "no choices"), ("   ", "no answer text"),
+                             ({"object": "list", "data": []}, "unrecognised response shape")):
+        response = api.client.post("/v1/verify/reasoning", json={"reasoning": reasoning, "domain": "logic"},
+                                   headers=headers)
+        assert response.status_code == 422, response.text
+        error = response.json()["error"]
+        assert error["field"] == "reasoning" and words in error["message"], error
+    unknown = api.client.post("/v1/verify/reasoning", json={"reasoning": "x", "domain": "logic", "extra": 1},
+                              headers=headers)
+    assert unknown.status_code == 422
 
 
 def test_idempotency_key_returns_the_same_task_and_refuses_a_different_body(
@@ -705,3 +742,14 @@ def test_bad_bodies_elsewhere_get_the_json_checks_too(idle_app) -> None:
     assert response.status_code == 422 and "repeats the key" in error_of(response)["message"]
     deep = api.client.post("/v1/forecasts/score", content=b"[" * 100_000, headers=headers)
     assert deep.status_code == 422 and error_of(deep)["field"] == "body"
+
+
+def test_a_translator_the_server_cannot_run_is_refused_at_submission(api: Api) -> None:
+    response = api.client.post("/v1/verify", json=quick_chain(1) | {"translator": "model"}, headers=api.key())
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["field"] == "translator" and "no model endpoint is configured" in error["message"]
+    unknown = api.client.post("/v1/verify", json=quick_chain(1) | {"translator": "oracle"}, headers=api.key())
+    assert unknown.status_code == 422
+    rules = api.client.post("/v1/verify", json=quick_chain(1) | {"translator": "rules"}, headers=api.key())
+    assert rules.status_code == 202

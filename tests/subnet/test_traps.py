@@ -49,6 +49,9 @@ def test_committed_traps_cover_every_domain_and_kind_with_consistent_truth() -> 
         assert (REPO / trap.source).is_file(), trap.source
         flags = list(trap.step_verified.values())
         expected = Overall.VERIFIED if all(flags) else Overall.FAILED if not any(flags) else Overall.PARTIAL
+        if trap.kind == "gsm8k-reference":  # every step verified, on the arithmetic inside its prose only
+            expected = Overall.PARTIAL
+        assert all(flags) or trap.kind != "gsm8k-reference", trap.trap_id
         assert trap.expected is expected, trap.trap_id
     # Both verdicts occur, so a miner cannot pass traps by always saying one thing.
     assert {t.expected for t in traps} >= {Overall.VERIFIED, Overall.FAILED}

@@ -1,7 +1,14 @@
 """Reasoning chains: parsing (requests, and model outputs into steps), the step DAG, the invalidation cascade
 and failure reports."""
 
-from reasonforge.chain.cascade import apply_cascade, failure_report, overall_of, suggested_fix
+from reasonforge.chain.cascade import (
+    apply_cascade,
+    arithmetic_only,
+    assurance_of,
+    failure_report,
+    overall_of,
+    suggested_fix,
+)
 from reasonforge.chain.dag import StepGraph
 from reasonforge.chain.hashing import task_hash, verdict_hash
 from reasonforge.chain.parse import (
@@ -12,21 +19,33 @@ from reasonforge.chain.parse import (
     validate_request,
 )
 from reasonforge.chain.providers import Reasoning, ReasoningChainError
-from reasonforge.chain.reasoning import parse_reasoning_chain, read_reasoning, split_reasoning
+from reasonforge.chain.reasoning import (
+    final_answer,
+    parse_reasoning_chain,
+    read_reasoning,
+    reasoning_from_bytes,
+    request_from_reasoning,
+    split_reasoning,
+)
 
 __all__ = [
     "Reasoning",
     "ReasoningChainError",
     "StepGraph",
     "apply_cascade",
+    "arithmetic_only",
+    "assurance_of",
     "check_translations",
     "failure_report",
+    "final_answer",
     "load_json",
     "overall_of",
     "parse_reasoning_chain",
     "parse_request",
     "parse_translations",
     "read_reasoning",
+    "reasoning_from_bytes",
+    "request_from_reasoning",
     "split_reasoning",
     "suggested_fix",
     "task_hash",

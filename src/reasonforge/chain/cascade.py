@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from reasonforge.chain.dag import StepGraph
-from reasonforge.types import ErrorKind, FailureReport, Overall, StepStatus, StepVerdict, VerifyRequest
+from reasonforge.types import (
+    Assurance,
+    ErrorKind,
+    EvidenceKind,
+    FailureReport,
+    Overall,
+    StepStatus,
+    StepVerdict,
+    VerifyRequest,
+)
 
 
 def apply_cascade(graph: StepGraph, verdicts: Mapping[int, StepVerdict]) -> dict[int, StepVerdict]:
@@ -36,11 +45,27 @@ def apply_cascade(graph: StepGraph, verdicts: Mapping[int, StepVerdict]) -> dict
 
 
 def overall_of(verdicts: Mapping[int, StepVerdict]) -> Overall:
-    """VERIFIED iff every step is verified, FAILED iff none is, PARTIAL otherwise."""
+    """VERIFIED iff every step is verified on its claim, FAILED iff no step is verified, PARTIAL otherwise: a
+    step verified only on the arithmetic inside its prose (evidence `relations`) keeps its chain PARTIAL."""
     verified = sum(v.verified for v in verdicts.values())
-    if verified == len(verdicts):
+    if verified == len(verdicts) and not any(arithmetic_only(v) for v in verdicts.values()):
         return Overall.VERIFIED
     return Overall.FAILED if verified == 0 else Overall.PARTIAL
+
+
+def arithmetic_only(verdict: StepVerdict) -> bool:
+    """Was the step verified on the relations inside its text only, not on all it claims?"""
+    evidence = verdict.details.get("evidence")
+    return verdict.verified and isinstance(evidence, Mapping) and evidence.get("kind") == EvidenceKind.RELATIONS
+
+
+def assurance_of(verdicts: Mapping[int, StepVerdict]) -> Assurance:
+    """Proven, checked only on arithmetic, unproven, or refuted (a failed step), for the chain's verdicts."""
+    if any(v.status is StepStatus.FAILED for v in verdicts.values()):
+        return Assurance.REFUTED
+    if all(v.verified for v in verdicts.values()):
+        return Assurance.ARITHMETIC if any(arithmetic_only(v) for v in verdicts.values()) else Assurance.PROVEN
+    return Assurance.UNPROVEN
 
 
 # Recognised error kinds (from checker details) and what the author of the reasoning can do.
@@ -73,6 +98,10 @@ _FIXES: dict[ErrorKind, str] = {
     ErrorKind.NO_EVIDENCE: "The checker proved the artifact but nothing ties it to the step's text; supply an "
     "artifact whose conclusion is the step's claim.",
     ErrorKind.ANSWER_MISMATCH: "The claimed answer is not what the chain derived; correct the answer or the last step.",
+    ErrorKind.DISAGREEMENT: "Independent translations of the step disagree; state the step's claim more explicitly "
+                            "(one relation or sentence, its quantities named) so they read it alike.",
+    ErrorKind.TOO_FEW_AGREE: "Too few independent translations prove the step; state its claim more explicitly, or "
+                             "supply a formal artifact.",
 }
 
 

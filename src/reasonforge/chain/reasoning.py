@@ -5,6 +5,10 @@
 one). The reasoning (summaries, thinking blocks, `reasoning_content`, `<think>` sections) is used when the
 payload has any, else the final answer text.
 
+`request_from_reasoning(submission)` turns a `ReasoningSubmission` (text or a provider payload, with the question)
+into the `VerifyRequest` every other path verifies; its claimed answer, when the caller gives none, is what the
+response's final answer states (`final_answer`: the last `\\boxed{…}`, a `#### …` line, or "the answer is …").
+
 `split_reasoning(text)` cuts plain reasoning text into steps, by these rules, in order:
 1. Two or more "Step k" headers (`Step 1:`, `**Step 2.**`, `### Step 3 -`): one step per header section;
    text before the first header is a step of its own.
@@ -23,6 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from reasonforge.chain.parse import decode_text, load_json
 from reasonforge.chain.providers import (
     Reasoning,
     ReasoningChainError,
@@ -31,9 +36,11 @@ from reasonforge.chain.providers import (
     from_responses,
     split_think,
 )
-from reasonforge.types import ReasoningStep
+from reasonforge.errors import InputError
+from reasonforge.types import ReasoningSource, ReasoningStep, ReasoningSubmission, VerifyRequest
 
-__all__ = ["parse_reasoning_chain", "read_reasoning", "split_reasoning"]
+__all__ = ["final_answer", "parse_reasoning_chain", "read_reasoning", "reasoning_from_bytes", "request_from_reasoning",
+           "split_reasoning"]
 
 Prefer = Literal["auto", "reasoning", "answer"]
 _EXPECTED = ("an OpenAI Responses object ({object: 'response', output: [...]}), a Chat Completions object "
@@ -87,6 +94,66 @@ def parse_reasoning_chain(response: Any, *, prefer: Prefer = "auto") -> list[Rea
         raise ReasoningChainError(f"the {reading.provider} payload has no {source} to split into steps"
                                   + ("" if prefer != "auto" else " (and no reasoning either)"))
     return [ReasoningStep(step_id=index, content=text) for index, text in enumerate(units, start=1)]
+
+
+_BOXED = re.compile(r"\\boxed\s*\{")
+_HASHES = re.compile(r"^[ \t]*####[ \t]*(\S[^\n]*?)[ \t]*$", re.MULTILINE)
+_ANSWER_IS = re.compile(r"\b(?:the\s+)?(?:final\s+)?answer\s*(?:is|:)\s*[:\s]*(?:\$\s*)?(?P<a>[^\n]*?)\s*(?:\$\s*)?[.!]?\s*$",
+                        re.IGNORECASE | re.MULTILINE)
+_MAX_ANSWER = 200
+_ANSWER_TAIL = 4000
+_PREFER: dict[ReasoningSource, Prefer] = {ReasoningSource.AUTO: "auto", ReasoningSource.REASONING: "reasoning",
+                                          ReasoningSource.ANSWER: "answer"}
+
+
+def final_answer(text: str) -> str:
+    """The answer a response's text states: the last `\\boxed{…}` (braces balanced), else the last `#### …`
+    line, else the last "the answer is …" line; "" when it states none (never a guess from the prose)."""
+    boxes = list(_BOXED.finditer(text))
+    if boxes:
+        start = boxes[-1].end()
+        depth, at = 1, start
+        while at < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[at], 0)
+            at += 1
+        if depth == 0:
+            return text[start:at - 1].strip()[:_MAX_ANSWER]
+    tail = text[-_ANSWER_TAIL:]  # an answer is stated at the end; the line scans below then stay bounded
+    hashes = _HASHES.findall(tail)
+    if hashes:
+        return hashes[-1].strip()[:_MAX_ANSWER]
+    stated = [m.group("a") for m in _ANSWER_IS.finditer(tail) if m.group("a").strip()]
+    return stated[-1].strip().rstrip(".").strip()[:_MAX_ANSWER] if stated else ""
+
+
+def reasoning_from_bytes(data: bytes, *, what: str = "reasoning") -> str | dict[str, Any]:
+    """Reasoning as read from a file or a stream: a provider's response when it is a JSON object (checked as
+    strictly as a request), else the text itself (strict UTF-8)."""
+    text = decode_text(data, what=what)
+    if not text.lstrip().startswith("{"):
+        return text
+    payload = load_json(text, what=what)
+    if not isinstance(payload, dict):
+        raise InputError(f"the {what} starts with '{{' but is not one JSON object; send a provider's response "
+                         "object, or plain reasoning text", field=what)
+    return payload
+
+
+def request_from_reasoning(submission: ReasoningSubmission) -> VerifyRequest:
+    """The `VerifyRequest` for reasoning as it arrived: its steps split out, its claimed answer the caller's or
+    the one its final answer states (ReasoningChainError when there is nothing to split)."""
+    reading = read_reasoning(submission.reasoning)
+    steps = parse_reasoning_chain(submission.reasoning, prefer=_PREFER[submission.source])
+    claimed = submission.claimed_answer
+    if claimed is None:
+        # The answer text says what is claimed; a response whose answer is empty (cut off) claims what its
+        # reasoning last stated.
+        last = reading.answer if reading.answer.strip() else (reading.segments[-1] if reading.segments else "")
+        claimed = final_answer(last)
+    return VerifyRequest(reasoning_chain=steps, domain=submission.domain, original_query=submission.original_query,
+                         claimed_answer=claimed, proof_level=submission.proof_level, prover=submission.prover,
+                         callback_url=submission.callback_url, generate_certificate=submission.generate_certificate,
+                         translator=submission.translator)
 
 
 def split_reasoning(text: str) -> list[str]:

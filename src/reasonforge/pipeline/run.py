@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from reasonforge.chain import (
     StepGraph,
     apply_cascade,
+    assurance_of,
     check_translations,
     failure_report,
     overall_of,
@@ -18,9 +19,11 @@ from reasonforge.chain import (
     verdict_hash,
 )
 from reasonforge.errors import ReasonForgeError
+from reasonforge.pipeline.agreement import agree
 from reasonforge.pipeline.provers import check_prover
 from reasonforge.pipeline.soundness import gate
 from reasonforge.registry import ChainChecker, Checker, CheckerRegistry, checkers
+from reasonforge.translate.ensemble import Ensemble
 from reasonforge.translate.protocol import Translator
 from reasonforge.types import (
     ArtifactLanguage,
@@ -63,10 +66,14 @@ def verify_chain(
         translator = translator or _default_translator(request)
         translator_spec = translator.spec
         ancestors = {sid: graph.ancestors(sid) for sid in graph.order}
-        translations = translator.translate_chain(request, ancestors)
-    check_translations(translations, graph)
-    check_prover(request, translations)
-    own = _check_all(request, graph, translations, limits, registry, translator_spec)
+        if isinstance(translator, Ensemble):
+            own = _check_ensemble(request, graph, translator, ancestors, limits, registry)
+        else:
+            translations = translator.translate_chain(request, ancestors)
+    if translations is not None:
+        check_translations(translations, graph)
+        check_prover(request, translations)
+        own = _check_all(request, graph, translations, limits, registry, translator_spec)
     cascaded = apply_cascade(graph, own)
     ordered = [cascaded[step.step_id] for step in request.reasoning_chain]
     overall = overall_of(cascaded)
@@ -80,6 +87,7 @@ def verify_chain(
         verified_steps=sum(v.verified for v in ordered),
         failure_points=[v for v in ordered if not v.verified],
         failure_report=failure_report(request, graph, cascaded),
+        assurance=assurance_of(cascaded),
         domain=request.domain,
         proof_level=request.proof_level,
         verification_time_ms=round((time.perf_counter() - started) * 1000),
@@ -88,10 +96,22 @@ def verify_chain(
     )
 
 
-def _default_translator(request: VerifyRequest) -> Translator:
-    from reasonforge.translate import default_translator
+def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble,
+                    ancestors: dict[int, list[int]], limits: CheckLimits, registry: CheckerRegistry
+                    ) -> dict[int, StepVerdict]:
+    """Each member's translations checked on their own, then agreed on per step (`pipeline.agreement`)."""
+    runs = []
+    for member, translations in zip(ensemble.members, ensemble.translate_all(request, ancestors), strict=True):
+        check_translations(translations, graph)
+        check_prover(request, translations)
+        runs.append(_check_all(request, graph, translations, limits, registry, member.spec))
+    return agree(runs, [m.spec for m in ensemble.members], ensemble.min_agree)
 
-    return default_translator(request.domain, level=request.proof_level, prover=request.prover)
+
+def _default_translator(request: VerifyRequest) -> Translator:
+    from reasonforge.translate.select import translator_for
+
+    return translator_for(request)
 
 
 def _check_all(

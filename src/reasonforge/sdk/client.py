@@ -9,9 +9,10 @@ from typing import Any, Literal, Self
 
 import httpx
 
+from reasonforge.errors import InputError
 from reasonforge.sdk import protocol, stream
 from reasonforge.sdk.models import Certificate, CertificateCheck, Stats
-from reasonforge.sdk.requests import StepLike, TranslationLike, build_verify_body
+from reasonforge.sdk.requests import StepLike, TranslationLike, build_reasoning_body, build_verify_body
 from reasonforge.types import ReasoningStep, VerifyResponse
 
 WaitVia = Literal["stream", "poll"]
@@ -175,6 +176,90 @@ class ReasonForge:
             prover=prover,
             idempotency_key=idempotency_key,
         )
+        if not wait or job.status in protocol.TERMINAL_STATUSES:
+            return job
+        return self.wait(job.task_id, timeout_s=timeout_s, via=wait_via)
+
+    def submit_reasoning(
+        self,
+        reasoning: str | Mapping[str, Any] | Any,
+        domain: str,
+        original_query: str = "",
+        claimed_answer: str | None = None,
+        proof_level: str = "standard",
+        *,
+        source: str = "auto",
+        callback_url: str | None = None,
+        generate_certificate: bool = True,
+        prover: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> VerifyResponse:
+        """POST /v1/verify/reasoning: queue reasoning as a model wrote it (text, a provider's response dict or SDK
+        object); the server splits it into steps. `claimed_answer=None`: what its final answer states."""
+        body = build_reasoning_body(
+            reasoning=reasoning,
+            domain=domain,
+            original_query=original_query,
+            claimed_answer=claimed_answer,
+            proof_level=proof_level,
+            callback_url=callback_url,
+            generate_certificate=generate_certificate,
+            prover=prover,
+            source=source,
+        )
+        key = idempotency_key or f"sdk-{uuid.uuid4()}"
+        response = self._request(
+            "POST", "/v1/verify/reasoning", json=body, headers={"Idempotency-Key": key}
+        )
+        return protocol.parse_body(VerifyResponse, response.content, "POST /v1/verify/reasoning")
+
+    def verify_text(
+        self,
+        text: str,
+        domain: str,
+        original_query: str = "",
+        claimed_answer: str | None = None,
+        proof_level: str = "standard",
+        **options: Any,
+    ) -> VerifyResponse:
+        """Verify plain reasoning text ("Step 1: …", paragraphs, lists, `<think>` tags) and (by default) wait;
+        the options are `verify()`'s (wait, timeout_s, wait_via, callback_url, ...) and `source`."""
+        if not isinstance(text, str):
+            raise InputError(f"verify_text takes reasoning text, not a {type(text).__name__}; "
+                             "use verify_response for a provider's response", field="reasoning")
+        return self._verify_reasoning(text, domain, original_query, claimed_answer, proof_level, **options)
+
+    def verify_response(
+        self,
+        response: Mapping[str, Any] | Any,
+        domain: str,
+        original_query: str = "",
+        claimed_answer: str | None = None,
+        proof_level: str = "standard",
+        **options: Any,
+    ) -> VerifyResponse:
+        """Verify a provider's raw response (OpenAI Chat Completions / Responses, Anthropic, DeepSeek-R1: a dict
+        or the SDK's object) and (by default) wait; the options are `verify_text`'s."""
+        if isinstance(response, (str, bytes)):
+            raise InputError("verify_response takes a provider's response object or dict; use verify_text for text",
+                             field="reasoning")
+        return self._verify_reasoning(response, domain, original_query, claimed_answer, proof_level, **options)
+
+    def _verify_reasoning(
+        self,
+        reasoning: Any,
+        domain: str,
+        original_query: str,
+        claimed_answer: str | None,
+        proof_level: str,
+        *,
+        wait: bool = True,
+        timeout_s: float = 300.0,
+        wait_via: WaitVia = "stream",
+        **submit: Any,
+    ) -> VerifyResponse:
+        protocol.check_wait_via(wait_via)
+        job = self.submit_reasoning(reasoning, domain, original_query, claimed_answer, proof_level, **submit)
         if not wait or job.status in protocol.TERMINAL_STATUSES:
             return job
         return self.wait(job.task_id, timeout_s=timeout_s, via=wait_via)

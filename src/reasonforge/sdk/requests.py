@@ -1,4 +1,5 @@
-"""The body of `POST /v1/verify`, checked against the API's own `VerifyRequest` before it leaves the client."""
+"""The bodies of `POST /v1/verify` and `POST /v1/verify/reasoning`, checked against the API's own models
+(`VerifyRequest`, `ReasoningSubmission`) before they leave the client."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from reasonforge.errors import InputError
-from reasonforge.types import ReasoningStep, StepTranslation, VerifyRequest
+from reasonforge.types import ReasoningStep, ReasoningSubmission, StepTranslation, VerifyRequest
 
 StepLike = ReasoningStep | Mapping[str, Any] | str
 TranslationLike = StepTranslation | Mapping[str, Any]
@@ -103,3 +104,42 @@ def build_verify_body(
         raise input_error(exc) from None
     # Only what the caller set goes on the wire, so the server's defaults stay the server's.
     return request.model_dump(mode="json", exclude_unset=True)
+
+
+def build_reasoning_body(
+    *,
+    reasoning: str | Mapping[str, Any] | BaseModel,
+    domain: str,
+    original_query: str,
+    claimed_answer: str | None,
+    proof_level: str,
+    callback_url: str | None,
+    generate_certificate: bool,
+    prover: str | None = None,
+    source: str = "auto",
+) -> dict[str, Any]:
+    """The JSON body for `POST /v1/verify/reasoning`; raises InputError (naming the field) on anything invalid.
+    An SDK response object (openai, anthropic: pydantic models) is sent as its JSON."""
+    if isinstance(reasoning, BaseModel):
+        reasoning = reasoning.model_dump(mode="json")
+    elif hasattr(reasoning, "model_dump") and not isinstance(reasoning, (str, Mapping)):
+        reasoning = reasoning.model_dump()
+    fields: dict[str, Any] = {
+        "reasoning": dict(reasoning) if isinstance(reasoning, Mapping) else reasoning,
+        "domain": getattr(domain, "value", domain),
+        "original_query": original_query,
+        "proof_level": getattr(proof_level, "value", proof_level),
+        "generate_certificate": generate_certificate,
+        "source": getattr(source, "value", source),
+    }
+    if claimed_answer is not None:
+        fields["claimed_answer"] = claimed_answer
+    if callback_url is not None:
+        fields["callback_url"] = callback_url
+    if prover is not None:
+        fields["prover"] = getattr(prover, "value", prover)
+    try:
+        submission = ReasoningSubmission.model_validate(fields)
+    except ValidationError as exc:
+        raise input_error(exc) from None
+    return submission.model_dump(mode="json", exclude_unset=True)

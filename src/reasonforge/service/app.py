@@ -75,6 +75,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     install_error_handlers(app)
     for module in (verify, certificates, forecasts, system):
         app.include_router(module.router)
+    app.include_router(verify.reasoning_router)
     # Outermost first: time everything (413s included), then cap the body before anything parses it.
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
     app.add_middleware(LatencyMiddleware, metrics=metrics)

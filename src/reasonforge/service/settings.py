@@ -9,6 +9,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from reasonforge.types import TranslatorMode
+
 
 def default_home() -> Path:
     """$REASONFORGE_HOME, default ~/.reasonforge (shared with the CLI's certificate keys)."""
@@ -43,6 +45,9 @@ class ServiceSettings(BaseSettings):
     webhook_backoff_s: float = Field(default=1.0, gt=0, description="First retry delay; doubles each attempt.")
     webhook_timeout_s: float = Field(default=10.0, gt=0, description="Per-attempt timeout of a webhook POST.")
     require_auth: bool = Field(default=True, description="Off only for trusted local use.")
+    translator: TranslatorMode | None = Field(default=None, description=(
+        "Translator for requests that name none: rules, model or ensemble; default: ensemble when a model endpoint "
+        "(REASONFORGE_MODEL_BASE_URL / REASONFORGE_MODEL) is configured, else rules."))
     certificate_circuit: str = Field(
         default="full", pattern="^(full|small)$", description="Certificate circuit: full, or small (reduced; tests)."
     )

@@ -227,8 +227,10 @@ def _exit_with_parent(parent_pid: int) -> None:
 
 
 def run_miner(seed: str, host: str, port: int, chain_path: Path, stake: float = 0.0, *,
-              profile: MinerProfile = "honest", netuid: int = 1, parent_pid: int | None = None) -> None:
-    """Register (or re-serve) `seed`'s hotkey at host:port on the chain at `chain_path` and serve until stopped."""
+              profile: MinerProfile = "honest", netuid: int = 1, parent_pid: int | None = None,
+              model: str | None = None) -> None:
+    """Register (or re-serve) `seed`'s hotkey at host:port on the chain at `chain_path` and serve until stopped;
+    `model` (a URL or name, else the REASONFORGE_MODEL* environment) writes the artifacts, else the offline rules."""
     from reasonforge.subnet.miner_server import create_miner_app, serve_miner
 
     identity = Identity.from_seed(seed)
@@ -241,7 +243,7 @@ def run_miner(seed: str, host: str, port: int, chain_path: Path, stake: float = 
         chain.serve(identity.hotkey, endpoint)
     if parent_pid is not None:
         _exit_with_parent(parent_pid)
-    miner = TranslatorMiner(identity, profile=profile)
+    miner = TranslatorMiner(identity, TranslationEngine.from_env(model), profile=profile)
     permits = _PermitCache(chain)
     app = create_miner_app(identity, miner.handle_task, miner.handle_result, allow=permits.allow,
                            priority=permits.priority)
@@ -259,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stake", type=float, default=0.0)
     parser.add_argument("--netuid", type=int, default=1)
     parser.add_argument("--profile", choices=PROFILES, default="honest")
+    parser.add_argument("--model", default=None, help="the model that translates: an OpenAI-compatible URL or a "
+                        "name (default REASONFORGE_MODEL_BASE_URL / REASONFORGE_MODEL; neither: the offline rules)")
     parser.add_argument("--parent-pid", type=int, default=None, help="exit when this process is no longer the parent")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -266,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         run_miner(args.seed, args.host, args.port, args.chain, args.stake, profile=args.profile, netuid=args.netuid,
-                  parent_pid=args.parent_pid)
+                  parent_pid=args.parent_pid, model=args.model)
     except ReasonForgeError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 2

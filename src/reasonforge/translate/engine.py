@@ -25,15 +25,17 @@ from pydantic import BaseModel, Field
 
 from reasonforge.chain import StepGraph
 from reasonforge.errors import ArtifactSyntaxError, InputError
-from reasonforge.lang.logic import parse_fol_artifact
+from reasonforge.lang.logic import parse_fol_artifact, signature_of, to_text
 from reasonforge.registry import CheckerRegistry, Spec
 from reasonforge.translate.checking import ChainPosition, CompileResult, compilation_check
+from reasonforge.translate.grammars import grammar_for
 from reasonforge.translate.grounding import NotGroundable, ground_entailment, render_propositional
 from reasonforge.translate.llm import (
     ChatMessage,
     ChatReply,
     ChatRequest,
     ModelBackend,
+    ModelError,
     ModelSettings,
     TokenUsage,
     make_backend,
@@ -144,7 +146,7 @@ class TranslationEngine:
                  domains: Iterable[Domain | str] | None = None, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
                  logic_format: LogicFormat = "fol", json_mode: bool | None = None,
                  registry: CheckerRegistry | None = None, limits: CheckLimits | None = None,
-                 max_ground_nodes: int = _MAX_GROUND_NODES) -> None:
+                 max_ground_nodes: int = _MAX_GROUND_NODES, strict: bool = False) -> None:
         if max_attempts < 1:
             raise InputError("max_attempts must be at least 1", field="max_attempts")
         if logic_format not in ("fol", "smtlib"):
@@ -158,6 +160,9 @@ class TranslationEngine:
         self.registry = registry
         self.limits = limits or CheckLimits()
         self.max_ground_nodes = max_ground_nodes
+        # strict: a call the endpoint cannot answer (unreachable, 401, timeout) ends the chain with that ModelError,
+        # instead of leaving the step untranslated; verification paths want the one clear error.
+        self.strict = strict
         backend_spec = self.backend.spec.model_dump(mode="json") if self.backend is not None else None
         self.spec = Spec(name=ENGINE_NAME, version=ENGINE_VERSION, args={
             "backend": backend_spec, "domains": sorted(d.value for d in self.domains),
@@ -203,10 +208,12 @@ class TranslationEngine:
             context_text = context_translation.formal_representation
         outcomes: dict[int, StepOutcome] = {}
         by_id = {step.step_id: step for step in request.reasoning_chain}
+        vocabulary = (await asyncio.to_thread(self._vocabulary, request, ancestors)
+                      if target in (ArtifactLanguage.FOL, ArtifactLanguage.PROPOSITIONAL) else "")
         for sid in graph.order:
             prior = [done[a] for a in ancestors.get(sid, ()) if a in done]
             translation, outcome = await self._translate_one(
-                by_id[sid], request, target, list(graph.dependencies[sid]), prior, context_text, graph)
+                by_id[sid], request, target, list(graph.dependencies[sid]), prior, context_text, graph, vocabulary)
             done[sid], outcomes[sid] = translation, outcome
         translations = [done[step.step_id] for step in request.reasoning_chain]
         if context_translation is not None:
@@ -257,6 +264,7 @@ class TranslationEngine:
 
         result = await run_repair_loop(self._ask(system), messages, self._parse(target), check,
                                        max_attempts=self.max_attempts)
+        self._raise_endpoint_failure(result)
         return self._assemble(CONTEXT_STEP_ID, request.original_query, target, [], result, context=True)
 
     # ---- internals ------------------------------------------------------------------------------
@@ -271,13 +279,49 @@ class TranslationEngine:
                                 message=t.notes) for t in translations if t.step_id != CONTEXT_STEP_ID]
         return ChainOutcome(mode="offline", translator=translator.spec, translations=translations, steps=outcomes)
 
-    def _ask(self, system: str):
+    @staticmethod
+    def _vocabulary(request: VerifyRequest, ancestors: Mapping[int, Sequence[int]]) -> str:
+        """The predicate and constant names the offline reader gives the chain's texts (the logic soundness gate
+        ties an artifact to the text through them), as a prompt line; "" when it reads nothing."""
+        from reasonforge.translate.logic import LogicTranslator
+
+        translator = LogicTranslator()
+        texts = [request.original_query, *(t for s in request.reasoning_chain for t in (s.content,
+                                                                                     s.claimed_conclusion or ""))]
+        givens = list(translator.read_givens(request.original_query, translator.parser(texts)).formulas)
+        formulas = list(givens)
+        fol = request.model_copy(update={"proof_level": ProofLevel.STANDARD})
+        for translation in translator.translate_chain(fol, ancestors):
+            try:
+                parsed = parse_fol_artifact(translation.formal_representation)
+            except ArtifactSyntaxError:
+                continue
+            formulas += [*parsed.premises, parsed.conclusion]
+        if not formulas:
+            return ""
+        signature = signature_of(formulas)
+        args = "xyzuvw"
+        predicates = [f"{name}({', '.join(args[:arity])})" if arity else name
+                      for name, arity in signature.predicates.items()]
+        lines = ["predicates: " + ", ".join(predicates)]
+        if signature.constants:
+            lines.append("constants: " + ", ".join(signature.constants))
+        if givens:
+            # The givens as the checker reads them: a premise must be one of these (or an earlier step's
+            # conclusion), so the model's own work is reading the step's claim, which is what is cross-checked.
+            lines.append("the problem's givens, as the checker reads them (use those the step relies on as "
+                         "premises, written exactly so):\n" + "\n".join(to_text(f) for f in givens))
+        return "\n".join(lines)
+
+    def _ask(self, system: str, language: ArtifactLanguage | None = None):
         backend = self.backend
         schema = TRANSLATION_SCHEMA if self.json_mode else None
+        grammar = grammar_for(language) if language is not None and schema is None else None
 
-        async def ask(messages: Sequence[ChatMessage]) -> ChatReply:
+        async def ask(messages: Sequence[ChatMessage], attempt: int = 1) -> ChatReply:
             assert backend is not None
-            return await backend.complete(ChatRequest(system=system, messages=list(messages), json_schema=schema))
+            return await backend.complete(ChatRequest(system=system, messages=list(messages), json_schema=schema,
+                                                      grammar=grammar, attempt=attempt))
 
         return ask
 
@@ -291,13 +335,13 @@ class TranslationEngine:
 
     async def _translate_one(self, step: ReasoningStep, request: VerifyRequest, target: ArtifactLanguage,
                              direct: list[int], prior: Sequence[StepTranslation], context: str,
-                             graph: StepGraph) -> tuple[StepTranslation, StepOutcome]:
+                             graph: StepGraph, vocabulary: str = "") -> tuple[StepTranslation, StepOutcome]:
         written = model_language(target)
         shown = [PriorStep(t.step_id, t.original_content, t.formal_representation, t.language, t.compilation_check)
                  for t in prior]
         prompt = StepPrompt(step_id=step.step_id, content=step.content, language=written,
                             original_query=request.original_query, claimed_conclusion=step.claimed_conclusion,
-                            dependencies=direct, prior=shown, context_artifact=context)
+                            dependencies=direct, prior=shown, context_artifact=context, vocabulary=vocabulary)
         messages = [ChatMessage(role="user", content=step_prompt(prompt))]
         system = system_prompt(written, json_mode=self.json_mode)
         position = None
@@ -312,9 +356,22 @@ class TranslationEngine:
         async def check(reply: ArtifactReply) -> Checked:
             return await asyncio.to_thread(self._check, reply.artifact, target, request.proof_level, position)
 
-        result = await run_repair_loop(self._ask(system), messages, self._parse(written), check,
+        result = await run_repair_loop(self._ask(system, written), messages, self._parse(written), check,
                                        max_attempts=self.max_attempts)
+        self._raise_endpoint_failure(result)
         return self._assemble(step.step_id, step.content, target, direct, result)
+
+    def _raise_endpoint_failure(self, result: RepairResult) -> None:
+        """In strict mode, the endpoint's failure as the one ModelError (the step is never left silently empty)."""
+        last = result.attempts[-1] if result.attempts else None
+        if not (self.strict and last is not None and last.problem_kind == "model_error"):
+            return
+        settings = getattr(self.backend, "settings", None)
+        if settings is not None and settings.provider == "local":
+            raise ModelError(f"the local model ({settings.model}) could not answer: {last.problem}")
+        described = settings.describe() if settings is not None else "the model"
+        raise ModelError(f"the model endpoint ({described}) did not answer: {last.problem}; check that it is "
+                         "running and reachable, and its key (REASONFORGE_MODEL_API_KEY / ANTHROPIC_API_KEY)")
 
     def _check(self, artifact: str, target: ArtifactLanguage, level: ProofLevel,
                position: ChainPosition | None) -> Checked:

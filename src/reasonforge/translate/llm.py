@@ -20,9 +20,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, Protocol
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from reasonforge.errors import ReasonForgeError
+from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.registry import Spec
 
 __all__ = [
@@ -44,7 +44,7 @@ DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com"
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 TOOL_NAME = "submit_translation"
-Provider = Literal["openai", "anthropic"]
+Provider = Literal["openai", "anthropic", "local"]
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -80,6 +80,14 @@ class ModelSettings(BaseModel):
     json_mode: bool = Field(default=False, description="Ask for one JSON object (OpenAI response_format, "
                                                        "Anthropic forced tool) instead of a fenced block.")
     thinking_budget: int | None = Field(default=None, ge=1024, description="Anthropic extended thinking budget.")
+    retry_temperature: float = Field(default=0.8, ge=0.0, le=2.0, description=(
+        "Temperature of repair attempts after the first (each with its own seed): at the first temperature a "
+        "model gives the same reply back."))
+    grammar: bool = Field(default=False, description="Send the reply's GBNF grammar (llama.cpp servers decode "
+                                                     "under it; other servers refuse the field).")
+    model_path: str | None = Field(default=None, description="provider local: the GGUF file to load in process.")
+    threads: int = Field(default=2, ge=1, le=256, description="provider local: CPU threads.")
+    context_tokens: int = Field(default=8192, ge=512, description="provider local: the context window.")
     anthropic_version: str = "2023-06-01"
 
     def describe(self) -> str:
@@ -91,7 +99,8 @@ def settings_from_env(model: str | None = None, env: Mapping[str, str] | None = 
                       **overrides: Any) -> ModelSettings | None:
     """Settings for `--model URL_OR_NAME` or the environment; None when no model is configured.
 
-    A URL is an OpenAI-compatible server (vLLM, Ollama, llama.cpp, hosted), its model name from
+    `local` or `local:NAME` is a model installed on this machine (`local_model`), run in process. A URL is an
+    OpenAI-compatible server (vLLM, Ollama, llama.cpp, hosted), its model name from
     REASONFORGE_MODEL or discovered. `anthropic:NAME` (or a `claude…` name with no base URL set) is the
     Anthropic Messages API (key ANTHROPIC_API_KEY); `openai:NAME` or any other name is Chat Completions at
     REASONFORGE_MODEL_BASE_URL (default OpenAI's), key REASONFORGE_MODEL_API_KEY (or OPENAI_API_KEY)."""
@@ -100,6 +109,15 @@ def settings_from_env(model: str | None = None, env: Mapping[str, str] | None = 
     name = (model or "").strip() or env.get("REASONFORGE_MODEL", "").strip()
     if not name and not base_url:
         return None
+    if name == "local" or name.startswith("local:"):
+        from reasonforge.translate.local_model import DEFAULT_LOCAL_MODEL, local_settings
+
+        wanted = name.partition(":")[2] or DEFAULT_LOCAL_MODEL
+        local = local_settings(wanted, **overrides)
+        if local is None:
+            raise ModelError(f"the local model {wanted} is not installed; run `make model` (or "
+                             f"`reasonforge model install {wanted}`)")
+        return local
     if name.startswith(("http://", "https://")):
         base_url, name = name, env.get("REASONFORGE_MODEL", "").strip() if model else ""
     provider: Provider = "openai"
@@ -113,9 +131,29 @@ def settings_from_env(model: str | None = None, env: Mapping[str, str] | None = 
         key = env.get("REASONFORGE_MODEL_API_KEY") or env.get("OPENAI_API_KEY")
         base = base_url or DEFAULT_OPENAI_URL
     values: dict[str, Any] = {"provider": provider, "base_url": base.rstrip("/"), "model": name,
-                              "api_key": SecretStr(key) if key else None}
+                              "api_key": SecretStr(key) if key else None, **_tuning(env)}
     values.update(overrides)
-    return ModelSettings(**values)
+    try:
+        return ModelSettings(**values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = str(error["loc"][0]) if error["loc"] else "model"
+        variable = next((v for v, f in _TUNING.items() if f == field), field)
+        raise InputError(f"{variable}: {error['msg']} (got {error.get('input')!r})", field=variable) from None
+
+
+_TUNING = {"REASONFORGE_MODEL_MAX_TOKENS": "max_tokens", "REASONFORGE_MODEL_TIMEOUT_S": "timeout_s",
+           "REASONFORGE_MODEL_CONCURRENCY": "concurrency", "REASONFORGE_MODEL_GRAMMAR": "grammar"}
+
+
+def _tuning(env: Mapping[str, str]) -> dict[str, Any]:
+    """The REASONFORGE_MODEL_* tuning variables that are set (validated by ModelSettings: a bad one is named)."""
+    out: dict[str, Any] = {}
+    for variable, field in _TUNING.items():
+        raw = env.get(variable, "").strip()
+        if raw:
+            out[field] = raw.lower() in ("1", "true", "yes", "on") if field == "grammar" else raw
+    return out
 
 
 class ChatMessage(BaseModel):
@@ -132,6 +170,10 @@ class ChatRequest(BaseModel):
     messages: list[ChatMessage]
     json_schema: dict[str, Any] | None = None
     max_tokens: int | None = None
+    grammar: str | None = Field(default=None, description="GBNF grammar of the reply, for backends that decode "
+                                                          "under one (llama.cpp); others ignore it.")
+    attempt: int = Field(default=1, ge=1, description="Which attempt of the repair loop this is: a retry samples "
+                                                      "differently, or it would get the same reply back.")
 
 
 class TokenUsage(BaseModel):
@@ -178,11 +220,23 @@ class ModelBackend(Protocol):
         ...
 
 
-def make_backend(settings: ModelSettings, **kwargs: Any) -> OpenAIChatBackend | AnthropicBackend:
+def make_backend(settings: ModelSettings, **kwargs: Any) -> ModelBackend:
     """The backend for `settings.provider`."""
     if settings.provider == "anthropic":
         return AnthropicBackend(settings, **kwargs)
+    if settings.provider == "local":
+        from reasonforge.translate.local_model import LocalModelBackend
+
+        return LocalModelBackend(settings)
     return OpenAIChatBackend(settings, **kwargs)
+
+
+def sampling(settings: ModelSettings, attempt: int) -> tuple[float | None, int | None]:
+    """(temperature, seed) for an attempt: the configured temperature first, then `retry_temperature` with the
+    attempt number as seed, so a retry cannot return the same reply by construction."""
+    if attempt <= 1:
+        return settings.temperature, None
+    return max(settings.temperature or 0.0, settings.retry_temperature), attempt
 
 
 class _HttpBackend:
@@ -320,10 +374,15 @@ class OpenAIChatBackend(_HttpBackend):
                          *({"role": m.role, "content": m.content} for m in request.messages)],
             limit_field: request.max_tokens or self.settings.max_tokens,
         }
-        if self.settings.temperature is not None:
-            body["temperature"] = self.settings.temperature
+        temperature, seed = sampling(self.settings, request.attempt)
+        if temperature is not None:
+            body["temperature"] = temperature
+        if seed is not None:
+            body["seed"] = seed
         if request.json_schema is not None and self.settings.json_mode:
             body["response_format"] = {"type": "json_object"}
+        elif request.grammar is not None and self.settings.grammar:
+            body["grammar"] = request.grammar
         url = f"{self.settings.base_url}/chat/completions"
         try:
             data, tries = await self._request("POST", url, body)
@@ -414,8 +473,8 @@ class AnthropicBackend(_HttpBackend):
         if thinking:
             body["thinking"] = {"type": "enabled", "budget_tokens": thinking}
             body["max_tokens"] = max(body["max_tokens"], thinking + 1024)
-        elif self.settings.temperature is not None:
-            body["temperature"] = self.settings.temperature  # the API refuses temperature with thinking
+        elif (temperature := sampling(self.settings, request.attempt)[0]) is not None:
+            body["temperature"] = min(temperature, 1.0)  # the API refuses temperature with thinking, and above 1
         if request.json_schema is not None and self.settings.json_mode:
             body["tools"] = [{"name": TOOL_NAME, "description": "Submit the translated step.",
                               "input_schema": request.json_schema}]

@@ -67,11 +67,15 @@ _RULES: dict[ArtifactLanguage, str] = {
    with arguments, e.g. Mammal(x), Likes(x, y); constants in lower case, e.g. moby. ASCII also parses:
    forall x, exists x, ~, &, |, ->, <->.
 4. "Either A or B" is exclusive (⊕) only when the text says "but not both" or the context makes it so.
-Example (step: "Whales are mammals and all mammals are warm-blooded, so Moby is warm-blooded"):
-∀x (Whale(x) → Mammal(x))
-∀x (Mammal(x) → WarmBlooded(x))
-Whale(moby)
-⊢ WarmBlooded(moby)
+Example (step: "Tom is a cat and all cats are mammals, so Tom is a mammal"):
+∀x (Cat(x) → Mammal(x))
+Cat(tom)
+⊢ Mammal(tom)
+Example (step: "Every square is a rectangle and every rectangle has four sides, so every square has four sides"):
+∀x (Square(x) → Rectangle(x))
+∀x (Rectangle(x) → FourSided(x))
+⊢ ∀x (Square(x) → FourSided(x))
+A general claim ("cats are mammals", "every square …") is a ∀ formula: never invent a constant for it.
 """,
     ArtifactLanguage.SMTLIB: """Target: an SMT-LIB 2 script, proof by refutation.
 1. Declare every sort, function and constant you use ((declare-sort Animal 0), (declare-fun Mammal (Animal) Bool),
@@ -175,6 +179,7 @@ class StepPrompt:
     dependencies: Sequence[int] = ()
     prior: Sequence[PriorStep] = field(default_factory=tuple)
     context_artifact: str = ""
+    vocabulary: str = ""  # the names the checker reads the texts with (logic): an artifact must use them
 
 
 def _block(language: ArtifactLanguage | None, text: str) -> str:
@@ -198,6 +203,9 @@ def step_prompt(prompt: StepPrompt) -> str:
             else:
                 lines.append("(no artifact: it could not be translated)")
         parts.append("\n".join(lines))
+    if prompt.vocabulary:
+        parts.append("Names to use — the checker reads the problem and the steps with exactly these, and an "
+                     f"artifact in other names is not tied to the text:\n{prompt.vocabulary}")
     claimed = prompt.claimed_conclusion.strip() if prompt.claimed_conclusion else ""
     deps = ", ".join(map(str, prompt.dependencies)) or "none"
     parts.append(f"Step to translate — step {prompt.step_id}:\n{prompt.content.strip()}"

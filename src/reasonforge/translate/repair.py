@@ -117,7 +117,7 @@ def _echo(reply: ChatReply) -> str:
 
 
 async def run_repair_loop(
-    ask: Callable[[Sequence[ChatMessage]], Awaitable[ChatReply]],
+    ask: Callable[[Sequence[ChatMessage], int], Awaitable[ChatReply]],
     messages: Sequence[ChatMessage],
     parse: Callable[[ChatReply], ArtifactReply],
     check: Callable[[ArtifactReply], Awaitable[Checked]],
@@ -132,7 +132,7 @@ async def run_repair_loop(
         attempts.append(attempt)
         started = time.perf_counter()
         try:
-            reply = await ask(conversation)
+            reply = await ask(conversation, number)  # the attempt number: a retry samples differently
         except ModelError as exc:
             attempt.problem, attempt.problem_kind = exc.message, "model_error"
             attempt.model_ms = round((time.perf_counter() - started) * 1000, 1)

@@ -34,9 +34,14 @@ holds the checked artifact to it:
    message; a checker error stays an error, an earlier failure keeps its message). An answer that cannot be
    read, or that the chain states no value to compare with, or that only an unchecked value matches, leaves a
    verified last step unsupported (UNREADABLE_CLAIM): a VERIFIED chain must not carry an answer nobody checked.
-7. Evidence: RELATIONS, aligned_claim = the step's relations `; `-joined (an answer line: its claim);
-   formaliser OFFLINE_READER when the artifact's lines are the plan's as written, ARTIFACT when they are
-   equivalent rewritings. The note lists the definitions (fresh names) and the answer comparison.
+7. Evidence: aligned_claim = the step's relations `; `-joined (an answer line: its claim); formaliser
+   OFFLINE_READER when the artifact's lines are the plan's as written, ARTIFACT when they are equivalent
+   rewritings. The kind says what the check covers: CLAIM when the relations are all the text asserts (what is
+   left once they are taken out is connectives and citations: "So", "Therefore", "Let", "By the Pythagorean
+   theorem"), RELATIONS when the prose asserts more ("she sells 16 - 3 - 4 = 9 eggs" also says what the 9 eggs
+   are): only the arithmetic inside it was checked, and the note quotes the rest. A RELATIONS step is verified
+   but does not make its chain VERIFIED (`chain.cascade.overall_of`). The note also lists the definitions
+   (fresh names) and the answer comparison.
 
 Only a verified outcome is promoted by nothing: a failed outcome of an aligned artifact stays failed (the text
 is wrong), a failed or verified outcome of an unaligned one is unsupported (it is about something else).
@@ -138,8 +143,46 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     note = f"definitions (fresh names, not derived): {'; '.join(defined)}" if defined else None
     if answered := outcome.details.get("answer"):
         note = "; ".join(x for x in (note, f"claimed answer {answered}") if x)
-    return with_evidence(outcome, Evidence(kind=EvidenceKind.RELATIONS, aligned_claim=relations,
-                                           formaliser=alignment.formaliser, note=note))
+    prose = prose_beyond_relations(context.content, plan.reading.relations)
+    if prose:
+        unchecked = f"only the arithmetic was checked; the step also says \"{prose}\", which no relation states"
+        note = "; ".join(x for x in (unchecked, note) if x)
+    kind = EvidenceKind.RELATIONS if prose else EvidenceKind.CLAIM
+    return with_evidence(outcome, Evidence(kind=kind, aligned_claim=relations, formaliser=alignment.formaliser,
+                                           note=note))
+
+
+# Words that assert nothing about the problem: connectives, the verbs of calculation, pronouns.
+_FILLER = frozenset("""
+so therefore thus hence then now we i you us our it its this that these those the a an let be is are was were
+equals equal equaling to of and also finally next first second third last step here note since because as which
+gives give giving yields yield get gets got have has obtain obtains find finds found means mean follows follow
+compute computing computed calculate calculating calculated substitute substituting substituted plug plugging
+plugged in into solve solving solved for with from both sides side divide dividing divided multiply multiplying
+multiplied add adding added subtract subtracting subtracted simplify simplifying simplified rearrange
+rearranging rearranged becomes become leaves leave true holds hold check checking can will must write writing
+written expression equation equations result results value values answer answers when where if suppose assume
+assuming given using use by or on at over times plus minus squared cubed sqrt root square cube double doubling
+doubled doubles halve halving halved halves triple tripling tripled take taking takes took away
+""".split())  # noqa: SIM905 - a word list reads better as text
+# "By the Pythagorean theorem", "by the distributive law": a justification names a known fact, it claims none.
+_CITATION = re.compile(r"\b(?:by|from|using|applying|via)\s+(?:the\s+)?(?:[A-Za-z'’\-]+\s+){0,4}?"
+                       r"(?:theorem|rule|formula|law|identity|property|definition|lemma|principle)s?\b",
+                       re.IGNORECASE)
+_WORDS = re.compile(r"[A-Za-z]{2,}")
+
+
+def prose_beyond_relations(text: str, relations: Sequence[Relation]) -> str:
+    """What the text asserts besides its relations (their spans, citations and connectives taken out); ""
+    when the relations are all it says."""
+    keep = list(text)
+    for rel in relations:
+        start, end = rel.span
+        keep[start:end] = " " * (end - start)
+    rest = _CITATION.sub(" ", "".join(keep))
+    names = {n for rel in relations for n in (*names_in(rel.lhs_tree), *names_in(rel.rhs_tree))}
+    words = [w for w in _WORDS.findall(rest) if w.lower() not in _FILLER and w not in names]
+    return " ".join(words)[:120]
 
 
 # ---- alignment ---------------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from reasonforge.service.jobs import leases
 from reasonforge.service.jobs.certify import CertificateFailure, CertificateIssuer
 from reasonforge.service.jobs.context import JobContext
 from reasonforge.service.settings import ServiceSettings
+from reasonforge.translate.llm import ModelError
 from reasonforge.types import (
     JobStatus,
     StepTranslation,
@@ -154,6 +155,10 @@ def execute_with(
         return leases.release(
             sm, claim, exc.message, max_attempts=settings.max_attempts, verdict=verdict
         )
+    except ModelError as exc:
+        # The model endpoint did not answer: another attempt (later, or on another worker) may get through.
+        log.warning("job %s: %s", claim.task_id, exc.message)
+        return leases.release(sm, claim, exc.message, max_attempts=settings.max_attempts)
     except ReasonForgeError as exc:
         # The request cannot be verified as sent (bad translation, missing prover): retrying won't help.
         return JobStatus.FAILED if leases.fail(sm, claim, exc.message) else None
@@ -181,7 +186,8 @@ def _verify(
     request: VerifyRequest,
 ) -> VerificationVerdict:
     from reasonforge.pipeline.run import verify_chain
-    from reasonforge.translate import default_translator
+    from reasonforge.translate.ensemble import Ensemble
+    from reasonforge.translate.select import translator_for
 
     def to_verifying() -> None:
         if not leases.advance(
@@ -192,7 +198,10 @@ def _verify(
     if request.translations is not None:
         to_verifying()
         return verify_chain(request)
-    inner = default_translator(
-        request.domain, level=request.proof_level, prover=request.prover
-    )
+    inner = translator_for(request, request.translator or settings.translator)
+    if isinstance(inner, Ensemble):
+        # Members translate in order: the phase changes once the last one is done.
+        *first, last = inner.members
+        phased = Ensemble([*first, _PhaseTranslator(last, to_verifying)], min_agree=inner.min_agree)
+        return verify_chain(request, translator=phased)
     return verify_chain(request, translator=_PhaseTranslator(inner, to_verifying))

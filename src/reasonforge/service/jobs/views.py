@@ -63,6 +63,7 @@ def to_response(row: JobRow, public_base_url: str) -> VerifyResponse:
         request = VerifyRequest.model_validate_json(row.request_json)
         failures = failure_details(request, verdict)
         response.verdict = verdict.overall
+        response.assurance = verdict.assurance
         response.steps_verified = verdict.verified_steps
         response.steps_total = verdict.total_steps
         response.verification_time_ms = row.verification_time_ms

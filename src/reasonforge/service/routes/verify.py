@@ -1,4 +1,4 @@
-"""`POST /v1/verify`, `GET /v1/verify/{task_id}`, `DELETE /v1/verify/{task_id}`."""
+"""`POST /v1/verify`, `POST /v1/verify/reasoning`, `GET /v1/verify/{task_id}`, `DELETE /v1/verify/{task_id}`."""
 
 from __future__ import annotations
 
@@ -20,14 +20,16 @@ from reasonforge.service.errors import (
 )
 from reasonforge.service.jobs import store, to_response
 from reasonforge.service.jobs.tables import JobRow
-from reasonforge.service.routes.bodies import VerifyRequestRoute
+from reasonforge.service.routes.bodies import JsonBodyRoute, VerifyRequestRoute
 from reasonforge.service.routes.deps import Reader, State, Submitter
 from reasonforge.service.routes.errors import ERROR_RESPONSES
 from reasonforge.service.routes.state import AppState
-from reasonforge.types import VerifyRequest, VerifyResponse
+from reasonforge.types import ReasoningSubmission, VerifyRequest, VerifyResponse
 
 # The body is parsed by `chain.parse_request` first: the API refuses what the CLI refuses (routes/bodies.py).
 router = APIRouter(tags=["verification"], route_class=VerifyRequestRoute)
+# Reasoning as a model wrote it: a JSON body checked like any other, then split into a VerifyRequest.
+reasoning_router = APIRouter(tags=["verification"], route_class=JsonBodyRoute)
 
 TaskId = Annotated[
     str,
@@ -49,7 +51,7 @@ def validate_submission(request: VerifyRequest, state: AppState) -> None:
     """Everything that can be known wrong before queueing: 422 now rather than a failed job later."""
     from reasonforge.chain import validate_request
     from reasonforge.service.webhooks import validate_callback_url
-    from reasonforge.translate import default_translator
+    from reasonforge.translate.select import translator_for
 
     if request.task_id is not None:
         raise ValidationFailedError(
@@ -58,10 +60,8 @@ def validate_submission(request: VerifyRequest, state: AppState) -> None:
         )
     try:
         validate_request(request)
-        if request.translations is None:
-            default_translator(
-                request.domain, level=request.proof_level, prover=request.prover
-            )
+        if request.translations is None:  # no offline translator, or no model endpoint for the mode asked
+            translator_for(request, request.translator or state.settings.translator)
     except ReasonForgeError as exc:
         raise ValidationFailedError(exc.message, field=exc.field) from exc
     if request.callback_url is not None:
@@ -118,6 +118,36 @@ def submit(
     idempotency_key: IdempotencyKey = None,
 ) -> VerifyResponse:
     """Queue a verification; poll `GET /v1/verify/{task_id}`, watch `WS /v1/stream`, or pass callback_url."""
+    return _enqueue(body, response, principal, state, idempotency_key)
+
+
+@reasoning_router.post(
+    "/v1/verify/reasoning",
+    status_code=202,
+    response_model=VerifyResponse,
+    responses=ERROR_RESPONSES,
+    summary="Submit reasoning as a model wrote it (text or a provider's response)",
+)
+def submit_reasoning(
+    body: ReasoningSubmission,
+    response: Response,
+    principal: Submitter,
+    state: State,
+    idempotency_key: IdempotencyKey = None,
+) -> VerifyResponse:
+    """Split plain reasoning text or a provider's raw response (OpenAI, Anthropic, DeepSeek, `<think>`) into steps
+    and queue it like `POST /v1/verify`; the task's request shows the steps it was split into."""
+    from reasonforge.chain import request_from_reasoning
+
+    try:
+        request = request_from_reasoning(body)
+    except ReasonForgeError as exc:
+        raise ValidationFailedError(exc.message, field="reasoning") from exc
+    return _enqueue(request, response, principal, state, idempotency_key)
+
+
+def _enqueue(body: VerifyRequest, response: Response, principal: Principal, state: AppState,
+             idempotency_key: str | None) -> VerifyResponse:
     validate_submission(body, state)
     digest = store.request_hash(body)
     sm = state.jobs.sessionmaker

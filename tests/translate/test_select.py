@@ -1,0 +1,90 @@
+"""Choosing the translator: rules, model (strict about its endpoint) or ensemble, from the request, the command
+line or the environment."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reasonforge.errors import InputError
+from reasonforge.pipeline.run import verify_chain
+from reasonforge.translate.engine import TranslationEngine
+from reasonforge.translate.ensemble import Ensemble
+from reasonforge.translate.llm import ModelError, ModelSettings
+from reasonforge.translate.logic import LogicTranslator
+from reasonforge.translate.select import NO_MODEL, resolve_mode, translator_for
+from reasonforge.types import Overall, TranslatorMode, VerifyRequest
+
+from llm_replay import CHAT, ReplayServer, openai_reply
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+WHALE = VerifyRequest.model_validate_json((EXAMPLES / "whale.json").read_text())
+ARTIFACT = ("∀x (Mammal(x) → WarmBlooded(x))\n∀x (Whale(x) → Mammal(x))\n⊢ ∀x (Whale(x) → WarmBlooded(x))")
+REPLY = f"```fol\n{ARTIFACT}\n```\nDEPENDENCIES: none\nCONFIDENCE: 0.9"
+
+
+def test_the_default_is_ensemble_with_a_model_endpoint_and_rules_without():
+    assert resolve_mode(None, env={}) is TranslatorMode.RULES
+    assert resolve_mode(None, env={"REASONFORGE_MODEL_BASE_URL": "http://127.0.0.1:1/v1"}) is TranslatorMode.ENSEMBLE
+    assert resolve_mode("model", env={}) is TranslatorMode.MODEL
+    with pytest.raises(InputError, match="unknown translator 'both'"):
+        resolve_mode("both")
+
+
+def test_each_mode_builds_its_translator():
+    env = {"REASONFORGE_MODEL_BASE_URL": "http://127.0.0.1:1/v1"}
+    assert isinstance(translator_for(WHALE, "rules", env=env).__class__, type)
+    assert translator_for(WHALE, "rules", env=env).spec.name == LogicTranslator().spec.name
+    model = translator_for(WHALE, "model", env=env)
+    assert isinstance(model, TranslationEngine) and model.strict
+    ensemble = translator_for(WHALE, None, env=env)
+    assert isinstance(ensemble, Ensemble) and [type(m).__name__ for m in ensemble.members][1] == "TranslationEngine"
+    asked = WHALE.model_copy(update={"translator": TranslatorMode.RULES})
+    assert not isinstance(translator_for(asked, env=env), Ensemble)  # the request's own choice
+    with pytest.raises(InputError, match="no model endpoint is configured"):
+        translator_for(WHALE, "ensemble", env={})
+
+
+def test_an_endpoint_that_does_not_answer_is_one_model_error_not_empty_steps():
+    with ReplayServer() as server:
+        server.queue(CHAT, {"error": {"message": "invalid api key", "type": "invalid_request_error"}}, status=401)
+        settings = ModelSettings(base_url=f"{server.url}/v1", model="m", max_retries=0)
+        with pytest.raises(ModelError, match="did not answer: HTTP 401 invalid_request_error: invalid api key"):
+            verify_chain(WHALE, translator=translator_for(WHALE, "model", model=settings))
+
+
+def test_the_model_mode_verifies_the_whale_through_a_served_model():
+    with ReplayServer() as server:
+        server.queue(CHAT, openai_reply(REPLY))
+        settings = ModelSettings(base_url=f"{server.url}/v1", model="m", max_retries=0)
+        verdict = verify_chain(WHALE, translator=translator_for(WHALE, "ensemble", model=settings))
+    step = verdict.step_verdicts[0]
+    assert verdict.overall is Overall.VERIFIED, step.error_message
+    assert step.details["agreement"]["verified"] == 2  # the rules and the model both prove it
+
+
+def cli(*args, stdin=None):
+    # The environment the suite's conftest cleaned: no model endpoint, no local model.
+    return subprocess.run([sys.executable, "-m", "reasonforge.cli", *args], input=stdin, capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ))
+
+
+def test_cli_translator_option_and_its_errors():
+    whale = str(EXAMPLES / "whale.json")
+    out = cli("verify", whale, "--translator", "model")
+    assert out.returncode == 2 and NO_MODEL.split(":")[0] in out.stderr and "Traceback" not in out.stderr
+    with ReplayServer() as server:
+        server.queue("/v1/models", {"error": {"message": "invalid api key", "type": "auth"}}, status=401)
+        out = cli("verify", whale, "--translator", "model", "--model", f"{server.url}/v1")
+        assert out.returncode == 2 and "HTTP 401 auth: invalid api key" in out.stderr, out.stderr
+        server.queue("/v1/models", {"object": "list", "data": [{"id": "local"}]})
+        server.queue(CHAT, openai_reply(REPLY))
+        out = cli("verify", whale, "--translator", "model", "--model", f"{server.url}/v1", "--json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert json.loads(out.stdout)["step_verdicts"][0]["details"]["translator"]["name"] == "llm-translator"
+    supplied = cli("verify", str(EXAMPLES / "whale-smtlib.json"), "--translations",
+                   str(EXAMPLES / "whale-smtlib.translations.json"), "--translator", "rules")
+    assert supplied.returncode == 2 and "brings its own translations" in supplied.stderr
