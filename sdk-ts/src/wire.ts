@@ -80,15 +80,8 @@ function optionalString(value: unknown, field: string): string | undefined {
   return value;
 }
 
-/** The JSON body of POST /v1/verify; throws ReasonForgeInputError naming the bad field. */
-export function requestToWire(request: VerifyRequest): Json {
-  if (!isObject(request)) fail('request', 'must be an object with reasoningChain and domain');
-  const chain: unknown = request.reasoningChain;
-  if (!Array.isArray(chain) || chain.length === 0) {
-    fail('reasoningChain', 'must be a non-empty array of {stepId, content} (or strings)');
-  }
-  if (!DOMAINS.includes(request.domain)) fail('domain', `must be one of ${DOMAINS.join(', ')}`);
-  const body: Json = { reasoning_chain: chain.map(stepToWire), domain: request.domain };
+/** The fields both submissions share (question, answer, level, callback, certificate, prover), checked. */
+function commonToWire(request: Omit<ReasoningRequest, 'source'>, body: Json): void {
   const query = optionalString(request.originalQuery, 'originalQuery');
   if (query !== undefined) body.original_query = query;
   const answer = optionalString(request.claimedAnswer, 'claimedAnswer');
@@ -104,13 +97,25 @@ export function requestToWire(request: VerifyRequest): Json {
     if (typeof request.generateCertificate !== 'boolean') fail('generateCertificate', 'must be true or false');
     body.generate_certificate = request.generateCertificate;
   }
-  if (request.translations !== undefined && request.translations !== null) {
-    if (!Array.isArray(request.translations)) fail('translations', 'must be an array');
-    body.translations = request.translations.map(translationToWire);
-  }
   if (request.prover !== undefined) {
     if (!PROVERS.includes(request.prover)) fail('prover', `must be one of ${PROVERS.join(', ')}`);
     body.prover = request.prover;
+  }
+}
+
+/** The JSON body of POST /v1/verify; throws ReasonForgeInputError naming the bad field. */
+export function requestToWire(request: VerifyRequest): Json {
+  if (!isObject(request)) fail('request', 'must be an object with reasoningChain and domain');
+  const chain: unknown = request.reasoningChain;
+  if (!Array.isArray(chain) || chain.length === 0) {
+    fail('reasoningChain', 'must be a non-empty array of {stepId, content} (or strings)');
+  }
+  if (!DOMAINS.includes(request.domain)) fail('domain', `must be one of ${DOMAINS.join(', ')}`);
+  const body: Json = { reasoning_chain: chain.map(stepToWire), domain: request.domain };
+  commonToWire(request, body);
+  if (request.translations !== undefined && request.translations !== null) {
+    if (!Array.isArray(request.translations)) fail('translations', 'must be an array');
+    body.translations = request.translations.map(translationToWire);
   }
   return body;
 }
@@ -122,28 +127,10 @@ export function reasoningToWire(reasoning: unknown, request: ReasoningRequest): 
   if (!isObject(request)) fail('request', 'must be an object with domain');
   if (!DOMAINS.includes(request.domain)) fail('domain', `must be one of ${DOMAINS.join(', ')}`);
   const body: Json = { reasoning, domain: request.domain };
-  const query = optionalString(request.originalQuery, 'originalQuery');
-  if (query !== undefined) body.original_query = query;
-  const answer = optionalString(request.claimedAnswer, 'claimedAnswer');
-  if (answer !== undefined) body.claimed_answer = answer;
+  commonToWire(request, body);
   if (request.source !== undefined) {
     if (!REASONING_SOURCES.includes(request.source)) fail('source', `must be one of ${REASONING_SOURCES.join(', ')}`);
     body.source = request.source;
-  }
-  if (request.proofLevel !== undefined) {
-    if (!PROOF_LEVELS.includes(request.proofLevel)) fail('proofLevel', `must be one of ${PROOF_LEVELS.join(', ')}`);
-    body.proof_level = request.proofLevel;
-  }
-  if (request.callbackUrl !== undefined && request.callbackUrl !== null) {
-    body.callback_url = optionalString(request.callbackUrl, 'callbackUrl');
-  }
-  if (request.generateCertificate !== undefined) {
-    if (typeof request.generateCertificate !== 'boolean') fail('generateCertificate', 'must be true or false');
-    body.generate_certificate = request.generateCertificate;
-  }
-  if (request.prover !== undefined) {
-    if (!PROVERS.includes(request.prover)) fail('prover', `must be one of ${PROVERS.join(', ')}`);
-    body.prover = request.prover;
   }
   return body;
 }

@@ -81,3 +81,22 @@ def test_the_local_model_decodes_under_the_fol_grammar(monkeypatch):
     assert "⊢" in parsed.artifact and reply.usage.output_tokens > 0
     retry = asyncio.run(backend.complete(request.model_copy(update={"attempt": 2})))
     assert retry.text  # a retry samples at another temperature and seed
+
+
+@needs_local_model
+def test_verify_with_the_local_model_end_to_end(monkeypatch):
+    # No endpoint configured: `--translator model` runs the installed model in process. Whatever the 0.5B model
+    # writes, the verdict is the checkers' and the gate's (it may not verify; it must not crash or go silent).
+    import json
+    import os
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(REAL_MODEL_DIR))
+    whale = Path(__file__).resolve().parents[2] / "examples" / "whale.json"
+    out = subprocess.run([sys.executable, "-m", "reasonforge.cli", "verify", str(whale), "--translator", "model",
+                          "--json"], capture_output=True, text=True, timeout=600, env=dict(os.environ), check=False)
+    assert out.returncode in (0, 1, 3), out.stderr
+    [step] = json.loads(out.stdout)["step_verdicts"]
+    assert step["details"]["translator"]["name"] == "llm-translator" and step["formal_representation"].strip()
+    assert "⊢" in step["formal_representation"]  # decoded under the FOL reply grammar
