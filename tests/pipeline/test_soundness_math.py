@@ -53,6 +53,16 @@ def test_a_step_whose_relations_are_all_it_says_is_verified_on_its_claim():
     assert {v.details["evidence"]["kind"] for v in verdict.step_verdicts} == {"claim"}
 
 
+def test_a_claim_hidden_in_a_pretend_citation_keeps_the_chain_from_verified():
+    # A citation names a known fact; one that carries the step's own claim is prose the arithmetic does not prove.
+    hidden = verify(request("By the Janet sells nine eggs rule, 16 - 3 - 4 = 9", query="Janet has 16 eggs."))
+    (step,) = hidden.step_verdicts
+    assert step.verified and step.details["evidence"]["kind"] == "relations"
+    assert hidden.overall is Overall.PARTIAL and hidden.assurance is Assurance.ARITHMETIC
+    cited = verify(request("By the distributive law, 2*(3 + 4) = 2*3 + 2*4 = 14"))
+    assert cited.overall is Overall.VERIFIED and cited.step_verdicts[0].details["evidence"]["kind"] == "claim"
+
+
 def test_an_equivalent_supplied_artifact_is_verified_as_the_artifact_s():
     req = request("So 3 × 3 = 9.", translations=[(1, "claim 9 = 3*3")])
     (step,) = verify(req).step_verdicts

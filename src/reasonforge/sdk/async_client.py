@@ -105,11 +105,7 @@ class AsyncReasonForge:
             translations=translations,
             prover=prover,
         )
-        key = idempotency_key or f"sdk-{uuid.uuid4()}"
-        response = await self._request(
-            "POST", "/v1/verify", json=body, headers={"Idempotency-Key": key}
-        )
-        return protocol.parse_body(VerifyResponse, response.content, "POST /v1/verify")
+        return await self._post_job("/v1/verify", body, idempotency_key)
 
     async def get(self, task_id: str) -> VerifyResponse:
         """GET /v1/verify/{task_id}: the job's current status and, once complete, its verdict."""
@@ -175,9 +171,7 @@ class AsyncReasonForge:
             prover=prover,
             idempotency_key=idempotency_key,
         )
-        if not wait or job.status in protocol.TERMINAL_STATUSES:
-            return job
-        return await self.wait(job.task_id, timeout_s=timeout_s, via=wait_via)
+        return await self._settle(job, wait, timeout_s, wait_via)
 
     async def submit_reasoning(
         self,
@@ -206,11 +200,13 @@ class AsyncReasonForge:
             prover=prover,
             source=source,
         )
+        return await self._post_job("/v1/verify/reasoning", body, idempotency_key)
+
+    async def _post_job(self, path: str, body: dict[str, Any], idempotency_key: str | None) -> VerifyResponse:
+        # A key per call makes a retried POST land on the same job instead of queueing a second one.
         key = idempotency_key or f"sdk-{uuid.uuid4()}"
-        response = await self._request(
-            "POST", "/v1/verify/reasoning", json=body, headers={"Idempotency-Key": key}
-        )
-        return protocol.parse_body(VerifyResponse, response.content, "POST /v1/verify/reasoning")
+        response = await self._request("POST", path, json=body, headers={"Idempotency-Key": key})
+        return protocol.parse_body(VerifyResponse, response.content, f"POST {path}")
 
     async def verify_text(
         self,
@@ -259,6 +255,10 @@ class AsyncReasonForge:
     ) -> VerifyResponse:
         protocol.check_wait_via(wait_via)
         job = await self.submit_reasoning(reasoning, domain, original_query, claimed_answer, proof_level, **submit)
+        return await self._settle(job, wait, timeout_s, wait_via)
+
+    async def _settle(self, job: VerifyResponse, wait: bool, timeout_s: float, wait_via: WaitVia) -> VerifyResponse:
+        """The queued job itself (`wait=False`, or already finished), else the job once it finished."""
         if not wait or job.status in protocol.TERMINAL_STATUSES:
             return job
         return await self.wait(job.task_id, timeout_s=timeout_s, via=wait_via)

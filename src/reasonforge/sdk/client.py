@@ -105,12 +105,7 @@ class ReasonForge:
             translations=translations,
             prover=prover,
         )
-        # A key per call makes a retried POST land on the same job instead of queueing a second one.
-        key = idempotency_key or f"sdk-{uuid.uuid4()}"
-        response = self._request(
-            "POST", "/v1/verify", json=body, headers={"Idempotency-Key": key}
-        )
-        return protocol.parse_body(VerifyResponse, response.content, "POST /v1/verify")
+        return self._post_job("/v1/verify", body, idempotency_key)
 
     def get(self, task_id: str) -> VerifyResponse:
         """GET /v1/verify/{task_id}: the job's current status and, once complete, its verdict."""
@@ -176,9 +171,7 @@ class ReasonForge:
             prover=prover,
             idempotency_key=idempotency_key,
         )
-        if not wait or job.status in protocol.TERMINAL_STATUSES:
-            return job
-        return self.wait(job.task_id, timeout_s=timeout_s, via=wait_via)
+        return self._settle(job, wait, timeout_s, wait_via)
 
     def submit_reasoning(
         self,
@@ -207,11 +200,13 @@ class ReasonForge:
             prover=prover,
             source=source,
         )
+        return self._post_job("/v1/verify/reasoning", body, idempotency_key)
+
+    def _post_job(self, path: str, body: dict[str, Any], idempotency_key: str | None) -> VerifyResponse:
+        # A key per call makes a retried POST land on the same job instead of queueing a second one.
         key = idempotency_key or f"sdk-{uuid.uuid4()}"
-        response = self._request(
-            "POST", "/v1/verify/reasoning", json=body, headers={"Idempotency-Key": key}
-        )
-        return protocol.parse_body(VerifyResponse, response.content, "POST /v1/verify/reasoning")
+        response = self._request("POST", path, json=body, headers={"Idempotency-Key": key})
+        return protocol.parse_body(VerifyResponse, response.content, f"POST {path}")
 
     def verify_text(
         self,
@@ -260,6 +255,10 @@ class ReasonForge:
     ) -> VerifyResponse:
         protocol.check_wait_via(wait_via)
         job = self.submit_reasoning(reasoning, domain, original_query, claimed_answer, proof_level, **submit)
+        return self._settle(job, wait, timeout_s, wait_via)
+
+    def _settle(self, job: VerifyResponse, wait: bool, timeout_s: float, wait_via: WaitVia) -> VerifyResponse:
+        """The queued job itself (`wait=False`, or already finished), else the job once it finished."""
         if not wait or job.status in protocol.TERMINAL_STATUSES:
             return job
         return self.wait(job.task_id, timeout_s=timeout_s, via=wait_via)

@@ -92,18 +92,19 @@ def build_verify_body(
         "proof_level": getattr(proof_level, "value", proof_level),
         "generate_certificate": generate_certificate,
     }
-    if callback_url is not None:
-        fields["callback_url"] = callback_url
-    if translations is not None:
-        fields["translations"] = [_plain(t) for t in translations]
-    if prover is not None:
-        fields["prover"] = getattr(prover, "value", prover)
+    plain = [_plain(t) for t in translations] if translations is not None else None
+    return _wire(VerifyRequest, fields, callback_url=callback_url, translations=plain, prover=prover)
+
+
+def _wire(model: type[BaseModel], fields: dict[str, Any], **optional: Any) -> dict[str, Any]:
+    """`fields` and the optional ones that are set, validated by `model` (InputError naming the field)."""
+    fields.update({name: getattr(value, "value", value) for name, value in optional.items() if value is not None})
     try:
-        request = VerifyRequest.model_validate(fields)
+        checked = model.model_validate(fields)
     except ValidationError as exc:
         raise input_error(exc) from None
     # Only what the caller set goes on the wire, so the server's defaults stay the server's.
-    return request.model_dump(mode="json", exclude_unset=True)
+    return checked.model_dump(mode="json", exclude_unset=True)
 
 
 def build_reasoning_body(
@@ -132,14 +133,4 @@ def build_reasoning_body(
         "generate_certificate": generate_certificate,
         "source": getattr(source, "value", source),
     }
-    if claimed_answer is not None:
-        fields["claimed_answer"] = claimed_answer
-    if callback_url is not None:
-        fields["callback_url"] = callback_url
-    if prover is not None:
-        fields["prover"] = getattr(prover, "value", prover)
-    try:
-        submission = ReasoningSubmission.model_validate(fields)
-    except ValidationError as exc:
-        raise input_error(exc) from None
-    return submission.model_dump(mode="json", exclude_unset=True)
+    return _wire(ReasoningSubmission, fields, claimed_answer=claimed_answer, callback_url=callback_url, prover=prover)

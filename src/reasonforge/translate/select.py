@@ -46,18 +46,14 @@ def translator_for(request: VerifyRequest, mode: TranslatorMode | str | None = N
     """The translator for `request` in `mode` (default: `request.translator`, then `resolve_mode`); `model` is a
     URL or name (`--model`) or settings, else the REASONFORGE_MODEL* environment."""
     chosen = resolve_mode(mode if mode is not None else request.translator, env)
-    rules: Translator | None = None
-    rules_error: ReasonForgeError | None = None
+    if chosen is TranslatorMode.RULES:
+        return default_translator(request.domain, level=request.proof_level, prover=request.prover)
+    engine = _engine(model, env, limits)
+    if chosen is TranslatorMode.MODEL:
+        return engine
     try:
         rules = default_translator(request.domain, level=request.proof_level, prover=request.prover)
-    except ReasonForgeError as exc:  # e.g. formal Lean 4: no offline translator emits it
-        rules_error = exc
-    if chosen is TranslatorMode.RULES:
-        if rules is None:
-            raise rules_error  # type: ignore[misc]
-        return rules
-    engine = _engine(model, env, limits)
-    if chosen is TranslatorMode.MODEL or rules is None:
+    except ReasonForgeError:  # e.g. formal Lean 4: no offline translator emits it, so the model alone
         return engine
     return Ensemble([rules, engine])
 

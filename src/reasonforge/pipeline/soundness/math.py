@@ -166,9 +166,12 @@ assuming given using use by or on at over times plus minus squared cubed sqrt ro
 doubled doubles halve halving halved halves triple tripling tripled take taking takes took away
 """.split())  # noqa: SIM905 - a word list reads better as text
 # "By the Pythagorean theorem", "by the distributive law": a justification names a known fact, it claims none.
-_CITATION = re.compile(r"\b(?:by|from|using|applying|via)\s+(?:the\s+)?(?:[A-Za-z'’\-]+\s+){0,4}?"
-                       r"(?:theorem|rule|formula|law|identity|property|definition|lemma|principle)s?\b",
-                       re.IGNORECASE)
+# Only a name (capitalised: Pythagorean, Vieta's) or a known adjective may qualify it, and at most two words:
+# otherwise a claim could hide inside a pretend citation ("by the Janet sells nine eggs rule").
+_CITATION = re.compile(r"\b(?:[Bb]y|[Ff]rom|[Uu]sing|[Aa]pplying|[Vv]ia)\s+(?:the\s+)?"
+                       r"(?:(?:[A-Z][\w'’\-]*|distributive|commutative|associative|quadratic|binomial|remainder|"
+                       r"factor|triangle|sine|cosine|power|product|quotient|chain)\s+){0,2}"
+                       r"(?:theorem|rule|formula|law|identity|property|definition|lemma|principle)s?\b")
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 
 
