@@ -4,7 +4,8 @@
 
 Each case (tests/adversarial/cases/<family>.jsonl, one JSON object per line) is one of:
 - a verification: `{"id", "family", "why", "request": VerifyRequest, "must_not": ["verified", ...],
-  "step": N}`: the status of step N (or, without `step`, of every step) must not be one of `must_not`.
+  "step": N}`: the status of step N (or, without `step`, of every step) must not be one of `must_not`; with
+  `"overall_not": ["VERIFIED"]` the chain's overall verdict must not be one of those either.
   An input error (the request refused with a clear message) never counts as wrong: nothing was verified.
   `"level"` / `"translations"` may sit beside `request` for convenience (merged into it).
 - a command: `{"id", "family", "why", "cli": {"argv": [...], "stdin": "..."}, "exit": 2}`: the `reasonforge`
@@ -79,6 +80,8 @@ def _run_request(case: dict[str, Any]) -> tuple[bool, str]:
     bad = [v for v in steps if v.status.value in must_not]
     got = ", ".join(f"step {v.step_id} {v.status.value}" + (f" ({v.error_message[:80]})" if v.error_message else "")
                     for v in steps)
+    if verdict.overall.value in set(case.get("overall_not", ())):
+        return False, f"overall {verdict.overall.value}; {got}"
     return not bad, got
 
 

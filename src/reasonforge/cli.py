@@ -62,6 +62,8 @@ _STATUS_STYLE = {
 _ASSURANCE = {
     Assurance.ARITHMETIC: "every step checked, but some only on the arithmetic inside their prose (see each "
                           "step's evidence note): what they say about the problem is not proven",
+    Assurance.SELF_TESTED: "every step checked, but some code only against its author's own tests (the step's text "
+                           "states no example or claim to test it on): it agrees with itself, not with the step",
     Assurance.UNPROVEN: "nothing was refuted, but some steps could not be proven",
     Assurance.REFUTED: "a step was refuted",
 }

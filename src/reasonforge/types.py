@@ -36,10 +36,12 @@ class Overall(str, Enum):
 
 class Assurance(str, Enum):
     """What a chain's verdict rests on, beside `overall` (whose three values keep their meaning): proven,
-    checked only on the arithmetic inside some steps' text, unproven with nothing refuted, or refuted."""
+    checked only on the arithmetic inside some steps' text, or some code only against its author's own tests,
+    unproven with nothing refuted, or refuted."""
 
     PROVEN = "proven"  # every step's claim was proven: overall VERIFIED
     ARITHMETIC = "arithmetic"  # every step checked, but some only on the relations inside their prose
+    SELF_TESTED = "self_tested"  # every step checked, but some code only against its author's own tests
     UNPROVEN = "unproven"  # nothing refuted, but some step could not be proven (unsupported, error)
     REFUTED = "refuted"  # some step's own check failed
 
@@ -130,6 +132,7 @@ class ErrorKind(StrEnum):
     UNREADABLE_CLAIM = "unreadable_claim"  # the offline reader cannot read what the step claims
     UNALIGNED = "unaligned"  # the artifact's conclusion is not what the step's text claims
     UNGROUNDED_PREMISE = "ungrounded_premise"  # a premise is neither a given, an ancestor's claim, nor entailed
+    UNGROUNDED_OPERAND = "ungrounded_operand"  # a word problem's operand is no stated quantity, result or constant
     NO_EVIDENCE = "no_evidence"  # a checker verified its artifact but recorded nothing tying it to the step
     ANSWER_MISMATCH = "answer_mismatch"  # the claimed answer is not what the chain derived
     DISAGREEMENT = "disagreement"  # independent translations of the step: some prove it, others refute it

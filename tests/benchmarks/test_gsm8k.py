@@ -58,8 +58,14 @@ def test_targets_on_the_committed_slice():
     assert failed_rows == REFERENCE_ERRORS | CHECKER_MISSES, gsm8k.render(report)
     # false `failed` not explained by an error in the reference text
     assert len(CHECKER_MISSES) / report.solutions <= gsm8k.TARGETS["false_failed_max"]
-    unexplained = [i for i in report.unverified_checkable if i.row not in REFERENCE_ERRORS | AMBIGUOUS_REFERENCE]
+    # Problem grounding leaves unsupported the steps that compute with world knowledge or a count the question
+    # does not state ("4 letters in Jamie's last name", "3 types of fruit", "equal numbers: / 2"): what it costs
+    # on correct reference solutions is bounded apart.
+    ungrounded = [i for i in report.unverified_checkable if "is not a quantity the question states" in i.message]
+    assert len(ungrounded) / report.checkable_steps <= 0.01, gsm8k.render(report)
+    unexplained = [i for i in report.unverified_checkable
+                   if i.row not in REFERENCE_ERRORS | AMBIGUOUS_REFERENCE and i not in ungrounded]
     assert 1 - len(unexplained) / report.checkable_steps >= gsm8k.TARGETS["checkable_verified"], gsm8k.render(report)
     # Raw: the reference errors' dependants are unsupported too, and the readers refuse what they cannot read
     # exactly (clock times, "20% less than", percent points) rather than checking the rest of the step.
-    assert report.checkable_verified >= 0.985 and len(report.unverified_checkable) < 25
+    assert report.checkable_verified >= 0.98 and len(report.unverified_checkable) < 25 + len(ungrounded)

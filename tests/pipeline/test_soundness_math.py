@@ -55,7 +55,8 @@ def test_a_step_whose_relations_are_all_it_says_is_verified_on_its_claim():
 
 def test_a_claim_hidden_in_a_pretend_citation_keeps_the_chain_from_verified():
     # A citation names a known fact; one that carries the step's own claim is prose the arithmetic does not prove.
-    hidden = verify(request("By the Janet sells nine eggs rule, 16 - 3 - 4 = 9", query="Janet has 16 eggs."))
+    hidden = verify(request("By the Janet sells nine eggs rule, 16 - 3 - 4 = 9",
+                            query="Janet has 16 eggs; she eats 3 and bakes with 4."))
     (step,) = hidden.step_verdicts
     assert step.verified and step.details["evidence"]["kind"] == "relations"
     assert hidden.overall is Overall.PARTIAL and hidden.assurance is Assurance.ARITHMETIC
@@ -282,3 +283,43 @@ def test_a_binding_that_cannot_be_decided_still_checks_the_claims_under_it():
     assert wrong.step_verdicts[1].error_message.endswith("under this step's own binding x = 3")
     right = verify(request("So x + y = 10.", "Let x = 3. Then y = 7."))
     assert statuses(right) == [StepStatus.VERIFIED, StepStatus.UNSUPPORTED]  # x = 3 itself is not checked
+
+
+# ---- problem grounding: every operand of a word problem's arithmetic comes from somewhere -------------------------
+JANET = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
+         "friends every day with four. She sells the remainder for $2 per egg. How much does she make every day?")
+
+
+def test_an_operand_the_question_never_states_leaves_the_step_unsupported_naming_it():
+    verdict = verify(request("16 - 3 - 5 = 8", "8 * 2 = 16", query=JANET, answer="16"))
+    first = verdict.step_verdicts[0]
+    assert first.status is StepStatus.UNSUPPORTED and first.details["error_kind"] == ErrorKind.UNGROUNDED_OPERAND
+    assert first.error_message.startswith("5 in 16 - 3 - 5 = 8") and "16 (eggs per day)" in first.error_message
+    assert verdict.overall is not Overall.VERIFIED
+
+
+def test_stated_quantities_results_and_unit_constants_ground_a_chain():
+    verdict = verify(request("16 - 3 - 4 = 9", "9 * 2 = 18", "In a week: 18 * 7 = 126", query=JANET, answer="126"))
+    assert statuses(verdict)[:2] == [StepStatus.VERIFIED, StepStatus.VERIFIED], verdict.step_verdicts
+    assert verdict.step_verdicts[2].details.get("error_kind") != ErrorKind.UNGROUNDED_OPERAND  # 7: "every day"
+
+
+def test_a_number_told_in_an_ancestors_prose_never_makes_the_chain_verified():
+    # Trying to smuggle the 5 in through an earlier step's prose: that step asserts it unchecked.
+    verdict = verify(request("She also has 5 eggs from yesterday.", "16 - 3 - 4 + 5 = 14", query=JANET))
+    assert verdict.step_verdicts[0].status is not StepStatus.VERIFIED
+    assert verdict.overall is not Overall.VERIFIED
+
+
+def test_a_question_with_relations_is_not_a_word_problem():
+    verdict = verify(request("So 2*x = 10 - 3 + 1", "x = 4", query="If 2x + 3 = 11, find x."))
+    assert all(v.details.get("error_kind") != ErrorKind.UNGROUNDED_OPERAND for v in verdict.step_verdicts)
+
+
+def test_a_latex_answer_the_reader_cannot_compare_is_checked_by_math_verify():
+    right = verify(request("So 1/4 + 1/4 = 1/2", answer="\\dfrac{1}{2}"))
+    assert right.overall is Overall.VERIFIED, right.step_verdicts
+    assert "math-verify" in right.step_verdicts[0].details["answer"]
+    wrong = verify(request("So 1/4 + 1/4 = 1/2", answer="\\dfrac{1}{3}"))
+    assert wrong.step_verdicts[0].status is StepStatus.FAILED
+    assert wrong.step_verdicts[0].details["error_kind"] == ErrorKind.ANSWER_MISMATCH

@@ -123,7 +123,10 @@ def test_a_docstring_example_ends_at_its_closing_quotes():
 def test_example_frequency_count_records_what_each_step_rests_on():
     verdict = verify_chain(_example("frequency-count"))
     kinds = [v.details["evidence"]["kind"] for v in verdict.step_verdicts]
-    assert kinds == ["step_examples", "author_tests", "step_examples"]
+    # step 2's property test is the step's own code block (and its other test asserts step 1's `>>>` examples):
+    # running it checks what the step says, so it is not the author-tests-only evidence of a supplied artifact
+    assert kinds == ["step_examples", "step_examples", "step_examples"]
+    assert "the step's own tests" in verdict.step_verdicts[1].details["evidence"]["note"]
     assert "count_frequencies([1, 2, 2, 3]) → {1: 1, 2: 2, 3: 1}" in verdict.step_verdicts[0].details["aligned_claim"]
 
 

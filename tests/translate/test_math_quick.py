@@ -85,16 +85,18 @@ def test_givens_from_the_query_and_steps_without_relations():
 
 
 def test_gsm8k_answer_line_is_checked_against_the_last_computed_value():
+    natalia = "Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May."
     good = verify(chain("Natalia sold 48/2 = <<48/2=24>>24 clips in May.",
-                        "She sold 48+24 = <<48+24=72>>72 clips altogether.", "#### 72"))
+                        "She sold 48+24 = <<48+24=72>>72 clips altogether.", "#### 72", query=natalia))
     # Every step verified; the prose around the arithmetic is not proven, so the chain is PARTIAL.
     assert all(v.verified for v in good.step_verdicts) and good.overall is Overall.PARTIAL
-    cents = verify(chain("The can costs 12/48 = $<<12/48=0.25>>0.25.", "#### 25"))
+    cents = verify(chain("The can costs 12/48 = $<<12/48=0.25>>0.25.", "#### 25", query="48 cans cost $12."))
     assert all(v.verified for v in cents.step_verdicts)  # the answer in cents
-    rounded = verify(chain("Each gets 768/50 = <<768/50=15.36>>15.36 pages.", "#### 15"))
+    rounded = verify(chain("Each gets 768/50 = <<768/50=15.36>>15.36 pages.", "#### 15",
+                           query="50 students share 768 pages."))
     assert all(v.verified for v in rounded.step_verdicts)
     # an answer that is not the last computed value is no evidence of an error: left unchecked
-    other = verify(chain("She sold 48+24 = <<48+24=72>>72 clips altogether.", "#### 70"))
+    other = verify(chain("She sold 48+24 = <<48+24=72>>72 clips altogether.", "#### 70", query=natalia))
     assert other.step_verdicts[1].status is StepStatus.UNSUPPORTED
     assert "70 is not the last computed value" in other.step_verdicts[1].error_message
 

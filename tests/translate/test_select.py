@@ -88,3 +88,26 @@ def test_cli_translator_option_and_its_errors():
     supplied = cli("verify", str(EXAMPLES / "whale-smtlib.json"), "--translations",
                    str(EXAMPLES / "whale-smtlib.translations.json"), "--translator", "rules")
     assert supplied.returncode == 2 and "brings its own translations" in supplied.stderr
+
+
+# What the local 0.5B model first wrote for the whale step: it checks (the premise restated), but it is not the step.
+RESTATED = ("```fol\n∀x (Mammal(x) → WarmBlooded(x))\n∀x (Whale(x) → Mammal(x))\n⊢ ∀x (Mammal(x) → WarmBlooded(x))\n```\n"
+            "DEPENDENCIES: none\nCONFIDENCE: 0.9")
+
+
+def test_an_artifact_that_checks_but_is_not_the_step_goes_back_to_the_model_with_the_gates_reason():
+    with ReplayServer() as server:
+        server.queue(CHAT, openai_reply(RESTATED)).queue(CHAT, openai_reply(REPLY))
+        settings = ModelSettings(base_url=f"{server.url}/v1", model="m", max_retries=0)
+        verdict = verify_chain(WHALE, translator=translator_for(WHALE, "model", model=settings))
+        posted = server.posted(CHAT)
+    assert verdict.overall is Overall.VERIFIED, verdict.step_verdicts[0].error_message
+    assert len(posted) == 2  # one repair
+    told = posted[1]["messages"][-1]["content"]
+    assert "it is not this step" in told and "Whale(x) → WarmBlooded(x)" in told
+
+
+def test_without_the_pipeline_the_engine_keeps_its_local_verdict():
+    # The gate is the pipeline's: an engine used on its own (bench translate) does not hold artifacts to it.
+    engine = translator_for(WHALE, "model", model=ModelSettings(base_url="http://127.0.0.1:1/v1", model="m"))
+    assert engine.gate is None and engine.with_gate(lambda c, t, o: o).spec == engine.spec

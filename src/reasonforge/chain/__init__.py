@@ -9,6 +9,7 @@ from reasonforge.chain.cascade import (
     overall_of,
     suggested_fix,
 )
+from reasonforge.chain.contexts import step_contexts
 from reasonforge.chain.dag import StepGraph
 from reasonforge.chain.hashing import task_hash, verdict_hash
 from reasonforge.chain.parse import (
@@ -47,6 +48,7 @@ __all__ = [
     "reasoning_from_bytes",
     "request_from_reasoning",
     "split_reasoning",
+    "step_contexts",
     "suggested_fix",
     "task_hash",
     "validate_request",

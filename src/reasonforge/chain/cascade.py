@@ -46,17 +46,30 @@ def apply_cascade(graph: StepGraph, verdicts: Mapping[int, StepVerdict]) -> dict
 
 def overall_of(verdicts: Mapping[int, StepVerdict]) -> Overall:
     """VERIFIED iff every step is verified on its claim, FAILED iff no step is verified, PARTIAL otherwise: a
-    step verified only on the arithmetic inside its prose (evidence `relations`) keeps its chain PARTIAL."""
+    step verified only on the arithmetic inside its prose (evidence `relations`), or code verified only against
+    its author's own tests (evidence `author_tests`: the artifact agrees with itself), keeps its chain PARTIAL."""
     verified = sum(v.verified for v in verdicts.values())
-    if verified == len(verdicts) and not any(arithmetic_only(v) for v in verdicts.values()):
+    if verified == len(verdicts) and not any(_evidence_kind(v) in _PARTIAL_EVIDENCE for v in verdicts.values()):
         return Overall.VERIFIED
     return Overall.FAILED if verified == 0 else Overall.PARTIAL
 
 
 def arithmetic_only(verdict: StepVerdict) -> bool:
     """Was the step verified on the relations inside its text only, not on all it claims?"""
+    return _evidence_kind(verdict) == EvidenceKind.RELATIONS
+
+
+def self_tested_only(verdict: StepVerdict) -> bool:
+    """Was the step's code verified against its author's own tests only (no example or claim of its text)?"""
+    return _evidence_kind(verdict) == EvidenceKind.AUTHOR_TESTS
+
+
+_PARTIAL_EVIDENCE = (EvidenceKind.RELATIONS.value, EvidenceKind.AUTHOR_TESTS.value)
+
+
+def _evidence_kind(verdict: StepVerdict) -> str | None:
     evidence = verdict.details.get("evidence")
-    return verdict.verified and isinstance(evidence, Mapping) and evidence.get("kind") == EvidenceKind.RELATIONS
+    return str(evidence.get("kind")) if verdict.verified and isinstance(evidence, Mapping) else None
 
 
 def assurance_of(verdicts: Mapping[int, StepVerdict]) -> Assurance:
@@ -64,7 +77,9 @@ def assurance_of(verdicts: Mapping[int, StepVerdict]) -> Assurance:
     if any(v.status is StepStatus.FAILED for v in verdicts.values()):
         return Assurance.REFUTED
     if all(v.verified for v in verdicts.values()):
-        return Assurance.ARITHMETIC if any(arithmetic_only(v) for v in verdicts.values()) else Assurance.PROVEN
+        if any(arithmetic_only(v) for v in verdicts.values()):
+            return Assurance.ARITHMETIC
+        return Assurance.SELF_TESTED if any(self_tested_only(v) for v in verdicts.values()) else Assurance.PROVEN
     return Assurance.UNPROVEN
 
 
@@ -95,6 +110,8 @@ _FIXES: dict[ErrorKind, str] = {
     "exactly the step's claim.",
     ErrorKind.UNGROUNDED_PREMISE: "The artifact assumes a premise that is neither a given of the question nor a "
     "claim of an earlier step it depends on; prove that premise in an earlier step or remove it.",
+    ErrorKind.UNGROUNDED_OPERAND: "A number this step computes with is not in the question, not an earlier step's "
+    "result and not a unit constant; show where it comes from in an earlier step, or use the question's number.",
     ErrorKind.NO_EVIDENCE: "The checker proved the artifact but nothing ties it to the step's text; supply an "
     "artifact whose conclusion is the step's claim.",
     ErrorKind.ANSWER_MISMATCH: "The claimed answer is not what the chain derived; correct the answer or the last step.",

@@ -14,6 +14,7 @@ from reasonforge.chain import (
     check_translations,
     failure_report,
     overall_of,
+    step_contexts,
     task_hash,
     validate_request,
     verdict_hash,
@@ -24,7 +25,7 @@ from reasonforge.pipeline.provers import check_prover
 from reasonforge.pipeline.soundness import gate
 from reasonforge.registry import ChainChecker, Checker, CheckerRegistry, checkers
 from reasonforge.translate.ensemble import Ensemble
-from reasonforge.translate.protocol import Translator
+from reasonforge.translate.protocol import Gateable, Translator
 from reasonforge.types import (
     ArtifactLanguage,
     ChainLimits,
@@ -65,6 +66,10 @@ def verify_chain(
     if translations is None:
         translator = translator or _default_translator(request)
         translator_spec = translator.spec
+        if isinstance(translator, Gateable):
+            # a model's artifact that checks but is not the step (another conclusion, a smuggled premise) goes
+            # back to the model with the gate's reason while it can still be repaired
+            translator = translator.with_gate(lambda c, t, o: _gated(c, t, o, limits))
         ancestors = {sid: graph.ancestors(sid) for sid in graph.order}
         if isinstance(translator, Ensemble):
             own = _check_ensemble(request, graph, translator, ancestors, limits, registry)
@@ -125,7 +130,7 @@ def _check_all(
     """Per-step checkers run step by step; chain checkers (Coq, Lean 4) once per language per chain."""
     by_step = {t.step_id: t for t in translations if t.step_id in graph.dependencies}
     contexts = {t.language: t.formal_representation for t in translations if t.step_id not in graph.dependencies}
-    step_contexts = _step_contexts(request, graph)
+    step_context = step_contexts(request, graph)
     own: dict[int, StepVerdict] = {}
     # Each step's checker is built once and handed on; a chain checker once per language, for all its steps.
     chain_checkers: dict[ArtifactLanguage, ChainChecker] = {}
@@ -143,7 +148,7 @@ def _check_all(
                 chain_checkers[language] = checker  # type: ignore[assignment]
                 groups[language] = [sid]
                 continue
-        own[sid] = _check_step(step_contexts[sid], translation, checker, limits, translator_spec)
+        own[sid] = _check_step(step_context[sid], translation, checker, limits, translator_spec)
     texts = {step.step_id: step.content for step in request.reasoning_chain}
     for language, sids in groups.items():
         steps = [
@@ -153,7 +158,7 @@ def _check_all(
                 artifact=by_step[sid].formal_representation,
                 dependencies=list(graph.dependencies[sid]),
                 ancestors=list(graph.ancestors(sid)),
-                context=step_contexts[sid],
+                context=step_context[sid],
             )
             for sid in sids
         ]
@@ -161,29 +166,9 @@ def _check_all(
                                       request.proof_level, limits)
         for sid in sids:
             outcome, spec, elapsed_ms = outcomes[sid]
-            outcome = _gated(step_contexts[sid], by_step[sid], outcome, limits)
+            outcome = _gated(step_context[sid], by_step[sid], outcome, limits)
             own[sid] = _record(sid, by_step[sid], (outcome, spec, elapsed_ms), translator_spec)
     return own
-
-
-def _step_contexts(request: VerifyRequest, graph: StepGraph) -> dict[int, StepContext]:
-    """Each step's text, the question and the step's ancestors: all a step may be checked against."""
-    steps = {step.step_id: step for step in request.reasoning_chain}
-    last = request.reasoning_chain[-1].step_id
-    return {
-        sid: StepContext(
-            step_id=sid,
-            content=step.content,
-            claimed_conclusion=step.claimed_conclusion,
-            original_query=request.original_query,
-            ancestors=[steps[a] for a in graph.ancestors(sid)],
-            domain=request.domain,
-            proof_level=request.proof_level,
-            claimed_answer=request.claimed_answer,
-            final=sid == last,
-        )
-        for sid, step in steps.items()
-    }
 
 
 def _gated(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:

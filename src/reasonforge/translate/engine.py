@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import copy
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from reasonforge.chain import StepGraph
+from reasonforge.chain import StepGraph, step_contexts
 from reasonforge.errors import ArtifactSyntaxError, InputError
 from reasonforge.lang.logic import parse_fol_artifact, signature_of, to_text
 from reasonforge.registry import CheckerRegistry, Spec
@@ -50,7 +51,7 @@ from reasonforge.translate.prompts import (
     step_prompt,
     system_prompt,
 )
-from reasonforge.translate.protocol import Translator
+from reasonforge.translate.protocol import StepGate, Translator
 from reasonforge.translate.repair import DEFAULT_MAX_ATTEMPTS, Checked, RepairResult, run_repair_loop
 from reasonforge.translate.targets import LogicFormat, model_language, target_language
 from reasonforge.types import (
@@ -59,6 +60,7 @@ from reasonforge.types import (
     ArtifactLanguage,
     ChainStep,
     CheckLimits,
+    CheckOutcome,
     Domain,
     ErrorKind,
     ProofLevel,
@@ -163,10 +165,18 @@ class TranslationEngine:
         # strict: a call the endpoint cannot answer (unreachable, 401, timeout) ends the chain with that ModelError,
         # instead of leaving the step untranslated; verification paths want the one clear error.
         self.strict = strict
+        self.gate: StepGate | None = None  # the pipeline's soundness gate, handed in by `with_gate`
         backend_spec = self.backend.spec.model_dump(mode="json") if self.backend is not None else None
         self.spec = Spec(name=ENGINE_NAME, version=ENGINE_VERSION, args={
             "backend": backend_spec, "domains": sorted(d.value for d in self.domains),
             "max_attempts": max_attempts, "logic_format": logic_format, "json_mode": self.json_mode})
+
+    def with_gate(self, gate: StepGate) -> TranslationEngine:
+        """This engine (same spec) with each locally verified artifact also held to `gate`: one that checks but is
+        not the step goes back to the model with the gate's reason, as a repair."""
+        gated = copy.copy(self)
+        gated.gate = gate
+        return gated
 
     @classmethod
     def from_env(cls, model: str | None = None, **kwargs: Any) -> TranslationEngine:
@@ -354,7 +364,10 @@ class TranslationEngine:
                            for t in prior if t.formal_representation.strip()])
 
         async def check(reply: ArtifactReply) -> Checked:
-            return await asyncio.to_thread(self._check, reply.artifact, target, request.proof_level, position)
+            checked = await asyncio.to_thread(self._check, reply.artifact, target, request.proof_level, position)
+            if self.gate is not None and checked.result.verified:
+                checked = await asyncio.to_thread(self._gated, checked, request, graph, step, direct)
+            return checked
 
         result = await run_repair_loop(self._ask(system, written), messages, self._parse(written), check,
                                        max_attempts=self.max_attempts)
@@ -372,6 +385,24 @@ class TranslationEngine:
         described = settings.describe() if settings is not None else "the model"
         raise ModelError(f"the model endpoint ({described}) did not answer: {last.problem}; check that it is "
                          "running and reachable, and its key (REASONFORGE_MODEL_API_KEY / ANTHROPIC_API_KEY)")
+
+    def _gated(self, checked: Checked, request: VerifyRequest, graph: StepGraph, step: ReasoningStep,
+               direct: list[int]) -> Checked:
+        """A verified artifact the soundness gate does not tie to the step, as a repairable rejection."""
+        assert self.gate is not None
+        translation = StepTranslation(step_id=step.step_id, original_content=step.content,
+                                      formal_representation=checked.artifact, language=checked.language,
+                                      dependencies=direct)
+        outcome = CheckOutcome(status=StepStatus.VERIFIED, message=checked.result.message,
+                               details=dict(checked.result.details))
+        gated = self.gate(step_contexts(request, graph)[step.step_id], translation, outcome)
+        if gated.status is StepStatus.VERIFIED:
+            return checked
+        reason = gated.message or f"the soundness gate returned {gated.status.value}"
+        message = (f"the artifact checks, but it is not this step: {reason}. Write the artifact whose conclusion is "
+                   "exactly what the step claims, from the question's givens and earlier steps' claims only")
+        result = CompileResult(True, True, gated.status, message, gated.error_kind, dict(gated.details))
+        return Checked(checked.artifact, checked.language, result, checked.notes)
 
     def _check(self, artifact: str, target: ArtifactLanguage, level: ProofLevel,
                position: ChainPosition | None) -> Checked:

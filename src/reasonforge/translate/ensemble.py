@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from reasonforge.errors import InputError
-from reasonforge.translate.protocol import Translator
+from reasonforge.translate.protocol import Gateable, StepGate, Translator
 from reasonforge.types import Spec, StepTranslation, VerifyRequest
 
 __all__ = ["ENSEMBLE_NAME", "Ensemble"]
@@ -34,6 +34,11 @@ class Ensemble:
         self.min_agree = min_agree
         self.spec = Spec(name=ENSEMBLE_NAME, version=ENSEMBLE_VERSION, args={
             "members": [m.spec.model_dump(mode="json") for m in self.members], "min_agree": min_agree})
+
+    def with_gate(self, gate: StepGate) -> Ensemble:
+        """The same ensemble (same spec) with each member that can hold its artifacts to `gate` doing so."""
+        members = [m.with_gate(gate) if isinstance(m, Gateable) else m for m in self.members]
+        return Ensemble(members, min_agree=self.min_agree)
 
     def translate_all(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]]
                       ) -> list[list[StepTranslation]]:

@@ -16,12 +16,26 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from reasonforge.errors import ReasonForgeError
 from reasonforge.registry import Spec
-from reasonforge.types import ArtifactLanguage, StepTranslation, VerifyRequest
+from reasonforge.types import ArtifactLanguage, CheckOutcome, StepContext, StepTranslation, VerifyRequest
 
 log = logging.getLogger(__name__)
 
 TRANSLATION_TIME_LIMIT_S = 30.0
 """How long an offline translator may take over one chain; honest chains take milliseconds to a second."""
+
+
+StepGate = Callable[[StepContext, StepTranslation, CheckOutcome], CheckOutcome]
+"""The pipeline's soundness gate for one step's checked artifact (translate cannot import the pipeline, so the
+pipeline hands it in): verified stays verified only when the artifact is tied to what the step says."""
+
+
+@runtime_checkable
+class Gateable(Protocol):
+    """A translator that can hold its candidate artifacts to the soundness gate while it can still repair them."""
+
+    def with_gate(self, gate: StepGate) -> Translator:
+        """The same translator (same spec), its local checks followed by `gate`."""
+        ...
 
 
 @runtime_checkable
@@ -143,4 +157,4 @@ def _in_thread(call: Callable[[], list[StepTranslation]], limit_s: float) -> lis
     return outcome["value"]  # type: ignore[return-value]
 
 
-__all__ = ["TRANSLATION_TIME_LIMIT_S", "Translator", "time_limited", "translate_within"]
+__all__ = ["TRANSLATION_TIME_LIMIT_S", "Gateable", "StepGate", "Translator", "time_limited", "translate_within"]

@@ -115,9 +115,11 @@ def test_property_violation_is_reported():
     assert out.details["property_violations"][0]["test"] == "artifact.py::test_positive"
 
 
-def test_no_tests_fails():
+def test_no_tests_is_an_error_never_a_pass():
+    # nothing was checked: not a refutation of the step either (an implementation the step's text gives no
+    # example for, or a translation that left its tests out)
     out = check(ADD)
-    assert out.status is StepStatus.FAILED and "no tests were collected" in out.message
+    assert out.status is StepStatus.ERROR and "no tests were collected" in out.message
 
 
 def test_syntax_error_fails_without_running():
@@ -217,3 +219,15 @@ def test_the_harness_is_read_only_to_the_artifact():
     out = check(src, level="quick")
     assert out.status is StepStatus.FAILED and "test_tamper" in out.message
     assert "Read-only file system" in out.message or "Permission denied" in out.message
+
+
+def test_tests_of_a_function_the_artifact_never_defines_are_an_error_not_a_refutation():
+    # What the local 0.5B model wrote for "sum_even(xs) adds up the even elements": the test, not the function.
+    out = check("def test_sum_even():\n    assert sum_even([1, 2, 3, 4]) == 6\n")
+    assert out.status is StepStatus.ERROR and out.details["error_kind"] == "compile"
+    assert "calls sum_even but never defines" in out.message
+
+
+def test_an_artifact_with_nothing_to_run_is_an_error_not_a_failure():
+    out = check("def sum_even(xs):\n    return sum(x for x in xs if x % 2 == 0)\n")
+    assert out.status is StepStatus.ERROR and out.details["error_kind"] == "untranslatable", out.message

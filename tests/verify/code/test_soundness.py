@@ -291,3 +291,34 @@ def test_the_filter_refuses_processes_and_keeps_threads():
     out = subprocess.run([sys.executable, "-c", FILTERED.format(harness=str(HARNESS_DIR))], capture_output=True,
                          text=True, timeout=60, check=False)
     assert out.stdout.split("\n")[:3] == ["fork refused", "exec refused", "threads [1]"], out.stderr
+
+
+# ---- the text's examples are the tests; the implementation must compute them -------------------------------------
+EVEN_QUESTION = "Write sum_even(xs) that returns the sum of the even numbers in the list xs.\n>>> sum_even([1, 2, 3, 4])\n6"
+
+
+def _even(code):
+    from reasonforge.pipeline.run import verify_chain
+    from reasonforge.types import VerifyRequest
+
+    req = VerifyRequest.model_validate({
+        "original_query": EVEN_QUESTION, "domain": "code", "proof_level": "standard",
+        "reasoning_chain": [{"step_id": 1, "content": "sum_even(xs) adds up the elements of xs divisible by 2."}],
+        "translations": [{"step_id": 1, "language": "python", "formal_representation": code}]})
+    return verify_chain(req).step_verdicts[0]
+
+
+def test_an_implementation_without_tests_is_checked_on_the_texts_examples():
+    step = _even("def sum_even(xs):\n    return sum(x for x in xs if x % 2 == 0)\n")
+    assert step.status.value == "verified" and step.details["evidence"]["kind"] == "step_examples"
+    wrong = _even("def sum_even(xs):\n    return sum(x for x in xs if x % 2 == 1)\n")
+    assert wrong.status.value == "failed" and "should give 6, but it returned 4" in wrong.error_message
+
+
+def test_an_implementation_that_does_not_compute_the_examples_is_unsupported():
+    constant = _even("def sum_even(xs):\n    return 6\n")
+    assert constant.status.value == "unsupported" and "never reads its parameter xs" in constant.error_message
+    lookup = _even("def sum_even(xs):\n    if xs == [1, 2, 3, 4]:\n        return 6\n    return 0\n")
+    assert lookup.status.value == "unsupported" and "example's own input" in lookup.error_message
+    base_case = _even("def sum_even(xs):\n    if xs == []:\n        return 0\n    return sum(x for x in xs if x % 2 == 0)\n")
+    assert base_case.status.value == "verified"  # comparing with an empty list is a base case, not a lookup

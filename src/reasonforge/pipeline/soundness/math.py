@@ -34,6 +34,8 @@ holds the checked artifact to it:
    message; a checker error stays an error, an earlier failure keeps its message). An answer that cannot be
    read, or that the chain states no value to compare with, or that only an unchecked value matches, leaves a
    verified last step unsupported (UNREADABLE_CLAIM): a VERIFIED chain must not carry an answer nobody checked.
+   Where the reader cannot compare the two (`\\{1, 2\\}`, `2\\sqrt{2}` against `\\sqrt{8}`), `math-verify` does
+   (`verify.math.answers`); the answer note then says so.
 7. Evidence: aligned_claim = the step's relations `; `-joined (an answer line: its claim); formaliser
    OFFLINE_READER when the artifact's lines are the plan's as written, ARTIFACT when they are equivalent
    rewritings. The kind says what the check covers: CLAIM when the relations are all the text asserts (what is
@@ -42,6 +44,12 @@ holds the checked artifact to it:
    are): only the arithmetic inside it was checked, and the note quotes the rest. A RELATIONS step is verified
    but does not make its chain VERIFIED (`chain.cascade.overall_of`). The note also lists the definitions
    (fresh names) and the answer comparison.
+8. Problem grounding (a word problem: the question states no relation and names no unknown): every literal
+   operand of the step's numeric relations must be a quantity the question states (in a form solutions write
+   it: 20 % as 0.2, its complement 80 %, ¾ as 3 and 4), an ancestor's result, a value an earlier relation of the
+   step gives, or a named constant of the units the problem speaks of (60 minutes, 7 days, 12 months, 100 %),
+   else the verified step is unsupported (UNGROUNDED_OPERAND, naming it and listing what the question states):
+   "16 - 3 - 5 = 8" holds, but the 5 comes from nowhere (`lang.math.quantities`).
 
 Only a verified outcome is promoted by nothing: a failed outcome of an aligned artifact stays failed (the text
 is wrong), a failed or verified outcome of an unaligned one is unsupported (it is about something else).
@@ -68,13 +76,13 @@ from reasonforge.lang.math.expr import (
     Unary,
     evaluate,
     names_in,
-    rounding_tolerance,
     to_text,
 )
+from reasonforge.lang.math.quantities import grounding_values, relation_values, stated_quantities, ungrounded_operands
 from reasonforge.lang.math.step import Relation, StepMath
 from reasonforge.lang.math.text import extract, extract_value
 from reasonforge.pipeline.soundness.common import downgrade, with_evidence
-from reasonforge.translate.math_quick import StepPlan, answer_line, plan_step, read_question, read_step
+from reasonforge.translate.math_quick import Question, StepPlan, answer_line, plan_step, read_question, read_step
 from reasonforge.types import (
     CheckLimits,
     CheckOutcome,
@@ -88,6 +96,7 @@ from reasonforge.types import (
     StepStatus,
     StepTranslation,
 )
+from reasonforge.verify.math.answers import math_verify_same, read_answer, same_value
 from reasonforge.verify.math.relations import ArithmeticChecker, Line, parse_artifact
 
 _PREMISE_KINDS = ("let", "fact")
@@ -103,7 +112,8 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     step = ReasoningStep(step_id=context.step_id, content=context.content,
                          claimed_conclusion=context.claimed_conclusion)
     ancestors = [(a, read_step(a)) for a in context.ancestors]
-    plan = plan_step(step, read_question(context.original_query), ancestors)
+    question = read_question(context.original_query)
+    plan = plan_step(step, question, ancestors)
     if asserted := [r for r in plan.rebound if r.asserted]:
         first = asserted[0]
         return downgrade(outcome, StepStatus.FAILED, ErrorKind.BINDING,
@@ -132,6 +142,8 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
                             f"{plan.reading.unread[0].message}; its other relations are not all it says")
     elif outcome.status is StepStatus.VERIFIED:
         outcome = _conclusion(context, plan, alignment, _definitions(context, plan, alignment, outcome))
+    if outcome.status is StepStatus.VERIFIED:
+        outcome = _grounded(context, question, plan, ancestors, outcome)
     if context.final and context.claimed_answer.strip():
         outcome = _answer(context, plan, ancestors, alignment, outcome)
     if outcome.status is not StepStatus.VERIFIED or alignment is None:
@@ -186,6 +198,38 @@ def prose_beyond_relations(text: str, relations: Sequence[Relation]) -> str:
     names = {n for rel in relations for n in (*names_in(rel.lhs_tree), *names_in(rel.rhs_tree))}
     words = [w for w in _WORDS.findall(rest) if w.lower() not in _FILLER and w not in names]
     return " ".join(words)[:120]
+
+
+# ---- problem grounding ----------------------------------------------------------------------------------------
+def _grounded(context: StepContext, question: Question, plan: StepPlan,
+              ancestors: Sequence[tuple[ReasoningStep, StepMath]], outcome: CheckOutcome) -> CheckOutcome:
+    """A word problem's verified step stays verified only if every operand of its numeric relations is a stated
+    quantity, an ancestor's result or a named constant of the problem's units (8. in the module docstring)."""
+    stated = stated_quantities(context.original_query)
+    if not _word_problem(question) or not stated:
+        return outcome  # no question, or one in algebra: its numbers are not the quantities of a story
+    texts = [context.original_query, context.content, *(a.content for a, _ in ancestors)]
+    # an ancestor's prose numbers ground too: a step that states a number outside any relation is at best
+    # verified on its relations (evidence RELATIONS), so a chain resting on such a number is never VERIFIED
+    told = [q for a, _ in ancestors for q in stated_quantities(a.content)]
+    allowed = set(grounding_values([*stated, *told], texts))
+    for _, math in ancestors:
+        for rel in math.relations:
+            allowed.update(relation_values(rel))
+    missing = ungrounded_operands(plan.reading.relations, frozenset(allowed))
+    if not missing:
+        return outcome
+    first = missing[0]
+    listed = ", ".join(q.describe() for q in stated[:8]) or "none"
+    return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNGROUNDED_OPERAND,
+                     f"{first.operand} in {first.relation.text} is not a quantity the question states, an earlier "
+                     f"step's result or a named constant of its units (the question states: {listed})",
+                     ungrounded_operands=[m.operand for m in missing])
+
+
+def _word_problem(question: Question) -> bool:
+    """A question in prose: it states no relation and asks for no named unknown (its numbers are quantities)."""
+    return question.givens.empty and not question.asked_names
 
 
 # ---- alignment ---------------------------------------------------------------------------------------------------
@@ -410,7 +454,7 @@ def _conclusion(context: StepContext, plan: StepPlan, alignment: _Aligned, outco
     for rel, line in zip(own, alignment.own_lines):
         node = _value_of(rel, None) if rel in plan.reading.claims else None
         verified = results.get(line.number, {}).get("verdict") == StepStatus.VERIFIED.value
-        if node is not None and verified and _same_value(node, value):
+        if node is not None and verified and same_value(node, value):
             return outcome
     return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED,
                      f"the claimed conclusion {to_text(value)} is not a value this step's relations derive")
@@ -430,19 +474,24 @@ def _answer(context: StepContext, plan: StepPlan, ancestors: Sequence[tuple[Reas
             alignment: _Aligned | None, outcome: CheckOutcome) -> CheckOutcome:
     """Rule 5 of the module docstring (`alignment` None: the artifact is not the step's, so nothing in the last
     step counts as derived, but a value it states still shows a mismatch)."""
-    claimed = _read_answer(context.claimed_answer)
-    if claimed is None:
-        return _unchecked_answer(outcome, f"the claimed answer \"{_short(context.claimed_answer)}\" cannot be read "
-                                 "as a value or as `name = value`")
-    name, value = claimed
+    claimed = read_answer(context.claimed_answer)
+    name, value = claimed if claimed is not None else (None, None)
     final = _final_value(context, plan, ancestors, alignment, outcome, name)
     if final is None:
         which = f"value of {name}" if name else "value"
         return _unchecked_answer(outcome, f"the chain states no {which} to compare the claimed answer "
                                  f"\"{_short(context.claimed_answer)}\" with")
-    same = _same_value(final.value, value)
-    stated = f"{name} = {to_text(value)}" if name else to_text(value)
-    shown = f"{stated} against the final value {final.source}"
+    same = same_value(final.value, value) if value is not None else None
+    compared_by = "reader"
+    if same is None:  # a form the reader cannot compare (`\{1, 2\}`, `2\sqrt{2}`): the equivalence checker
+        same, compared_by = math_verify_same(to_text(final.value), context.claimed_answer), "math-verify"
+    if same is None and claimed is None:
+        return _unchecked_answer(outcome, f"the claimed answer \"{_short(context.claimed_answer)}\" cannot be read "
+                                 "as a value or as `name = value`")
+    stated = (f"{name} = {to_text(value)}" if name else to_text(value)) if value is not None \
+        else _short(context.claimed_answer)
+    shown = f"{stated} against the final value {final.source}" + (" (by math-verify)" if compared_by != "reader"
+                                                                     else "")
     if same is False:
         if outcome.status is StepStatus.FAILED:  # the step's own failure comes first; the mismatch is noted
             return outcome.model_copy(update={"details": {**outcome.details, "answer": f"mismatch: {shown}"}})
@@ -468,23 +517,6 @@ def _unchecked_answer(outcome: CheckOutcome, message: str) -> CheckOutcome:
 def _short(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def _read_answer(text: str) -> tuple[str | None, Node] | None:
-    """(None, value) for a lone value, (name, value) for `name = value`, else None."""
-    boxed = re.fullmatch(r"\s*\\boxed\s*\{(.*)\}\s*", text, re.DOTALL)
-    text = boxed.group(1) if boxed else text
-    value = extract_value(text)
-    if value is not None:
-        return None, value
-    math = extract(text)
-    if len(math.relations) != 1 or math.relations[0].op != "=":
-        return None
-    rel = math.relations[0]
-    for name_side, value_side in ((rel.lhs_tree, rel.rhs_tree), (rel.rhs_tree, rel.lhs_tree)):
-        if isinstance(name_side, Name) and names_in(name_side) and not names_in(value_side):
-            return name_side.name, value_side
-    return None
 
 
 def _final_value(context: StepContext, plan: StepPlan, ancestors: Sequence[tuple[ReasoningStep, StepMath]],
@@ -533,28 +565,6 @@ def _value_of(rel: Relation, name: str | None) -> Node | None:
     if not names_in(lhs):
         return lhs
     return None
-
-
-def _same_value(final: Node, claimed: Node) -> bool | None:
-    """Whether the claimed answer is the final value: exactly, or within the rounding of its written decimals."""
-    try:
-        gap = evaluate(final) - evaluate(claimed)
-    except (ExpressionError, TypeError, ValueError, ZeroDivisionError):
-        return None
-    if gap == 0:
-        return True
-    tolerance = rounding_tolerance(claimed)
-    if gap.is_Rational:
-        return tolerance is not None and abs(gap) <= tolerance
-    try:
-        approx = sympy.N(gap, 50)
-    except (TypeError, ValueError):
-        return None
-    if not approx.is_Number:
-        return None
-    if abs(approx) < sympy.Float(10) ** -40:
-        return True
-    return tolerance is not None and abs(approx) <= tolerance
 
 
 def _answer_text(plan: StepPlan) -> str:

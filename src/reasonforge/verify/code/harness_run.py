@@ -250,6 +250,7 @@ class TestRunResult:
     calls: list[RecordedCall] = field(default_factory=list)  # what the tests called the implementation with
     properties: list[str] = field(default_factory=list)  # ids of the collected hypothesis tests
     step_checks: str | None = None  # "passed" | "failed" when the step's own checks ran
+    nothing_collected: bool = False  # the artifact imported, but held no test and the step no check
 
 
 def run_options(source: str, *, examples: int, plan: StepPlan | None = None, coverage: bool = False,
@@ -308,7 +309,7 @@ def interpret(report: HarnessReport, expected: set[tuple[str | None, str]], *, e
     """Turn a harness report into a TestRunResult (fail closed: anything incomplete is not a pass). With
     `examples` (the profile's max_examples), every passing property must show that its generated examples
     ran; with `plan`, the step's own checks must agree with the texts."""
-    result = _interpret_tests(report, expected)
+    result = _interpret_tests(report, expected, checks_only=plan is not None and bool(plan.checks))
     if result.status != "passed":
         return result
     if examples is not None:
@@ -351,7 +352,8 @@ def _weak_property(events: list[dict[str, Any]], result: TestRunResult, examples
     return None
 
 
-def _interpret_tests(report: HarnessReport, expected: set[tuple[str | None, str]]) -> TestRunResult:
+def _interpret_tests(report: HarnessReport, expected: set[tuple[str | None, str]], *,
+                     checks_only: bool = False) -> TestRunResult:
     elapsed = report.elapsed_ms
     if report.resource is not None:
         return TestRunResult("error", f"the test run exceeded its {report.resource} limit", elapsed_ms=elapsed)
@@ -373,9 +375,9 @@ def _interpret_tests(report: HarnessReport, expected: set[tuple[str | None, str]
         return TestRunResult("failed", "pytest did not finish (the artifact exited, e.g. os._exit or sys.exit, or "
                              f"crashed; exit code {report.child_exit}). Output: {tail(report.output_tail)}",
                              elapsed_ms=elapsed)
-    if not items:
+    if not items and not (checks_only and any(e.get("ev") == "step_check" for e in events)):
         return TestRunResult("failed", "no tests were collected: add `def test_...()` functions that call the "
-                             "implementation", elapsed_ms=elapsed)
+                             "implementation", elapsed_ms=elapsed, nothing_collected=True)
     collected = {(i.get("cls"), i.get("name")) for i in items}
     if collected != expected:
         missing = sorted(n for _, n in expected - collected)
@@ -412,7 +414,8 @@ def _interpret_tests(report: HarnessReport, expected: set[tuple[str | None, str]
         kind = "property violated" if violations else "test failed"
         result.status = "failed"
         result.message = f"{kind}: {first['test']} ({first['outcome']}): {_first_line(first['message'])}"
-    elif finish.get("exitstatus") != 0 or report.child_exit != 0:
+    elif (finish.get("exitstatus"), report.child_exit) != (0, 0) and not (
+            not items and (finish.get("exitstatus"), report.child_exit) == (5, 5)):  # 5: nothing collected
         result.status = "failed"
         result.message = (f"pytest reported exit status {finish.get('exitstatus')} (process exit "
                           f"{report.child_exit}) although every test reported a pass")

@@ -97,6 +97,7 @@ checked by nonce, and what an in-process adversary can still do).
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 import time
 from typing import Any
@@ -170,6 +171,13 @@ class PythonTestsChecker:
         except SyntaxError as exc:
             return CheckOutcome(status=StepStatus.FAILED, message=f"syntax error at line {exc.lineno}, column "
                                 f"{exc.offset}: {exc.msg}", details={**details, "error_kind": ErrorKind.SYNTAX})
+        missing = undefined_calls(tree)
+        if missing:
+            # a test that calls what the artifact never defines says nothing about the step: the artifact is
+            # incomplete (a translation without its implementation), not a refutation
+            return CheckOutcome(status=StepStatus.ERROR, message=(
+                f"the artifact calls {', '.join(missing)} but never defines or imports it: include the "
+                "implementation the tests exercise"), details={**details, "error_kind": ErrorKind.COMPILE})
         tampering = hypothesis_tampering(tree)
         if tampering is not None:
             return self._done(CheckOutcome(status=StepStatus.FAILED, message=f"refused: {tampering}",
@@ -205,6 +213,10 @@ class PythonTestsChecker:
         if run.status == "error":
             return self._done(CheckOutcome(status=StepStatus.ERROR, message=f"timeout or resource limit: {run.message}"),
                               details, started)
+        if run.nothing_collected and not expected:  # nothing defined to run (an escape leaves tests uncollected)
+            return self._done(CheckOutcome(status=StepStatus.ERROR, message=(
+                f"nothing to check: {run.message}; an artifact needs pytest tests (def test_…) or the step's examples"),
+                details={"error_kind": ErrorKind.UNTRANSLATABLE}), details, started)
         if run.status != "passed":
             extra = {"error_kind": ErrorKind.UNALIGNED} if run.step_checks == "failed" else {}
             return self._done(CheckOutcome(status=StepStatus.FAILED, message=run.message, details=extra), details,
@@ -380,3 +392,27 @@ def _coverage_percent(tree: ast.Module, cov: dict[str, list[int]]) -> float | No
         return None
     missing = {s for s in cov.get("missing", []) if s in lines}
     return round(100 * (len(statements) - len(missing)) / len(statements), 1)
+
+
+def undefined_calls(tree: ast.Module) -> list[str]:
+    """Names the artifact calls that nothing in it defines, imports or binds and that are not builtins."""
+    bound: set[str] = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            if any(alias.name == "*" for alias in node.names):
+                return []  # a star import binds what it binds: nothing to say
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            bound.update(node.names)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+    called = [n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    return sorted({name for name in called if name not in bound})

@@ -89,6 +89,8 @@ class ReportPlugin:
                           "cls": item.cls.__name__ if getattr(item, "cls", None) else None, "property": prop})
         emit({"ev": "collected", "items": items})
         module = next((getattr(i, "module", None) for i in session.items if getattr(i, "module", None)), None)
+        if module is None:  # no tests: the step's own checks still run against the implementation
+            module = sys.modules.get("artifact")
         if self.record and module is not None:
             self.recorder = rf_record.Recorder()
             self.recorder.install(module.__dict__, self.record)
