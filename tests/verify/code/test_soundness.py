@@ -322,3 +322,23 @@ def test_an_implementation_that_does_not_compute_the_examples_is_unsupported():
     assert lookup.status.value == "unsupported" and "example's own input" in lookup.error_message
     base_case = _even("def sum_even(xs):\n    if xs == []:\n        return 0\n    return sum(x for x in xs if x % 2 == 0)\n")
     assert base_case.status.value == "verified"  # comparing with an empty list is a base case, not a lookup
+
+
+def test_an_ancestors_tests_are_not_this_steps_evidence():
+    from reasonforge.pipeline.run import verify_chain
+    from reasonforge.types import VerifyRequest
+
+    first = ("`double(x)` doubles x:\n```python\ndef double(x):\n    return 2 * x\n\n\ndef test_double():\n"
+             "    assert double(3) == 6\n```")
+    artifact = "def double(x):\n    return 2 * x\n\n\ndef test_double():\n    assert double(3) == 6\n"
+    req = VerifyRequest.model_validate({
+        "original_query": "", "domain": "code", "proof_level": "standard",
+        "reasoning_chain": [{"step_id": 1, "content": first},
+                            {"step_id": 2, "content": "So double never overflows and runs in constant memory."}],
+        "translations": [{"step_id": 1, "language": "python", "formal_representation": artifact},
+                         {"step_id": 2, "language": "python", "formal_representation": artifact}]})
+    verdict = verify_chain(req)
+    assert verdict.step_verdicts[0].details["evidence"]["kind"] == "step_examples"  # its own code block
+    second = verdict.step_verdicts[1]
+    assert second.status.value != "verified" or second.details["evidence"]["kind"] == "author_tests"
+    assert verdict.overall.value != "VERIFIED"
