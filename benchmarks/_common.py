@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 from collections.abc import Iterable
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from reasonforge.registry import CheckerRegistry, checkers
-from reasonforge.types import CheckLimits, CheckOutcome, ProofLevel, StepStatus, StepTranslation
+from reasonforge.types import CheckLimits, CheckOutcome, ProofLevel, StepStatus, StepTranslation, TranslatorMode
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -76,6 +77,16 @@ def ms_summary(values: list[float]) -> dict[str, float]:
         "mean": round(statistics.fmean(values), 3),
         "max": round(max(values), 3),
     }
+
+
+def translator_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of a benchmark that verifies chains: --timeout, --translator, --model, --json."""
+    parser.add_argument("--timeout", type=float, default=10.0, help="per step check, seconds")
+    parser.add_argument("--translator", choices=[m.value for m in TranslatorMode], default="rules",
+                        help="who translates the steps (model, ensemble: --model, the configured endpoint, or the "
+                             "local model)")
+    parser.add_argument("--model", default=None, help="an OpenAI-compatible URL or a model name (local, anthropic:…)")
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
 
 
 def share(hits: int, total: int) -> float:

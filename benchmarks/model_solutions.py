@@ -46,7 +46,7 @@ from reasonforge.types import (
     VerifyResponse,
 )
 
-from _common import REPO, display_path, read_rows, share
+from _common import REPO, display_path, read_rows, share, translator_arguments
 
 DEFAULT_DATA = REPO / "data" / "processbench" / "gsm8k.slice.jsonl"
 _NO_RELATION = {ErrorKind.UNTRANSLATABLE.value}  # a step with nothing the reader can check (prose only)
@@ -176,12 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="a ProcessBench gsm8k JSONL file")
     parser.add_argument("--limit", type=int, default=None, help="the first N rows")
-    parser.add_argument("--timeout", type=float, default=10.0, help="per step check, seconds")
-    parser.add_argument("--translator", choices=[m.value for m in TranslatorMode], default="rules",
-                        help="who translates the steps (model, ensemble: --model, the configured endpoint, or the "
-                             "local model)")
-    parser.add_argument("--model", default=None, help="an OpenAI-compatible URL or a model name (local, anthropic:…)")
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    translator_arguments(parser)
     args = parser.parse_args(argv)
     if not args.data.is_file():
         print(f"error: --data {args.data} is not a file; pass a ProcessBench gsm8k JSONL file", file=sys.stderr)

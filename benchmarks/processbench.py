@@ -30,7 +30,7 @@ from reasonforge.translate.protocol import Translator
 from reasonforge.translate.select import translator_for
 from reasonforge.types import CheckLimits, Domain, Overall, ProofLevel, StepStatus, TranslatorMode, VerifyRequest
 
-from _common import REPO, display_path, interleave, read_rows, share
+from _common import REPO, display_path, interleave, read_rows, share, translator_arguments
 
 DEFAULT_DATA = REPO / "data" / "processbench"
 _MAX_LISTED = 15
@@ -212,12 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="a ProcessBench JSONL file or a folder of them")
     parser.add_argument("--limit", type=int, default=None, help="first N rows (taken round-robin across subsets)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="per step check, seconds")
-    parser.add_argument("--translator", choices=[m.value for m in TranslatorMode], default="rules",
-                        help="who translates the steps (model, ensemble: --model, the configured endpoint, or the "
-                             "local model)")
-    parser.add_argument("--model", default=None, help="an OpenAI-compatible URL or a model name (local, anthropic:…)")
-    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    translator_arguments(parser)
     args = parser.parse_args(argv)
     report = run_processbench(args.data, limit=args.limit, limits=CheckLimits(timeout_s=args.timeout),
                               progress=not args.json, translator=TranslatorMode(args.translator), model=args.model)

@@ -123,7 +123,7 @@ def test_case_analysis_does_not_leak_into_later_steps():
 def test_hostile_steps_get_a_clear_status_and_message_quickly(content, status, words):
     started = time.perf_counter()
     verdict = verify(chain(content, query="Compute."))
-    assert time.perf_counter() - started < 60  # a hang guard
+    assert time.perf_counter() - started < 600  # a hang guard only: each check is bounded at 10 s
     (step,) = verdict.step_verdicts
     assert step.status is status, step
     assert words in (step.error_message or "")
