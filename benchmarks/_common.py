@@ -5,12 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reasonforge.registry import CheckerRegistry, checkers
-from reasonforge.types import CheckLimits, CheckOutcome, ProofLevel, StepStatus, StepTranslation, TranslatorMode
+from reasonforge.registry import CheckerRegistry, Spec, checkers
+from reasonforge.translate.protocol import QuestionFormaliser, Translator
+from reasonforge.translate.question import QuestionPrograms
+from reasonforge.types import (
+    CheckLimits,
+    CheckOutcome,
+    ProofLevel,
+    StepStatus,
+    StepTranslation,
+    TranslatorMode,
+    VerifyRequest,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -86,7 +96,59 @@ def translator_arguments(parser: argparse.ArgumentParser) -> None:
                         help="who translates the steps (model, ensemble: --model, the configured endpoint, or the "
                              "local model)")
     parser.add_argument("--model", default=None, help="an OpenAI-compatible URL or a model name (local, anthropic:…)")
+    parser.add_argument("--question-samples", type=int, default=0, metavar="K", help=(
+        "with --translator rules: the rules translate the steps and the model (--model, else the local one) "
+        "formalises each word problem K times (corroboration; a majority must agree); 0: no formalisation"))
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+
+
+class RulesWithQuestionModel:
+    """The rules for every step, a model for the question's formalisations only: what corroboration adds to
+    the offline translator, at one model call per sample and chain instead of several per step."""
+
+    def __init__(self, rules: Translator, engine: QuestionFormaliser, samples: int) -> None:
+        self.rules, self.engine = rules, engine
+        self.spec = Spec(name="rules+question-model", version="1", args={
+            "rules": rules.spec.model_dump(mode="json"), "question_samples": samples})
+
+    def translate_chain(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]]) -> list[StepTranslation]:
+        """The rules' translations."""
+        return self.rules.translate_chain(request, ancestors)
+
+    def formalise_question(self, request: VerifyRequest) -> QuestionPrograms | None:
+        """The model's formalisations of the question."""
+        return self.engine.formalise_question(request)
+
+
+class FixedFormaliser:
+    """Formalisations written in advance (an adversarial case's): the worst a fooled model could write."""
+
+    def __init__(self, programs: Sequence[str]) -> None:
+        self.programs = list(programs)
+        self.spec = Spec(name="fixed-question-programs", version="1")
+
+    def formalise_question(self, request: VerifyRequest) -> QuestionPrograms:
+        """The programs, of which a majority must agree."""
+        return QuestionPrograms(programs=self.programs, required=len(self.programs) // 2 + 1, formaliser=self.spec)
+
+
+def benchmark_translator(request: VerifyRequest, mode: TranslatorMode | str, model: str | None,
+                         question_samples: int = 0) -> Translator:
+    """The translator a benchmark run asked for (`translator_arguments`)."""
+    from reasonforge.translate.engine import TranslationEngine
+    from reasonforge.translate.llm import make_backend, settings_from_env
+    from reasonforge.translate.local_model import local_settings
+    from reasonforge.translate.select import translator_for
+
+    chosen = translator_for(request, mode, model=model)
+    if question_samples <= 0 or TranslatorMode(mode) is not TranslatorMode.RULES:
+        return chosen
+    settings = settings_from_env(model) or local_settings()
+    if settings is None:
+        raise SystemExit("error: --question-samples needs a model: --model, REASONFORGE_MODEL_BASE_URL, or "
+                         "`make model`")
+    engine = TranslationEngine(make_backend(settings), strict=True, question_samples=question_samples)
+    return RulesWithQuestionModel(chosen, engine, question_samples)
 
 
 def share(hits: int, total: int) -> float:

@@ -7,7 +7,9 @@ Each case (tests/adversarial/cases/<family>.jsonl, one JSON object per line) is 
   "step": N}`: the status of step N (or, without `step`, of every step) must not be one of `must_not`; with
   `"overall_not": ["VERIFIED"]` the chain's overall verdict must not be one of those either.
   An input error (the request refused with a clear message) never counts as wrong: nothing was verified.
-  `"level"` / `"translations"` may sit beside `request` for convenience (merged into it).
+  `"level"` / `"translations"` may sit beside `request` for convenience (merged into it). With
+  `"question_programs": [...]` the question's formalisations are those programs (as if a fooled model wrote
+  them), the steps translated by the rules.
 - a command: `{"id", "family", "why", "cli": {"argv": [...], "stdin": "..."}, "exit": 2}`: the `reasonforge`
   command must exit with that code and print no traceback.
 
@@ -70,7 +72,17 @@ def _run_request(case: dict[str, Any]) -> tuple[bool, str]:
     try:
         # The CLI's and the API's own reader: what they would refuse is refused here too.
         request = parse_request(json.dumps(body))
-        verdict = verify_chain(request, limits=CheckLimits(timeout_s=case.get("timeout_s", 10.0)))
+        translator = None
+        if "question_programs" in case:
+            from reasonforge.translate import default_translator
+
+            from _common import FixedFormaliser, RulesWithQuestionModel
+
+            rules = default_translator(request.domain, level=request.proof_level, prover=request.prover)
+            programs = case["question_programs"]
+            translator = RulesWithQuestionModel(rules, FixedFormaliser(programs), len(programs))
+        verdict = verify_chain(request, translator=translator,
+                               limits=CheckLimits(timeout_s=case.get("timeout_s", 10.0)))
     except ReasonForgeError as exc:
         return True, f"refused: {exc.message}"
     must_not = set(case["must_not"])

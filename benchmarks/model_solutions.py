@@ -34,7 +34,6 @@ from pydantic import BaseModel
 from reasonforge.chain import final_answer
 from reasonforge.pipeline.run import verify_chain
 from reasonforge.translate.protocol import Translator
-from reasonforge.translate.select import translator_for
 from reasonforge.types import (
     CheckLimits,
     ErrorKind,
@@ -46,7 +45,7 @@ from reasonforge.types import (
     VerifyResponse,
 )
 
-from _common import REPO, display_path, read_rows, share, translator_arguments
+from _common import REPO, benchmark_translator, display_path, read_rows, share, translator_arguments
 
 DEFAULT_DATA = REPO / "data" / "processbench" / "gsm8k.slice.jsonl"
 _NO_RELATION = {ErrorKind.UNTRANSLATABLE.value}  # a step with nothing the reader can check (prose only)
@@ -104,12 +103,13 @@ def tiers_of(verdict: VerifyResponse) -> tuple[bool, bool, bool]:
 
 def run_model_solutions(data: Path = DEFAULT_DATA, *, limit: int | None = None, limits: CheckLimits | None = None,
                         translator: TranslatorMode = TranslatorMode.RULES, model: str | None = None,
-                        progress: bool = False) -> ModelSolutionsReport:
+                        progress: bool = False, question_samples: int = 0) -> ModelSolutionsReport:
     """Run every row of `data` (ProcessBench gsm8k rows) through the pipeline and tally the tiers."""
     started = time.perf_counter()
     limits = limits or CheckLimits()
     rows = read_rows(data)[:limit] if limit else read_rows(data)
-    chosen: Translator | None = translator_for(request_for(rows[0]), translator, model=model) if rows else None
+    chosen: Translator | None = (benchmark_translator(request_for(rows[0]), translator, model, question_samples)
+                                 if rows else None)
     counts = {"arith": [0, 0], "ground": [0, 0], "ver": [0, 0]}
     right_answers = steps = ungrounded = 0
     err = err_ok = cor = cor_ok = 0
@@ -140,7 +140,8 @@ def run_model_solutions(data: Path = DEFAULT_DATA, *, limit: int | None = None, 
     acc_err, acc_cor = share(err_ok, err), share(cor_ok, cor)
     elapsed = time.perf_counter() - started
     return ModelSolutionsReport(
-        data=display_path(data), translator=TranslatorMode(translator).value, rows=len(rows),
+        data=display_path(data), translator=TranslatorMode(translator).value + (f" + question model ×{question_samples}" if question_samples > 0 else ""),
+        rows=len(rows),
         right_answers=right_answers, arithmetic=tier("arith"), grounded=tier("ground"), verified=tier("ver"),
         ungrounded_steps=ungrounded, first_error_f1=f1_score(acc_err, acc_cor), acc_erroneous=acc_err,
         acc_correct=acc_cor, seconds_per_step=round(elapsed / steps, 3) if steps else 0.0, elapsed_s=round(elapsed, 1))
@@ -182,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --data {args.data} is not a file; pass a ProcessBench gsm8k JSONL file", file=sys.stderr)
         return 2
     report = run_model_solutions(args.data, limit=args.limit, limits=CheckLimits(timeout_s=args.timeout),
-                                 translator=TranslatorMode(args.translator), model=args.model, progress=not args.json)
+                                 translator=TranslatorMode(args.translator), model=args.model, progress=not args.json,
+                                 question_samples=args.question_samples)
     print(report.model_dump_json(indent=2) if args.json else render(report))
     return 0
 

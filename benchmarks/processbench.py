@@ -27,10 +27,9 @@ from pydantic import BaseModel
 
 from reasonforge.pipeline.run import verify_chain
 from reasonforge.translate.protocol import Translator
-from reasonforge.translate.select import translator_for
 from reasonforge.types import CheckLimits, Domain, Overall, ProofLevel, StepStatus, TranslatorMode, VerifyRequest
 
-from _common import REPO, display_path, interleave, read_rows, share, translator_arguments
+from _common import REPO, benchmark_translator, display_path, interleave, read_rows, share, translator_arguments
 
 DEFAULT_DATA = REPO / "data" / "processbench"
 _MAX_LISTED = 15
@@ -120,7 +119,7 @@ def predict(row: dict[str, Any], translator: Translator, limits: CheckLimits
 
 def run_processbench(data: Path = DEFAULT_DATA, *, limit: int | None = None, limits: CheckLimits | None = None,
                      progress: bool = False, translator: TranslatorMode = TranslatorMode.RULES,
-                     model: str | None = None) -> ProcessBenchReport:
+                     model: str | None = None, question_samples: int = 0) -> ProcessBenchReport:
     """Run over one ProcessBench JSONL file or a folder of them (one subset per file), translated by `translator`
     (`model`: its URL or name; default the configured endpoint, else the local model)."""
     started = time.perf_counter()
@@ -130,7 +129,8 @@ def run_processbench(data: Path = DEFAULT_DATA, *, limit: int | None = None, lim
     rows = interleave(groups)
     if limit:
         rows = rows[:limit]
-    chosen = translator_for(chain_request(rows[0][1]), translator, model=model) if rows else None
+    chosen = (benchmark_translator(chain_request(rows[0][1]), translator, model, question_samples)
+              if rows else None)
     tallies: dict[str, dict[str, Any]] = {}
     false_alarms: list[Miss] = []
     steps = 0
@@ -178,7 +178,8 @@ def run_processbench(data: Path = DEFAULT_DATA, *, limit: int | None = None, lim
     correct = sum(s.correct for s in subsets.values())
     elapsed = time.perf_counter() - started
     return ProcessBenchReport(
-        data=[display_path(p) for p in files], translator=TranslatorMode(translator).value, subsets=subsets,
+        data=[display_path(p) for p in files], translator=TranslatorMode(translator).value
+        + (f" + question model ×{question_samples}" if question_samples > 0 else ""), subsets=subsets,
         average_f1=average, verified=verified, verified_correct=verified_correct,
         precision_verified=share(verified_correct, verified) if verified else None,
         recall_verified=share(verified_correct, correct), seconds_per_step=round(elapsed / steps, 3) if steps else 0.0,
@@ -215,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     translator_arguments(parser)
     args = parser.parse_args(argv)
     report = run_processbench(args.data, limit=args.limit, limits=CheckLimits(timeout_s=args.timeout),
-                              progress=not args.json, translator=TranslatorMode(args.translator), model=args.model)
+                              progress=not args.json, translator=TranslatorMode(args.translator), model=args.model,
+                              question_samples=args.question_samples)
     print(report.model_dump_json(indent=2) if args.json else render(report))
     return 0
 

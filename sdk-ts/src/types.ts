@@ -6,7 +6,7 @@ export type JobStatus = 'queued' | 'translating' | 'verifying' | 'complete' | 'f
 export type Verdict = 'VERIFIED' | 'PARTIAL' | 'FAILED';
 export type ArtifactLanguage = 'sympy' | 'coq' | 'lean4' | 'python' | 'smtlib' | 'fol' | 'propositional';
 export type Prover = 'auto' | 'coq' | 'lean4';
-export type Assurance = 'proven' | 'arithmetic' | 'self_tested' | 'unproven' | 'refuted';
+export type Assurance = 'proven' | 'corroborated' | 'arithmetic' | 'self_tested' | 'unproven' | 'refuted';
 
 export const DOMAINS: readonly Domain[] = ['mathematics', 'code', 'logic'];
 export const PROOF_LEVELS: readonly ProofLevel[] = ['quick', 'standard', 'formal'];
@@ -92,7 +92,8 @@ export interface VerifyResponse {
   certificateUrl: string | null;
   verificationTimeMs: number | null;
   costCredits: number | null;
-  /** proven, arithmetic (some steps checked only on the arithmetic in their prose), self_tested (some code only
+  /** proven, corroborated (some word-problem steps rest on independent formalisations of the question),
+   * arithmetic (some steps checked only on the arithmetic in their prose), self_tested (some code only
    * against its author's own tests), unproven or refuted. */
   assurance: Assurance | null;
 }

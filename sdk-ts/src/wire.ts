@@ -146,7 +146,7 @@ function nullable<T>(value: unknown, check: (v: unknown) => boolean, name: strin
 }
 
 const isString = (v: unknown): boolean => typeof v === 'string';
-const isAssurance = (v: unknown): boolean => ['proven', 'arithmetic', 'self_tested', 'unproven', 'refuted'].includes(v as string);
+const isAssurance = (v: unknown): boolean => ['proven', 'corroborated', 'arithmetic', 'self_tested', 'unproven', 'refuted'].includes(v as string);
 const isInt = (v: unknown): boolean => Number.isSafeInteger(v);
 const isNumber = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
 

@@ -60,6 +60,8 @@ _STATUS_STYLE = {
     StepStatus.UNSUPPORTED: "dim",
 }
 _ASSURANCE = {
+    Assurance.CORROBORATED: "every step checked; what some say about the problem rests on independent "
+                            "formalisations of the question that compute the same quantities and answer",
     Assurance.ARITHMETIC: "every step checked, but some only on the arithmetic inside their prose (see each "
                           "step's evidence note): what they say about the problem is not proven",
     Assurance.SELF_TESTED: "every step checked, but some code only against its author's own tests (the step's text "
@@ -164,6 +166,16 @@ def verify(
         typer.Option("--model", help="The model for --translator model|ensemble: an OpenAI-compatible URL or a "
                      "name (anthropic:NAME); default REASONFORGE_MODEL_BASE_URL / REASONFORGE_MODEL."),
     ] = None,
+    samples: Annotated[
+        int,
+        typer.Option("--samples", min=1, help="With a model: translate the chain this many times independently "
+                     "(each sample at its own temperature and seed), each translation checked on its own."),
+    ] = 1,
+    agree: Annotated[
+        int,
+        typer.Option("--agree", min=1, help="How many translations (the rules' and the model's samples) must prove "
+                     "a step, none refuting it, for it to be verified."),
+    ] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one VerificationVerdict JSON object.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-step checker time limit in seconds.")] = 10.0,
 ) -> None:
@@ -198,9 +210,11 @@ def verify(
     if supplied is None and request.translations is None:
         from reasonforge.translate.select import translator_for
 
-        chosen = translator_for(request, translator.value if translator is not None else None, model=model)
-    elif translator is not None or model is not None:
-        raise fail("--translator and --model choose who translates; this chain brings its own translations")
+        chosen = translator_for(request, translator.value if translator is not None else None, model=model,
+                                samples=samples, agree=agree)
+    elif translator is not None or model is not None or samples != 1 or agree != 1:
+        raise fail("--translator, --model, --samples and --agree choose who translates; this chain brings its own "
+                   "translations")
     verdict = verify_chain(request, translations=supplied, translator=chosen, limits=CheckLimits(timeout_s=timeout))
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")

@@ -36,10 +36,13 @@ class Overall(str, Enum):
 
 class Assurance(str, Enum):
     """What a chain's verdict rests on, beside `overall` (whose three values keep their meaning): proven,
-    checked only on the arithmetic inside some steps' text, or some code only against its author's own tests,
-    unproven with nothing refuted, or refuted."""
+    corroborated by independent formalisations of the question, checked only on the arithmetic inside some steps'
+    text, or some code only against its author's own tests, unproven with nothing refuted, or refuted."""
 
     PROVEN = "proven"  # every step's claim was proven: overall VERIFIED
+    # overall VERIFIED too, but some word-problem step's claim about the problem rests on independent
+    # formalisations of the question that agree with it (its arithmetic was proven)
+    CORROBORATED = "corroborated"
     ARITHMETIC = "arithmetic"  # every step checked, but some only on the relations inside their prose
     SELF_TESTED = "self_tested"  # every step checked, but some code only against its author's own tests
     UNPROVEN = "unproven"  # nothing refuted, but some step could not be proven (unsupported, error)
@@ -147,6 +150,9 @@ class EvidenceKind(StrEnum):
     THEOREM = "theorem"  # Coq / Lean 4: a theorem whose statement was aligned with the step's text, compiled
     STEP_EXAMPLES = "step_examples"  # code: tests include examples and claims read from the step text or question
     AUTHOR_TESTS = "author_tests"  # code: the only tests are the artifact author's own
+    # maths word problem: the relations were proven, and what the prose says they are is corroborated: the
+    # step's results are quantities of independent formalisations of the question whose answer is the chain's
+    CORROBORATED = "corroborated"
 
 
 class Formaliser(StrEnum):
@@ -154,6 +160,9 @@ class Formaliser(StrEnum):
 
     OFFLINE_READER = "offline_reader"  # our rule-based reader, from the step's text
     ARTIFACT = "artifact"  # the supplied or model-written artifact, aligned with the reader's claim
+    QUESTION_MODEL = "question_model"  # a model's formalisation of the question alone, never shown the chain
+    # examples a model wrote from the question and the step's prose, never shown the implementation
+    EXAMPLE_WRITER = "example_writer"
 
 
 CONTEXT_STEP_ID = 0
@@ -364,6 +373,9 @@ class StepContext(BaseModel):
     proof_level: ProofLevel
     claimed_answer: str = ""
     final: bool = Field(default=False, description="The chain's last step: where claimed_answer is compared.")
+    written_examples: str = Field(default="", description=(
+        "Code: `>>>` examples a translator wrote from the question and the step's prose alone (never shown the "
+        "implementation); the implementation runs against them, and disagreeing leaves the step unsupported."))
 
 
 class Evidence(BaseModel):
@@ -373,6 +385,21 @@ class Evidence(BaseModel):
     aligned_claim: str = Field(description="The formal claim compared with the step's text and proven.")
     formaliser: Formaliser
     note: str | None = None
+
+
+class QuestionModel(BaseModel):
+    """Independent formalisations of a word problem (programs a translator wrote from the question alone, never
+    shown the chain), each evaluated exactly; the answer is the value enough of them agree on."""
+
+    samples: int = Field(description="Formalisations asked for.")
+    required: int = Field(description="How many must give the same answer for it to count.")
+    answer: str | None = Field(default=None, description="The agreed answer, exact; None when too few agree.")
+    agreeing: int = 0
+    quantities: dict[str, str] = Field(default_factory=dict, description=(
+        "Each exact value the agreeing formalisations compute, with the name one of them gives it."))
+    programs: list[str] = Field(default_factory=list, description="Every formalisation, as written.")
+    rejected: list[str] = Field(default_factory=list, description="Why a formalisation was not used.")
+    formaliser: Spec | None = None
 
 
 class ChainStep(BaseModel):

@@ -236,3 +236,67 @@ def test_sync_translate_chain_works_inside_a_running_event_loop():
 
         translations = asyncio.run(inside_a_service())
     assert translations[0].compilation_check and translations[0].language is ArtifactLanguage.FOL
+
+
+JANET = {"original_query": "Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes "
+                           "muffins with four. She sells the remainder for $2 per egg. How much does she make daily?",
+         "domain": "mathematics", "proof_level": "quick",
+         "reasoning_chain": [{"step_id": 1, "content": "She sells 16 - 3 - 4 = 9 eggs, so she makes 9 * 2 = $18."}]}
+
+
+def test_the_question_is_formalised_in_independent_samples_from_the_question_alone():
+    program = "```python\neggs = 16 - 3 - 4\nanswer = eggs * 2\n```"
+    with ReplayServer() as server:
+        for _ in range(3):
+            server.queue(CHAT, openai_reply(program))
+        written = engine(server, question_samples=3).formalise_question(request(JANET))
+        bodies = server.posted(CHAT)
+    assert written.programs == ["eggs = 16 - 3 - 4\nanswer = eggs * 2"] * 3 and written.required == 2
+    assert len(bodies) == 3
+    sampled = [(b.get("temperature"), b.get("seed")) for b in bodies]
+    assert len(set(sampled)) == 3  # each sample at its own temperature or seed: not the same reply again
+    for body in bodies:
+        sent = " ".join(m["content"] for m in body["messages"])
+        assert "16 eggs per day" in sent and "16 - 3 - 4 = 9" not in sent  # the chain is never shown
+
+
+def test_formalising_needs_a_model_and_a_maths_question():
+    assert TranslationEngine().formalise_question(request(JANET)) is None  # offline
+    with ReplayServer() as server:
+        assert engine(server).formalise_question(request()) is None  # logic: nothing to formalise
+        assert server.posted(CHAT) == []
+    with pytest.raises(Exception, match="question_samples"):
+        TranslationEngine(question_samples=0)
+    with pytest.raises(Exception, match="question_agree"):
+        TranslationEngine(question_samples=2, question_agree=3)
+
+
+def test_an_endpoint_failure_while_formalising_is_one_model_error_in_strict_mode():
+    from reasonforge.translate.llm import ModelError
+
+    with ReplayServer() as server:
+        server.queue(CHAT, {"error": {"message": "invalid api key", "type": "invalid_request_error"}}, status=401)
+        with pytest.raises(ModelError, match="401|api key"):
+            engine(server, strict=True).formalise_question(request(JANET))
+        server.queue(CHAT, {"error": {"message": "invalid api key", "type": "invalid_request_error"}}, status=401)
+        server.queue(CHAT, openai_reply("```python\nanswer = 16\n```"))
+        written = engine(server, question_samples=2, question_agree=1).formalise_question(request(JANET))
+    assert written.programs == ["", "answer = 16"]
+
+
+def test_a_code_steps_examples_are_written_from_its_text_and_signature_never_its_body():
+    code = {"original_query": "Return the largest element of a non-empty list.", "domain": "code",
+            "reasoning_chain": [
+                {"step_id": 1, "content": "Scan once, keeping the largest so far.\n```python\ndef largest(xs):\n"
+                                          "    \"\"\"The largest element.\"\"\"\n    best = xs[0]\n    for x in xs:\n"
+                                          "        best = x if x > best else best\n    return best\n```"},
+                {"step_id": 2, "content": "This runs in linear time."}]}
+    with ReplayServer() as server:
+        server.queue(CHAT, openai_reply("```python\n>>> largest([3, 9, 2])\n9\n```"))
+        written = engine(server).write_examples(request(code))
+        [body] = server.posted(CHAT)
+    assert written == {1: ">>> largest([3, 9, 2])\n9"}  # step 2 defines no function: nothing asked
+    sent = " ".join(m["content"] for m in body["messages"])
+    assert "def largest(xs):" in sent and "The largest element." in sent and "Scan once" in sent
+    assert "best = xs[0]" not in sent and "x > best" not in sent  # the implementation is never shown
+    assert TranslationEngine().write_examples(request(code)) is None  # offline: no writer

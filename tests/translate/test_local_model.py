@@ -100,3 +100,23 @@ def test_verify_with_the_local_model_end_to_end(monkeypatch):
     [step] = json.loads(out.stdout)["step_verdicts"]
     assert step["details"]["translator"]["name"] == "llm-translator" and step["formal_representation"].strip()
     assert "⊢" in step["formal_representation"]  # decoded under the FOL reply grammar
+
+
+@needs_local_model
+def test_the_local_model_formalises_a_word_problem_under_the_program_grammar(monkeypatch):
+    # Whatever the 0.5B model computes, each sample is a program of assignments ending in `answer = ...` (the
+    # grammar's shape), and reading it gives a value or a named reason, never a crash.
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(REAL_MODEL_DIR))
+    from reasonforge.pipeline.corroboration import question_model
+    from reasonforge.translate.engine import TranslationEngine
+    from reasonforge.translate.llm import make_backend
+
+    question = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins "
+                "for her friends every day with four. She sells the remainder for $2 per egg. How many dollars "
+                "does she make every day?")
+    engine = TranslationEngine(make_backend(local_settings(grammar=True)), strict=True, question_samples=2)
+    written = asyncio.run(engine.aformalise_question(question))
+    assert len(written.programs) == 2
+    assert all(p.splitlines()[-1].startswith("answer = ") for p in written.programs)
+    model = question_model(question, written)
+    assert len(model.rejected) + model.agreeing <= 2 and model.samples == 2

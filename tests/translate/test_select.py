@@ -66,6 +66,35 @@ def test_the_model_mode_verifies_the_whale_through_a_served_model():
     assert step.details["agreement"]["verified"] == 2  # the rules and the model both prove it
 
 
+def test_k_independent_samples_each_checked_and_m_of_them_must_prove_the_step():
+    with ReplayServer() as server:
+        server.queue(CHAT, openai_reply(REPLY))
+        server.queue(CHAT, openai_reply(REPLY))
+        settings = ModelSettings(base_url=f"{server.url}/v1", model="m", max_retries=0)
+        translator = translator_for(WHALE, "ensemble", model=settings, samples=2, agree=3)
+        assert isinstance(translator, Ensemble) and translator.min_agree == 3
+        assert [m.spec.args.get("sample") for m in translator.members] == [None, 0, 1]
+        verdict = verify_chain(WHALE, translator=translator)
+        bodies = server.posted(CHAT)
+    assert verdict.overall is Overall.VERIFIED
+    assert verdict.step_verdicts[0].details["agreement"] | {"by": None} == {
+        "translations": 3, "verified": 3, "failed": 0, "required": 3, "by": None}
+    # the two samples were asked differently (a repeat of the same request would get the same reply back)
+    assert len({(b.get("temperature"), b.get("seed")) for b in bodies}) == 2
+
+
+def test_samples_and_agreement_out_of_range_are_input_errors():
+    env = {"REASONFORGE_MODEL_BASE_URL": "http://127.0.0.1:1/v1"}
+    with pytest.raises(InputError, match="--translator rules has one"):
+        translator_for(WHALE, "rules", env=env, samples=2)
+    with pytest.raises(InputError, match="agree must be between 1 and 3"):
+        translator_for(WHALE, "ensemble", env=env, samples=2, agree=4)
+    with pytest.raises(InputError, match="samples must be between 1 and 8"):
+        translator_for(WHALE, "model", env=env, samples=9)
+    single = translator_for(WHALE, "model", env=env, samples=1)
+    assert isinstance(single, TranslationEngine)
+
+
 def cli(*args, stdin=None):
     # The environment the suite's conftest cleaned: no model endpoint, no local model.
     return subprocess.run([sys.executable, "-m", "reasonforge.cli", *args], input=stdin, capture_output=True,
@@ -88,6 +117,8 @@ def test_cli_translator_option_and_its_errors():
     supplied = cli("verify", str(EXAMPLES / "whale-smtlib.json"), "--translations",
                    str(EXAMPLES / "whale-smtlib.translations.json"), "--translator", "rules")
     assert supplied.returncode == 2 and "brings its own translations" in supplied.stderr
+    out = cli("verify", whale, "--translator", "rules", "--samples", "2")
+    assert out.returncode == 2 and "--translator rules has one" in out.stderr and "Traceback" not in out.stderr
 
 
 # What the local 0.5B model first wrote for the whale step: it checks (the premise restated), but it is not the step.

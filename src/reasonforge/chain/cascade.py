@@ -73,13 +73,17 @@ def _evidence_kind(verdict: StepVerdict) -> str | None:
 
 
 def assurance_of(verdicts: Mapping[int, StepVerdict]) -> Assurance:
-    """Proven, checked only on arithmetic, unproven, or refuted (a failed step), for the chain's verdicts."""
+    """Proven, corroborated, checked only on arithmetic or own tests, unproven, or refuted (a failed step)."""
     if any(v.status is StepStatus.FAILED for v in verdicts.values()):
         return Assurance.REFUTED
     if all(v.verified for v in verdicts.values()):
         if any(arithmetic_only(v) for v in verdicts.values()):
             return Assurance.ARITHMETIC
-        return Assurance.SELF_TESTED if any(self_tested_only(v) for v in verdicts.values()) else Assurance.PROVEN
+        if any(self_tested_only(v) for v in verdicts.values()):
+            return Assurance.SELF_TESTED
+        if any(_evidence_kind(v) == EvidenceKind.CORROBORATED.value for v in verdicts.values()):
+            return Assurance.CORROBORATED
+        return Assurance.PROVEN
     return Assurance.UNPROVEN
 
 

@@ -21,19 +21,23 @@ from reasonforge.chain import (
 )
 from reasonforge.errors import ReasonForgeError
 from reasonforge.pipeline.agreement import agree
+from reasonforge.pipeline.corroboration import corroborate, question_model
 from reasonforge.pipeline.provers import check_prover
 from reasonforge.pipeline.soundness import gate
+from reasonforge.pipeline.soundness.math import is_word_problem
 from reasonforge.registry import ChainChecker, Checker, CheckerRegistry, checkers
 from reasonforge.translate.ensemble import Ensemble
-from reasonforge.translate.protocol import Gateable, Translator
+from reasonforge.translate.protocol import ExampleWriter, Gateable, QuestionFormaliser, Translator
 from reasonforge.types import (
     ArtifactLanguage,
     ChainLimits,
     ChainStep,
     CheckLimits,
     CheckOutcome,
+    Domain,
     ErrorKind,
     ProofLevel,
+    QuestionModel,
     Spec,
     StepContext,
     StepStatus,
@@ -63,6 +67,8 @@ def verify_chain(
     if translations is None:
         translations = request.translations
     translator_spec = None
+    formalised: QuestionModel | None = None
+    written: dict[int, str] = {}
     if translations is None:
         translator = translator or _default_translator(request)
         translator_spec = translator.spec
@@ -71,14 +77,18 @@ def verify_chain(
             # back to the model with the gate's reason while it can still be repaired
             translator = translator.with_gate(lambda c, t, o: _gated(c, t, o, limits))
         ancestors = {sid: graph.ancestors(sid) for sid in graph.order}
+        formalised = _formalised(request, translator)
+        written = _written(request, translator)
         if isinstance(translator, Ensemble):
-            own = _check_ensemble(request, graph, translator, ancestors, limits, registry)
+            own = _check_ensemble(request, graph, translator, ancestors, limits, registry, written)
         else:
             translations = translator.translate_chain(request, ancestors)
     if translations is not None:
         check_translations(translations, graph)
         check_prover(request, translations)
-        own = _check_all(request, graph, translations, limits, registry, translator_spec)
+        own = _check_all(request, graph, translations, limits, registry, translator_spec, written)
+    if formalised is not None:
+        own = corroborate(step_contexts(request, graph), own, formalised)
     cascaded = apply_cascade(graph, own)
     ordered = [cascaded[step.step_id] for step in request.reasoning_chain]
     overall = overall_of(cascaded)
@@ -102,15 +112,32 @@ def verify_chain(
 
 
 def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble,
-                    ancestors: dict[int, list[int]], limits: CheckLimits, registry: CheckerRegistry
-                    ) -> dict[int, StepVerdict]:
+                    ancestors: dict[int, list[int]], limits: CheckLimits, registry: CheckerRegistry,
+                    written: dict[int, str]) -> dict[int, StepVerdict]:
     """Each member's translations checked on their own, then agreed on per step (`pipeline.agreement`)."""
     runs = []
     for member, translations in zip(ensemble.members, ensemble.translate_all(request, ancestors), strict=True):
         check_translations(translations, graph)
         check_prover(request, translations)
-        runs.append(_check_all(request, graph, translations, limits, registry, member.spec))
+        runs.append(_check_all(request, graph, translations, limits, registry, member.spec, written))
     return agree(runs, [m.spec for m in ensemble.members], ensemble.min_agree)
+
+
+def _formalised(request: VerifyRequest, translator: Translator) -> QuestionModel | None:
+    """The question's independent formalisations, for a word problem and a translator that writes them."""
+    if request.domain is not Domain.MATHEMATICS or not isinstance(translator, QuestionFormaliser):
+        return None
+    if not is_word_problem(request.original_query):
+        return None
+    programs = translator.formalise_question(request)
+    return question_model(request.original_query, programs) if programs is not None else None
+
+
+def _written(request: VerifyRequest, translator: Translator) -> dict[int, str]:
+    """Code examples written from the texts alone, for a translator that writes them."""
+    if request.domain is not Domain.CODE or not isinstance(translator, ExampleWriter):
+        return {}
+    return translator.write_examples(request) or {}
 
 
 def _default_translator(request: VerifyRequest) -> Translator:
@@ -126,11 +153,13 @@ def _check_all(
     limits: CheckLimits,
     registry: CheckerRegistry,
     translator_spec: Spec | None,
+    written: dict[int, str] | None = None,
 ) -> dict[int, StepVerdict]:
-    """Per-step checkers run step by step; chain checkers (Coq, Lean 4) once per language per chain."""
+    """Per-step checkers run step by step; chain checkers (Coq, Lean 4) once per language per chain (`written`:
+    code examples a translator wrote from the texts, by step id)."""
     by_step = {t.step_id: t for t in translations if t.step_id in graph.dependencies}
     contexts = {t.language: t.formal_representation for t in translations if t.step_id not in graph.dependencies}
-    step_context = step_contexts(request, graph)
+    step_context = step_contexts(request, graph, written)
     own: dict[int, StepVerdict] = {}
     # Each step's checker is built once and handed on; a chain checker once per language, for all its steps.
     chain_checkers: dict[ArtifactLanguage, ChainChecker] = {}

@@ -29,6 +29,14 @@ from reasonforge.errors import ArtifactSyntaxError, InputError
 from reasonforge.lang.logic import parse_fol_artifact, signature_of, to_text
 from reasonforge.registry import CheckerRegistry, Spec
 from reasonforge.translate.checking import ChainPosition, CompileResult, compilation_check
+from reasonforge.translate.examples import (
+    EXAMPLES_GRAMMAR,
+    EXAMPLES_SYSTEM,
+    MAX_EXAMPLE_TOKENS,
+    examples_messages,
+    signatures,
+    written_examples,
+)
 from reasonforge.translate.grammars import grammar_for
 from reasonforge.translate.grounding import NotGroundable, ground_entailment, render_propositional
 from reasonforge.translate.llm import (
@@ -52,6 +60,14 @@ from reasonforge.translate.prompts import (
     system_prompt,
 )
 from reasonforge.translate.protocol import StepGate, Translator
+from reasonforge.translate.question import (
+    MAX_PROGRAM_TOKENS,
+    QUESTION_GRAMMAR,
+    QUESTION_SYSTEM,
+    QuestionPrograms,
+    question_messages,
+    question_program,
+)
 from reasonforge.translate.repair import DEFAULT_MAX_ATTEMPTS, Checked, RepairResult, run_repair_loop
 from reasonforge.translate.targets import LogicFormat, model_language, target_language
 from reasonforge.types import (
@@ -76,6 +92,8 @@ __all__ = ["ChainOutcome", "StepOutcome", "TranslationEngine"]
 ENGINE_NAME = "llm-translator"
 ENGINE_VERSION = "1.0"
 _MAX_GROUND_NODES = 50_000
+DEFAULT_QUESTION_SAMPLES = 3  # a word problem's formalisations: the answer counts when 2 of 3 agree
+MAX_QUESTION_SAMPLES = 16
 _PROBES = {ArtifactLanguage.COQ: "Lemma rf_context_probe : True.\nProof. exact I. Qed.\n",
            ArtifactLanguage.LEAN4: "theorem rf_context_probe : True := trivial\n"}
 T = TypeVar("T")
@@ -148,9 +166,18 @@ class TranslationEngine:
                  domains: Iterable[Domain | str] | None = None, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
                  logic_format: LogicFormat = "fol", json_mode: bool | None = None,
                  registry: CheckerRegistry | None = None, limits: CheckLimits | None = None,
-                 max_ground_nodes: int = _MAX_GROUND_NODES, strict: bool = False) -> None:
+                 max_ground_nodes: int = _MAX_GROUND_NODES, strict: bool = False,
+                 question_samples: int = DEFAULT_QUESTION_SAMPLES, question_agree: int | None = None,
+                 sample: int = 0) -> None:
         if max_attempts < 1:
             raise InputError("max_attempts must be at least 1", field="max_attempts")
+        if not 1 <= question_samples <= MAX_QUESTION_SAMPLES:
+            raise InputError(f"question_samples must be between 1 and {MAX_QUESTION_SAMPLES}, not {question_samples}",
+                             field="question_samples")
+        agree = question_agree if question_agree is not None else question_samples // 2 + 1
+        if not 1 <= agree <= question_samples:
+            raise InputError(f"question_agree must be between 1 and question_samples ({question_samples}), not "
+                             f"{agree}", field="question_agree")
         if logic_format not in ("fol", "smtlib"):
             raise InputError(f"logic_format must be 'fol' or 'smtlib', not {logic_format!r}", field="logic_format")
         self.backend = _resolve_backend(backend, model)
@@ -166,10 +193,25 @@ class TranslationEngine:
         # instead of leaving the step untranslated; verification paths want the one clear error.
         self.strict = strict
         self.gate: StepGate | None = None  # the pipeline's soundness gate, handed in by `with_gate`
+        self.question_samples = question_samples
+        self.question_agree = agree
+        # which independent sample of the chain's translation this engine writes: sample i asks its attempts as
+        # attempts i·max_attempts + 1 … (`llm.sampling`: another temperature and seed than every other sample's)
+        self.sample = sample
         backend_spec = self.backend.spec.model_dump(mode="json") if self.backend is not None else None
         self.spec = Spec(name=ENGINE_NAME, version=ENGINE_VERSION, args={
             "backend": backend_spec, "domains": sorted(d.value for d in self.domains),
-            "max_attempts": max_attempts, "logic_format": logic_format, "json_mode": self.json_mode})
+            "max_attempts": max_attempts, "logic_format": logic_format, "json_mode": self.json_mode,
+            "question_samples": question_samples, "question_agree": agree, "sample": sample})
+
+    def sampled(self, sample: int) -> TranslationEngine:
+        """This engine writing independent sample `sample` (0: the first, at the configured temperature)."""
+        if sample < 0:
+            raise InputError(f"a sample index is 0 or more, not {sample}", field="samples")
+        other = copy.copy(self)
+        other.sample = sample
+        other.spec = Spec(name=self.spec.name, version=self.spec.version, args={**self.spec.args, "sample": sample})
+        return other
 
     def with_gate(self, gate: StepGate) -> TranslationEngine:
         """This engine (same spec) with each locally verified artifact also held to `gate`: one that checks but is
@@ -198,6 +240,57 @@ class TranslationEngine:
                         ancestors: Mapping[int, Sequence[int]] | None = None) -> list[StepTranslation]:
         """One translation per step in request order (a coq/lean4 Context first), as `verify_chain` expects."""
         return _run_sync(self.atranslate(request, ancestors)).translations
+
+    def formalise_question(self, request: VerifyRequest) -> QuestionPrograms | None:
+        """`question_samples` programs for the question of a maths chain, written from the question alone
+        (`translate.question`); None offline, outside maths, or with no question."""
+        if not self.uses_model(request.domain) or request.domain is not Domain.MATHEMATICS or not request.original_query.strip():
+            return None
+        return _run_sync(self.aformalise_question(request.original_query))
+
+    async def aformalise_question(self, question: str) -> QuestionPrograms:
+        """The programs for `question`: independent samples (each later one at the retry temperature, own seed)."""
+        assert self.backend is not None
+        programs: list[str] = []
+        for attempt in range(1, self.question_samples + 1):
+            try:
+                reply = await self.backend.complete(ChatRequest(
+                    system=QUESTION_SYSTEM, messages=question_messages(question), grammar=QUESTION_GRAMMAR,
+                    max_tokens=MAX_PROGRAM_TOKENS, attempt=attempt))
+            except ModelError:
+                if self.strict:
+                    raise
+                programs.append("")
+                continue
+            programs.append(question_program(reply))
+        return QuestionPrograms(programs=programs, required=self.question_agree, formaliser=self.spec)
+
+    def write_examples(self, request: VerifyRequest) -> dict[int, str] | None:
+        """For each code step that defines a function, `>>>` examples written from the question and the step's
+        prose and signatures alone (`translate.examples`); None offline or outside code."""
+        if not self.uses_model(request.domain) or request.domain is not Domain.CODE:
+            return None
+        return _run_sync(self.awrite_examples(request))
+
+    async def awrite_examples(self, request: VerifyRequest) -> dict[int, str]:
+        """The examples of each step, by step id (steps with no function, or no usable reply, are left out)."""
+        assert self.backend is not None
+        out: dict[int, str] = {}
+        for step in request.reasoning_chain:
+            shown = signatures(step.content)
+            if not shown:
+                continue
+            try:
+                reply = await self.backend.complete(ChatRequest(
+                    system=EXAMPLES_SYSTEM, messages=examples_messages(request.original_query, step.content, shown),
+                    grammar=EXAMPLES_GRAMMAR, max_tokens=MAX_EXAMPLE_TOKENS, attempt=1 + self.sample * self.max_attempts))
+            except ModelError:
+                if self.strict:
+                    raise
+                continue
+            if written := written_examples(reply):
+                out[step.step_id] = written
+        return out
 
     # ---- async API ------------------------------------------------------------------------------
     async def atranslate(self, request: VerifyRequest,
@@ -331,7 +424,8 @@ class TranslationEngine:
         async def ask(messages: Sequence[ChatMessage], attempt: int = 1) -> ChatReply:
             assert backend is not None
             return await backend.complete(ChatRequest(system=system, messages=list(messages), json_schema=schema,
-                                                      grammar=grammar, attempt=attempt))
+                                                      grammar=grammar,
+                                                      attempt=attempt + self.sample * self.max_attempts))
 
         return ask
 

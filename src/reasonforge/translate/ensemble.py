@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from reasonforge.errors import InputError
-from reasonforge.translate.protocol import Gateable, StepGate, Translator
+from reasonforge.translate.protocol import ExampleWriter, Gateable, QuestionFormaliser, StepGate, Translator
+from reasonforge.translate.question import QuestionPrograms
 from reasonforge.types import Spec, StepTranslation, VerifyRequest
 
 __all__ = ["ENSEMBLE_NAME", "Ensemble"]
@@ -39,6 +40,20 @@ class Ensemble:
         """The same ensemble (same spec) with each member that can hold its artifacts to `gate` doing so."""
         members = [m.with_gate(gate) if isinstance(m, Gateable) else m for m in self.members]
         return Ensemble(members, min_agree=self.min_agree)
+
+    def formalise_question(self, request: VerifyRequest) -> QuestionPrograms | None:
+        """The question's formalisations by the first member that writes any (the model; the rules write none)."""
+        for member in self.members:
+            if isinstance(member, QuestionFormaliser) and (programs := member.formalise_question(request)) is not None:
+                return programs
+        return None
+
+    def write_examples(self, request: VerifyRequest) -> dict[int, str] | None:
+        """Code examples written from the texts by the first member that writes any (the model)."""
+        for member in self.members:
+            if isinstance(member, ExampleWriter) and (written := member.write_examples(request)) is not None:
+                return written
+        return None
 
     def translate_all(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]]
                       ) -> list[list[StepTranslation]]:

@@ -12,11 +12,14 @@ import logging
 import signal
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
 from reasonforge.errors import ReasonForgeError
 from reasonforge.registry import Spec
 from reasonforge.types import ArtifactLanguage, CheckOutcome, StepContext, StepTranslation, VerifyRequest
+
+if TYPE_CHECKING:
+    from reasonforge.translate.question import QuestionPrograms
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +56,25 @@ class Translator(Protocol):
         validated by the caller). An untranslatable step gets an empty `formal_representation`, a
         `translation_confidence` of 0 and `notes` that quote the sentence at fault.
         """
+        ...
+
+
+@runtime_checkable
+class QuestionFormaliser(Protocol):
+    """A translator that can also formalise a word problem from its question alone (`translate.question`)."""
+
+    def formalise_question(self, request: VerifyRequest) -> QuestionPrograms | None:
+        """Programs computing the answer of `request.original_query`, never shown the chain; None when it
+        formalises no question of this request (offline, another domain)."""
+        ...
+
+
+@runtime_checkable
+class ExampleWriter(Protocol):
+    """A translator that can also write a code step's examples from the texts alone (`translate.examples`)."""
+
+    def write_examples(self, request: VerifyRequest) -> dict[int, str] | None:
+        """`>>>` examples per step id, written without the implementation; None when it writes none here."""
         ...
 
 
@@ -157,4 +179,5 @@ def _in_thread(call: Callable[[], list[StepTranslation]], limit_s: float) -> lis
     return outcome["value"]  # type: ignore[return-value]
 
 
-__all__ = ["TRANSLATION_TIME_LIMIT_S", "Gateable", "StepGate", "Translator", "time_limited", "translate_within"]
+__all__ = ["TRANSLATION_TIME_LIMIT_S", "ExampleWriter", "Gateable", "QuestionFormaliser", "StepGate", "Translator", "time_limited",
+           "translate_within"]

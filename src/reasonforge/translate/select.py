@@ -21,7 +21,9 @@ from reasonforge.translate.local_model import local_settings
 from reasonforge.translate.protocol import Translator
 from reasonforge.types import CheckLimits, TranslatorMode, VerifyRequest
 
-__all__ = ["NO_MODEL", "resolve_mode", "translator_for"]
+__all__ = ["MAX_SAMPLES", "NO_MODEL", "resolve_mode", "translator_for"]
+
+MAX_SAMPLES = 8  # independent translations of one chain by the model: each costs a full translation
 
 NO_MODEL = ("no model endpoint is configured and no local model is installed: run `make model`, or set "
             "REASONFORGE_MODEL_BASE_URL to an OpenAI-compatible server (vLLM, Ollama, llama.cpp, `reasonforge model "
@@ -42,20 +44,34 @@ def resolve_mode(mode: TranslatorMode | str | None, env: Mapping[str, str] | Non
 
 def translator_for(request: VerifyRequest, mode: TranslatorMode | str | None = None, *,
                    model: str | ModelSettings | None = None, env: Mapping[str, str] | None = None,
-                   limits: CheckLimits | None = None) -> Translator:
+                   limits: CheckLimits | None = None, samples: int = 1, agree: int = 1) -> Translator:
     """The translator for `request` in `mode` (default: `request.translator`, then `resolve_mode`); `model` is a
-    URL or name (`--model`) or settings, else the REASONFORGE_MODEL* environment."""
+    URL or name (`--model`) or settings, else the REASONFORGE_MODEL* environment. With `samples` k > 1 the
+    model translates the chain k times independently; a step is verified when `agree` of the translations
+    (the rules' among them in `ensemble`) prove it and none refutes it."""
+    if not 1 <= samples <= MAX_SAMPLES:
+        raise InputError(f"samples must be between 1 and {MAX_SAMPLES}, not {samples}", field="samples")
     chosen = resolve_mode(mode if mode is not None else request.translator, env)
     if chosen is TranslatorMode.RULES:
+        if samples > 1 or agree > 1:
+            raise InputError("samples and agree count the model's translations; --translator rules has one",
+                             field="samples")
         return default_translator(request.domain, level=request.proof_level, prover=request.prover)
     engine = _engine(model, env, limits)
-    if chosen is TranslatorMode.MODEL:
-        return engine
-    try:
-        rules = default_translator(request.domain, level=request.proof_level, prover=request.prover)
-    except ReasonForgeError:  # e.g. formal Lean 4: no offline translator emits it, so the model alone
-        return engine
-    return Ensemble([rules, engine])
+    engines: list[Translator] = [engine.sampled(i) for i in range(samples)] if samples > 1 else [engine]
+    members = engines
+    if chosen is TranslatorMode.ENSEMBLE:
+        try:
+            members = [default_translator(request.domain, level=request.proof_level, prover=request.prover), *engines]
+        except ReasonForgeError:  # e.g. formal Lean 4: no offline translator emits it, so the model alone
+            pass
+    if not 1 <= agree <= len(members):
+        raise InputError(f"agree must be between 1 and {len(members)} (the translations: "
+                         f"{'the rules and ' if len(members) > len(engines) else ''}{samples} model sample(s)), "
+                         f"not {agree}", field="agree")
+    if len(members) == 1:
+        return members[0]
+    return Ensemble(members, min_agree=agree)
 
 
 def _engine(model: str | ModelSettings | None, env: Mapping[str, str] | None, limits: CheckLimits | None):

@@ -28,7 +28,7 @@ from reasonforge.lang.math.expr import Binary, Call, ExpressionError, Node, Num,
 from reasonforge.lang.math.step import Relation
 from reasonforge.lang.math.units import conversion_factor, word_unit
 
-__all__ = ["MAX_QUESTION_CHARS", "Quantity", "Ungrounded", "grounding_values", "relation_values",
+__all__ = ["MAX_QUESTION_CHARS", "Quantity", "Ungrounded", "grounding_values", "literal_operands", "relation_values",
            "stated_quantities", "ungrounded_operands"]
 
 MAX_QUESTION_CHARS = 20_000
@@ -288,6 +288,11 @@ def _lone(node: Node) -> bool:
     while isinstance(node, Unary | Postfix) and node.op in ("-", "+", "%"):
         node = node.arg
     return isinstance(node, Num)
+
+
+def literal_operands(node: Node) -> list[tuple[str, sympy.Rational]]:
+    """Each literal of an expression, as written, with the value it stands for (`25%` as 25)."""
+    return [(num.text, value) for num, value in _operands(node)]
 
 
 def _operands(node: Node) -> list[tuple[Num, sympy.Rational]]:

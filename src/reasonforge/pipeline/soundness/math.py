@@ -227,6 +227,36 @@ def _grounded(context: StepContext, question: Question, plan: StepPlan,
                      ungrounded_operands=[m.operand for m in missing])
 
 
+def is_word_problem(query: str) -> bool:
+    """Whether `query` is a word problem whose numbers are quantities of a story (rule 8 applies to it)."""
+    return _word_problem(read_question(query)) and bool(stated_quantities(query))
+
+
+def step_results(context: StepContext) -> list[Node]:
+    """The closed values the step's claims give, in order (`16 - 3 - 4 = 9` gives 9); none for a step that
+    claims no value."""
+    plan = _plan(context)
+    return [node for rel in plan.reading.claims if (node := _value_of(rel, None)) is not None]
+
+
+def chain_answer(context: StepContext) -> Node | None:
+    """The answer of a chain, from its last step's context: the claimed answer as a value, else the chain's final
+    value (rule 6); None when neither can be read."""
+    claimed = read_answer(context.claimed_answer) if context.claimed_answer.strip() else None
+    if claimed is not None:
+        return claimed[1]
+    ancestors = [(a, read_step(a)) for a in context.ancestors]
+    final = _final_value(context, _plan(context), ancestors, None, CheckOutcome(status=StepStatus.UNSUPPORTED,
+                                                                                 message=""), None)
+    return final.value if final is not None else None
+
+
+def _plan(context: StepContext) -> StepPlan:
+    step = ReasoningStep(step_id=context.step_id, content=context.content,
+                         claimed_conclusion=context.claimed_conclusion)
+    return plan_step(step, read_question(context.original_query), [(a, read_step(a)) for a in context.ancestors])
+
+
 def _word_problem(question: Question) -> bool:
     """A question in prose: it states no relation and asks for no named unknown (its numbers are quantities)."""
     return question.givens.empty and not question.asked_names

@@ -249,7 +249,8 @@ class TestRunResult:
     elapsed_ms: float = 0.0
     calls: list[RecordedCall] = field(default_factory=list)  # what the tests called the implementation with
     properties: list[str] = field(default_factory=list)  # ids of the collected hypothesis tests
-    step_checks: str | None = None  # "passed" | "failed" when the step's own checks ran
+    # "passed" | "failed" when the step's own checks ran; "disputed" when only a written example failed
+    step_checks: str | None = None
     nothing_collected: bool = False  # the artifact imported, but held no test and the step no check
 
 
@@ -319,7 +320,7 @@ def interpret(report: HarnessReport, expected: set[tuple[str | None, str]], *, e
             return result
     if plan is not None and plan.checks:
         problem = plan.judge(report.events)
-        result.step_checks = "failed" if problem else "passed"
+        result.step_checks = ("disputed" if plan.disputed else "failed") if problem else "passed"
         if problem:
             result.status, result.message = "failed", f"the step's own check failed: {problem}"
     return result

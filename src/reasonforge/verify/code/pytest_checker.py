@@ -217,6 +217,12 @@ class PythonTestsChecker:
             return self._done(CheckOutcome(status=StepStatus.ERROR, message=(
                 f"nothing to check: {run.message}; an artifact needs pytest tests (def test_…) or the step's examples"),
                 details={"error_kind": ErrorKind.UNTRANSLATABLE}), details, started)
+        if run.status != "passed" and run.step_checks == "disputed":
+            # examples a model wrote from the texts may be the ones that are wrong: no refutation, no verdict
+            return self._done(CheckOutcome(status=StepStatus.UNSUPPORTED, message=(
+                f"{run.message}; the examples were written from the step's text by a translator that never saw "
+                "the implementation, and the two disagree"), details={"error_kind": ErrorKind.DISAGREEMENT}),
+                details, started)
         if run.status != "passed":
             extra = {"error_kind": ErrorKind.UNALIGNED} if run.step_checks == "failed" else {}
             return self._done(CheckOutcome(status=StepStatus.FAILED, message=run.message, details=extra), details,

@@ -60,6 +60,7 @@ class Origin(StrEnum):
 
     STEP = "step text"
     QUESTION = "question"
+    WRITTEN = "examples written from the texts"  # by a translator never shown the implementation
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ class StepPlan:
     claims: list[ClaimCheck] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unaligned: str | None = None
+    disputed: bool = False  # set by `judge`: the check that failed is a written example, not the texts' own
 
     @property
     def checks(self) -> int:
@@ -123,6 +125,7 @@ class StepPlan:
     def judge(self, events: list[dict[str, Any]]) -> str | None:
         """Why the run's step-check results (events) disagree with the texts, or None when every check holds.
         A check without exactly one result counts as failed: a run that did not report cannot agree."""
+        self.disputed = False
         reported: dict[str, list[dict[str, Any]]] = {}
         for e in events:
             if e.get("ev") == "step_check":
@@ -130,9 +133,11 @@ class StepPlan:
         for example in self.examples:
             got = reported.get(example.id, [])
             if len(got) != 1:
+                self.disputed = example.origin is Origin.WRITTEN
                 return f"the {example.origin.value}'s example `{example.lines[0][0]}` did not report a result"
             problem = _judge_example(example, got[0])
             if problem:
+                self.disputed = example.origin is Origin.WRITTEN
                 return problem
         for claim in self.claims:
             got = reported.get(claim.id, [])
@@ -150,10 +155,16 @@ class StepPlan:
         if self.checks:
             checked = [e.describe() for e in self.examples] + [c.describe() for c in self.claims]
             where = " and against every mutant" if mutants else ""
+            written = sum(e.origin is Origin.WRITTEN for e in self.examples)
+            read = self.checks - written
+            sources = ", ".join(x for x in (
+                f"{read} read from the step text and question" if read else "",
+                f"{written} written from them by a translator never shown the implementation" if written else ""
+            ) if x)
             return {"kind": "step_examples", "aligned_claim": _cap("; ".join(checked)),
-                    "formaliser": "offline_reader",
-                    "note": _cap(f"{self.checks} check(s) read from the step text and question, run with the "
-                                 f"artifact's {tests} test(s){where}" + (f"; {note}" if note else ""))}
+                    "formaliser": "offline_reader" if read else "example_writer",
+                    "note": _cap(f"{self.checks} check(s) ({sources}), run with the artifact's {tests} test(s)"
+                                 f"{where}" + (f"; {note}" if note else ""))}
         signatures = ", ".join(_signature(f) for f in implementation_nodes(tree)) or "the artifact's module"
         return {"kind": "author_tests", "aligned_claim": _cap(f"{signatures}: author's tests only ({tests} test(s))"),
                 "formaliser": "artifact",
@@ -169,8 +180,11 @@ def plan_step_checks(context: StepContext | None, tree: ast.Module, *, seed: int
         return plan
     names = _module_names(tree)
     functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
-    for origin, text in ((Origin.STEP, context.content), (Origin.QUESTION, context.original_query)):
-        _read_examples(plan, origin, text or "", names)
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+               and not n.name.lower().startswith("test")}
+    for origin, text in ((Origin.STEP, context.content), (Origin.QUESTION, context.original_query),
+                         (Origin.WRITTEN, context.written_examples)):
+        _read_examples(plan, origin, text or "", names, defined)
     _read_claims(plan, context.content or "", functions, seed)
     return plan
 
@@ -178,7 +192,7 @@ def plan_step_checks(context: StepContext | None, tree: ast.Module, *, seed: int
 # ----------------------------------------------------------------------------------------- reading
 
 
-def _read_examples(plan: StepPlan, origin: Origin, text: str, names: set[str]) -> None:
+def _read_examples(plan: StepPlan, origin: Origin, text: str, names: set[str], defined: set[str]) -> None:
     for block in doctest_blocks(text):
         lines = tuple((src, exp) for src, exp in block if not _SKIP.search(src))
         if not any(exp is not None for _, exp in lines):
@@ -191,13 +205,17 @@ def _read_examples(plan: StepPlan, origin: Origin, text: str, names: set[str]) -
             continue
         missing = sorted(_free_names(trees) - names)
         if missing:
-            if origin is Origin.QUESTION:
-                plan.notes.append(f"question example `{shown}` uses {', '.join(missing)}, which this artifact "
+            if origin is not Origin.STEP:
+                plan.notes.append(f"{origin.value} example `{shown}` uses {', '.join(missing)}, which this artifact "
                                   "does not define: not checked here")
                 continue
             if plan.unaligned is None:
                 plan.unaligned = (f"the step text's example `{shown}` uses {', '.join(missing)}, which the artifact "
                                   "does not define: the artifact is not the code the step describes")
+            continue
+        if not _exercises(trees, lines, defined):
+            plan.notes.append(f"{origin.value} example `{shown}` checks a value the artifact's functions do not "
+                              "compute: it says nothing about the step, not counted")
             continue
         plan.examples.append(ExampleCheck(id=f"e{len(plan.examples) + 1}", origin=origin, lines=lines))
 
@@ -268,6 +286,20 @@ def _takes_one_argument(f: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     required = positional - len(a.defaults)
     kw_required = sum(1 for d in a.kw_defaults if d is None)
     return kw_required == 0 and required <= 1 and (positional >= 1 or a.vararg is not None)
+
+
+def _exercises(trees: list[ast.Module], lines: tuple[tuple[str, str | None], ...], defined: set[str]) -> bool:
+    """Whether every line of an example whose output is checked uses the artifact's code: one of its functions
+    or classes, or a name an earlier line bound (`>>> r = f(3)` then `>>> r`). `>>> 1 + 1` / `2` checks
+    Python, not the step."""
+    reach = set(defined)
+    for tree, (_, expected) in zip(trees, lines, strict=True):
+        loads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        if expected is not None and not loads & reach:
+            return False
+        if loads & reach:
+            reach.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return True
 
 
 def _module_names(tree: ast.Module) -> set[str]:

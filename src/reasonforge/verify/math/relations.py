@@ -617,8 +617,11 @@ def _always(lhs: sympy.Expr, op: str, rhs: sympy.Expr) -> bool | None:
         if gap.is_number:
             return op == "!="
         return None
-    relation = {"<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge}[op](lhs - rhs, 0)
-    simplified = sympy.simplify(relation)
+    try:
+        relation = {"<": sympy.Lt, ">": sympy.Gt, "<=": sympy.Le, ">=": sympy.Ge}[op](lhs - rhs, 0)
+        simplified = sympy.simplify(relation)
+    except TypeError:  # SymPy cannot order the sides (a NaN or complex value under substitution): undecided
+        return None
     if simplified is sympy.true:
         return True
     if simplified is sympy.false:
@@ -749,6 +752,9 @@ def _worker(conn: Any, artifact: str, timeout_s: float, memory_mb: int) -> None:
     except RecursionError:
         outcome = CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.TOO_LARGE},
                                message="the expressions are too deeply nested for SymPy")
+    except Exception as exc:  # noqa: BLE001 - a SymPy failure costs this step, reported, not a dead worker
+        outcome = CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.CRASH},
+                               message=f"SymPy failed on this artifact: {type(exc).__name__}: {str(exc)[:200]}")
     conn.send(outcome.model_dump(mode="json"))
     conn.close()
 

@@ -1,0 +1,225 @@
+"""A word problem's steps checked against independent formalisations of its question (DESIGN §3.3).
+
+A word-problem step such as "She sells 16 - 3 - 4 = 9 eggs" is verified on its arithmetic only (evidence
+`relations`): that the 9 is the eggs she sells is prose no relation states, so its chain stays PARTIAL. Here a
+translator that never sees the chain formalises the question as programs (`translate.question`), each read and
+evaluated exactly (`verify.math.programs`: no execution; every literal must be a quantity the question states or
+a named constant of its units). The answer counts when at least `required` of them give the same value. Then,
+and only when that answer is the chain's (its claimed answer, else its final value), each step verified on its
+arithmetic whose every result is a quantity one of the agreeing programs computes becomes `corroborated`
+(and so does a step that states no relation, only numbers, each a quantity the question states or the programs
+compute: "Tony picks 6 quarts, Bobby 5", a restatement the reader had no relation to check in)
+(types.EvidenceKind.CORROBORATED; formaliser `question_model`): two derivations that share nothing but the
+question compute the same quantities and the same answer. A number the step's prose states besides (neither
+a relation's value, a quantity the programs compute, nor one the question states) or a negation in it keeps the
+step as it was: the quantities are corroborated, not whatever else the prose claims. A chain whose every step is proven or corroborated
+is VERIFIED with assurance `corroborated`. Nothing is refuted here: formalisations that disagree with the chain
+leave it as it was (a small model's program may be the wrong one), and the comparison is noted on its last step.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import sympy
+
+from reasonforge.errors import ArtifactSyntaxError
+from reasonforge.lang.math.expr import ExpressionError, Node, evaluate, rounding_tolerance, to_text
+from reasonforge.lang.math.quantities import grounding_values, relation_values, stated_quantities
+from reasonforge.pipeline.soundness import evidence_of
+from reasonforge.pipeline.soundness.common import with_evidence
+from reasonforge.pipeline.soundness.math import chain_answer, is_word_problem, step_results
+from reasonforge.translate.math_quick import read_step
+from reasonforge.translate.question import QuestionPrograms
+from reasonforge.types import (
+    CheckOutcome,
+    ErrorKind,
+    Evidence,
+    EvidenceKind,
+    Formaliser,
+    QuestionModel,
+    ReasoningStep,
+    StepContext,
+    StepStatus,
+    StepVerdict,
+)
+from reasonforge.verify.math.programs import Program, read_program
+
+__all__ = ["QUESTION_MODEL_KEY", "corroborate", "question_model"]
+
+QUESTION_MODEL_KEY = "question_model"
+
+
+def question_model(question: str, written: QuestionPrograms) -> QuestionModel:
+    """The formalisations of `question` read and evaluated, and the answer enough of them agree on."""
+    grounding = grounding_values(stated_quantities(question), [question])
+    read: list[Program] = []
+    rejected: list[str] = []
+    for i, text in enumerate(written.programs, 1):
+        if not text.strip():
+            rejected.append(f"formalisation {i}: the reply carried no program")
+            continue
+        try:
+            read.append(read_program(text, grounding))
+        except ArtifactSyntaxError as exc:
+            rejected.append(f"formalisation {i}: {exc.message}")
+    votes: list[tuple[sympy.Expr, list[Program]]] = []
+    for program in read:
+        for answer, agreeing in votes:
+            if _equal(answer, program.answer):
+                agreeing.append(program)
+                break
+        else:
+            votes.append((program.answer, [program]))
+    model = QuestionModel(samples=len(written.programs), required=written.required, programs=written.programs,
+                          rejected=rejected, formaliser=written.formaliser)
+    if not votes:
+        return model
+    answer, agreeing = max(votes, key=lambda vote: len(vote[1]))
+    if len(agreeing) < written.required:
+        return model.model_copy(update={"agreeing": len(agreeing)})
+    quantities: dict[str, str] = {}
+    for program in agreeing:
+        for value, name in program.quantities().items():
+            quantities.setdefault(str(value), name)
+    return model.model_copy(update={"answer": str(answer), "agreeing": len(agreeing), "quantities": quantities})
+
+
+def corroborate(contexts: Mapping[int, StepContext], verdicts: Mapping[int, StepVerdict],
+                model: QuestionModel) -> dict[int, StepVerdict]:
+    """`verdicts` with each arithmetic-only step whose results the formalisations compute marked corroborated,
+    when the formalisations' answer is the chain's (see the module docstring)."""
+    out = dict(verdicts)
+    last = next((sid for sid, c in contexts.items() if c.final), None)
+    if last is None or last not in out or not is_word_problem(contexts[last].original_query):
+        return out
+    summary = _summary(model)
+    answer = chain_answer(contexts[last])
+    agreed = sympy.sympify(model.answer) if model.answer is not None else None
+    if agreed is None or answer is None or not _matches(agreed, answer):
+        summary["agrees"] = False
+        if agreed is not None:
+            shown = to_text(answer) if answer is not None else "none read"
+            summary["note"] = f"the formalisations' answer {model.answer} is not the chain's ({shown})"
+        out[last] = _noted(out[last], summary)
+        return out
+    summary["agrees"] = True
+    # the values are sympy's own printing of exact values (`question_model`), so they read back exactly
+    quantities = {sympy.sympify(value): name for value, name in model.quantities.items()}
+    question = contexts[last].original_query
+    told = frozenset(q.value for q in stated_quantities(question))  # as stated: a unit constant is no claim
+    agreed_by = (f"{model.agreeing} of {model.samples} formalisations of the question written without the chain, "
+                 f"whose answer {model.answer} is the chain's")
+    for sid, verdict in verdicts.items():
+        context = contexts[sid]
+        if verdict.status is StepStatus.UNSUPPORTED and verdict.error_kind == ErrorKind.UNTRANSLATABLE:
+            restated = _restated(context, quantities, told, agreed if context.final else None)
+            if restated:
+                out[sid] = _promoted(verdict, Evidence(
+                    kind=EvidenceKind.CORROBORATED, aligned_claim=", ".join(restated),
+                    formaliser=Formaliser.QUESTION_MODEL,
+                    note=f"corroborated: the step states no relation, and every number it states ({', '.join(restated)}) "
+                         f"is a quantity the question states or {agreed_by} compute"))
+            continue
+        evidence = evidence_of(CheckOutcome(status=verdict.status, message="", details=verdict.details))
+        if not verdict.verified or evidence is None or evidence.kind != EvidenceKind.RELATIONS:
+            continue
+        results = step_results(context)
+        names = [_named(quantities, r) for r in results]
+        if not results or None in names or _unaccounted(context, quantities, told):
+            continue
+        shown = ", ".join(f"{to_text(r)} is {n}" for r, n in zip(results, names, strict=True))
+        out[sid] = _promoted(verdict, Evidence(
+            kind=EvidenceKind.CORROBORATED, aligned_claim=evidence.aligned_claim, formaliser=Formaliser.QUESTION_MODEL,
+            note=f"corroborated: {shown} in {agreed_by}; the arithmetic was proven"))
+    out[last] = _noted(out[last], summary)
+    return out
+
+
+_NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without)\b|n[’']t\b", re.IGNORECASE)
+
+
+def _unaccounted(context: StepContext, quantities: Mapping[sympy.Expr, str], told: frozenset[sympy.Rational]
+                 ) -> str | None:
+    """What in the step's prose the formalisations do not account for: a number that is neither one of its
+    relations' values, a quantity they compute nor one the question states ("She sells 9 eggs and keeps 100"),
+    or a negation ("she does not sell them"), which would turn the corroborated quantity into another claim."""
+    stated = {v for rel in read_step(ReasoningStep(step_id=context.step_id, content=context.content)).relations
+              for v in relation_values(rel)}
+    for q in stated_quantities(context.content):
+        if q.value not in stated and q.value not in told and not any(_equal(q.value, v) for v in quantities):
+            return q.text
+    negation = _NEGATION.search(context.content)
+    return negation.group(0) if negation else None
+
+
+def _restated(context: StepContext, quantities: Mapping[sympy.Expr, str], told: frozenset[sympy.Rational],
+              answer: sympy.Expr | None) -> list[str]:
+    """The numbers a step with no relation states ("Tony picks 6 quarts", "Tony: 6, Bobby: 5"), when each is a
+    stated or a formalised quantity and the step negates nothing; [] otherwise (also for a step with no number:
+    words alone are not corroborated by any quantity). The last step (`answer` given) must state the answer: "So
+    she makes $9" after a chain whose answer is 18 states another quantity as the answer."""
+    math = read_step(ReasoningStep(step_id=context.step_id, content=context.content,
+                                   claimed_conclusion=context.claimed_conclusion))
+    if math.relations or math.unread or _NEGATION.search(context.content):
+        return []
+    stated = stated_quantities(context.content) + stated_quantities(context.claimed_conclusion or "")
+    if not stated:
+        return []
+    for q in stated:
+        if q.value not in told and not any(_equal(q.value, v) for v in quantities):
+            return []
+    if answer is not None and not any(_equal(q.value, answer) for q in stated):
+        return []
+    return [q.text for q in stated]
+
+
+def _summary(model: QuestionModel) -> dict[str, object]:
+    return {"samples": model.samples, "required": model.required, "agreeing": model.agreeing,
+            "answer": model.answer, "rejected": model.rejected[:5],
+            "formaliser": model.formaliser.name if model.formaliser is not None else None}
+
+
+def _named(quantities: Mapping[sympy.Expr, str], result: Node) -> str | None:
+    """The name a formalisation gives the step's `result`, or None when none computes it."""
+    for value, name in quantities.items():
+        if _matches(value, result):
+            return name
+    return None
+
+
+def _matches(value: sympy.Expr, written: Node) -> bool:
+    """Is the value the chain writes `value`: exactly, or within the rounding of its written decimals?"""
+    try:
+        gap = value - evaluate(written)
+    except (ExpressionError, TypeError, ValueError, ZeroDivisionError):
+        return False
+    if gap == 0:
+        return True
+    tolerance = rounding_tolerance(written)
+    try:
+        return tolerance is not None and bool(abs(sympy.N(gap, 30)) <= tolerance)
+    except (TypeError, ValueError):
+        return False
+
+
+def _equal(a: sympy.Expr, b: sympy.Expr) -> bool:
+    try:
+        return bool(sympy.simplify(a - b) == 0)
+    except (TypeError, ValueError):
+        return False
+
+
+def _promoted(verdict: StepVerdict, evidence: Evidence) -> StepVerdict:
+    """`verdict` verified on `evidence` (a restatement was unsupported only for want of a relation to check)."""
+    details = {k: v for k, v in verdict.details.items() if k != "error_kind"}
+    if verdict.status is not StepStatus.VERIFIED:
+        details["checker_status"] = verdict.status.value
+    outcome = with_evidence(CheckOutcome(status=StepStatus.VERIFIED, message="", details=details), evidence)
+    return verdict.model_copy(update={"verified": True, "status": StepStatus.VERIFIED, "error_message": None,
+                                      "details": outcome.details})
+
+
+def _noted(verdict: StepVerdict, summary: dict[str, object]) -> StepVerdict:
+    return verdict.model_copy(update={"details": {**verdict.details, QUESTION_MODEL_KEY: summary}})

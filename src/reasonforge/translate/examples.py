@@ -1,0 +1,68 @@
+"""A model writes a code step's examples from the question and the step's prose, never shown the implementation.
+
+This is the code half of the plan's independent translations: the author's own tests show only that the code
+agrees with itself; examples written by a translator that saw the task, the step's words and the function's
+signature (its name, parameters and docstring, with the body cut out) say what the code should do, and the
+implementation then runs against them (`verify.code.step_checks`, origin WRITTEN, original and every mutant).
+A failing written example leaves the step `unsupported` (the examples may be the ones that are wrong), never
+`failed`. The reply is `>>> call` / expected-output pairs in one fenced block; under a GBNF grammar (llama.cpp)
+a small model can write nothing else.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import re
+
+from reasonforge.translate.llm import ChatMessage, ChatReply
+from reasonforge.verify.code.step_text import defined_functions, strip_fences
+
+__all__ = ["EXAMPLES_GRAMMAR", "EXAMPLES_SYSTEM", "examples_messages", "signatures", "written_examples"]
+
+MAX_EXAMPLE_TOKENS = 300
+_MAX_PROMPT_CHARS = 4_000
+
+EXAMPLES_SYSTEM = (
+    "You write test examples for a Python function from its task description and signature; you never see its "
+    "body. Write 3 examples in doctest form, each a line `>>> call(...)` followed by a line with the exact "
+    "expected result as a Python literal. Cover an ordinary input and an edge case the description implies. "
+    "Reply with the examples in one ```python block and nothing else.")
+
+EXAMPLES_GRAMMAR = r'''
+root ::= "```python\n" example{1,4} "```"
+example ::= ">>> " name "(" [^\n`]{0,200} "\n" [^\n`>]{1,200} "\n"
+name ::= [a-zA-Z_] [a-zA-Z0-9_]{0,40}
+'''
+
+_FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL)
+
+
+def signatures(step_text: str) -> list[str]:
+    """The step's functions as the writer may see them: signature and docstring, the body cut out."""
+    shown = []
+    for fn in defined_functions(step_text):
+        bare = copy.deepcopy(fn)
+        doc = ast.get_docstring(fn)
+        bare.body = [ast.Expr(ast.Constant(doc))] if doc else []
+        bare.body.append(ast.Expr(ast.Constant(...)))
+        bare.decorator_list = []
+        shown.append(ast.unparse(bare))
+    return shown
+
+
+def examples_messages(question: str, step_text: str, shown: list[str]) -> list[ChatMessage]:
+    """The turn that asks for examples of the step's functions (`shown`: their signatures)."""
+    prose = " ".join(strip_fences(step_text).split())
+    parts = [f"Task: {question[:_MAX_PROMPT_CHARS]}" if question.strip() else "",
+             f"What this step's code does: {prose[:_MAX_PROMPT_CHARS]}" if prose else "",
+             "Signature:\n" + "\n\n".join(shown)]
+    return [ChatMessage(role="user", content="\n\n".join(p for p in parts if p))]
+
+
+def written_examples(reply: ChatReply) -> str:
+    """The `>>>` lines and their outputs a reply carries ("" when it has none)."""
+    text = reply.text or ""
+    fenced = _FENCE.search(text)
+    body = fenced.group(1) if fenced else text
+    return body.strip() if ">>>" in body else ""

@@ -1,0 +1,146 @@
+"""A word problem's steps checked against independent formalisations of its question (pipeline/corroboration.py).
+
+The formaliser here is a translator that writes the rules' step artifacts and answers with fixed programs for the
+question: the programs are read, grounded and evaluated for real, the steps checked for real.
+"""
+
+from reasonforge.pipeline.run import verify_chain
+from reasonforge.translate import default_translator
+from reasonforge.translate.question import QuestionPrograms
+from reasonforge.types import Assurance, Domain, Overall, ProofLevel, ReasoningStep, Spec, StepStatus, VerifyRequest
+
+JANET = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
+         "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck "
+         "egg. How much in dollars does she make every day at the farmers' market?")
+RIGHT = ["Janet sells 16 - 3 - 4 = 9 duck eggs a day.", "She makes 9 * 2 = $18 every day at the farmer's market."]
+PROGRAM = "```python\neggs_sold = 16 - 3 - 4\nanswer = eggs_sold * 2\n```"
+
+
+class Formaliser:
+    """The rules' artifacts for the steps; fixed programs for the question (counted, to see when it is asked)."""
+
+    def __init__(self, programs, required=2):
+        self.spec = Spec(name="question-formaliser", version="1")
+        self.programs = programs
+        self.required = required
+        self.asked = 0
+
+    def translate_chain(self, request, ancestors):
+        return default_translator(request.domain, level=request.proof_level).translate_chain(request, ancestors)
+
+    def formalise_question(self, request):
+        self.asked += 1
+        return QuestionPrograms(programs=list(self.programs), required=self.required, formaliser=self.spec)
+
+
+def request(steps, answer="18", query=JANET):
+    chain = [ReasoningStep(step_id=i, content=text) for i, text in enumerate(steps, 1)]
+    return VerifyRequest(reasoning_chain=chain, domain=Domain.MATHEMATICS, original_query=query, claimed_answer=answer,
+                         proof_level=ProofLevel.QUICK)
+
+
+def kinds(verdict):
+    return [(v.details.get("evidence") or {}).get("kind") for v in verdict.step_verdicts]
+
+
+def test_without_a_formalisation_a_word_problem_is_verified_only_on_its_arithmetic():
+    verdict = verify_chain(request(RIGHT))
+    assert verdict.overall is Overall.PARTIAL and verdict.assurance is Assurance.ARITHMETIC
+    assert kinds(verdict) == ["relations", "relations"]
+
+
+def test_formalisations_that_compute_each_steps_result_and_the_answer_verify_the_chain():
+    formaliser = Formaliser([PROGRAM, PROGRAM, PROGRAM])
+    verdict = verify_chain(request(RIGHT), translator=formaliser)
+    assert formaliser.asked == 1
+    assert verdict.overall is Overall.VERIFIED and verdict.assurance is Assurance.CORROBORATED
+    assert kinds(verdict) == ["corroborated", "corroborated"]
+    first = verdict.step_verdicts[0].details["evidence"]
+    assert first["formaliser"] == "question_model"
+    assert "9 is eggs_sold" in first["note"] and "3 of 3" in first["note"]
+    assert verdict.step_verdicts[-1].details["question_model"]["agrees"] is True
+
+
+def test_a_wrong_chain_is_not_corroborated_by_formalisations_of_the_right_answer():
+    wrong = ["Janet sells 16 - 3 = 13 duck eggs a day.", "She makes 13 * 2 = $26 every day at the market."]
+    verdict = verify_chain(request(wrong, answer="26"), translator=Formaliser([PROGRAM] * 3))
+    assert verdict.overall is Overall.PARTIAL and kinds(verdict) == ["relations", "relations"]
+    noted = verdict.step_verdicts[-1].details["question_model"]
+    assert noted["agrees"] is False and "18" in noted["note"] and "26" in noted["note"]
+
+
+def test_a_step_whose_result_no_formalisation_computes_stays_arithmetic_only():
+    # the right answer, reached through a value (13) the formalisation never computes
+    detour = ["Janet has 16 - 3 = 13 eggs after breakfast.", "She sells 13 - 4 = 9 eggs.",
+              "She makes 9 * 2 = $18 every day."]
+    verdict = verify_chain(request(detour), translator=Formaliser([PROGRAM] * 3))
+    assert verdict.overall is Overall.PARTIAL
+    assert kinds(verdict) == ["relations", "corroborated", "corroborated"]
+
+
+def test_too_few_agreeing_formalisations_corroborate_nothing():
+    other = "```python\nanswer = 16 * 2\n```"
+    verdict = verify_chain(request(RIGHT), translator=Formaliser([PROGRAM, other, "```python\nanswer = 16\n```"]))
+    assert verdict.overall is Overall.PARTIAL
+    noted = verdict.step_verdicts[-1].details["question_model"]
+    assert noted["answer"] is None and noted["agreeing"] == 1 and noted["required"] == 2
+
+
+def test_a_formalisation_with_an_invented_number_or_code_is_not_counted():
+    invented = "```python\neggs_sold = 16 - 3 - 4\nbonus = 5\nanswer = eggs_sold * 2 + bonus - 5\n```"
+    code = "```python\nimport os\nanswer = 18\n```"
+    verdict = verify_chain(request(RIGHT), translator=Formaliser([PROGRAM, invented, code]))
+    assert verdict.overall is Overall.PARTIAL
+    rejected = verdict.step_verdicts[-1].details["question_model"]["rejected"]
+    assert any("5 is not a quantity the question states" in r for r in rejected)
+    assert any("not an assignment" in r for r in rejected)
+
+
+def test_one_formalisation_suffices_when_one_is_required():
+    verdict = verify_chain(request(RIGHT), translator=Formaliser([PROGRAM], required=1))
+    assert verdict.overall is Overall.VERIFIED and verdict.assurance is Assurance.CORROBORATED
+
+
+def test_a_failed_step_stays_failed_whatever_the_formalisations_say():
+    wrong = ["Janet sells 16 - 3 - 4 = 10 duck eggs a day.", "She makes 9 * 2 = $18 every day."]
+    verdict = verify_chain(request(wrong), translator=Formaliser([PROGRAM] * 3))
+    assert verdict.step_verdicts[0].status is StepStatus.FAILED and verdict.overall is not Overall.VERIFIED
+
+
+def test_the_chains_own_answer_counts_when_no_answer_is_claimed():
+    verdict = verify_chain(request(RIGHT, answer=""), translator=Formaliser([PROGRAM] * 3))
+    assert verdict.overall is Overall.VERIFIED
+
+
+def test_a_question_in_algebra_is_not_formalised_and_supplied_translations_are_not_either():
+    algebra = request(["x = 3 + 4 = 7"], answer="7", query="Solve x = 3 + 4.")
+    formaliser = Formaliser([PROGRAM] * 3)
+    verify_chain(algebra, translator=formaliser)
+    assert formaliser.asked == 0
+    chain = request(RIGHT)
+    supplied = default_translator(Domain.MATHEMATICS, level=ProofLevel.QUICK).translate_chain(chain, {1: [], 2: [1]})
+    verdict = verify_chain(chain.model_copy(update={"translations": supplied}), translator=formaliser)
+    assert formaliser.asked == 0 and verdict.overall is Overall.PARTIAL
+
+
+def test_prose_that_claims_more_than_the_corroborated_quantities_is_not_corroborated():
+    extra = ["Janet sells 16 - 3 - 4 = 9 duck eggs a day and keeps 100 for herself.",
+             "She makes 9 * 2 = $18 every day at the farmer's market."]
+    negated = ["Janet does not sell 16 - 3 - 4 = 9 duck eggs a day.", RIGHT[1]]
+    for steps in (extra, negated):
+        verdict = verify_chain(request(steps), translator=Formaliser([PROGRAM] * 3))
+        assert verdict.overall is not Overall.VERIFIED, steps
+        assert kinds(verdict)[0] != "corroborated"
+
+
+def test_a_restatement_of_corroborated_quantities_is_corroborated_and_one_of_others_is_not():
+    restating = ["Janet's ducks lay 16 eggs per day.", *RIGHT, "So she makes 18 dollars a day."]
+    verdict = verify_chain(request(restating), translator=Formaliser([PROGRAM] * 3))
+    assert verdict.overall is Overall.VERIFIED, [v.error_message for v in verdict.step_verdicts]
+    assert kinds(verdict) == ["corroborated"] * 4
+    assert "every number it states (16)" in verdict.step_verdicts[0].details["evidence"]["note"]
+    # another number, a negation, no number, and a quantity of the problem stated as its answer
+    for wrong in ("So she makes 20 dollars a day.", "She does not sell 9 eggs.", "She sells the rest.",
+                  "So she makes 9 dollars a day."):
+        verdict = verify_chain(request([*RIGHT, wrong]), translator=Formaliser([PROGRAM] * 3))
+        assert verdict.overall is not Overall.VERIFIED and verdict.step_verdicts[-1].status is not StepStatus.VERIFIED

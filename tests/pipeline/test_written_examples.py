@@ -1,0 +1,99 @@
+"""Code checked against examples a translator wrote from the texts alone, never shown the implementation.
+
+The writer here answers with fixed examples (what a model might write); the code runs in the real harness.
+"""
+
+from reasonforge.pipeline.run import verify_chain
+from reasonforge.translate import default_translator
+from reasonforge.translate.examples import signatures
+from reasonforge.types import (
+    Assurance,
+    Domain,
+    ErrorKind,
+    Overall,
+    ProofLevel,
+    ReasoningStep,
+    Spec,
+    StepStatus,
+    VerifyRequest,
+)
+
+QUESTION = "Write most_common_key(counts): the key of the dict `counts` with the largest count."
+# The issue's forgery: the text says maximum, the code returns the minimum, and its own tests agree with it.
+MINIMUM = '''Return the key with the maximum count.
+
+```python
+def most_common_key(counts):
+    return min(counts, key=counts.get)
+
+def test_most_common_key():
+    assert most_common_key({"a": 3, "b": 1}) == "b"
+```'''
+MAXIMUM = MINIMUM.replace("min(", "max(").replace('== "b"', '== "a"')
+RIGHT = '>>> most_common_key({"a": 3, "b": 1})\n\'a\'\n>>> most_common_key({"x": 1})\n\'x\''
+
+
+class Writer:
+    """The rules' artifacts (the step's own code block); fixed examples written for each step."""
+
+    def __init__(self, examples):
+        self.spec = Spec(name="example-writer", version="1")
+        self.examples = examples
+        self.asked = 0
+
+    def translate_chain(self, request, ancestors):
+        return default_translator(request.domain, level=request.proof_level).translate_chain(request, ancestors)
+
+    def write_examples(self, request):
+        self.asked += 1
+        return {step.step_id: self.examples for step in request.reasoning_chain}
+
+
+def request(content):
+    return VerifyRequest(reasoning_chain=[ReasoningStep(step_id=1, content=content)], domain=Domain.CODE,
+                         original_query=QUESTION, proof_level=ProofLevel.QUICK)
+
+
+def test_without_written_examples_the_texts_own_test_is_all_the_evidence():
+    # the step's prose says maximum, its own test says minimum: the offline reader reads no claim in the prose,
+    # so the rules alone check the code against the test the text writes (what written examples are for)
+    verdict = verify_chain(request(MINIMUM))
+    assert verdict.step_verdicts[0].details["evidence"]["formaliser"] == "offline_reader"
+
+
+def test_written_examples_catch_the_code_that_does_the_opposite_of_its_text():
+    verdict = verify_chain(request(MINIMUM), translator=Writer(RIGHT))
+    step = verdict.step_verdicts[0]
+    assert step.status is StepStatus.UNSUPPORTED and step.error_kind is ErrorKind.DISAGREEMENT, step.error_message
+    assert "never saw the implementation" in step.error_message and verdict.overall is not Overall.VERIFIED
+
+
+def test_code_that_passes_the_written_examples_is_verified_on_them():
+    writer = Writer(RIGHT)
+    verdict = verify_chain(request(MAXIMUM), translator=writer)
+    step = verdict.step_verdicts[0]
+    assert writer.asked == 1
+    assert verdict.overall is Overall.VERIFIED, step.error_message
+    evidence = step.details["evidence"]
+    assert evidence["kind"] == "step_examples" and evidence["formaliser"] == "example_writer"
+    assert "1 written from them by a translator never shown the implementation" in evidence["note"]
+
+
+def test_a_wrong_written_example_leaves_right_code_unsupported_never_failed():
+    wrong = '>>> most_common_key({"a": 3, "b": 1})\n\'b\''
+    verdict = verify_chain(request(MAXIMUM), translator=Writer(wrong))
+    assert verdict.step_verdicts[0].status is StepStatus.UNSUPPORTED
+    assert verdict.assurance is Assurance.UNPROVEN  # nothing refuted: the examples may be the wrong ones
+
+
+def test_the_text_s_own_failing_example_still_fails_the_step():
+    stated = MINIMUM.replace("Return the key with the maximum count.",
+                             "Return the key with the maximum count.\n\n>>> most_common_key({'a': 3, 'b': 1})\n'a'")
+    verdict = verify_chain(request(stated), translator=Writer(RIGHT))
+    assert verdict.step_verdicts[0].status is StepStatus.FAILED
+
+
+def test_the_writer_sees_the_signature_and_docstring_not_the_body():
+    shown = signatures('```python\ndef f(xs: list[int]) -> int:\n    """Largest element."""\n    return max(xs)\n```')
+    assert shown == ["def f(xs: list[int]) -> int:\n    \"\"\"Largest element.\"\"\"\n    ..."]
+    assert "max(" not in shown[0]
