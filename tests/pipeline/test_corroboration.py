@@ -144,3 +144,11 @@ def test_a_restatement_of_corroborated_quantities_is_corroborated_and_one_of_oth
                   "So she makes 9 dollars a day."):
         verdict = verify_chain(request([*RIGHT, wrong]), translator=Formaliser([PROGRAM] * 3))
         assert verdict.overall is not Overall.VERIFIED and verdict.step_verdicts[-1].status is not StepStatus.VERIFIED
+
+
+def test_a_restated_number_must_count_what_it_counts_in_the_question_or_the_formalisation():
+    # the question's 3 is eaten "for breakfast", and no formalisation names it: "sells 3 eggs" is another claim
+    verdict = verify_chain(request(["Janet sells 3 eggs a day.", *RIGHT]), translator=Formaliser([PROGRAM] * 3))
+    assert kinds(verdict)[0] != "corroborated"
+    verdict = verify_chain(request(["Janet sells 9 eggs a day.", *RIGHT]), translator=Formaliser([PROGRAM] * 3))
+    assert kinds(verdict)[0] == "corroborated"

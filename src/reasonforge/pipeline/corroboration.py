@@ -8,7 +8,8 @@ a named constant of its units). The answer counts when at least `required` of th
 and only when that answer is the chain's (its claimed answer, else its final value), each step verified on its
 arithmetic whose every result is a quantity one of the agreeing programs computes becomes `corroborated`
 (and so does a step that states no relation, only numbers, each a quantity the question states or the programs
-compute: "Tony picks 6 quarts, Bobby 5", a restatement the reader had no relation to check in)
+compute, counting what it counts there: "Tony picks 6 quarts, Bobby 5 quarts", a restatement the reader had no
+relation to check in)
 (types.EvidenceKind.CORROBORATED; formaliser `question_model`): two derivations that share nothing but the
 question compute the same quantities and the same answer. A number the step's prose states besides (neither
 a relation's value, a quantity the programs compute, nor one the question states) or a negation in it keeps the
@@ -20,13 +21,13 @@ leave it as it was (a small model's program may be the wrong one), and the compa
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import sympy
 
 from reasonforge.errors import ArtifactSyntaxError
 from reasonforge.lang.math.expr import ExpressionError, Node, evaluate, rounding_tolerance, to_text
-from reasonforge.lang.math.quantities import grounding_values, relation_values, stated_quantities
+from reasonforge.lang.math.quantities import Quantity, grounding_values, relation_values, stated_quantities
 from reasonforge.pipeline.soundness import evidence_of
 from reasonforge.pipeline.soundness.common import with_evidence
 from reasonforge.pipeline.soundness.math import chain_answer, is_word_problem, step_results
@@ -108,13 +109,14 @@ def corroborate(contexts: Mapping[int, StepContext], verdicts: Mapping[int, Step
     # the values are sympy's own printing of exact values (`question_model`), so they read back exactly
     quantities = {sympy.sympify(value): name for value, name in model.quantities.items()}
     question = contexts[last].original_query
-    told = frozenset(q.value for q in stated_quantities(question))  # as stated: a unit constant is no claim
+    stated = stated_quantities(question)
+    told = frozenset(q.value for q in stated)  # as stated: a unit constant is no claim
     agreed_by = (f"{model.agreeing} of {model.samples} formalisations of the question written without the chain, "
                  f"whose answer {model.answer} is the chain's")
     for sid, verdict in verdicts.items():
         context = contexts[sid]
         if verdict.status is StepStatus.UNSUPPORTED and verdict.error_kind == ErrorKind.UNTRANSLATABLE:
-            restated = _restated(context, quantities, told, agreed if context.final else None)
+            restated = _restated(context, quantities, stated, agreed if context.final else None)
             if restated:
                 out[sid] = _promoted(verdict, Evidence(
                     kind=EvidenceKind.CORROBORATED, aligned_claim=", ".join(restated),
@@ -154,12 +156,15 @@ def _unaccounted(context: StepContext, quantities: Mapping[sympy.Expr, str], tol
     return negation.group(0) if negation else None
 
 
-def _restated(context: StepContext, quantities: Mapping[sympy.Expr, str], told: frozenset[sympy.Rational],
+def _restated(context: StepContext, quantities: Mapping[sympy.Expr, str], told: Sequence[Quantity],
               answer: sympy.Expr | None) -> list[str]:
     """The numbers a step with no relation states ("Tony picks 6 quarts", "Tony: 6, Bobby: 5"), when each is a
-    stated or a formalised quantity and the step negates nothing; [] otherwise (also for a step with no number:
-    words alone are not corroborated by any quantity). The last step (`answer` given) must state the answer: "So
-    she makes $9" after a chain whose answer is 18 states another quantity as the answer."""
+    quantity the question states or the formalisations compute, *counting what it counts there* (a word of what
+    the step says it counts is a word of the question's phrase for it, or of a formalisation's name for it:
+    "She sells 3 eggs" when the question's 3 is "three for breakfast" is another claim), and the step negates
+    nothing; [] otherwise (also for a step with no number: words alone are not corroborated by any quantity).
+    The last step (`answer` given) must state the answer, which needs no other match: "So she makes $9" after a
+    chain whose answer is 18 states another quantity as the answer."""
     math = read_step(ReasoningStep(step_id=context.step_id, content=context.content,
                                    claimed_conclusion=context.claimed_conclusion))
     if math.relations or math.unread or _NEGATION.search(context.content):
@@ -168,11 +173,27 @@ def _restated(context: StepContext, quantities: Mapping[sympy.Expr, str], told: 
     if not stated:
         return []
     for q in stated:
-        if q.value not in told and not any(_equal(q.value, v) for v in quantities):
+        if answer is not None and _equal(q.value, answer):
+            continue
+        phrases = [t.counts for t in told if _equal(t.value, q.value)]
+        phrases += [name.replace("_", " ") for v, name in quantities.items() if _equal(q.value, v)]
+        if not any(_words(q.counts) & _words(p) for p in phrases):
             return []
     if answer is not None and not any(_equal(q.value, answer) for q in stated):
         return []
     return [q.text for q in stated]
+
+
+_STOP = frozenset(("the", "per", "for", "and", "each", "every", "her", "his", "their", "its", "are", "was", "were"))
+
+
+def _words(phrase: str) -> set[str]:
+    """The content words of a phrase, singular (`quarts of strawberries` → quart, strawberry)."""
+    out = set()
+    for w in re.findall(r"[a-z]{3,}", phrase.lower()):
+        if w not in _STOP:
+            out.add(w[:-3] + "y" if w.endswith("ies") else w[:-1] if w.endswith("s") and not w.endswith("ss") else w)
+    return out
 
 
 def _summary(model: QuestionModel) -> dict[str, object]:
