@@ -55,7 +55,7 @@ def r1cs_counts(path: Path) -> dict[str, int]:
     raise ValueError(f"{path}: no r1cs header section")
 
 
-def full_verdict(steps: int) -> VerificationVerdict:
+def full_verdict(steps: int, level: ProofLevel = ProofLevel.STANDARD, task: str | None = None) -> VerificationVerdict:
     """A synthetic all-verified verdict of `steps` steps."""
     svs = [StepVerdict(step_id=i + 1, verified=True, status=StepStatus.VERIFIED) for i in range(steps)]
     return VerificationVerdict(
@@ -65,8 +65,8 @@ def full_verdict(steps: int) -> VerificationVerdict:
         total_steps=steps,
         verified_steps=steps,
         domain=Domain.MATHEMATICS,
-        proof_level=ProofLevel.STANDARD,
-        task_hash=secrets.token_hex(32),
+        proof_level=level,
+        task_hash=task or secrets.token_hex(32),
     )
 
 
@@ -147,6 +147,8 @@ def main() -> None:
     t0 = time.perf_counter()
     long_cert, _ = issuer.issue(full_verdict(2 * FULL.max_steps))
     issue_long_s = time.perf_counter() - t0
+    # the same task at another level: registered beside the first, never refused
+    quick_cert, _ = issuer.issue(full_verdict(FULL.max_steps, ProofLevel.QUICK, cert.task_hash))
 
     server, url = devnode.start()
     try:
@@ -156,6 +158,9 @@ def main() -> None:
         verify_gas = registry.verify_proof_gas(w3, compiled, dep.verifier, cert)
         register_gas = registry.register(w3, compiled, dep.registry, cert).gas_used
         register_long_gas = registry.register(w3, compiled, dep.registry, long_cert).gas_used
+        register_level_gas = registry.register(w3, compiled, dep.registry, quick_cert).gas_used
+        both_levels = registry.certificates_of_task(w3, compiled, dep.registry, cert.task_hash)
+        assert both_levels == [cert.certificate_id, quick_cert.certificate_id], both_levels
     finally:
         devnode.stop(server)
 
@@ -187,6 +192,7 @@ def main() -> None:
         "verifyProof_gas": verify_gas,
         "registerCertificate_gas": register_gas,
         "registerCertificate_64_steps_gas": register_long_gas,
+        "registerCertificate_second_level_gas": register_level_gas,
         "solc": compiled.solc_version,
     }
     if args.json:

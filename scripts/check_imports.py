@@ -38,7 +38,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "pipeline": ("types", "errors", "registry", "chain", "lang", "verify", "translate"),
     "consensus": ("types", "errors"),
     "incentive": ("errors",),
-    "certificate": ("types", "errors", "cli_errors"),
+    "certificate": ("types", "errors", "cli_errors", "chain"),
     "forecast": ("types", "errors", "lazy", "atomic_file", "cli_errors", "verify"),
     "bench": ("types", "errors", "registry", "chain", "lang", "verify", "translate", "pipeline", "lazy",
               "cli_errors"),

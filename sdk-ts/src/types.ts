@@ -98,8 +98,16 @@ export interface VerifyResponse {
   assurance: Assurance | null;
 }
 
-/** A certificate document exactly as issued: snake_case keys, because its hash covers them. */
-export type Certificate = Record<string, unknown> & { certificate_id?: string };
+/** A certificate document exactly as issued: snake_case keys, because its id covers them. The domain, proof
+ * level, assurance, checkers digest and verdict digest are signed by the validators with the step verdicts. */
+export type Certificate = Record<string, unknown> & {
+  certificate_id?: string;
+  domain?: Domain;
+  proof_level?: ProofLevel;
+  assurance?: Assurance;
+  verdict_digest?: string;
+  checkers_digest?: string;
+};
 
 /** POST /v1/certificates/{certId}/verify: `valid` is true only when `reasons` is empty. */
 export interface CertificateCheck {

@@ -275,7 +275,8 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
     if verdict.assurance is not None and verdict.assurance is not Assurance.PROVEN:
         console.print(f"[dim]assurance: {verdict.assurance.value} — {_ASSURANCE[verdict.assurance]}[/]",
                       highlight=False)
-    console.print(f"[dim]verdict_hash {verdict.verdict_hash}[/]", highlight=False, soft_wrap=True)
+    console.print(f"[dim]verdict_hash {verdict.verdict_hash}  verdict_digest {verdict.verdict_digest}[/]",
+                  highlight=False, soft_wrap=True)
     report = verdict.failure_report
     if report is not None:
         lines = [

@@ -342,6 +342,10 @@ class VerificationVerdict(BaseModel):
     translator_uids: list[int] = Field(default_factory=list)
     task_hash: str = ""
     verdict_hash: str = ""
+    claimed_answer: str = Field(default="", description="The answer the request claimed (checked at the last step).")
+    verdict_digest: str = Field(default="", description=(
+        "sha256 of everything the verdict proved (level, domain, claimed answer, per-step status, evidence, "
+        "artifact and checker hashes): what a certificate signs; recipe in chain.verdict_digest."))
 
 
 class CheckLimits(BaseModel):

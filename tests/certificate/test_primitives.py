@@ -160,6 +160,51 @@ def test_issue_refuses_inconsistent_verdicts(tmp_path) -> None:
         issue(verdict.model_copy(update={"verdict_hash": "00" * 32}), home=tmp_path, params=SMALL)
 
 
+def test_issue_refuses_a_verdict_that_overstates_what_was_proven(tmp_path) -> None:
+    """Edits an attacker would make to a verdict file before asking for a certificate."""
+    from reasonforge.certificate import CertificateError, issue
+    from reasonforge.certificate.issue import digest_of
+    from reasonforge.certificate.params import SMALL
+    from reasonforge.types import Assurance, Overall, ProofLevel
+
+    from certhelpers import load_verdict
+
+    verdict = load_verdict()
+    # relabelled formal, digest left as it was: the digest no longer matches
+    with pytest.raises(CertificateError, match="verdict_digest does not match"):
+        issue(verdict.model_copy(update={"proof_level": ProofLevel.FORMAL}), home=tmp_path, params=SMALL)
+    # relabelled formal with the digest recomputed: SymPy is not a proof assistant
+    formal = verdict.model_copy(update={"proof_level": ProofLevel.FORMAL})
+    formal = formal.model_copy(update={"verdict_digest": digest_of(formal)})
+    with pytest.raises(CertificateError, match="step 1 is verified at the formal level by sympy-relations"):
+        issue(formal, home=tmp_path, params=SMALL)
+    # a step checked only on the arithmetic inside its prose keeps the chain PARTIAL
+    steps = list(verdict.step_verdicts)
+    evidence = {**steps[1].details["evidence"], "kind": "relations"}
+    steps[1] = steps[1].model_copy(update={"details": {**steps[1].details, "evidence": evidence}})
+    relations = verdict.model_copy(update={"step_verdicts": steps, "verdict_digest": ""})
+    with pytest.raises(CertificateError, match="overall VERIFIED is not what the steps' statuses and evidence give"):
+        issue(relations, home=tmp_path, params=SMALL)
+    with pytest.raises(CertificateError, match="assurance corroborated is not what the steps give"):
+        issue(verdict.model_copy(update={"assurance": Assurance.CORROBORATED, "verdict_digest": ""}),
+              home=tmp_path, params=SMALL)
+    with pytest.raises(CertificateError, match="overall PARTIAL"):
+        issue(verdict.model_copy(update={"overall": Overall.PARTIAL, "verdict_digest": "", "verdict_hash": ""}),
+              home=tmp_path,
+              params=SMALL)
+    assert not (tmp_path / "certificate" / "keys").exists()  # refused before any key was built
+
+
+def test_binding_rules_match_the_chain_verdict_rules() -> None:
+    from reasonforge.certificate.binding import expected_overall
+
+    assert expected_overall("proven", 4, 4) == expected_overall("corroborated", 4, 4) == "VERIFIED"
+    assert expected_overall("arithmetic", 4, 4) == expected_overall("self_tested", 4, 4) == "PARTIAL"
+    assert expected_overall("unproven", 2, 4) == expected_overall("refuted", 1, 4) == "PARTIAL"
+    assert expected_overall("refuted", 0, 4) == "FAILED"
+    assert expected_overall("proven", 3, 4) is None and expected_overall("unproven", 4, 4) is None
+
+
 def test_every_certificate_asset_ships_as_package_data() -> None:
     import fnmatch
     import tomllib

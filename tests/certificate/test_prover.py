@@ -16,10 +16,10 @@ from reasonforge.certificate import (
     validators,
     witness,
 )
-from reasonforge.certificate.issue import plan_verdict_hash
+from reasonforge.certificate.issue import digest_of, plan_verdict_hash
 from reasonforge.certificate.params import FIELD_MODULUS, SMALL, pack_public
 from reasonforge.certificate.prover import ProofError, Prover
-from reasonforge.types import Overall
+from reasonforge.types import Assurance, Overall, ProofLevel, Spec, StepStatus
 
 import pyecc_groth16
 from certhelpers import load_verdict
@@ -90,10 +90,60 @@ def test_flipping_verified_count_fails(issued, vk_json) -> None:
     assert any("verified_steps is 4, certificate says 3" in r for r in reasons)
 
 
+BOUND = "task input is not derived from this certificate's"
+
+
 def test_changing_task_hash_fails(issued, vk_json) -> None:
     cert, _ = issued
     bad = resealed(cert, task_hash="00" + cert.task_hash[2:])
-    assert any("task hash input" in r for r in check_certificate(bad, vk_json).reasons)
+    assert any(BOUND in r for r in check_certificate(bad, vk_json).reasons)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"proof_level": "formal"},
+        {"proof_level": "standard"},
+        {"domain": "code"},
+        {"assurance": "corroborated"},
+        {"verdict_digest": "ab" * 32},
+        {"checkers_digest": "cd" * 32},
+    ],
+    ids=lambda c: next(iter(c)),
+)
+def test_a_quick_check_cannot_be_presented_as_another(issued, vk_json, changes) -> None:
+    """Every bound field is under the validators' signatures: resealing the id after an edit is not enough."""
+    cert, _ = issued
+    assert cert.proof_level == "quick"
+    reasons = check_certificate(resealed(cert, **changes), vk_json).reasons
+    assert any(BOUND in r for r in reasons), reasons
+
+
+def test_edited_checker_list_is_refused(issued, vk_json) -> None:
+    cert, _ = issued
+    lean = Spec(name="lean4", version="1", args={})
+    reasons = check_certificate(resealed(cert, checker_specs=[lean]), vk_json).reasons
+    assert any("checker_specs are not the checkers the validators signed" in r for r in reasons), reasons
+
+
+def test_certificate_binds_what_was_proven(issued) -> None:
+    cert, _ = issued
+    verdict = load_verdict()
+    assert (cert.proof_level, cert.domain, cert.assurance) == ("quick", "mathematics", "proven")
+    assert cert.verdict_digest == verdict.verdict_digest == digest_of(verdict)
+    assert cert.zk_proof[0].public_ints()[0] == cert.bound_task_input()
+
+
+def test_verdict_json_is_checked_against_the_digest(issued, vk_json) -> None:
+    cert, _ = issued
+    verdict = load_verdict()
+    assert check_certificate(cert, vk_json, verdict=verdict).valid
+    edited = verdict.model_copy(update={"claimed_answer": "z = 6"})
+    reasons = check_certificate(cert, vk_json, verdict=edited).reasons
+    assert any("recomputed verdict_digest is not the certificate's" in r for r in reasons), reasons
+    formal = verdict.model_copy(update={"proof_level": ProofLevel.FORMAL})
+    reasons = check_certificate(cert, vk_json, verdict=formal).reasons
+    assert "the verdict's proof_level is formal, the certificate's quick" in reasons
 
 
 def test_forged_public_inputs_fail_the_proof(issued, vk_json) -> None:
@@ -264,18 +314,32 @@ def test_insufficient_stake_cannot_be_proved(prover, statement_setup, tmp_path: 
 # --- chains longer than the circuit: a verified sequence of linked proofs
 
 
+def rehashed(verdict):
+    """The verdict with its plan hash and digest recomputed (as the pipeline would have written them)."""
+    verdict = verdict.model_copy(update={"verdict_hash": plan_verdict_hash(verdict)})
+    return verdict.model_copy(update={"verdict_digest": digest_of(verdict)})
+
+
 def long_verdict(n: int = 11):
     base = load_verdict()
-    steps = [base.step_verdicts[0].model_copy(update={"step_id": i + 1, "verified": i % 4 != 3}) for i in range(n)]
+    steps = [
+        base.step_verdicts[0].model_copy(update={
+            "step_id": i + 1,
+            "verified": i % 4 != 3,
+            "status": StepStatus.VERIFIED if i % 4 != 3 else StepStatus.UNSUPPORTED,
+        })
+        for i in range(n)
+    ]
     verdict = base.model_copy(
         update={
             "step_verdicts": steps,
             "total_steps": n,
             "verified_steps": sum(s.verified for s in steps),
             "overall": Overall.PARTIAL,
+            "assurance": Assurance.UNPROVEN,
         }
     )
-    return verdict.model_copy(update={"verdict_hash": plan_verdict_hash(verdict)})
+    return rehashed(verdict)
 
 
 def test_long_chain_becomes_linked_sequence(issuer, vk_json) -> None:
@@ -286,14 +350,14 @@ def test_long_chain_becomes_linked_sequence(issuer, vk_json) -> None:
     swapped = resealed(cert, zk_proof=list(reversed(cert.zk_proof)))
     assert not check_certificate(swapped, vk_json).valid
     dropped = resealed(cert, zk_proof=cert.zk_proof[1:], total_steps=3, verified_steps=cert.zk_proof[1].verified_steps)
-    assert any("task hash input" in r for r in check_certificate(dropped, vk_json).reasons)
+    assert any(BOUND in r for r in check_certificate(dropped, vk_json).reasons)
 
 
 def test_one_issuer_serves_concurrent_requests(issuer, vk_json) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     base = load_verdict()
-    verdicts = [base, base.model_copy(update={"task_hash": "ab" * 32})]
+    verdicts = [base, rehashed(base.model_copy(update={"task_hash": "ab" * 32}))]
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda v: issuer.issue(v, timestamp=1_767_000_000), verdicts))
     assert len({cert.certificate_id for cert, _ in results}) == 2

@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 from reasonforge.certificate import devnode, registry, solidity
 from reasonforge.certificate.registry import RegistryError
 from reasonforge.cli import app
+from reasonforge.types import Assurance, Overall, StepStatus
 
-from certhelpers import HERE
+from certhelpers import HERE, load_verdict
 
 ROOT = HERE.parent.parent
 
@@ -34,7 +35,7 @@ def chain(node, issued, prover, tmp_path_factory):
     return w3, compiled, deployment
 
 
-def test_register_then_is_verified(chain, issued) -> None:
+def test_register_then_is_verified(chain, issued, issuer) -> None:
     w3, compiled, dep = chain
     cert, _ = issued
     assert not registry.is_verified(w3, compiled, dep.registry, cert.task_hash)
@@ -47,40 +48,64 @@ def test_register_then_is_verified(chain, issued) -> None:
     receipt = w3.eth.get_transaction_receipt(reg.tx_hash)
     (event,) = contract.events.CertificateRegistered().process_receipt(receipt)
     assert event["args"]["taskHash"] == bytes.fromhex(cert.task_hash)
-    assert (event["args"]["verifiedSteps"], event["args"]["totalSteps"]) == (4, 4)
+    assert (event["args"]["verifiedSteps"], event["args"]["totalSteps"], event["args"]["proofLevel"]) == (4, 4, 2)
+    stored = registry.stored_certificate(w3, compiled, dep.registry, cert.certificate_id)
+    assert stored["verdictDigest"] == "0x" + cert.verdict_digest and stored["proofLevel"] == 2
+    assert stored["checkersDigest"] == "0x" + cert.checkers_digest and stored["assurance"] == 0
     with pytest.raises(RegistryError, match="CertificateExists"):
         registry.register(w3, compiled, dep.registry, cert)
+    # the registrant cannot choose the id: it is the content hash the contract recomputes
     other_id = cert.model_copy(update={"certificate_id": "0x" + "ab" * 32})
-    with pytest.raises(RegistryError, match="TaskAlreadyCertified"):
+    with pytest.raises(RegistryError, match="CertificateIdMismatch"):
         registry.register(w3, compiled, dep.registry, other_id)
+    again, _ = issuer.issue(load_verdict(), timestamp=1_767_000_001)  # the same task, the same level, a new id
+    with pytest.raises(RegistryError, match="TaskAlreadyCertified"):
+        registry.register(w3, compiled, dep.registry, again)
 
 
 def _fresh(cert, **changes):
-    """Same proof, new id (so duplicate checks do not mask the proof check)."""
-    return cert.model_copy(update={"certificate_id": "0x" + "cd" * 32, **changes})
+    """A tampered certificate with its id recomputed, so only the proof (or a consistency rule) can catch it."""
+    tampered = cert.model_copy(update=changes)
+    tampered.certificate_id = tampered.content_hash()
+    return tampered
 
 
 @pytest.mark.parametrize(
     ("changes", "error"),
     [
-        ({"verified_steps": 3, "overall_verdict": "PARTIAL", "segment": {"verified_steps": 3}}, "InvalidProof"),
-        ({"verified_steps": 3, "overall_verdict": "PARTIAL"}, "InconsistentSegments"),
+        ({"verified_steps": 3, "overall_verdict": "PARTIAL", "assurance": "unproven",
+          "segment": {"verified_steps": 3}}, "InvalidProof"),
+        ({"verified_steps": 3, "overall_verdict": "PARTIAL"}, "InconsistentVerdict"),
         ({"task_hash": "00" * 32}, "InvalidProof"),
         ({"validator_threshold": 1}, "InvalidProof"),
         ({"verdict_commitment": "0x" + "01" * 32}, "InvalidProof"),  # a flipped step changes the commitment
         ({"timestamp": 1}, "InvalidProof"),
         ({"validator_commitment": "0x" + "22" * 32}, "UntrustedValidatorRoot"),
         ({"overall_verdict": "FAILED"}, "InconsistentVerdict"),
+        ({"proof_level": "formal"}, "InvalidProof"),
+        ({"proof_level": "standard"}, "InvalidProof"),
+        ({"domain": "logic"}, "InvalidProof"),
+        ({"assurance": "corroborated"}, "InvalidProof"),
+        ({"assurance": "arithmetic"}, "InconsistentVerdict"),  # every step verified on arithmetic is PARTIAL
+        ({"verdict_digest": "ab" * 32}, "InvalidProof"),
+        ({"checkers_digest": "cd" * 32}, "InvalidProof"),
     ],
     ids=[
         "verified-count",
-        "count-vs-segments",
+        "count-vs-assurance",
         "task-hash",
         "threshold",
         "step-verdict",
         "timestamp",
         "validator-key",
         "verdict-label",
+        "quick-as-formal",
+        "quick-as-standard",
+        "domain",
+        "assurance",
+        "arithmetic-as-verified",
+        "verdict-digest",
+        "checkers",
     ],
 )
 def test_tampered_registration_reverts(chain, issued, changes, error) -> None:
@@ -98,6 +123,47 @@ def test_tampered_registration_reverts(chain, issued, changes, error) -> None:
     tampered = _fresh(cert, **changes)
     with pytest.raises(RegistryError, match=error):
         registry.register(w3, compiled, dep.registry, tampered)
+
+
+def test_one_certificate_per_level_and_a_higher_level_is_never_blocked(chain, issuer) -> None:
+    from test_prover import rehashed
+
+    w3, compiled, _ = chain
+    quick = load_verdict()
+    steps = list(quick.step_verdicts)
+    steps[-1] = steps[-1].model_copy(update={"verified": False, "status": StepStatus.UNSUPPORTED})
+    partial = rehashed(quick.model_copy(update={
+        "step_verdicts": steps, "verified_steps": 3, "overall": Overall.PARTIAL, "assurance": Assurance.UNPROVEN}))
+    formal = load_verdict("pythagoras-formal")
+    assert formal.task_hash == partial.task_hash
+    partial_cert, _ = issuer.issue(partial, timestamp=1_767_000_000)
+    formal_cert, _ = issuer.issue(formal, timestamp=1_767_000_000)
+    dep = registry.deploy(w3, compiled, int(partial_cert.validator_commitment, 16))
+    task = partial_cert.task_hash
+
+    registry.register(w3, compiled, dep.registry, partial_cert)  # a PARTIAL quick certificate first
+    assert not registry.is_verified(w3, compiled, dep.registry, task)
+    assert not registry.is_verified_at(w3, compiled, dep.registry, task, "quick")
+    registry.register(w3, compiled, dep.registry, formal_cert)  # the formal one is not refused
+    assert registry.certificates_of_task(w3, compiled, dep.registry, task) == [
+        formal_cert.certificate_id, partial_cert.certificate_id]
+    assert registry.is_verified(w3, compiled, dep.registry, task)  # the highest level registered is VERIFIED
+    for level in ("formal", "standard", "quick"):
+        assert registry.is_verified_at(w3, compiled, dep.registry, task, level)
+    contract = registry.registry_contract(w3, compiled, dep.registry)
+    assert contract.functions.certificateOfTask(bytes.fromhex(task)).call({"gas": 10**6}) == bytes.fromhex(
+        formal_cert.certificate_id[2:])
+
+
+def test_a_quick_verified_certificate_never_answers_for_formal(chain, issued) -> None:
+    w3, compiled, _ = chain
+    cert, _ = issued
+    dep = registry.deploy(w3, compiled, int(cert.validator_commitment, 16))
+    registry.register(w3, compiled, dep.registry, cert)
+    assert registry.is_verified(w3, compiled, dep.registry, cert.task_hash)
+    assert registry.is_verified_at(w3, compiled, dep.registry, cert.task_hash, "quick")
+    assert not registry.is_verified_at(w3, compiled, dep.registry, cert.task_hash, "standard")
+    assert not registry.is_verified_at(w3, compiled, dep.registry, cert.task_hash, "formal")
 
 
 def test_trusted_but_wrong_root_fails_the_proof(chain, issued) -> None:
@@ -179,9 +245,8 @@ def test_long_chain_registers_every_segment(chain, issuer) -> None:
     assert recorded == [f"0x{seg.public_ints()[1]:064x}" for seg in cert.zk_proof]
     assert recorded[-1] == cert.verdict_commitment
     assert not registry.is_verified(w3, compiled, dep.registry, cert.task_hash)  # PARTIAL: 9 of 11
-    contract = registry.registry_contract(w3, compiled, dep.registry)
-    stored = contract.functions.certificates(bytes.fromhex(cert.certificate_id[2:])).call({"gas": 10**6})
-    assert (stored[5], stored[6], stored[12]) == (11, cert.verified_steps, 2)  # total, verified, segments
+    stored = registry.stored_certificate(w3, compiled, dep.registry, cert.certificate_id)
+    assert (stored["totalSteps"], stored["verifiedSteps"], stored["segments"]) == (11, cert.verified_steps, 2)
 
 
 def test_cli_end_to_end(node, cert_home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,8 +263,15 @@ def test_cli_end_to_end(node, cert_home, tmp_path: Path, monkeypatch: pytest.Mon
     assert issued.exit_code == 0, issued.output
     assert json.loads(issued.stdout.strip().splitlines()[-1])["overall_verdict"] == "VERIFIED"
 
-    ok = runner.invoke(app, ["cert", "verify", str(cert_file), "--opening", str(tmp_path / "cert.opening.json")])
+    ok = runner.invoke(app, ["cert", "verify", str(cert_file), "--opening", str(tmp_path / "cert.opening.json"),
+                             "--verdict", str(verdict_file)])
     assert ok.exit_code == 0, ok.output
+    assert "bound: mathematics, quick level, assurance proven; checkers: sympy-relations" in ok.stdout
+    assert "the verdict JSON matches" in ok.stdout
+    formal = json.loads(verdict_file.read_text()) | {"proof_level": "formal"}
+    (tmp_path / "formal.json").write_text(json.dumps(formal))
+    claimed = runner.invoke(app, ["cert", "verify", str(cert_file), "--verdict", str(tmp_path / "formal.json")])
+    assert claimed.exit_code == 1 and "the verdict's proof_level is formal" in claimed.stderr
 
     reg = runner.invoke(app, ["cert", "register", str(cert_file), "--rpc", node, "--json"])
     assert reg.exit_code == 0, reg.output

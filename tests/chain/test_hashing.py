@@ -50,3 +50,50 @@ def test_task_hash_covers_the_claimed_answer_and_ignores_other_fields():
     # a verdict checks the claimed answer, so a certificate for "yes" must not serve "no"
     yes, no = (REQUEST.model_copy(update={"claimed_answer": a}) for a in ("yes", "no"))
     assert len({task_hash(yes), task_hash(no), task_hash(REQUEST)}) == 3
+
+
+def _digest(**changes):
+    from reasonforge.chain import verdict_digest
+    from reasonforge.types import Assurance, Overall, ProofLevel
+
+    step = StepVerdict(step_id=1, verified=True, status=StepStatus.VERIFIED, formal_representation="x = 3",
+                       details={"spec": {"name": "sympy-relations", "version": "1", "args": {}},
+                                "evidence": {"kind": "claim", "aligned_claim": "x = 3", "formaliser": "offline_reader"}})
+    fields = {"task_hash": "ab" * 32, "claimed_answer": "3", "domain": Domain.MATHEMATICS,
+              "proof_level": ProofLevel.QUICK, "overall": Overall.VERIFIED, "assurance": Assurance.PROVEN,
+              "step_verdicts": [step]}
+    return verdict_digest(**{**fields, **changes}), step
+
+
+def test_verdict_digest_is_the_documented_recipe():
+    digest, _ = _digest()
+    spec = hashlib.sha256(b'{"args":{},"name":"sympy-relations","version":"1"}').hexdigest()
+    body = {
+        "recipe": "reasonforge-verdict-digest/1", "task_hash": "ab" * 32, "claimed_answer": "3",
+        "domain": "mathematics", "proof_level": "quick", "overall": "VERIFIED", "assurance": "proven",
+        "steps": [{"id": 1, "status": "verified", "verified": True, "evidence_kind": "claim",
+                   "formaliser": "offline_reader", "aligned_claim": "x = 3",
+                   "artifact_sha256": hashlib.sha256(b"x = 3").hexdigest(), "checker_spec_sha256": spec,
+                   "translator_spec_sha256": ""}],
+    }
+    expected = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert digest == expected
+
+
+def test_verdict_digest_differs_whenever_what_was_proven_differs():
+    from reasonforge.types import Assurance, ProofLevel
+
+    base, step = _digest()
+    other_checker = step.model_copy(update={"details": {**step.details, "spec": {"name": "coq", "version": "1",
+                                                                                  "args": {}}}})
+    other_evidence = step.model_copy(update={"details": {**step.details, "evidence": {"kind": "relations"}}})
+    variants = [
+        _digest(proof_level=ProofLevel.FORMAL)[0],
+        _digest(domain=Domain.CODE)[0],
+        _digest(claimed_answer="4")[0],
+        _digest(assurance=Assurance.CORROBORATED)[0],
+        _digest(step_verdicts=[step.model_copy(update={"formal_representation": "x = 4"})])[0],
+        _digest(step_verdicts=[other_checker])[0],
+        _digest(step_verdicts=[other_evidence])[0],
+    ]
+    assert len({base, *variants}) == len(variants) + 1

@@ -70,3 +70,9 @@ def test_long_runs_of_spaces_do_not_backtrack():
     assert sentence_role("a" + " " * 20_000 + "b").claim.startswith("a")
     assert sentence_role("Since a" + " " * 20_000 + ", b").premises == ["a"]
     assert sentence_role("Therefore " * 5_000 + "Bob is red.").claim == "Bob is red."
+
+
+def test_a_marker_with_nothing_after_it_is_not_a_claim():
+    # found by the property test above: ", so" ending the sentence left an empty claim
+    role = sentence_role("Rex , so")
+    assert role.claim.strip()

@@ -6,11 +6,13 @@ import hashlib
 
 from pydantic import BaseModel
 
-from reasonforge.certificate import attest, witness
+from reasonforge.certificate import attest, binding, witness
+from reasonforge.certificate.issue import checker_specs, digest_of
 from reasonforge.certificate.params import unpack_public
 from reasonforge.certificate.poseidon import poseidon
 from reasonforge.certificate.prover import verify_proof
 from reasonforge.certificate.schema import CommitmentOpening, VerificationCertificate
+from reasonforge.types import VerificationVerdict
 
 
 class CheckResult(BaseModel):
@@ -20,24 +22,22 @@ class CheckResult(BaseModel):
     reasons: list[str]
 
 
-def expected_overall(verified: int, total: int) -> str:
-    """VERIFIED iff every step verified, FAILED iff none, PARTIAL otherwise (DESIGN §3.2)."""
-    if verified == total:
-        return "VERIFIED"
-    return "FAILED" if verified == 0 else "PARTIAL"
-
-
 def _check_segments(cert: VerificationCertificate, vk_json: str) -> list[str]:
     """Each segment's public inputs must say what the certificate claims, and its proof must verify."""
     reasons: list[str] = []
     root = int(cert.validator_commitment, 16)
+    bound = cert.bound_task_input()
     previous: int | None = None
     next_step = 0
     for index, seg in enumerate(cert.zk_proof):
         task_input, commitment, seg_root, packed = seg.public_ints()
         label = f"segment {index}"
-        if task_input != witness.segment_task_input(cert.task_hash, previous, index):
-            reasons.append(f"{label}: task hash input does not match task_hash (or the previous segment)")
+        if task_input != witness.segment_task_input(cert.task_hash, previous, index, bound):
+            reasons.append(
+                f"{label}: the proof's task input is not derived from this certificate's task hash, verdict "
+                "digest, checkers, domain, proof level, verdict and assurance: a field was changed after the "
+                "validators signed" if index == 0 else f"{label}: task input does not link to the previous segment"
+            )
         if seg_root != root:
             reasons.append(f"{label}: validator root differs from validator_commitment")
         if seg.first_step != next_step:
@@ -86,21 +86,50 @@ def check_opening(cert: VerificationCertificate, opening: CommitmentOpening) -> 
     return reasons
 
 
+def check_against_verdict(cert: VerificationCertificate, verdict: VerificationVerdict) -> list[str]:
+    """The verdict JSON must be the one certified: its recomputed digest, task, level, domain, counts, checkers."""
+    reasons = []
+    pairs = {
+        "task_hash": (verdict.task_hash, cert.task_hash),
+        "domain": (verdict.domain.value, cert.domain),
+        "proof_level": (verdict.proof_level.value, cert.proof_level),
+        "overall_verdict": (verdict.overall.value, cert.overall_verdict),
+        "verified_steps": (verdict.verified_steps, cert.verified_steps),
+        "total_steps": (verdict.total_steps, cert.total_steps),
+    }
+    for name, (theirs, ours) in pairs.items():
+        if theirs != ours:
+            reasons.append(f"the verdict's {name} is {theirs}, the certificate's {ours}")
+    if digest_of(verdict) != cert.verdict_digest:
+        reasons.append("the verdict's recomputed verdict_digest is not the certificate's: this is not the verdict "
+                       "that was certified (or it was edited)")
+    if binding.checkers_digest(checker_specs(verdict)) != cert.checkers_digest:
+        reasons.append("the checkers recorded in the verdict are not the certificate's")
+    return reasons
+
+
 def check_certificate(
     cert: VerificationCertificate,
     vk_json: str,
     *,
     opening: CommitmentOpening | None = None,
     trusted_root: int | None = None,
+    verdict: VerificationVerdict | None = None,
 ) -> CheckResult:
-    """Everything a holder can check without a chain: hashes, proofs, signatures, optional opening."""
+    """Everything a holder can check without a chain: hashes, proofs, signatures, optional opening and verdict."""
     reasons: list[str] = []
     if hashlib.sha256(vk_json.encode()).hexdigest() != cert.verification_key.sha256:
         reasons.append("verification key does not match the certificate's key reference")
     if cert.content_hash() != cert.certificate_id:
-        reasons.append("certificate_id is not the hash of the certificate's contents")
-    if cert.overall_verdict != expected_overall(cert.verified_steps, cert.total_steps):
-        reasons.append(f"overall_verdict {cert.overall_verdict} contradicts {cert.verified_steps}/{cert.total_steps}")
+        reasons.append("certificate_id is not the hash of the certificate's fields (binding.certificate_id)")
+    if binding.checkers_digest(cert.checker_specs) != cert.checkers_digest:
+        reasons.append("checker_specs are not the checkers the validators signed (checkers_digest differs)")
+    expected = binding.expected_overall(cert.assurance, cert.verified_steps, cert.total_steps)
+    if cert.overall_verdict != expected:
+        reasons.append(
+            f"overall_verdict {cert.overall_verdict} contradicts {cert.verified_steps}/{cert.total_steps} steps "
+            f"with assurance {cert.assurance}"
+        )
     if cert.validator_count < cert.validator_threshold:
         reasons.append("validator_count is below validator_threshold")
     reasons += _check_segments(cert, vk_json)
@@ -109,6 +138,8 @@ def check_certificate(
         reasons.append(f"Ed25519 attestation(s) do not sign this certificate id: {', '.join(bad)}")
     if opening is not None:
         reasons += check_opening(cert, opening)
+    if verdict is not None:
+        reasons += check_against_verdict(cert, verdict)
     if trusted_root is not None and int(cert.validator_commitment, 16) != trusted_root:
         reasons.append("validator_commitment is not the trusted validator root")
     if cert.verify_url is not None and not cert.verify_url.endswith("/" + cert.certificate_id):

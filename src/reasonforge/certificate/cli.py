@@ -68,6 +68,23 @@ def _load_opening(path: Path) -> CommitmentOpening:
         raise CertificateError(f"{path}: not a certificate opening: {_first_error(exc)}") from exc
 
 
+def _load_verdict(path: Path) -> VerificationVerdict:
+    """Parse a verdict file or raise a user-facing error."""
+    try:
+        return VerificationVerdict.model_validate_json(_read(path, "verdict"))
+    except ValidationError as exc:
+        raise CertificateError(
+            f"{path}: not a VerificationVerdict (`reasonforge verify --json` prints one): {_first_error(exc)}"
+        ) from exc
+
+
+def _bound_claims(cert: VerificationCertificate) -> str:
+    """What the certificate's proof and signatures bind, in one line."""
+    checkers = ", ".join(f"{s.name} {s.version}" for s in cert.checker_specs) or "none recorded"
+    return (f"{cert.domain}, {cert.proof_level} level, assurance {cert.assurance}; checkers: {checkers}; "
+            f"verdict digest {cert.verdict_digest}")
+
+
 def _vk_for(cert: VerificationCertificate, vk: Path | None) -> str:
     """The verification key JSON: --vk, else the one cached for the certificate's circuit."""
     path = vk or certificate_dir(data_home()) / "keys" / cert.verification_key.circuit / "verification_key.json"
@@ -108,15 +125,9 @@ def issue_cmd(
     ] = None,
 ) -> None:
     """Sign the verdict with the local validator keys, prove it and write the certificate."""
-    try:
-        verdict = VerificationVerdict.model_validate_json(_read(verdict_file, "verdict"))
-        _check_writable(out)
-        _check_writable(out.with_suffix(".opening.json"))
-    except ValidationError as exc:
-        err.print(
-            f"error: {verdict_file}: not a VerificationVerdict (`reasonforge verify --json` prints one): {_first_error(exc)}"
-        )
-        raise typer.Exit(2) from exc
+    verdict = _load_verdict(verdict_file)
+    _check_writable(out)
+    _check_writable(out.with_suffix(".opening.json"))
     from reasonforge.certificate.issue import issue  # heavy (groth16py): load on use
 
     params = FULL if circuit is Circuit.full else SMALL
@@ -151,21 +162,28 @@ def verify_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print {valid, reasons} as JSON.")] = False,
     vk: Annotated[Path | None, typer.Option("--vk", help="verification_key.json to check against.")] = None,
     opening: Annotated[Path | None, typer.Option("--opening", help="Also check the private opening.")] = None,
+    verdict: Annotated[
+        Path | None,
+        typer.Option("--verdict", help="Also check that this verdict JSON is the one certified (its digest)."),
+    ] = None,
 ) -> None:
-    """Offline check: certificate id, claims vs public inputs, Groth16 proof(s), attestations."""
+    """Offline check: certificate id, bound fields (level, domain, checkers, digest) vs the proof, Groth16 proof(s),
+    attestations."""
     from reasonforge.certificate.check import (
         check_certificate,  # heavy (groth16py): load on use
     )
 
     cert = _load_cert(cert_file)
     opened = _load_opening(opening) if opening else None
-    result = check_certificate(cert, _vk_for(cert, vk), opening=opened)
+    checked = _load_verdict(verdict) if verdict else None
+    result = check_certificate(cert, _vk_for(cert, vk), opening=opened, verdict=checked)
     if as_json:
         print(result.model_dump_json())
     for reason in result.reasons:
         err.print(f"invalid: {reason}")
     if result.valid and not as_json:
         print(f"valid: {cert.certificate_id} ({cert.verified_steps}/{cert.total_steps} steps, {cert.overall_verdict})")
+        print(f"bound: {_bound_claims(cert)}", end="\n" if checked is None else "; the verdict JSON matches\n")
     raise typer.Exit(0 if result.valid else 1)
 
 
@@ -195,13 +213,15 @@ def register_cmd(
         err.print(f"deployed verifier {deployment.verifier} and registry {deployment.registry}")
     reg = registry.register(w3, compiled, registry_address, cert)
     verified = registry.is_verified(w3, compiled, registry_address, cert.task_hash)
+    at_level = registry.is_verified_at(w3, compiled, registry_address, cert.task_hash, cert.proof_level)
     cert = cert.model_copy(update=reg.model_dump(exclude={"gas_used"}))
     cert_file.write_text(cert.model_dump_json(indent=2))
     if as_json:
-        print(json.dumps({**reg.model_dump(), "is_verified": verified}))
+        print(json.dumps({**reg.model_dump(), "is_verified": verified, "is_verified_at_level": at_level}))
     else:
         err.print(
-            f"registered in block {reg.block_number}, tx {reg.tx_hash}, gas {reg.gas_used}; isVerified = {verified}"
+            f"registered in block {reg.block_number}, tx {reg.tx_hash}, gas {reg.gas_used}; isVerified = {verified}, "
+            f"isVerifiedAt({cert.proof_level}) = {at_level}"
         )
 
 
@@ -217,6 +237,7 @@ def show_cmd(cert_file: Annotated[Path, typer.Argument(help="Certificate JSON.")
         "domain",
         "proof_level",
         "overall_verdict",
+        "assurance",
         "verified_steps",
         "total_steps",
         "timestamp",
@@ -224,6 +245,8 @@ def show_cmd(cert_file: Annotated[Path, typer.Argument(help="Certificate JSON.")
         "validator_threshold",
         "stake_threshold",
         "validator_commitment",
+        "verdict_digest",
+        "checkers_digest",
         "chain_id",
         "registry_address",
         "tx_hash",

@@ -11,7 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from reasonforge.certificate import attest, canonical, merkle, validators, witness
+from reasonforge.certificate import attest, binding, canonical, merkle, validators, witness
 from reasonforge.certificate.common import CertificateError, certificate_dir
 from reasonforge.certificate.params import FIELD_MODULUS, CircuitParams
 from reasonforge.certificate.prover import Progress, Prover, ensure_keys
@@ -21,7 +21,11 @@ from reasonforge.certificate.schema import (
     VerificationCertificate,
     VerificationKeyRef,
 )
-from reasonforge.types import Spec, VerificationVerdict
+from reasonforge.chain import assurance_of, overall_of, verdict_digest
+from reasonforge.types import Domain, ProofLevel, Spec, VerificationVerdict
+
+# Checkers whose verdict is a formal proof: a mathematics verdict at the formal level must rest on them.
+FORMAL_CHECKERS = frozenset({"coq", "lean4"})
 
 
 def plan_verdict_hash(verdict: VerificationVerdict) -> str:
@@ -46,8 +50,18 @@ def checker_specs(verdict: VerificationVerdict) -> list[Spec]:
     return list(seen.values())
 
 
+def digest_of(verdict: VerificationVerdict) -> str:
+    """The verdict digest recomputed from the verdict's own steps (never the digest it carries)."""
+    steps = {sv.step_id: sv for sv in verdict.step_verdicts}
+    return verdict_digest(
+        task_hash=verdict.task_hash, claimed_answer=verdict.claimed_answer, domain=verdict.domain,
+        proof_level=verdict.proof_level, overall=verdict.overall,
+        assurance=verdict.assurance or assurance_of(steps), step_verdicts=verdict.step_verdicts,
+    )
+
+
 def _validate_verdict(verdict: VerificationVerdict) -> None:
-    """Refuse verdicts whose counts or hashes disagree with their own steps."""
+    """Refuse verdicts whose counts, verdict, assurance, hashes or checkers disagree with their own steps."""
     if not verdict.task_hash:
         raise CertificateError(
             "the verdict has no task_hash: produce it with `reasonforge verify --json`", field="task_hash"
@@ -62,6 +76,32 @@ def _validate_verdict(verdict: VerificationVerdict) -> None:
         raise CertificateError("verified_steps disagrees with the step verdicts", field="verified_steps")
     if verdict.verdict_hash and verdict.verdict_hash != plan_verdict_hash(verdict):
         raise CertificateError("verdict_hash does not match the verdict's steps", field="verdict_hash")
+    steps = {sv.step_id: sv for sv in verdict.step_verdicts}
+    if verdict.overall is not overall_of(steps):
+        raise CertificateError(
+            f"overall {verdict.overall.value} is not what the steps' statuses and evidence give "
+            f"({overall_of(steps).value})", field="overall",
+        )
+    if verdict.assurance is not None and verdict.assurance is not assurance_of(steps):
+        raise CertificateError(
+            f"assurance {verdict.assurance.value} is not what the steps give ({assurance_of(steps).value})",
+            field="assurance",
+        )
+    if verdict.verdict_digest and verdict.verdict_digest != digest_of(verdict):
+        raise CertificateError(
+            "verdict_digest does not match the verdict (level, domain, claimed answer, steps, evidence or "
+            "checkers were changed after verification)", field="verdict_digest",
+        )
+    if verdict.domain is Domain.MATHEMATICS and verdict.proof_level is ProofLevel.FORMAL:
+        for sv in verdict.step_verdicts:
+            spec = sv.checker_spec
+            if sv.verified and (spec is None or spec.name not in FORMAL_CHECKERS):
+                raise CertificateError(
+                    f"step {sv.step_id} is verified at the formal level by "
+                    f"{spec.name if spec else 'no recorded checker'}, not by a proof assistant "
+                    f"({', '.join(sorted(FORMAL_CHECKERS))}): a formal certificate needs a formal proof",
+                    field=f"step_verdicts[{sv.step_id}].details.spec",
+                )
 
 
 def verify_url_for(base: str, certificate_id: str) -> str:
@@ -103,15 +143,16 @@ class Issuer:
             insecure_development_key=(self.keys.folder / "INSECURE-DEVELOPMENT-KEYS.txt").exists(),
         )
 
-    def _statements(self, verdict: VerificationVerdict, stamp: int) -> list[witness.Statement]:
-        """One statement per segment of max_steps steps, each linked to the one before."""
+    def _statements(self, verdict: VerificationVerdict, stamp: int, bound: int) -> list[witness.Statement]:
+        """One statement per segment of max_steps steps: the first for the bound task input, each later one
+        linked to the one before."""
         bits = [sv.verified for sv in verdict.step_verdicts]
         statements: list[witness.Statement] = []
         for index, start in enumerate(range(0, len(bits), self.params.max_steps)):
             previous = statements[-1].commitment if statements else None
             statements.append(
                 witness.Statement(
-                    task_input=witness.segment_task_input(verdict.task_hash, previous, index),
+                    task_input=witness.segment_task_input(verdict.task_hash, previous, index, bound),
                     step_bits=tuple(bits[start : start + self.params.max_steps]),
                     salt=secrets.randbelow(FIELD_MODULUS),
                     timestamp=stamp,
@@ -138,7 +179,16 @@ class Issuer:
         stamp = int(time.time()) if timestamp is None else timestamp
         if not 0 < stamp < 1 << 64:
             raise CertificateError(f"timestamp {stamp} is not a positive 64-bit Unix time", field="timestamp")
-        statements = self._statements(verdict, stamp)
+        specs = checker_specs(verdict)
+        steps = {sv.step_id: sv for sv in verdict.step_verdicts}
+        assurance = (verdict.assurance or assurance_of(steps)).value
+        digest = digest_of(verdict)
+        checkers = binding.checkers_digest(specs)
+        bound = binding.bound_task_input(
+            task_hash=verdict.task_hash, verdict_digest=digest, checkers=checkers, domain=verdict.domain.value,
+            proof_level=verdict.proof_level.value, overall=verdict.overall.value, assurance=assurance,
+        )
+        statements = self._statements(verdict, stamp, bound)
         segments = []
         # Witnesses for later segments are computed while earlier ones are proved (two cores).
         with tempfile.TemporaryDirectory(prefix="rf-witness-") as tmp, ThreadPoolExecutor(max_workers=1) as pool:
@@ -165,6 +215,9 @@ class Issuer:
             total_steps=verdict.total_steps,
             verified_steps=verdict.verified_steps,
             overall_verdict=verdict.overall.value,
+            assurance=assurance,
+            verdict_digest=digest,
+            checkers_digest=checkers,
             timestamp=stamp,
             validator_count=len(self.signers),
             validator_threshold=self.validators.threshold,
@@ -174,7 +227,7 @@ class Issuer:
             verdict_hash=plan_verdict_hash(verdict),
             zk_proof=segments,
             verification_key=self.key_ref,
-            checker_specs=checker_specs(verdict),
+            checker_specs=specs,
         )
         cert.certificate_id = cert.content_hash()
         cert.attestations = [

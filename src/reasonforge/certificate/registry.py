@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from web3 import Web3
 from web3.contract import Contract
 
+from reasonforge.certificate.binding import ASSURANCES, DOMAINS, LEVELS, VERDICTS
 from reasonforge.certificate.schema import VerificationCertificate
 from reasonforge.certificate.solidity import CompiledContracts
 from reasonforge.errors import ReasonForgeError
@@ -18,10 +19,6 @@ DEPLOY_GAS = 6_000_000
 REGISTER_GAS = 1_500_000
 SEGMENT_GAS = 600_000  # each further segment: one more verifyProof and a stored commitment
 CALL_GAS = 1_000_000
-
-DOMAINS = {"mathematics": 0, "code": 1, "logic": 2}
-LEVELS = {"formal": 0, "standard": 1, "quick": 2}
-VERDICTS = {"VERIFIED": 0, "PARTIAL": 1, "FAILED": 2}
 
 
 class RegistryError(ReasonForgeError):
@@ -83,12 +80,14 @@ def _send(w3: Web3, fn: object, gas: int, sender: str, abi: list[dict] | None = 
 
 
 def deploy(w3: Web3, compiled: CompiledContracts, validator_root: int, sender: str | None = None) -> Deployment:
-    """Deploy the verifier, then the registry trusting one validator root."""
+    """Deploy the verifier, then the registry for its key, trusting one validator root."""
     sender = sender or w3.eth.accounts[0]
     verifier = w3.eth.contract(abi=compiled.verifier.abi, bytecode=compiled.verifier.bytecode)
     r1 = _send(w3, verifier.constructor(), DEPLOY_GAS, sender)
     registry = w3.eth.contract(abi=compiled.registry.abi, bytecode=compiled.registry.bytecode)
-    r2 = _send(w3, registry.constructor(r1["contractAddress"], validator_root.to_bytes(32, "big")), DEPLOY_GAS, sender)
+    key_hash = bytes.fromhex(compiled.verification_key_sha256)
+    constructor = registry.constructor(r1["contractAddress"], key_hash, validator_root.to_bytes(32, "big"))
+    r2 = _send(w3, constructor, DEPLOY_GAS, sender)
     return Deployment(
         chain_id=w3.eth.chain_id,
         verifier=r1["contractAddress"],
@@ -108,19 +107,18 @@ def proof_words(proof_hex: str) -> tuple[list[int], list[list[int]], list[int]]:
 
 def certificate_struct(cert: VerificationCertificate) -> tuple:
     """The on-chain Certificate tuple (segments and registrant are set by the contract)."""
-    if len(cert.zk_proof) > 255:
-        raise RegistryError(f"the registry takes at most 255 segments; this certificate has {len(cert.zk_proof)}")
-    if cert.total_steps >= 1 << 16:
-        raise RegistryError(f"the registry counts steps in 16 bits; this certificate has {cert.total_steps}")
     return (
         bytes.fromhex(cert.task_hash),
+        bytes.fromhex(cert.verdict_digest),
+        bytes.fromhex(cert.checkers_digest),
         int(cert.verdict_commitment, 16).to_bytes(32, "big"),
         int(cert.validator_commitment, 16).to_bytes(32, "big"),
         DOMAINS[cert.domain],
         LEVELS[cert.proof_level],
+        VERDICTS[cert.overall_verdict],
+        ASSURANCES[cert.assurance],
         cert.total_steps,
         cert.verified_steps,
-        VERDICTS[cert.overall_verdict],
         cert.validator_count,
         cert.validator_threshold,
         cert.timestamp,
@@ -172,9 +170,31 @@ def segment_commitments(w3: Web3, compiled: CompiledContracts, address: str, cer
 
 
 def is_verified(w3: Web3, compiled: CompiledContracts, address: str, task_hash: str) -> bool:
-    """registry.isVerified(taskHash)."""
+    """registry.isVerified(taskHash): is the task's certificate at the highest level registered VERIFIED?"""
     contract = registry_contract(w3, compiled, address)
     return bool(contract.functions.isVerified(bytes.fromhex(task_hash)).call({"gas": CALL_GAS}))
+
+
+def is_verified_at(w3: Web3, compiled: CompiledContracts, address: str, task_hash: str, min_level: str) -> bool:
+    """registry.isVerifiedAt(taskHash, level): is there a VERIFIED certificate at `min_level` or stronger?"""
+    contract = registry_contract(w3, compiled, address)
+    fn = contract.functions.isVerifiedAt(bytes.fromhex(task_hash), LEVELS[min_level])
+    return bool(fn.call({"gas": CALL_GAS}))
+
+
+def certificates_of_task(w3: Web3, compiled: CompiledContracts, address: str, task_hash: str) -> list[str]:
+    """registry.certificatesOfTask(taskHash): the task's certificate ids (0x hex), strongest level first."""
+    contract = registry_contract(w3, compiled, address)
+    raw = contract.functions.certificatesOfTask(bytes.fromhex(task_hash)).call({"gas": CALL_GAS})
+    return ["0x" + bytes(c).hex() for c in raw]
+
+
+def stored_certificate(w3: Web3, compiled: CompiledContracts, address: str, certificate_id: str) -> dict:
+    """registry.certificates(certId) as a dict of the struct's field names (bytes32 as 0x hex)."""
+    contract = registry_contract(w3, compiled, address)
+    raw = contract.functions.certificates(bytes.fromhex(certificate_id[2:])).call({"gas": CALL_GAS})
+    names = [o["name"] for o in next(i for i in compiled.registry.abi if i.get("name") == "certificates")["outputs"]]
+    return {n: "0x" + bytes(v).hex() if isinstance(v, bytes) else v for n, v in zip(names, raw)}
 
 
 def verify_on_chain(w3: Web3, compiled: CompiledContracts, verifier: str, cert: VerificationCertificate) -> bool:

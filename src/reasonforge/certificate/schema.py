@@ -6,18 +6,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from reasonforge.certificate import binding
 from reasonforge.certificate.attest import Attestation
-from reasonforge.certificate.canonical import sha256_hex
 from reasonforge.certificate.params import FIELD_MODULUS, CircuitParams
 from reasonforge.types import Spec
 
-# Filled in after issuance (registration, transport signatures): not part of the certificate id.
-UNHASHED_FIELDS = frozenset(
-    {"certificate_id", "attestations", "chain_id", "registry_address", "tx_hash", "block_number", "verify_url"}
-)
-
-
 HEX32 = r"^0x[0-9a-f]{64}$"
+SHA256_HEX = r"^[0-9a-f]{64}$"
 DecimalStr = Annotated[str, Field(pattern=r"^[0-9]{1,78}$")]
 
 
@@ -54,31 +49,39 @@ class VerificationKeyRef(BaseModel):
 
     circuit: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="names the key folder: no path characters")
     params: CircuitParams
-    sha256: str
+    sha256: str = Field(pattern=SHA256_HEX, description="sha256 hex of the verification key JSON")
     insecure_development_key: bool = True
 
 
 class VerificationCertificate(BaseModel):
-    """The plan's certificate plus what a holder needs to replay the check."""
+    """The plan's certificate plus what was proven (digest, checkers, assurance) and what a holder needs to replay
+    the check. Segment 0's proof is for the task input `binding.bound_task_input` derives from the task hash,
+    verdict digest, checkers digest, domain, proof level, verdict and assurance, so none of them can change after
+    the validators signed; `certificate_id` is `binding.certificate_id` of the fields the registry stores."""
 
     certificate_id: str = ""
-    version: int = 1
-    task_hash: str = Field(pattern=r"^[0-9a-f]{64}$", description="sha256 hex of the task (DESIGN 3.2)")
+    version: int = binding.CERTIFICATE_VERSION
+    task_hash: str = Field(pattern=SHA256_HEX, description="sha256 hex of the task (DESIGN 3.2)")
     domain: Literal["mathematics", "code", "logic"]
     proof_level: Literal["quick", "standard", "formal"]
-    total_steps: int = Field(ge=1)
-    verified_steps: int = Field(ge=0)
+    total_steps: int = Field(ge=1, lt=1 << 16)
+    verified_steps: int = Field(ge=0, lt=1 << 16)
     overall_verdict: Literal["VERIFIED", "PARTIAL", "FAILED"]
+    assurance: Literal["proven", "corroborated", "arithmetic", "self_tested", "unproven", "refuted"] = Field(
+        description="What the verdict rests on (see the verdict's `assurance`); bound like the level.")
+    verdict_digest: str = Field(pattern=SHA256_HEX, description=(
+        "sha256 of everything the verdict proved (chain.verdict_digest): recompute it from the verdict JSON"))
+    checkers_digest: str = Field(pattern=SHA256_HEX, description="binding.checkers_digest of checker_specs")
     timestamp: int = Field(ge=0, lt=1 << 64)
-    validator_count: int = Field(ge=0)
-    validator_threshold: int = Field(ge=1)
+    validator_count: int = Field(ge=0, lt=256)
+    validator_threshold: int = Field(ge=1, lt=256)
     stake_threshold: int = Field(ge=0, lt=1 << 64)
     validator_commitment: str = Field(
         pattern=HEX32, description="hex Poseidon Merkle root of validator keys with stakes"
     )
     verdict_commitment: str = Field(pattern=HEX32, description="hex commitment of the last segment (the accumulator)")
-    verdict_hash: str = Field(description="the plan's sha256 verdict hash, for reference")
-    zk_proof: list[ProofSegment] = Field(min_length=1)
+    verdict_hash: str = Field(description="the plan's sha256 verdict hash, for reference (it names no level)")
+    zk_proof: list[ProofSegment] = Field(min_length=1, max_length=255)
     verification_key: VerificationKeyRef
     checker_specs: list[Spec] = Field(default_factory=list)
     attestations: list[Attestation] = Field(default_factory=list)
@@ -88,10 +91,35 @@ class VerificationCertificate(BaseModel):
     block_number: int | None = None
     verify_url: str | None = None
 
+    @field_validator("version")
+    @classmethod
+    def _current(cls, value: int) -> int:
+        """Only the version that binds what was proven is accepted."""
+        if value != binding.CERTIFICATE_VERSION:
+            raise ValueError(
+                f"version {value} certificates do not bind the proof level, domain or checkers (this is version "
+                f"{binding.CERTIFICATE_VERSION}); issue a new one with `reasonforge cert issue VERDICT.json`"
+            )
+        return value
+
+    def bound_task_input(self) -> int:
+        """The task input segment 0's proof must be for, derived from this certificate's fields."""
+        return binding.bound_task_input(
+            task_hash=self.task_hash, verdict_digest=self.verdict_digest, checkers=self.checkers_digest,
+            domain=self.domain, proof_level=self.proof_level, overall=self.overall_verdict, assurance=self.assurance,
+        )
+
     def content_hash(self) -> str:
-        """0x-prefixed sha256 of the canonical JSON of the hashed fields."""
-        body = self.model_dump(mode="json", exclude=set(UNHASHED_FIELDS))
-        return "0x" + sha256_hex(body)
+        """binding.certificate_id of the fields the registry stores (the id the contract recomputes)."""
+        return binding.certificate_id(
+            verification_key_sha256=self.verification_key.sha256, task_hash=self.task_hash,
+            verdict_digest=self.verdict_digest, checkers=self.checkers_digest,
+            verdict_commitment=self.verdict_commitment, validator_root=self.validator_commitment,
+            domain=self.domain, proof_level=self.proof_level, overall=self.overall_verdict, assurance=self.assurance,
+            total_steps=self.total_steps, verified_steps=self.verified_steps, validator_count=self.validator_count,
+            validator_threshold=self.validator_threshold, timestamp=self.timestamp,
+            stake_threshold=self.stake_threshold, segments=len(self.zk_proof),
+        )
 
 
 class CommitmentOpening(BaseModel):

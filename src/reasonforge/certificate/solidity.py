@@ -28,6 +28,7 @@ class CompiledContracts(BaseModel):
     verifier: CompiledContract
     registry: CompiledContract
     solc_version: str
+    verification_key_sha256: str  # the registry's constructor binds it: certificate ids name their key
 
 
 def compile_contracts(
@@ -50,4 +51,5 @@ def compile_contracts(
         verifier=CompiledContract.model_validate(raw["Groth16Verifier"]),
         registry=CompiledContract.model_validate(raw["CertificateRegistry"]),
         solc_version=raw["solcVersion"],
+        verification_key_sha256=hashlib.sha256(vk_json_path.read_bytes()).hexdigest(),
     )

@@ -6,7 +6,7 @@ import hashlib
 
 from pydantic import BaseModel, ConfigDict
 
-from reasonforge.certificate import babyjub, canonical, merkle
+from reasonforge.certificate import babyjub, merkle
 from reasonforge.certificate.params import CircuitParams, pack_public
 from reasonforge.certificate.poseidon import poseidon
 from reasonforge.certificate.validators import ValidatorSet
@@ -42,15 +42,16 @@ class SignedSlot(BaseModel):
     signature: babyjub.EddsaSignature
 
 
-def segment_task_input(task_hash: str, previous_commitment: int | None, index: int) -> int:
-    """The task input segment `index` proves: the task hash (top 248 bits) for segment 0, else the
-    top 248 bits of sha256(taskHash || commitment_{i-1} || i), each 32 bytes big-endian.
+def segment_task_input(task_hash: str, previous_commitment: int | None, index: int, bound: int) -> int:
+    """The task input segment `index` proves: `bound` (binding.bound_task_input: the task hash with what was
+    proven) for segment 0, else the top 248 bits of sha256(taskHash || commitment_{i-1} || i), each 32 bytes
+    big-endian.
 
     sha256 rather than Poseidon so the registry contract can recompute the links for a few hundred
     gas; the circuit treats the task input as opaque, so nothing in it changes.
     """
     if index == 0:
-        return canonical.hex_to_field(task_hash)
+        return bound
     if previous_commitment is None:
         raise ValueError("segment after the first needs the previous commitment")
     link = (

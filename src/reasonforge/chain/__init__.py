@@ -11,7 +11,14 @@ from reasonforge.chain.cascade import (
 )
 from reasonforge.chain.contexts import step_contexts
 from reasonforge.chain.dag import StepGraph
-from reasonforge.chain.hashing import task_hash, verdict_hash
+from reasonforge.chain.hashing import (
+    DIGEST_RECIPE,
+    spec_hash,
+    step_digest_fields,
+    task_hash,
+    verdict_digest,
+    verdict_hash,
+)
 from reasonforge.chain.parse import (
     check_translations,
     load_json,
@@ -30,6 +37,7 @@ from reasonforge.chain.reasoning import (
 )
 
 __all__ = [
+    "DIGEST_RECIPE",
     "Reasoning",
     "ReasoningChainError",
     "StepGraph",
@@ -47,10 +55,13 @@ __all__ = [
     "read_reasoning",
     "reasoning_from_bytes",
     "request_from_reasoning",
+    "spec_hash",
     "split_reasoning",
     "step_contexts",
+    "step_digest_fields",
     "suggested_fix",
     "task_hash",
     "validate_request",
+    "verdict_digest",
     "verdict_hash",
 ]

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from reasonforge.types import StepVerdict, VerifyRequest
+from reasonforge.types import Assurance, Domain, Overall, ProofLevel, StepVerdict, VerifyRequest
+
+DIGEST_RECIPE = "reasonforge-verdict-digest/1"
+"""Names the verdict_digest recipe inside what it hashes, so a changed recipe can never collide with this one."""
 
 
 def verdict_hash(task_id: str, overall: str, step_verdicts: Iterable[StepVerdict]) -> str:
@@ -34,3 +38,60 @@ def task_hash(request: VerifyRequest) -> str:
     }
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _canonical(value: Any) -> bytes:
+    """Sorted keys, compact separators, UTF-8 (the recipe every digest here uses)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def spec_hash(spec: Mapping[str, Any] | None) -> str:
+    """sha256 hex of a checker or translator Spec's canonical JSON ({name, version, args}); "" when none ran."""
+    if not isinstance(spec, Mapping):
+        return ""
+    return hashlib.sha256(_canonical(dict(spec))).hexdigest()
+
+
+def step_digest_fields(verdict: StepVerdict) -> dict[str, Any]:
+    """What verdict_digest hashes for one step: its outcome, what it rests on and which tools said so."""
+    evidence = verdict.details.get("evidence")
+    evidence = evidence if isinstance(evidence, Mapping) else {}
+    return {
+        "id": verdict.step_id,
+        "status": verdict.status.value,
+        "verified": verdict.verified,
+        "evidence_kind": str(evidence.get("kind") or ""),
+        "formaliser": str(evidence.get("formaliser") or ""),
+        "aligned_claim": str(evidence.get("aligned_claim") or ""),
+        "artifact_sha256": hashlib.sha256(verdict.formal_representation.encode("utf-8")).hexdigest(),
+        "checker_spec_sha256": spec_hash(verdict.details.get("spec")),
+        "translator_spec_sha256": spec_hash(verdict.details.get("translator")),
+    }
+
+
+def verdict_digest(
+    *,
+    task_hash: str,
+    claimed_answer: str,
+    domain: Domain,
+    proof_level: ProofLevel,
+    overall: Overall,
+    assurance: Assurance | None,
+    step_verdicts: Iterable[StepVerdict],
+) -> str:
+    """sha256 hex of the canonical JSON of everything a verdict proved (the certificate signs this, DESIGN §3.2).
+
+    Unlike verdict_hash it differs whenever what was proven differs: the level, the domain, the claimed
+    answer, and per step the status, the evidence (kind, formaliser, aligned claim), the artifact's sha256
+    and the sha256 of the checker's and the translator's Spec."""
+    body = {
+        "recipe": DIGEST_RECIPE,
+        "task_hash": task_hash,
+        "claimed_answer": claimed_answer,
+        "domain": Domain(domain).value,
+        "proof_level": ProofLevel(proof_level).value,
+        "overall": Overall(overall).value,
+        "assurance": Assurance(assurance).value if assurance is not None else "",
+        "steps": [step_digest_fields(sv) for sv in step_verdicts],
+    }
+    return hashlib.sha256(_canonical(body)).hexdigest()

@@ -17,6 +17,7 @@ from reasonforge.chain import (
     step_contexts,
     task_hash,
     validate_request,
+    verdict_digest,
     verdict_hash,
 )
 from reasonforge.errors import ReasonForgeError
@@ -92,6 +93,7 @@ def verify_chain(
     cascaded = apply_cascade(graph, own)
     ordered = [cascaded[step.step_id] for step in request.reasoning_chain]
     overall = overall_of(cascaded)
+    assurance = assurance_of(cascaded)
     t_hash = task_hash(request)
     task_id = request.task_id or t_hash[:32]
     return VerificationVerdict(
@@ -102,12 +104,16 @@ def verify_chain(
         verified_steps=sum(v.verified for v in ordered),
         failure_points=[v for v in ordered if not v.verified],
         failure_report=failure_report(request, graph, cascaded),
-        assurance=assurance_of(cascaded),
+        assurance=assurance,
         domain=request.domain,
         proof_level=request.proof_level,
         verification_time_ms=round((time.perf_counter() - started) * 1000),
         task_hash=t_hash,
         verdict_hash=verdict_hash(task_id, overall.value, ordered),
+        claimed_answer=request.claimed_answer,
+        verdict_digest=verdict_digest(
+            task_hash=t_hash, claimed_answer=request.claimed_answer, domain=request.domain,
+            proof_level=request.proof_level, overall=overall, assurance=assurance, step_verdicts=ordered),
     )
 
 

@@ -24,6 +24,9 @@ class Certificate(BaseModel):
     total_steps: int
     verified_steps: int
     overall_verdict: str
+    assurance: str = Field(description="What the verdict rests on; signed with the level and domain.")
+    verdict_digest: str = Field(description="sha256 of everything the verdict proved; signed by the validators.")
+    checkers_digest: str
     timestamp: int
     verdict_hash: str
     verify_url: str | None = None

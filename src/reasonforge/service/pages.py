@@ -50,7 +50,11 @@ def certificate_page(
     if check is None:
         status = f"<p class=bad>Could not check this certificate now: {escape(check_error or 'unknown error')}</p>"
     elif check.valid:
-        status = "<p class=ok>&#10003; Checked just now: the Groth16 proof, certificate id and attestations are valid.</p>"
+        status = (
+            "<p class=ok>&#10003; Checked just now: the Groth16 proof, certificate id and attestations are valid, "
+            "and the domain, proof level, assurance, checkers and verdict digest shown are the ones the validators "
+            "signed.</p>"
+        )
     else:
         items = "".join(f"<li>{escape(reason)}</li>" for reason in check.reasons)
         status = f"<p class=bad>&#10007; This certificate does not check:</p><ul>{items}</ul>"
@@ -64,6 +68,7 @@ def certificate_page(
         _row("Certificate id", cert.certificate_id, code=True),
         _row("Steps verified", f"{cert.verified_steps} of {cert.total_steps}"),
         _row("Domain / proof level", f"{cert.domain} / {cert.proof_level}"),
+        _row("Assurance", cert.assurance),
         _row("Issued", when),
         _row(
             "Validators",
@@ -71,7 +76,9 @@ def certificate_page(
         ),
         _row("Validator commitment", cert.validator_commitment, code=True),
         _row("Task hash", cert.task_hash, code=True),
-        _row("Verdict hash", cert.verdict_hash, code=True),
+        _row("Verdict digest (signed)", cert.verdict_digest, code=True),
+        _row("Checkers digest (signed)", cert.checkers_digest, code=True),
+        _row("Verdict hash (the plan's, unsigned)", cert.verdict_hash, code=True),
         _row(
             "Circuit",
             f"{cert.verification_key.circuit} ({len(cert.zk_proof)} proof segment(s))",

@@ -103,7 +103,7 @@ def sentence_role(sentence: str) -> SentenceRole:
     while (leading := _LEADING_MARKER.match(text)) and leading.end() < len(text):  # "Therefore, since A, B"
         text, marked = text[leading.end() :].strip(), True
     inner = _INNER_MARKER.search(text)
-    if inner and inner.start() > 0:
+    if inner and inner.start() > 0 and text[inner.end() :].strip():  # "Rex , so" has no claim after the marker
         return SentenceRole(premises=[text[: inner.start()]], claim=text[inner.end() :], marked=True)
     since = _SINCE.match(text)
     if since:
