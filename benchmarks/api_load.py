@@ -50,6 +50,15 @@ def _servers():
     return sys.modules[name]
 
 
+@dataclass(frozen=True)
+class Polling:
+    """How clients wait for a verdict: long-poll `GET /v1/verify/{id}?wait=` for up to `wait_s` per request, or
+    (wait_s 0) poll with a backoff growing to `cap_s`."""
+
+    cap_s: float
+    wait_s: float
+
+
 # ---------------------------------------------------------------------------------------------
 # workload
 
@@ -139,7 +148,7 @@ async def _verify_one(
     client: httpx.AsyncClient,
     index: int,
     body: dict,
-    poll_cap_s: float,
+    polling: Polling,
     timeout_s: float,
 ) -> Outcome:
     out = Outcome(index)
@@ -154,7 +163,9 @@ async def _verify_one(
         delay = 0.02
         while True:
             out.requests += 1
-            r = await client.get(f"/v1/verify/{task_id}")
+            left = max(1.0, timeout_s - (time.perf_counter() - started))
+            params = {"wait": min(polling.wait_s, left)} if polling.wait_s else None
+            r = await client.get(f"/v1/verify/{task_id}", params=params)
             if r.status_code != 200:
                 out.error = f"poll: HTTP {r.status_code} {r.text[:200]}"
                 return out
@@ -171,9 +182,11 @@ async def _verify_one(
             if time.perf_counter() - started > timeout_s:
                 out.error = f"no verdict for {task_id} within {timeout_s:.0f} s (last status {job['status']})"
                 return out
+            if polling.wait_s:
+                continue  # the server held the request until the end or the wait ran out: ask again at once
             # Back off so a hundred idle pollers do not starve the workers of the machine's cores.
             await asyncio.sleep(delay)
-            delay = min(delay * 1.5, poll_cap_s)
+            delay = min(delay * 1.5, polling.cap_s)
     except httpx.HTTPError as exc:
         out.error = f"{type(exc).__name__}: {exc}"
         return out
@@ -183,7 +196,7 @@ async def _client(
     base_url: str,
     key: str,
     jobs: list[tuple[int, dict]],
-    poll_cap_s: float,
+    polling: Polling,
     timeout_s: float,
 ) -> list[Outcome]:
     headers = {"Authorization": f"Bearer {key}"}
@@ -191,7 +204,7 @@ async def _client(
         base_url=base_url, headers=headers, timeout=60.0
     ) as client:
         return [
-            await _verify_one(client, i, body, poll_cap_s, timeout_s)
+            await _verify_one(client, i, body, polling, timeout_s)
             for i, body in jobs
         ]
 
@@ -201,7 +214,7 @@ async def run_clients(
     key: str,
     chains: list[VerifyRequest],
     clients: int,
-    poll_cap_s: float,
+    polling: Polling,
     timeout_s: float,
 ) -> tuple[float, list[Outcome]]:
     """Wall seconds and outcomes of `clients` concurrent clients sharing `chains` round-robin."""
@@ -210,7 +223,7 @@ async def run_clients(
         shares[i % clients].append((i, request_body(chain)))
     started = time.perf_counter()
     results = await asyncio.gather(
-        *(_client(base_url, key, share, poll_cap_s, timeout_s) for share in shares)
+        *(_client(base_url, key, share, polling, timeout_s) for share in shares)
     )
     return time.perf_counter() - started, [o for group in results for o in group]
 
@@ -247,7 +260,7 @@ def measure(
     scaled: bool,
     workers: int,
     celery_workers: int,
-    poll_cap_s: float,
+    polling: Polling,
     timeout_s: float,
 ) -> dict[str, Any]:
     """Every figure of one run: API throughput and latencies, the in-process baseline, their ratio."""
@@ -261,7 +274,7 @@ def measure(
                 svc.api_key,
                 [make_chain(10_001, steps)],
                 1,
-                poll_cap_s,
+                polling,
                 timeout_s,
             )
         )
@@ -271,7 +284,7 @@ def measure(
             )
         api_wall, outcomes = asyncio.run(
             run_clients(
-                svc.base_url, svc.api_key, chains, clients, poll_cap_s, timeout_s
+                svc.base_url, svc.api_key, chains, clients, polling, timeout_s
             )
         )
         # Logs die with the temporary home: keep their ends when something went wrong.
@@ -296,7 +309,8 @@ def measure(
         "levels": "quick/standard alternating",
         "server_workers": workers,
         "celery_workers": celery_workers if scaled else 0,
-        "poll_cap_ms": round(poll_cap_s * 1000),
+        "poll_cap_ms": round(polling.cap_s * 1000),
+        "long_poll_s": polling.wait_s,
         "api_wall_s": round(api_wall, 3),
         "api_requests": sum(o.requests for o in outcomes),
         "api_verifications_per_s": round(api_per_s, 2),
@@ -345,7 +359,7 @@ def render(r: dict[str, Any]) -> str:
         f"  API:    {r['api_verifications_per_s']:.1f} verifications/s in {r['api_wall_s']:.1f} s; "
         f"submit->verdict p50 {r['api_latency_p50_ms']:.0f} ms, p99 {r['api_latency_p99_ms']:.0f} ms, "
         f"max {r['api_latency_max_ms']:.0f} ms; {r['api_requests']} HTTP requests "
-        f"(polling backs off to {r['poll_cap_ms']} ms)"
+        + (f"(long-poll ?wait={r['long_poll_s']:g})" if r["long_poll_s"] else f"(polling backs off to {r['poll_cap_ms']} ms)")
     )
     direct = (
         f"  direct: {r['direct_verifications_per_s']:.1f} verifications/s "
@@ -399,6 +413,12 @@ def main(argv: list[str] | None = None) -> int:
         help="longest wait between two polls of one job",
     )
     ap.add_argument(
+        "--wait-s",
+        type=float,
+        default=30.0,
+        help="clients long-poll GET /v1/verify/{id}?wait= this long; 0: poll with backoff (--poll-cap-ms)",
+    )
+    ap.add_argument(
         "--timeout",
         type=float,
         default=900.0,
@@ -423,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
             args.scaled,
             args.workers,
             args.celery_workers,
-            args.poll_cap_ms / 1000,
+            Polling(args.poll_cap_ms / 1000, args.wait_s),
             args.timeout,
         )
     except _servers().ServerUnavailable as exc:

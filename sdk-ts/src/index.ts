@@ -21,4 +21,4 @@ export {
   errorFromResponse,
 } from './errors.js';
 export type * from './types.js';
-export { DOMAINS, PROOF_LEVELS, JOB_STATUSES, REASONING_SOURCES, TERMINAL_STATUSES, VERDICTS } from './types.js';
+export { DOMAINS, PROOF_LEVELS, JOB_STATUSES, REASONING_SOURCES, STEP_STATUSES, TERMINAL_STATUSES, VERDICTS } from './types.js';

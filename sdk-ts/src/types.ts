@@ -80,6 +80,21 @@ export interface FailureDetail {
   cascadeImpact: number[];
 }
 
+export type StepStatus = 'verified' | 'failed' | 'invalidated' | 'error' | 'unsupported';
+export const STEP_STATUSES: readonly StepStatus[] = ['verified', 'failed', 'invalidated', 'error', 'unsupported'];
+
+/** One step's outcome: its status, the checker that judged it (`name version`), why it is not verified, and
+ * for a verified step the formal claim proven and what kind of evidence it rests on. */
+export interface StepResult {
+  stepId: number;
+  status: StepStatus;
+  verified: boolean;
+  checker: string | null;
+  message: string | null;
+  alignedClaim: string | null;
+  evidence: string | null;
+}
+
 /** The API's view of a verification job (the plan's VerifyResponse). */
 export interface VerifyResponse {
   taskId: string;
@@ -96,6 +111,12 @@ export interface VerifyResponse {
    * arithmetic (some steps checked only on the arithmetic in their prose), self_tested (some code only
    * against its author's own tests), unproven or refuted. */
   assurance: Assurance | null;
+  /** Every step's result in chain order, once there is a verdict. */
+  steps: StepResult[] | null;
+  /** What a certificate of this verdict signs (sha256 hex). */
+  verdictDigest: string | null;
+  /** What an unfinished job is waiting for (e.g. certificate keys being built). */
+  statusDetail: string | null;
 }
 
 /** A certificate document exactly as issued: snake_case keys, because its id covers them. The domain, proof

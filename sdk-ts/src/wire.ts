@@ -9,6 +9,9 @@ import {
   type CertificateCheck,
   type FailureDetail,
   type JobStatus,
+  STEP_STATUSES,
+  type StepResult,
+  type StepStatus,
   REASONING_SOURCES,
   type Assurance,
   type ReasoningRequest,
@@ -166,6 +169,22 @@ function failureFromWire(item: unknown, what: string): FailureDetail {
   };
 }
 
+function stepFromWire(item: unknown, what: string): StepResult {
+  if (!isObject(item)) bad(what, 'a step result is not an object');
+  if (!isInt(item.step_id) || !STEP_STATUSES.includes(item.status as StepStatus) || typeof item.verified !== 'boolean') {
+    bad(what, 'a step result lacks step_id, status or verified');
+  }
+  return {
+    stepId: item.step_id as number,
+    status: item.status as StepStatus,
+    verified: item.verified as boolean,
+    checker: nullable<string>(item.checker, isString, 'checker', what),
+    message: nullable<string>(item.message, isString, 'message', what),
+    alignedClaim: nullable<string>(item.aligned_claim, isString, 'aligned_claim', what),
+    evidence: nullable<string>(item.evidence, isString, 'evidence', what),
+  };
+}
+
 /** A VerifyResponse body in camelCase; throws InvalidResponseError when it is not one. */
 export function responseFromWire(body: unknown, what: string): VerifyResponse {
   if (!isObject(body)) bad(what, 'not a JSON object');
@@ -174,6 +193,8 @@ export function responseFromWire(body: unknown, what: string): VerifyResponse {
   const verdict = nullable<Verdict>(body.verdict, (v) => VERDICTS.includes(v as Verdict), 'verdict', what);
   const failures = body.failure_points;
   if (failures !== undefined && failures !== null && !Array.isArray(failures)) bad(what, 'failure_points is not a list');
+  const steps = body.steps;
+  if (steps !== undefined && steps !== null && !Array.isArray(steps)) bad(what, 'steps is not a list');
   return {
     taskId: body.task_id as string,
     status: body.status as JobStatus,
@@ -186,6 +207,9 @@ export function responseFromWire(body: unknown, what: string): VerifyResponse {
     verificationTimeMs: nullable<number>(body.verification_time_ms, isInt, 'verification_time_ms', what),
     costCredits: nullable<number>(body.cost_credits, isNumber, 'cost_credits', what),
     assurance: nullable<Assurance>(body.assurance, isAssurance, 'assurance', what),
+    steps: Array.isArray(steps) ? steps.map((s) => stepFromWire(s, what)) : null,
+    verdictDigest: nullable<string>(body.verdict_digest, isString, 'verdict_digest', what),
+    statusDetail: nullable<string>(body.status_detail, isString, 'status_detail', what),
   };
 }
 

@@ -57,6 +57,10 @@ test('verify returns the verdict in camelCase', async () => {
   assert.equal(result.stepsTotal, 4);
   assert.deepEqual(result.failurePoints, []);
   assert.equal(result.certificateUrl, null);
+  assert.deepEqual(result.steps.map((s) => [s.stepId, s.status, s.verified]),
+    [[1, 'verified', true], [2, 'verified', true], [3, 'verified', true], [4, 'verified', true]]);
+  assert.match(result.steps[0].checker, /^sympy-relations /);
+  assert.match(result.verdictDigest, /^[0-9a-f]{64}$/);
   assert.ok(Math.abs(result.costCredits - 0.18) < 1e-9);
 });
 
@@ -68,6 +72,8 @@ test('a false step comes back with its cascade', async () => {
   assert.equal(failure.stepId, 3);
   assert.deepEqual(failure.cascadeImpact, [4]);
   assert.match(failure.error, /51/);
+  assert.deepEqual(result.steps.map((s) => s.status), ['verified', 'verified', 'failed', 'invalidated']);
+  assert.match(result.steps[2].message, /51/);
 });
 
 test('verifyText and verifyResponse: the server splits the reasoning', async () => {

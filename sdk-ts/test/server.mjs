@@ -30,7 +30,7 @@ function freePort() {
 function cleanEnv(extra) {
   // A developer's own REASONFORGE_* settings must not leak into the test server.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('REASONFORGE_')));
-  return { ...env, PYTHONUNBUFFERED: '1', ...extra };
+  return { ...env, PYTHONUNBUFFERED: '1', REASONFORGE_BUILD_KEYS_AT_START: 'false', ...extra };
 }
 
 async function healthy(baseUrl) {

@@ -60,12 +60,17 @@ test('responses come back in camelCase and odd ones are refused', () => {
     task_id: 't1', status: 'complete', verdict: 'PARTIAL', steps_verified: 2, steps_total: 4,
     failure_points: [{ step_id: 3, original_content: 'c', error: 'e', suggested_fix: null, cascade_impact: [4] }],
     certificate_id: null, certificate_url: null, verification_time_ms: 12, cost_credits: 0.18,
+    steps: [{ step_id: 1, status: 'verified', verified: true, checker: 'sympy-relations 3', message: null,
+      aligned_claim: 'x = 3', evidence: 'claim' }],
   }, 'test');
   assert.equal(job.stepsVerified, 2);
+  assert.deepEqual(job.steps, [{ stepId: 1, status: 'verified', verified: true, checker: 'sympy-relations 3',
+    message: null, alignedClaim: 'x = 3', evidence: 'claim' }]);
   assert.deepEqual(job.failurePoints, [{ stepId: 3, originalContent: 'c', error: 'e', suggestedFix: null, cascadeImpact: [4] }]);
   for (const body of [null, [], { status: 'complete' }, { task_id: 't', status: 'done' },
     { task_id: 't', status: 'complete', verdict: 'MAYBE' }, { task_id: 't', status: 'queued', steps_total: '4' },
-    { task_id: 't', status: 'complete', failure_points: [{ step_id: 1 }] }]) {
+    { task_id: 't', status: 'complete', failure_points: [{ step_id: 1 }] },
+    { task_id: 't', status: 'complete', steps: [{ step_id: 1, status: 'done', verified: true }] }]) {
     assert.throws(() => responseFromWire(body, 'test'), InvalidResponseError);
   }
 });

@@ -177,7 +177,8 @@ class ReasoningStep(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    step_id: int
+    # the minimum in the schema only: chain.validate_request refuses 0 (the Context) and below with its own message
+    step_id: int = Field(json_schema_extra={"minimum": 1})
     content: str
     claimed_conclusion: str | None = None
     dependencies: list[int] | None = Field(
@@ -207,7 +208,8 @@ class VerifyRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    reasoning_chain: list[ReasoningStep]
+    # minItems in the schema only: an empty chain is refused by chain.validate_request with its own message
+    reasoning_chain: list[ReasoningStep] = Field(json_schema_extra={"minItems": 1})
     domain: Domain
     original_query: str = ""
     claimed_answer: str = ""
@@ -451,8 +453,40 @@ class FailureDetail(BaseModel):
     cascade_impact: list[int] = Field(default_factory=list, description="Steps invalidated by this failure.")
 
 
+class StepResult(BaseModel):
+    """One step's outcome as the API reports it: status, the checker that judged it, and what was proven."""
+
+    step_id: int
+    status: StepStatus
+    verified: bool
+    checker: str | None = Field(default=None, description="The checker's `name version`; None when none ran.")
+    message: str | None = Field(default=None, description="Why the step is not verified (the checker's message).")
+    aligned_claim: str | None = Field(default=None, description="The formal claim proven, for a verified step.")
+    evidence: EvidenceKind | None = Field(default=None, description="What a verified step rests on.")
+
+    @classmethod
+    def of(cls, verdict: StepVerdict) -> StepResult:
+        """The API view of one StepVerdict."""
+        spec = verdict.checker_spec
+        evidence = verdict.details.get("evidence")
+        evidence = evidence if isinstance(evidence, Mapping) else {}
+        try:
+            kind = EvidenceKind(evidence["kind"]) if evidence.get("kind") else None
+        except ValueError:  # a verdict written by another version: the kind is only informative here
+            kind = None
+        return cls(
+            step_id=verdict.step_id,
+            status=verdict.status,
+            verified=verdict.verified,
+            checker=f"{spec.name} {spec.version}" if spec else None,
+            message=verdict.error_message,
+            aligned_claim=str(evidence["aligned_claim"]) if evidence.get("aligned_claim") else None,
+            evidence=kind,
+        )
+
+
 class VerifyResponse(BaseModel):
-    """The API's view of a verification job (the plan's `VerifyResponse`, field for field)."""
+    """The API's view of a verification job (the plan's `VerifyResponse`, field for field, plus what is added)."""
 
     task_id: str
     status: JobStatus
@@ -466,6 +500,11 @@ class VerifyResponse(BaseModel):
     cost_credits: float | None = None
     assurance: Assurance | None = Field(default=None, description=(
         "Added beside the plan's fields: proven, arithmetic, unproven or refuted (see VerificationVerdict)."))
+    steps: list[StepResult] | None = Field(default=None, description=(
+        "Added: every step's status, checker, message and aligned claim, in chain order, once there is a verdict."))
+    verdict_digest: str | None = Field(default=None, description="Added: what a certificate of this verdict signs.")
+    status_detail: str | None = Field(default=None, description=(
+        "Added: what a job that is not finished is waiting for (e.g. certificate keys being built)."))
 
 
 SCHEMA_MODELS: tuple[type[BaseModel], ...] = (
@@ -477,5 +516,6 @@ SCHEMA_MODELS: tuple[type[BaseModel], ...] = (
     VerificationVerdict,
     FailureReport,
     FailureDetail,
+    StepResult,
     VerifyResponse,
 )

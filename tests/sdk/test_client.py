@@ -53,6 +53,8 @@ def test_a_false_step_is_reported_with_its_cascade(rf):
     [failure] = result.failure_points
     assert failure.step_id == 3 and failure.cascade_impact == [4]
     assert "51" in failure.error and failure.suggested_fix
+    assert [s.status.value for s in result.steps][2:] == ["failed", "invalidated"]
+    assert "51" in result.steps[2].message and result.steps[2].checker.startswith("sympy-relations ")
 
 
 def test_submit_then_get_then_wait(rf):

@@ -443,6 +443,7 @@ def _plain_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The parent environment without any REASONFORGE_* settings a developer may have exported."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REASONFORGE_")}
     env["PYTHONUNBUFFERED"] = "1"
+    env["REASONFORGE_BUILD_KEYS_AT_START"] = "false"  # tests that issue certificates bring the small keys
     return env | dict(extra or {})
 
 

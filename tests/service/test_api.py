@@ -159,6 +159,11 @@ def test_a_failed_step_reports_its_error_fix_and_cascade(api: Api) -> None:
     assert failure["step_id"] == 2 and failure["original_content"] == "So n + 1 = 6"
     assert "false" in failure["error"] and failure["suggested_fix"]
     assert failure["cascade_impact"] == [3]
+    steps = done["steps"]
+    assert [(s["step_id"], s["status"]) for s in steps] == [(1, "verified"), (2, "failed"), (3, "invalidated")]
+    assert steps[0]["checker"].startswith("sympy-relations ") and steps[0]["aligned_claim"]
+    assert "false" in steps[1]["message"] and steps[1]["aligned_claim"] is None
+    assert len(done["verdict_digest"]) == 64
 
 
 R1_RESPONSE = {  # a DeepSeek-R1 style chat completion: the reasoning in reasoning_content, the answer in content
@@ -664,6 +669,7 @@ def test_stats_metrics_health_and_docs(api: Api) -> None:
         "status": "ok",
         "database": "ok",
         "queue": "inprocess",
+        "certificate_keys": "ready",
     }
     paths = api.client.get("/openapi.json").json()["paths"]
     for path in (
@@ -756,3 +762,49 @@ def test_a_translator_the_server_cannot_run_is_refused_at_submission(api: Api) -
     assert unknown.status_code == 422
     rules = api.client.post("/v1/verify", json=quick_chain(1) | {"translator": "rules"}, headers=api.key())
     assert rules.status_code == 202
+
+
+def test_a_fresh_server_builds_its_keys_at_start_and_says_so(tmp_path: Path) -> None:
+    """The first certificate request on a fresh home: the keys are already being built, and the job says why
+    it waits; once they are ready the certificate is issued (small circuit, a fresh key folder)."""
+    if shutil.which("node") is None:
+        pytest.fail("node is not installed: run `make install`", pytrace=False)
+    settings = ServiceSettings(home=tmp_path, certificate_circuit="small", rate_limit_per_minute=100_000,
+                               workers=1)
+    with TestClient(create_app(settings)) as client:
+        api = Api(client)
+        building = client.get("/healthz").json()["certificate_keys"]
+        assert building == "building keys"  # the build takes seconds; the app started it a moment ago
+        headers = api.key()
+        queued = client.post("/v1/verify", json=quick_chain(2, certificate=True), headers=headers).json()
+        assert "waiting for the certificate keys" in queued["status_detail"]
+        done = api.wait(queued["task_id"], headers, timeout=600)
+        assert done["status"] == "complete" and done["certificate_id"], done
+        assert done["status_detail"] is None
+        assert client.get("/healthz").json()["certificate_keys"] == "ready"
+
+
+def test_long_poll_answers_with_the_verdict_in_one_request(api: Api) -> None:
+    headers = api.key()
+    task_id = api.client.post("/v1/verify", json=quick_chain(5), headers=headers).json()["task_id"]
+    done = api.client.get(f"/v1/verify/{task_id}", params={"wait": 60}, headers=headers).json()
+    assert done["status"] == "complete" and done["verdict"] == "VERIFIED"
+    too_long = api.client.get(f"/v1/verify/{task_id}", params={"wait": 61}, headers=headers)
+    assert too_long.status_code == 422 and error_of(too_long)["field"] == "wait"
+
+
+def test_long_poll_gives_up_at_its_wait_with_the_current_status(idle_app) -> None:
+    api = idle_app()
+    headers = api.key()
+    task_id = api.client.post("/v1/verify", json=quick_chain(2), headers=headers).json()["task_id"]
+    assert api.client.get(f"/v1/verify/{task_id}", params={"wait": 0.3}, headers=headers).json()["status"] == "queued"
+
+
+def test_405_names_every_method_of_the_path_and_auth_comes_before_the_body(api: Api) -> None:
+    put = api.client.put("/v1/verify/abc", headers=api.key())
+    assert put.status_code == 405 and error_of(put)["code"] == "method_not_allowed"
+    allowed = {m.strip() for m in put.headers["allow"].split(",")}
+    assert {"GET", "DELETE"} <= allowed and not allowed & {"POST", "PUT"}, allowed
+    blank = {**quick_chain(1), "reasoning_chain": [{"step_id": 1, "content": " "}]}
+    assert api.client.post("/v1/verify", json=blank).status_code == 401  # not the 422 the body deserves
+    assert api.client.post("/v1/verify", json=blank, headers=api.key()).status_code == 422

@@ -100,6 +100,18 @@ def compile_circuit(folder: Path, outputs: tuple[str, ...] = ("--r1cs", "--wasm"
     toolchain.run_node(script, ["--O2", *outputs, "-l", "lib/circomlib", "-o", ".", "main.circom"], cwd=folder)
 
 
+def keys_ready(params: CircuitParams, cache: Path) -> bool:
+    """Are this circuit's keys built for its current source (so the next `ensure_keys` returns at once)?"""
+    keys = CircuitKeys(params=params, folder=cache / params.name)
+    try:
+        built = (keys.folder / "build.stamp").read_text() == source_digest(params) and keys.proving_key.exists()
+    except OSError:
+        return False
+    native_settled = (native_witness.binary(keys.folder) is not None or (keys.folder / NATIVE_FAILED).exists()
+                      or native_witness.unavailable_reason() is not None)
+    return built and native_settled
+
+
 def ensure_keys(params: CircuitParams, cache: Path, progress: Progress | None = None) -> CircuitKeys:
     """Compile and run the (development, single-party) setup once; reuse the cache afterwards."""
     keys = CircuitKeys(params=params, folder=cache / params.name)

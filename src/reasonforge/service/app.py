@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from reasonforge.service.accounts import make_rate_limiter
 from reasonforge.service.jobs import make_context, make_queue
-from reasonforge.service.jobs.certify import certificates_unavailable
+from reasonforge.service.jobs.certify import KeyBuilder, certificates_unavailable
 from reasonforge.service.metrics import LatencyMiddleware, ServiceMetrics
 from reasonforge.service.routes import certificates, forecasts, system, verify
 from reasonforge.service.routes.errors import install_error_handlers
@@ -36,14 +36,17 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     settings = settings or ServiceSettings()
     jobs = make_context(settings)
     metrics = ServiceMetrics(jobs.sessionmaker)
+    unavailable = certificates_unavailable(settings)
+    hub = StreamHub(jobs.sessionmaker, settings.public_base_url)
     state = AppState(
         settings=settings,
         jobs=jobs,
-        queue=make_queue(jobs),
+        queue=make_queue(jobs, on_finished=hub.wake),
         limiter=make_rate_limiter(settings),
         metrics=metrics,
-        hub=StreamHub(jobs.sessionmaker, settings.public_base_url),
-        certificates_unavailable=certificates_unavailable(settings),
+        hub=hub,
+        certificates_unavailable=unavailable,
+        keys=KeyBuilder(settings, unavailable),
     )
     if state.certificates_unavailable:
         log.warning(
@@ -53,6 +56,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        state.keys.start()  # first, so the keys build while the job processes warm up
         state.queue.start()
         state.hub.start()
         try:

@@ -51,6 +51,9 @@ class ServiceSettings(BaseSettings):
     certificate_circuit: str = Field(
         default="full", pattern="^(full|small)$", description="Certificate circuit: full, or small (reduced; tests)."
     )
+    build_keys_at_start: bool = Field(default=True, description=(
+        "Build the certificate circuit keys when the server starts (a one-off, about a minute), so the first "
+        "certificate does not wait for them; off: the first certificate job builds them."))
     job_retention_days: float = Field(
         default=30.0, gt=0, description="Finished and cancelled jobs older than this are deleted (certificates stay)."
     )

@@ -88,12 +88,22 @@ class StreamHub:
         self._subscribers: dict[str, set[asyncio.Queue]] = {}
         self._cursor: _Cursor | None = None
         self._task: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._poke: asyncio.Event | None = None
 
     def start(self) -> None:
         """Start polling on the running event loop."""
-        self._task = asyncio.get_running_loop().create_task(
-            self._run(), name="reasonforge-stream-hub"
-        )
+        self._loop = asyncio.get_running_loop()
+        self._poke = asyncio.Event()
+        self._task = self._loop.create_task(self._run(), name="reasonforge-stream-hub")
+
+    def wake(self, _task_id: str = "") -> None:
+        """Poll now rather than at the next interval (a job of this process ended); callable from any thread."""
+        loop, poke = self._loop, self._poke
+        if loop is None or poke is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed while the server stops
+            loop.call_soon_threadsafe(poke.set)
 
     async def stop(self) -> None:
         """Stop polling."""
@@ -130,7 +140,9 @@ class StreamHub:
                     )
             except Exception:  # keep streaming through a database blip
                 log.warning("stream poll failed", exc_info=True)
-            await asyncio.sleep(POLL_S)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._poke.wait(), POLL_S)
+            self._poke.clear()
 
     async def _poll(self) -> None:
         if self._cursor is None:

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 import threading
+from enum import StrEnum
 from pathlib import Path
 
 from reasonforge.errors import ReasonForgeError
 from reasonforge.service.jobs.leases import IssuedCertificate
 from reasonforge.service.settings import ServiceSettings
 from reasonforge.types import VerificationVerdict
+
+log = logging.getLogger(__name__)
+
+KEYS_PENDING_DETAIL = (
+    "waiting for the certificate keys: this server is building them (a one-off on a fresh home, about a "
+    "minute; GET /healthz shows certificate_keys), and the certificate follows once they are ready"
+)
 
 
 class CertificateFailure(ReasonForgeError):
@@ -43,6 +52,65 @@ def verification_key_path(settings: ServiceSettings, circuit: str) -> Path:
     from reasonforge.certificate.common import certificate_dir
 
     return certificate_dir(settings.home) / "keys" / circuit / "verification_key.json"
+
+
+class KeyState(StrEnum):
+    """Where the server's certificate keys are (GET /healthz `certificate_keys`)."""
+
+    READY = "ready"
+    BUILDING = "building keys"
+    FAILED = "failed"
+    UNAVAILABLE = "unavailable"  # no Node or npm tools: certificates are refused at submission
+
+
+def keys_ready(settings: ServiceSettings) -> bool:
+    """Are the circuit keys built, so a certificate job waits for no compile or setup?"""
+    from reasonforge.certificate.common import certificate_dir
+    from reasonforge.certificate.prover import keys_ready as built
+
+    return built(circuit_params(settings), certificate_dir(settings.home) / "keys")
+
+
+class KeyBuilder:
+    """Builds the certificate keys in a background thread when the server starts, so the first certificate
+    request does not sit for the compile and setup; job processes that need them meanwhile wait on the same
+    build (ensure_keys holds a file lock) instead of starting another."""
+
+    def __init__(self, settings: ServiceSettings, unavailable: str | None) -> None:
+        self._settings, self._unavailable = settings, unavailable
+        self._thread: threading.Thread | None = None
+        self._error: str | None = None
+
+    def start(self) -> None:
+        """Start building unless the keys are there already (or certificates are off)."""
+        if self._settings.build_keys_at_start and self._unavailable is None and not keys_ready(self._settings):
+            self._thread = threading.Thread(target=self._build, name="reasonforge-keys", daemon=True)
+            self._thread.start()
+
+    def _build(self) -> None:
+        from reasonforge.certificate.common import certificate_dir
+        from reasonforge.certificate.prover import ensure_keys
+
+        log.info("certificate keys: building them now (a one-off; certificate jobs wait for them)")
+        try:
+            ensure_keys(circuit_params(self._settings), certificate_dir(self._settings.home) / "keys",
+                        progress=lambda message: log.info("certificate keys: %s", message))
+        except ReasonForgeError as exc:
+            self._error = exc.message
+            log.error("certificate keys could not be built: %s", exc.message)
+        except Exception as exc:  # a crash here must not take the server down; jobs will report it
+            self._error = f"{type(exc).__name__}: {exc}"
+            log.exception("certificate keys could not be built")
+
+    def state(self) -> KeyState:
+        """Ready, building, failed, or unavailable on this server."""
+        if self._unavailable is not None:
+            return KeyState.UNAVAILABLE
+        if self._error is not None:
+            return KeyState.FAILED
+        if self._thread is not None and self._thread.is_alive():
+            return KeyState.BUILDING
+        return KeyState.READY if self._thread is not None or keys_ready(self._settings) else KeyState.BUILDING
 
 
 class CertificateIssuer:

@@ -176,7 +176,8 @@ class ProcessExecutor:
             return child.run(claim)
         except JobProcessDied:
             with self._lock:
-                self._children.remove(child)
+                if child in self._children:  # shutdown() may have taken the list meanwhile
+                    self._children.remove(child)
             child.conn.close()
             child = None
             raise

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from reasonforge.service.jobs import leases
@@ -22,9 +23,11 @@ IDLE_POLL_S = 0.5
 class InProcessQueue:
     """`settings.workers` threads; `enqueue` only wakes them, since the store itself is the queue."""
 
-    def __init__(self, ctx: JobContext, executor: JobExecutor) -> None:
+    def __init__(self, ctx: JobContext, executor: JobExecutor,
+                 on_finished: Callable[[str], None] | None = None) -> None:
         self._ctx = ctx
         self._executor = executor
+        self._on_finished = on_finished
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._threads = [
@@ -97,3 +100,5 @@ class InProcessQueue:
                     "worker lost job %s; its lease will expire and it will be retried",
                     claim.task_id,
                 )
+            if self._on_finished is not None:
+                self._on_finished(claim.task_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from reasonforge.service.jobs.context import JobContext
@@ -21,8 +22,11 @@ class JobQueue(Protocol):
         """Stop background threads."""
 
 
-def make_queue(ctx: JobContext) -> JobQueue:
-    """In-process thread pool by default; Celery on Redis when `settings.queue` is celery."""
+def make_queue(ctx: JobContext, on_finished: Callable[[str], None] | None = None) -> JobQueue:
+    """In-process thread pool by default; Celery on Redis when `settings.queue` is celery.
+
+    `on_finished(task_id)` is called when an in-process worker ends a job (the stream hub polls at once, so
+    long-polls and streams hear of it without waiting out a poll interval); Celery workers end jobs elsewhere."""
     if ctx.settings.queue is QueueKind.CELERY:
         from reasonforge.service.celery_app import CeleryQueue
 
@@ -30,4 +34,4 @@ def make_queue(ctx: JobContext) -> JobQueue:
     from reasonforge.service.jobs.executor import ProcessExecutor
     from reasonforge.service.jobs.pool import InProcessQueue
 
-    return InProcessQueue(ctx, ProcessExecutor(ctx.settings, ctx.settings.workers))
+    return InProcessQueue(ctx, ProcessExecutor(ctx.settings, ctx.settings.workers), on_finished)

@@ -7,6 +7,7 @@ from reasonforge.service.jobs.tables import JobRow
 from reasonforge.types import (
     FailureDetail,
     JobStatus,
+    StepResult,
     StepStatus,
     VerificationVerdict,
     VerifyRequest,
@@ -66,6 +67,8 @@ def to_response(row: JobRow, public_base_url: str) -> VerifyResponse:
         response.assurance = verdict.assurance
         response.steps_verified = verdict.verified_steps
         response.steps_total = verdict.total_steps
+        response.steps = [StepResult.of(sv) for sv in verdict.step_verdicts]
+        response.verdict_digest = verdict.verdict_digest or None
         response.verification_time_ms = row.verification_time_ms
     if status is JobStatus.FAILED and row.error:
         failures.append(

@@ -17,6 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from reasonforge.chain.parse import RequestTooLargeError, load_json, parse_request
 from reasonforge.errors import InputError
+from reasonforge.service.accounts import authenticate
 from reasonforge.service.errors import PayloadTooLargeError, ValidationFailedError
 
 _Handler = Callable[[Request], Coroutine[Any, Any, Response]]
@@ -28,6 +29,14 @@ def _api_error(exc: InputError) -> ValidationFailedError | PayloadTooLargeError:
     if isinstance(exc, RequestTooLargeError):
         return PayloadTooLargeError(exc.message, field=field)
     return ValidationFailedError(exc.message, field=field)
+
+
+def _authenticated(request: Request) -> None:
+    """Raise the 401 the route's own dependency would, for a missing, unknown or revoked key."""
+    state = request.app.state.rf
+    if state.settings.require_auth:
+        with state.jobs.sessionmaker() as session:
+            authenticate(session, request.headers.get("authorization"))
 
 
 class _CheckedBodyRoute(APIRoute):
@@ -49,6 +58,8 @@ class _CheckedBodyRoute(APIRoute):
             try:
                 await run_in_threadpool(self.check, body)
             except InputError as exc:
+                # A caller without a valid key hears 401 first, as on every other route: not what its body lacks.
+                await run_in_threadpool(_authenticated, request)
                 raise _api_error(exc) from None
             return await handler(request)
 

@@ -97,6 +97,11 @@ def verify_certificate(
     response_class=HTMLResponse,
     summary="Certificate page (HTML)",
     tags=["pages"],
+    responses={
+        404: {"description": "No such certificate: an HTML page, or the JSON error body when only JSON is "
+                             "accepted.", "content": {"text/html": {}, "application/json": {
+                                 "schema": {"$ref": "#/components/schemas/ErrorBody"}}}},
+    },
 )
 def certificate_html(cert_id: str, request: Request, state: State) -> HTMLResponse:
     """A public page anyone holding the certificate URL can read; it re-checks the proof on view."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -97,6 +98,26 @@ def validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
     return message, field
 
 
+_METHODS = ("get", "head", "post", "put", "patch", "delete")
+
+
+def _template_regex(template: str) -> re.Pattern[str]:
+    """An OpenAPI path template (`/v1/verify/{task_id}`) as a regex of the paths it names."""
+    parts = re.split(r"\{[^/{}]+\}", template)
+    return re.compile("[^/]+".join(re.escape(part) for part in parts))
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """The methods the API document lists for this request's path: a literal path (`/v1/verify/reasoning`)
+    before a template that would also match it (`/v1/verify/{task_id}`), so Allow says what the schema says."""
+    paths: dict = request.app.openapi().get("paths", {})
+    path = request.url.path
+    template = path if path in paths else next(
+        (t for t in paths if "{" in t and _template_regex(t).fullmatch(path)), None)
+    operations = paths.get(template, {}) if template else {}
+    return [method.upper() for method in _METHODS if method in operations]
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Map every exception the app can raise onto the standard body."""
 
@@ -126,9 +147,13 @@ def install_error_handlers(app: FastAPI) -> None:
         message = (
             "no such endpoint; see /docs" if exc.status_code == 404 else str(exc.detail)
         )
-        return error_response(
-            exc.status_code, code, message, headers=getattr(exc, "headers", None)
-        )
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405:
+            # Starlette names only the first route on the path; GET and DELETE live on different ones
+            allowed = _allowed_methods(_request)
+            headers["Allow"] = ", ".join(allowed)
+            message = f"{_request.method} is not allowed here; allowed: {', '.join(allowed)}"
+        return error_response(exc.status_code, code, message, headers=headers or None)
 
     async def store_down(request: Request, exc: DBAPIError) -> JSONResponse:
         # Connection refused, server restarting, lock timeouts: the request may be retried as is.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -20,7 +19,13 @@ MAX_FORECASTS = 100_000
 class ForecastToScore(BaseModel):
     """One forecast: a probability of outcome 1, or a model reply ending in a `PROBABILITY:` line."""
 
-    model_config = ConfigDict(extra="forbid")
+    # exactly one of probability / reply, in the schema as the validator below enforces it
+    # strict: `false` is not a price of 0, nor `true` an outcome of 1
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"oneOf": [
+        {"required": ["probability"], "not": {"required": ["reply"]},
+         "properties": {"probability": {"type": "number"}}},
+        {"required": ["reply"], "not": {"required": ["probability"]}, "properties": {"reply": {"type": "string"}}},
+    ]})
 
     id: str | None = Field(default=None, max_length=200)
     probability: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -29,7 +34,7 @@ class ForecastToScore(BaseModel):
         max_length=100_000,
         description="Parsed strictly; an unparseable reply scores as a miss.",
     )
-    outcome: Literal[0, 1]
+    outcome: int = Field(ge=0, le=1, strict=True, description="1 if the event happened, else 0.")
     market_price: float | None = Field(
         default=None, ge=0.0, le=1.0, description="Market probability at the cutoff."
     )
@@ -52,8 +57,8 @@ class ScoreRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     forecasts: list[ForecastToScore] = Field(min_length=1, max_length=MAX_FORECASTS)
-    resamples: int = Field(default=1000, ge=0, le=10_000)
-    seed: int = 0
+    resamples: int = Field(default=1000, ge=0, le=10_000, strict=True)  # strict: `true` is not 1
+    seed: int = Field(default=0, strict=True)
 
 
 class ScoredForecast(BaseModel):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from reasonforge.service.accounts import RateLimiter
 from reasonforge.service.jobs import JobContext, JobQueue
+from reasonforge.service.jobs.certify import KeyBuilder
 from reasonforge.service.metrics import ServiceMetrics
 from reasonforge.service.settings import ServiceSettings
 from reasonforge.service.stream import StreamHub
@@ -22,3 +23,4 @@ class AppState:
     metrics: ServiceMetrics
     hub: StreamHub
     certificates_unavailable: str | None
+    keys: KeyBuilder

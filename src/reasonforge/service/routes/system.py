@@ -8,6 +8,7 @@ from sqlalchemy import func, select, text
 
 from reasonforge.service.errors import ServiceError
 from reasonforge.service.jobs import store
+from reasonforge.service.jobs.certify import KeyState
 from reasonforge.service.jobs.tables import CertificateRow, JobRow
 from reasonforge.service.metrics import METRICS_CONTENT_TYPE
 from reasonforge.service.routes.deps import Reader, State, stream_owner
@@ -34,11 +35,14 @@ class ServiceStats(BaseModel):
 
 
 class Health(BaseModel):
-    """Liveness and the store's reachability."""
+    """Liveness, the store's reachability and whether certificates can be issued right away."""
 
     status: str
     database: str
     queue: str
+    certificate_keys: KeyState = Field(description=(
+        "ready; `building keys` (a fresh server builds them at start, about a minute: certificate jobs wait); "
+        "failed (certificate jobs will fail, see the log); unavailable (certificates are refused)."))
 
 
 class StoreUnavailable(ServiceError):
@@ -108,7 +112,7 @@ def healthz(state: State) -> Health:
         raise StoreUnavailable(
             f"the job store does not answer: {type(exc).__name__}"
         ) from exc
-    return Health(status="ok", database="ok", queue=state.settings.queue.value)
+    return Health(status="ok", database="ok", queue=state.settings.queue.value, certificate_keys=state.keys.state())
 
 
 @router.get("/metrics", response_class=Response, summary="Prometheus metrics")

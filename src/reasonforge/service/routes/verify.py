@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Path, Response
+from fastapi import APIRouter, Header, Path, Query, Response
+from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.exc import IntegrityError
 
 from reasonforge.errors import ReasonForgeError
@@ -24,7 +26,10 @@ from reasonforge.service.routes.bodies import JsonBodyRoute, VerifyRequestRoute
 from reasonforge.service.routes.deps import Reader, State, Submitter
 from reasonforge.service.routes.errors import ERROR_RESPONSES
 from reasonforge.service.routes.state import AppState
-from reasonforge.types import ReasoningSubmission, VerifyRequest, VerifyResponse
+from reasonforge.types import JobStatus, ReasoningSubmission, VerifyRequest, VerifyResponse
+
+TERMINAL = (JobStatus.COMPLETE, JobStatus.FAILED, JobStatus.CANCELLED)
+TERMINAL_VALUES = frozenset(status.value for status in TERMINAL)
 
 # The body is parsed by `chain.parse_request` first: the API refuses what the CLI refuses (routes/bodies.py).
 router = APIRouter(tags=["verification"], route_class=VerifyRequestRoute)
@@ -76,6 +81,17 @@ def validate_submission(request: VerifyRequest, state: AppState) -> None:
         )
 
 
+def _view(row: JobRow, state: AppState) -> VerifyResponse:
+    """The job as the API shows it, saying so when a certificate job waits for the keys being built."""
+    from reasonforge.service.jobs.certify import KEYS_PENDING_DETAIL, KeyState
+
+    out = to_response(row, state.settings.public_base_url)
+    waiting = out.status not in TERMINAL and state.keys.state() is KeyState.BUILDING
+    if waiting and VerifyRequest.model_validate_json(row.request_json).generate_certificate:
+        out.status_detail = KEYS_PENDING_DETAIL
+    return out
+
+
 def _replay(existing: JobRow, digest: str, key: str, state: AppState) -> VerifyResponse:
     if existing.request_hash != digest:
         raise ConflictError(
@@ -83,7 +99,7 @@ def _replay(existing: JobRow, digest: str, key: str, state: AppState) -> VerifyR
             "use a new key for a new request",
             field="Idempotency-Key",
         )
-    return to_response(existing, state.settings.public_base_url)
+    return _view(existing, state)
 
 
 def _charge(
@@ -183,29 +199,61 @@ def _enqueue(body: VerifyRequest, response: Response, principal: Principal, stat
                 raise
             response.headers["Idempotent-Replayed"] = "true"
             return _replay(existing, digest, idempotency_key or "", state)
-        out = to_response(row, state.settings.public_base_url)
+        out = _view(row, state)
     state.queue.enqueue(task_id)
     response.headers["Location"] = f"/v1/verify/{task_id}"
     return out
+
+
+MAX_WAIT_S = 60.0
+
+WaitS = Annotated[
+    float,
+    Query(ge=0, le=MAX_WAIT_S, description=(
+        "Long-poll: hold the request up to this many seconds until the task ends (answered as soon as it does); "
+        "0 answers at once. One request per verdict instead of a polling loop.")),
+]
 
 
 @router.get(
     "/v1/verify/{task_id}",
     response_model=VerifyResponse,
     responses=ERROR_RESPONSES,
-    summary="Poll a task",
+    summary="Poll a task (or long-poll it with ?wait=)",
 )
-def get_task(
+async def get_task(
     task_id: TaskId,
     principal: Reader,
     state: State,
+    wait: WaitS = 0.0,
 ) -> VerifyResponse:
     """The task's status and, once complete, its verdict (only the submitting key sees it)."""
-    with state.jobs.sessionmaker() as session:
-        row = session.get(JobRow, task_id)
-        if row is None or row.owner_key_id != principal.key_id:
-            raise NotFoundError(f"no task {task_id} for this API key", field="task_id")
-        return to_response(row, state.settings.public_base_url)
+
+    def read() -> VerifyResponse:
+        with state.jobs.sessionmaker() as session:
+            row = session.get(JobRow, task_id)
+            if row is None or row.owner_key_id != principal.key_id:
+                raise NotFoundError(f"no task {task_id} for this API key", field="task_id")
+            return _view(row, state)
+
+    out = await run_in_threadpool(read)
+    if wait <= 0 or out.status in TERMINAL:
+        return out
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    events = await state.hub.subscribe(principal.key_id)
+    try:
+        out = await run_in_threadpool(read)  # after subscribing: an end between the two reads is not missed
+        while out.status not in TERMINAL and (remaining := deadline - loop.time()) > 0:
+            try:
+                event = await asyncio.wait_for(events.get(), remaining)
+            except TimeoutError:
+                break
+            if event.get("task_id") == task_id and event.get("status") in TERMINAL_VALUES:
+                out = await run_in_threadpool(read)
+    finally:
+        state.hub.unsubscribe(principal.key_id, events)
+    return out
 
 
 @router.delete(
