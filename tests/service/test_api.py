@@ -808,3 +808,9 @@ def test_405_names_every_method_of_the_path_and_auth_comes_before_the_body(api: 
     blank = {**quick_chain(1), "reasoning_chain": [{"step_id": 1, "content": " "}]}
     assert api.client.post("/v1/verify", json=blank).status_code == 401  # not the 422 the body deserves
     assert api.client.post("/v1/verify", json=blank, headers=api.key()).status_code == 422
+
+
+def test_keys_left_for_the_first_job_are_reported_as_not_built(tmp_path: Path) -> None:
+    settings = ServiceSettings(home=tmp_path, certificate_circuit="small", build_keys_at_start=False)
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/healthz").json()["certificate_keys"] == "not built"

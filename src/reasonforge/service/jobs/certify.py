@@ -59,6 +59,7 @@ class KeyState(StrEnum):
 
     READY = "ready"
     BUILDING = "building keys"
+    NOT_BUILT = "not built"  # build_keys_at_start is off: the first certificate job builds them
     FAILED = "failed"
     UNAVAILABLE = "unavailable"  # no Node or npm tools: certificates are refused at submission
 
@@ -110,7 +111,10 @@ class KeyBuilder:
             return KeyState.FAILED
         if self._thread is not None and self._thread.is_alive():
             return KeyState.BUILDING
-        return KeyState.READY if self._thread is not None or keys_ready(self._settings) else KeyState.BUILDING
+        if self._thread is not None or keys_ready(self._settings):
+            return KeyState.READY
+        # not started here: another process of this home may be building them, or the first job will
+        return KeyState.BUILDING if self._settings.build_keys_at_start else KeyState.NOT_BUILT
 
 
 class CertificateIssuer:

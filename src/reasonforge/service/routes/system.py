@@ -42,7 +42,8 @@ class Health(BaseModel):
     queue: str
     certificate_keys: KeyState = Field(description=(
         "ready; `building keys` (a fresh server builds them at start, about a minute: certificate jobs wait); "
-        "failed (certificate jobs will fail, see the log); unavailable (certificates are refused)."))
+        "`not built` (REASONFORGE_BUILD_KEYS_AT_START is off: the first certificate job builds them); failed "
+        "(certificate jobs will fail, see the log); unavailable (certificates are refused)."))
 
 
 class StoreUnavailable(ServiceError):
