@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 from reasonforge.certificate.params import FIELD_MODULUS
+from reasonforge.chain.hashing import canonical_json
 
-
-def canonical_json(value: Any) -> bytes:
-    """Sorted keys, compact separators, UTF-8: one byte string per value."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+__all__ = ["canonical_json", "hex_to_field", "sha256_hex"]
 
 
 def sha256_hex(value: Any) -> str:

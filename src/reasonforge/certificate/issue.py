@@ -11,7 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from reasonforge.certificate import attest, binding, canonical, merkle, validators, witness
+from reasonforge.certificate import attest, binding, merkle, validators, witness
 from reasonforge.certificate.common import CertificateError, certificate_dir
 from reasonforge.certificate.params import FIELD_MODULUS, CircuitParams
 from reasonforge.certificate.prover import Progress, Prover, ensure_keys
@@ -21,7 +21,7 @@ from reasonforge.certificate.schema import (
     VerificationCertificate,
     VerificationKeyRef,
 )
-from reasonforge.chain import assurance_of, overall_of, verdict_digest
+from reasonforge.chain import assurance_of, overall_of, spec_hash, verdict_digest
 from reasonforge.types import Domain, ProofLevel, Spec, VerificationVerdict
 
 # Checkers whose verdict is a formal proof: a mathematics verdict at the formal level must rest on them.
@@ -46,7 +46,7 @@ def checker_specs(verdict: VerificationVerdict) -> list[Spec]:
             raw = sv.details.get(key)
             if isinstance(raw, dict) and "name" in raw:
                 spec = Spec.model_validate(raw)
-                seen.setdefault(canonical.sha256_hex(spec.model_dump(mode="json")), spec)
+                seen.setdefault(spec_hash(spec.model_dump(mode="json")), spec)
     return list(seen.values())
 
 

@@ -44,6 +44,7 @@ __all__ = [
     "apply_cascade",
     "arithmetic_only",
     "assurance_of",
+    "canonical_json",
     "check_translations",
     "failure_report",
     "final_answer",

@@ -40,8 +40,8 @@ def task_hash(request: VerifyRequest) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _canonical(value: Any) -> bytes:
-    """Sorted keys, compact separators, UTF-8 (the recipe every digest here uses)."""
+def canonical_json(value: Any) -> bytes:
+    """Sorted keys, compact separators, UTF-8: one byte string per value (the recipe every digest uses)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
@@ -49,7 +49,7 @@ def spec_hash(spec: Mapping[str, Any] | None) -> str:
     """sha256 hex of a checker or translator Spec's canonical JSON ({name, version, args}); "" when none ran."""
     if not isinstance(spec, Mapping):
         return ""
-    return hashlib.sha256(_canonical(dict(spec))).hexdigest()
+    return hashlib.sha256(canonical_json(dict(spec))).hexdigest()
 
 
 def step_digest_fields(verdict: StepVerdict) -> dict[str, Any]:
@@ -94,4 +94,4 @@ def verdict_digest(
         "assurance": Assurance(assurance).value if assurance is not None else "",
         "steps": [step_digest_fields(sv) for sv in step_verdicts],
     }
-    return hashlib.sha256(_canonical(body)).hexdigest()
+    return hashlib.sha256(canonical_json(body)).hexdigest()

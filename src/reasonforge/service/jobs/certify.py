@@ -81,12 +81,17 @@ class KeyBuilder:
         self._settings, self._unavailable = settings, unavailable
         self._thread: threading.Thread | None = None
         self._error: str | None = None
+        self._ready = False  # once true it stays true: state() is asked on every request and must not hit the disk
 
     def start(self) -> None:
         """Start building unless the keys are there already (or certificates are off)."""
-        if self._settings.build_keys_at_start and self._unavailable is None and not keys_ready(self._settings):
+        if self._settings.build_keys_at_start and self._unavailable is None and not self._keys_ready():
             self._thread = threading.Thread(target=self._build, name="reasonforge-keys", daemon=True)
             self._thread.start()
+
+    def _keys_ready(self) -> bool:
+        self._ready = self._ready or keys_ready(self._settings)
+        return self._ready
 
     def _build(self) -> None:
         from reasonforge.certificate.common import certificate_dir
@@ -99,9 +104,12 @@ class KeyBuilder:
         except ReasonForgeError as exc:
             self._error = exc.message
             log.error("certificate keys could not be built: %s", exc.message)
+            return
         except Exception as exc:  # a crash here must not take the server down; jobs will report it
             self._error = f"{type(exc).__name__}: {exc}"
             log.exception("certificate keys could not be built")
+            return
+        self._ready = True
 
     def state(self) -> KeyState:
         """Ready, building, failed, or unavailable on this server."""
@@ -109,9 +117,11 @@ class KeyBuilder:
             return KeyState.UNAVAILABLE
         if self._error is not None:
             return KeyState.FAILED
+        if self._ready:
+            return KeyState.READY
         if self._thread is not None and self._thread.is_alive():
             return KeyState.BUILDING
-        if self._thread is not None or keys_ready(self._settings):
+        if self._keys_ready():
             return KeyState.READY
         # not started here: another process of this home may be building them, or the first job will
         return KeyState.BUILDING if self._settings.build_keys_at_start else KeyState.NOT_BUILT
