@@ -28,6 +28,9 @@ const MAX_RETRY_WAIT_S = 30;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The most one poll asks the server to hold it; the server allows 60. */
+const LONG_POLL_S = 25;
+
 function checkBaseUrl(raw: string): string {
   let url: URL;
   try {
@@ -131,18 +134,28 @@ export class ReasonForge {
     return responseFromWire(answer, 'POST /v1/verify');
   }
 
-  /** GET /v1/verify/{taskId}: the job's status and, once complete, its verdict. */
-  async get(taskId: string): Promise<VerifyResponse> {
+  /**
+   * GET /v1/verify/{taskId}: the job's status and, once complete, its verdict. `waitS` > 0 asks the server to hold
+   * the answer until the job ends or that many seconds pass (at most 60).
+   */
+  async get(taskId: string, waitS = 0): Promise<VerifyResponse> {
     const id = checkId(taskId, 'taskId');
-    return responseFromWire(await this.#json('GET', `/v1/verify/${id}`), `GET /v1/verify/${id}`);
+    const query = waitS > 0 ? `?wait=${waitS}` : '';
+    return responseFromWire(await this.#json('GET', `/v1/verify/${id}${query}`), `GET /v1/verify/${id}`);
   }
 
-  /** Poll until the job is complete, failed or cancelled; VerificationTimeoutError after `timeoutS`. */
+  /**
+   * Wait until the job is complete, failed or cancelled, long-polling (one request per wait, not a polling loop);
+   * VerificationTimeoutError after `timeoutS`.
+   */
   async wait(taskId: string, timeoutS = 300): Promise<VerifyResponse> {
     const deadline = Date.now() + timeoutS * 1000;
     let delayMs = 100;
     for (;;) {
-      const job = await this.get(taskId);
+      // Within the deadline, under the request timeout with a margin, and the cap of one poll.
+      const askedS = Math.max(0, Math.min(LONG_POLL_S, (deadline - Date.now()) / 1000, this.timeoutMs / 1000 - 5));
+      const sent = Date.now();
+      const job = await this.get(taskId, Math.floor(askedS * 1000) / 1000);
       if (TERMINAL_STATUSES.includes(job.status)) return job;
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
@@ -152,8 +165,11 @@ export class ReasonForge {
           job.status,
         );
       }
-      await sleep(Math.min(delayMs, remaining));
-      delayMs = Math.min(delayMs * 1.5, 2000);
+      if (askedS <= 0 || Date.now() - sent < (askedS * 1000) / 2) {
+        // Answered early without an end (a stopping or older server): pause, growing, before asking again.
+        await sleep(Math.min(delayMs, remaining));
+        delayMs = Math.min(delayMs * 1.5, 2000);
+      }
     }
   }
 

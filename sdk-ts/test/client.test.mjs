@@ -106,6 +106,26 @@ test('submit, get, wait and idempotency', async () => {
   assert.deepEqual(await rf.get(queued.taskId), done);
 });
 
+test('wait long-polls the server instead of asking in a loop', async () => {
+  const gets = [];
+  const counting = new ReasonForge({
+    apiKey: service.createKey('sdk-ts-poll', '--tier', 'enterprise'),
+    baseUrl: service.baseUrl,
+    fetch: (url, init) => {
+      if (init?.method === 'GET') gets.push(String(url));
+      return globalThis.fetch(url, init);
+    },
+  });
+  // A formal proof takes seconds: polling on its own, the client would ask a dozen times meanwhile.
+  const job = await counting.submit({ ...PYTHAGORAS, proofLevel: 'formal', generateCertificate: false });
+  const started = Date.now();
+  const done = await counting.wait(job.taskId, 240);
+  const tookS = (Date.now() - started) / 1000;
+  assert.equal(done.status, 'complete');
+  assert.ok(gets.length >= 1 && gets.every((url) => url.includes('?wait=')), gets.join(' '));
+  assert.ok(gets.length <= 2 + Math.floor(tookS / 25), `${gets.length} requests in ${tookS} s`);
+});
+
 test('stats are typed', async () => {
   const stats = await rf.stats();
   assert.ok(stats.jobs.complete >= 1);

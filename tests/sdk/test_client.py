@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import httpx
 import pytest
 
 from reasonforge import ReasonForge as TopLevelReasonForge
@@ -15,6 +18,7 @@ from reasonforge.sdk import (
     ReasonForge,
     Stats,
     VerificationTimeoutError,
+    protocol,
 )
 from reasonforge.types import Overall, ReasoningStep
 
@@ -100,6 +104,27 @@ def test_idempotency_key_returns_the_same_job_and_refuses_a_different_body(rf):
     assert other.task_id != first.task_id  # no key given: a fresh job every call
     for job in (first, other):  # let them finish so the shared service is idle for the next test
         rf.wait(job.task_id, timeout_s=120)
+
+
+def test_polling_waits_on_the_server_instead_of_asking_in_a_loop(service):
+    gets: list[str] = []
+
+    def count(request: httpx.Request) -> None:
+        if request.method == "GET":
+            gets.append(str(request.url))
+
+    with httpx.Client(timeout=60, event_hooks={"request": [count]}) as http, ReasonForge(
+        api_key=service.api_key, base_url=service.base_url, http_client=http
+    ) as client:
+        # A formal proof takes seconds: a client polling on its own would ask a dozen times meanwhile.
+        job = client.submit(**PYTHAGORAS, proof_level="formal", generate_certificate=False)
+        started = time.monotonic()
+        done = client.wait(job.task_id, timeout_s=240, via="poll")
+        took = time.monotonic() - started
+    assert done.status is JobStatus.COMPLETE
+    assert gets and all("?wait=" in url for url in gets)
+    # One request per long-poll (at most LONG_POLL_S each), not one per short pause.
+    assert len(gets) <= 1 + took // protocol.LONG_POLL_S + 1
 
 
 def test_unknown_task_is_not_found(rf):

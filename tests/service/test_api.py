@@ -682,10 +682,22 @@ def test_stats_metrics_health_and_docs(api: Api) -> None:
         "/verify/{cert_id}",
         "/healthz",
         "/metrics",
+        "/",
     ):
         assert path in paths
     unknown = api.client.get("/v2/nothing")
     assert unknown.status_code == 404 and error_of(unknown)["code"] == "not_found"
+
+
+def test_the_landing_page_links_what_a_newcomer_needs(api) -> None:
+    page = api.client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+    for href in ("/docs", "/redoc", "/openapi.json", "/healthz", "/metrics"):
+        assert f'href="{href}"' in page.text
+        assert api.client.get(href).status_code == 200, href
+    assert "/verify/{certificate_id}" in page.text and "?wait=30" in page.text
+    assert "<td>inprocess</td>" in page.text and "<td>ready</td>" in page.text
 
 
 def _raw_chain(step_id: str = "1", content: str = '"1 + 1 = 2"', head: str = "") -> str:

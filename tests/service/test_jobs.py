@@ -178,6 +178,52 @@ def test_claims_are_exclusive_under_contention(ctx) -> None:
     assert events(ctx, task_id) == ["queued", "translating"]
 
 
+def _claim_next_drains_oldest_first_once_each(ctx) -> None:
+    ids = [submit(ctx, quick_chain(100 + n)) for n in range(24)]
+    with ctx.sessionmaker.begin() as session:  # the oldest by creation, whatever the insertion order
+        for n, task_id in enumerate(ids):
+            session.execute(update(JobRow).where(JobRow.task_id == task_id).values(created_at=1000.0 + n))
+    taken: dict[str, list[str]] = {}
+    barrier = threading.Barrier(6)
+
+    def drain(name: str) -> None:
+        barrier.wait()
+        mine = taken.setdefault(name, [])
+        while (claim := leases.claim_next(ctx.sessionmaker, lease_s=30, max_attempts=2, owner=name)) is not None:
+            mine.append(claim.task_id)
+
+    threads = [threading.Thread(target=drain, args=(f"w{i}",)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    claimed = [task_id for mine in taken.values() for task_id in mine]
+    assert sorted(claimed) == sorted(ids)  # each exactly once
+    for mine in taken.values():  # each worker saw the queue drain oldest first
+        assert mine == sorted(mine, key=ids.index)
+    assert all(events(ctx, task_id) == ["queued", "translating"] for task_id in ids)
+    # Out of attempts: a queued job is no longer claimable.
+    spent = submit(ctx, quick_chain(200))
+    with ctx.sessionmaker.begin() as session:
+        session.execute(update(JobRow).where(JobRow.task_id == spent).values(attempts=2))
+    assert leases.claim_next(ctx.sessionmaker, lease_s=30, max_attempts=2) is None
+
+
+def test_claim_next_takes_the_oldest_job_and_no_job_twice(ctx) -> None:
+    _claim_next_drains_oldest_first_once_each(ctx)
+
+
+def test_claim_next_takes_the_oldest_job_and_no_job_twice_on_postgresql(tmp_path: Path, fresh_postgres_url) -> None:
+    # PostgreSQL runs the claims concurrently: the pick skips rows another claim holds instead of colliding.
+    context = make_context(
+        ServiceSettings(home=tmp_path, database_url=fresh_postgres_url, lease_seconds=30, max_attempts=2)
+    )
+    try:
+        _claim_next_drains_oldest_first_once_each(context)
+    finally:
+        context.close()
+
+
 def test_a_late_worker_cannot_overwrite_the_worker_that_took_over(ctx) -> None:
     from reasonforge.pipeline.run import verify_chain
 
@@ -392,7 +438,7 @@ def test_webhooks_are_handed_out_once_per_lease(ctx) -> None:
 
 
 def test_jobs_run_in_child_processes_and_a_dying_child_is_one_attempt(ctx) -> None:
-    executor = ProcessExecutor(ctx.settings, 1)
+    executor = ProcessExecutor(ctx.settings, ctx.sessionmaker, 1)
     try:
         task_id = submit(ctx, quick_chain(7))
         assert (
@@ -400,6 +446,13 @@ def test_jobs_run_in_child_processes_and_a_dying_child_is_one_attempt(ctx) -> No
             is JobStatus.COMPLETE
         )
         assert job(ctx, task_id).steps_verified == 3
+        # The child writes nothing; the parent records the phase with the completion, in order and dated.
+        with ctx.sessionmaker() as session:
+            trail = session.execute(
+                select(JobEventRow.status, JobEventRow.at).where(JobEventRow.task_id == task_id).order_by(JobEventRow.id)
+            ).all()
+        assert [status for status, _ in trail] == ["queued", "translating", "verifying", "complete"]
+        assert [at for _, at in trail] == sorted(at for _, at in trail)
 
         # Kill the child while it runs a long chain: the job goes back to the queue with the reason.
         # A loaded machine can delay the killer until the chain is done; that try caught nothing.

@@ -107,10 +107,12 @@ class ReasonForge:
         )
         return self._post_job("/v1/verify", body, idempotency_key)
 
-    def get(self, task_id: str) -> VerifyResponse:
-        """GET /v1/verify/{task_id}: the job's current status and, once complete, its verdict."""
+    def get(self, task_id: str, *, wait_s: float = 0.0) -> VerifyResponse:
+        """GET /v1/verify/{task_id}: the job's current status and, once complete, its verdict; `wait_s` > 0 asks
+        the server to hold the answer until the job ends or that many seconds pass (at most 60)."""
         task_id = protocol.check_path_id(task_id, "task_id")
-        response = self._request("GET", f"/v1/verify/{task_id}")
+        query = f"?wait={wait_s:g}" if wait_s > 0 else ""
+        response = self._request("GET", f"/v1/verify/{task_id}{query}")
         return protocol.parse_body(
             VerifyResponse, response.content, f"GET /v1/verify/{task_id}"
         )
@@ -125,16 +127,20 @@ class ReasonForge:
         return self._poll(task_id, deadline)
 
     def _poll(self, task_id: str, deadline: float) -> VerifyResponse:
-        """Poll GET /v1/verify/{task_id} with growing intervals until a terminal status or the deadline."""
+        """Long-poll GET /v1/verify/{task_id}?wait= until a terminal status or the deadline (one request per wait,
+        not a polling loop); an answer that comes back early is followed by a growing pause."""
         delays = protocol.poll_delays()
         while True:
-            job = self.get(task_id)
+            asked = protocol.long_poll_s(deadline - time.monotonic(), self.timeout)
+            sent = time.monotonic()
+            job = self.get(task_id, wait_s=asked)
             if job.status in protocol.TERMINAL_STATUSES:
                 return job
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise protocol.timeout_error(task_id, job.status)
-            time.sleep(min(next(delays), remaining))
+            if protocol.answered_early(asked, time.monotonic() - sent):
+                time.sleep(min(next(delays), remaining))
 
     def verify(
         self,

@@ -124,6 +124,20 @@ def retry_or_return(
     raise error
 
 
+LONG_POLL_S = 25.0
+"""The most a poll asks the server to hold it (`GET /v1/verify/{id}?wait=`); the server allows 60."""
+
+
+def long_poll_s(remaining_s: float, request_timeout_s: float) -> float:
+    """How long one poll may ask the server to hold: within the deadline, the cap, and the HTTP timeout's margin."""
+    return max(0.0, min(LONG_POLL_S, remaining_s, request_timeout_s - 5.0))
+
+
+def answered_early(asked_s: float, took_s: float) -> bool:
+    """A long-poll answered well before its wait without an end (a stopping or older server): back off first."""
+    return asked_s <= 0 or took_s < asked_s / 2
+
+
 def poll_delays(
     first: float = 0.1, factor: float = 1.5, ceiling: float = 2.0
 ) -> Iterator[float]:

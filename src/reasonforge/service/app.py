@@ -56,6 +56,11 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        import anyio.to_thread
+
+        # Request handlers are short database work: more threads than this only take turns at the interpreter
+        # lock (and the SQLite write gate) while holding a transaction open; extra requests wait on the loop.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.request_threads
         state.keys.start()  # first, so the keys build while the job processes warm up
         state.queue.start()
         state.hub.start()

@@ -113,7 +113,7 @@ class CeleryQueue:
                 "could not publish the webhook of %s now", task_id, exc_info=True
             )
 
-    def stop(self, timeout: float = 30.0) -> None:
-        """Stop the sweeper and close broker connections."""
-        self._sweeper.stop(timeout)
+    def stop(self, timeout: float | None = None) -> None:
+        """Stop the sweeper and close broker connections (jobs run on the workers, which stop on their own)."""
+        self._sweeper.stop(30.0 if timeout is None else timeout)
         self.app.close()

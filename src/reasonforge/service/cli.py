@@ -77,13 +77,22 @@ def serve(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     app = create_app(settings)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level.lower(),
         timeout_graceful_shutdown=30,
     )
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets=None) -> None:
+            # uvicorn waits for open requests before the app's own shutdown: release long-polls first, or each
+            # would hold the stop for up to a minute.
+            app.state.rf.hub.closing()
+            await super().shutdown(sockets)
+
+    Server(config).run()
 
 
 def worker(

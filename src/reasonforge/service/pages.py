@@ -1,4 +1,5 @@
-"""The human-readable certificate page (`GET /verify/{cert_id}`); every value is HTML-escaped."""
+"""The human-readable pages: the landing page (`GET /`) and the certificate page (`GET /verify/{cert_id}`); every
+value is HTML-escaped."""
 
 from __future__ import annotations
 
@@ -34,6 +35,42 @@ def _document(title: str, body: str) -> str:
         '<meta name=viewport content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>{body}</body></html>"
     )
+
+
+_LINKS = (
+    ("/docs", "API reference", "every operation, its request and response schemas, try it in the browser"),
+    ("/redoc", "API reference (ReDoc)", "the same, as one readable document"),
+    ("/openapi.json", "OpenAPI document", "the machine-readable contract the SDKs and the contract test use"),
+    ("/healthz", "Health", "the store, the queue and whether certificate keys are ready"),
+    ("/metrics", "Metrics", "Prometheus text: request latencies by route, jobs by status"),
+)
+
+
+def landing_page(*, queue: str, certificate_keys: str) -> str:
+    """What this server is and where its documentation, health, metrics and pages are."""
+    links = "".join(
+        f'<tr><th><a href="{escape(href)}">{escape(name)}</a></th><td>{escape(what)}</td></tr>'
+        for href, name, what in _LINKS
+    )
+    example = (
+        "curl -s -X POST $BASE/v1/verify -H 'Authorization: Bearer rf_…' -H 'Content-Type: application/json' \\\n"
+        "  -d '{\"domain\": \"mathematics\", \"proof_level\": \"quick\", \"generate_certificate\": false,\n"
+        "       \"reasoning_chain\": [{\"step_id\": 1, \"content\": \"Let x = 2\"},\n"
+        "                           {\"step_id\": 2, \"content\": \"So x + 1 = 3\"}]}'\n"
+        "curl -s \"$BASE/v1/verify/TASK_ID?wait=30\" -H 'Authorization: Bearer rf_…'"
+    )
+    body = (
+        "<h1>ReasonForge verification API</h1>"
+        "<p>Send a reasoning chain; each step's claim is checked by a real tool (SymPy, Coq, Lean 4, tests in a "
+        "sandbox, an SMT solver), and the verdict says VERIFIED, PARTIAL or FAILED, where the first failing step is, "
+        "and why. Every <code>/v1</code> call needs an API key (<code>reasonforge keys create</code> on the "
+        "server).</p>"
+        f"<table>{links}"
+        f"{_row('Certificate pages', '/verify/{certificate_id}: a certificate, re-checked when viewed')}"
+        f"{_row('Queue', queue)}{_row('Certificate keys', certificate_keys)}</table>"
+        f"<h2>First verification</h2><pre><code>{escape(example)}</code></pre>"
+    )
+    return _document("ReasonForge verification API", body)
 
 
 def certificate_page(

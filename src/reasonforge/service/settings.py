@@ -33,8 +33,12 @@ class ServiceSettings(BaseSettings):
     database_url: str | None = Field(default=None, description="SQLAlchemy URL; default sqlite:///$HOME/service.db.")
     queue: QueueKind = QueueKind.INPROCESS
     redis_url: str = "redis://127.0.0.1:6379/0"
-    workers: int = Field(default=2, ge=1, description="In-process worker threads.")
+    workers: int = Field(default=2, ge=1, description="Job processes of the embedded queue (each fed by its own threads).")
+    request_threads: int = Field(default=8, ge=1, le=256,
+                                 description="Threads running the API's blocking handlers (database work).")
     lease_seconds: float = Field(default=300.0, gt=0, description="A claimed job not finished by then is retried.")
+    stop_grace_s: float = Field(default=20.0, ge=0, le=3600, description=(
+        "On shutdown, running jobs get this long to finish; the rest are handed back to the queue at once."))
     max_attempts: int = Field(default=3, ge=1, description="Claims of one job before it is marked failed.")
     max_body_bytes: int = Field(default=1024 * 1024, gt=0, description="Larger request bodies get 413.")
     public_base_url: str = Field(default="http://127.0.0.1:8000", description="Prefix of certificate_url.")

@@ -86,6 +86,9 @@ class StreamHub:
         self._sm = sm
         self._base = public_base_url
         self._subscribers: dict[str, set[asyncio.Queue]] = {}
+        # Long-polls wait for one task's end, not for all of its owner's events: a waiter per task.
+        self._watchers: dict[str, set[asyncio.Future]] = {}
+        self._closing = False
         self._cursor: _Cursor | None = None
         self._task: asyncio.Task | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -112,11 +115,49 @@ class StreamHub:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
-    async def subscribe(self, owner_key_id: str) -> asyncio.Queue:
-        """A queue receiving every event of `owner_key_id`'s tasks from now on."""
+    async def _ensure_cursor(self) -> None:
         if self._cursor is None:
             # Start after the newest event: a new subscriber gets the present, not the history.
             self._cursor = _Cursor(await asyncio.to_thread(self._max_id))
+
+    async def watch(self, task_id: str) -> asyncio.Future:
+        """A future set to the terminal event of `task_id` (with its `response`) when one arrives from now on, or
+        to None when the server starts shutting down (a long-poll then answers with the task as it stands)."""
+        await self._ensure_cursor()
+        future = asyncio.get_running_loop().create_future()
+        if self._closing:
+            future.set_result(None)
+        else:
+            self._watchers.setdefault(task_id, set()).add(future)
+        return future
+
+    def closing(self) -> None:
+        """The server is stopping: release every long-poll now; callable from any thread."""
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop closed already
+                loop.call_soon_threadsafe(self._release_watchers)
+
+    def _release_watchers(self) -> None:
+        self._closing = True
+        watchers, self._watchers = self._watchers, {}
+        for futures in watchers.values():
+            for future in futures:
+                if not future.done():
+                    future.set_result(None)
+
+    def unwatch(self, task_id: str, future: asyncio.Future) -> None:
+        """Stop watching (and drop the future)."""
+        futures = self._watchers.get(task_id)
+        if futures is not None:
+            futures.discard(future)
+            if not futures:
+                self._watchers.pop(task_id, None)
+        future.cancel()
+
+    async def subscribe(self, owner_key_id: str) -> asyncio.Queue:
+        """A queue receiving every event of `owner_key_id`'s tasks from now on."""
+        await self._ensure_cursor()
         queue: asyncio.Queue = asyncio.Queue(maxsize=10_000)
         self._subscribers.setdefault(owner_key_id, set()).add(queue)
         return queue
@@ -132,7 +173,7 @@ class StreamHub:
     async def _run(self) -> None:
         while True:
             try:
-                if self._subscribers:
+                if self._subscribers or self._watchers:
                     await self._poll()
                 else:
                     self._cursor = (
@@ -148,9 +189,13 @@ class StreamHub:
         if self._cursor is None:
             return
         events = await asyncio.to_thread(
-            self._fetch, self._cursor.low, set(self._subscribers)
+            self._fetch, self._cursor.low, set(self._subscribers), set(self._watchers)
         )
         for event in events:
+            if event["status"] in _TERMINAL:
+                for future in self._watchers.pop(event["task_id"], ()):
+                    if not future.done():
+                        future.set_result(event)
             for queue in list(self._subscribers.get(event["owner"], ())):
                 with contextlib.suppress(
                     asyncio.QueueFull
@@ -162,14 +207,14 @@ class StreamHub:
         with self._sm() as session:
             return session.scalar(select(func.max(JobEventRow.id))) or 0
 
-    def _fetch(self, low: int, owners: set[str]) -> list[dict]:
+    def _fetch(self, low: int, owners: set[str], tasks: set[str]) -> list[dict]:
         cursor = self._cursor
         out: list[dict] = []
         with self._sm() as session:
             rows = store.events_after(session, low)
             fresh = [row for row in rows if cursor.accept(row.id)]
             for row in fresh:
-                if row.owner_key_id not in owners:
+                if row.owner_key_id not in owners and row.task_id not in tasks:
                     continue
                 event = event_body(
                     row.task_id, row.status, row.attempt, row.at, row.message

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from pydantic import BaseModel
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -107,37 +107,24 @@ def _charge(
     moment: datetime,
 ) -> int:
     """Insert the charge line (or find the earlier one) and return its quoted cents."""
-    row = _lock_key(session, key_id)
-    existing = session.scalar(
-        select(CreditEntryRow).where(CreditEntryRow.task_id == task_id)
-    )
+    tier = _lock_key(session, key_id)
+    existing = session.connection().execute(_CHARGE_OF_TASK, {"b_task": task_id}).first()
     if existing is not None:
-        if existing.key_id != row.key_id:
+        if existing.key_id != key_id:
             raise ConflictError(
                 f"task {task_id} is already charged to another key", field="task_id"
             )
         return existing.quoted_cents
-    tier = Tier(row.tier)
     included, debit = _decide(
-        session, row.key_id, tier, policy_for(tier), level, quoted, month_of(moment)
-    )
-    session.add(
-        CreditEntryRow(
-            key_id=row.key_id,
-            kind=CHARGE,
-            task_id=task_id,
-            month=month_of(moment),
-            proof_level=level.value,
-            steps_total=steps_total,
-            certificate=certificate,
-            included=included,
-            quoted_cents=quoted,
-            amount_cents=-debit,
-            created_at=moment,
-        )
+        session, key_id, tier, policy_for(tier), level, quoted, month_of(moment)
     )
     try:
-        session.flush()
+        session.connection().execute(_INSERT_ENTRY, {
+            "key_id": key_id, "kind": CHARGE, "task_id": task_id, "month": month_of(moment),
+            "proof_level": level.value, "steps_total": steps_total, "certificate": certificate,
+            "included": included, "quoted_cents": quoted, "amount_cents": -debit, "created_at": moment,
+            "note": None,
+        })
     except IntegrityError as exc:
         # Another transaction charged this task between our read and our insert.
         raise ConflictError(
@@ -216,19 +203,24 @@ def usage(
     )
 
 
-def _lock_key(session: Session, key_id: str) -> ApiKeyRow:
+_LOCK_KEY = (
+    update(ApiKeyRow)
+    .where(ApiKeyRow.key_id == bindparam("b_key"))
+    .values(charge_seq=ApiKeyRow.charge_seq + 1)
+    .returning(ApiKeyRow.tier, ApiKeyRow.revoked_at)
+)
+_CHARGE_OF_TASK = select(CreditEntryRow.key_id, CreditEntryRow.quoted_cents).where(
+    CreditEntryRow.task_id == bindparam("b_task")
+)
+_INSERT_ENTRY = insert(CreditEntryRow)
+
+
+def _lock_key(session: Session, key_id: str) -> Tier:
+    """The key's tier, its row locked for this transaction's charge."""
     # A write first: it serialises concurrent charges of one key on every backend, and on SQLite it
     # takes the write lock before any read, so the transaction never has to upgrade a stale snapshot.
-    result = session.execute(
-        update(ApiKeyRow)
-        .where(ApiKeyRow.key_id == key_id)
-        .values(charge_seq=ApiKeyRow.charge_seq + 1)
-    )
-    row = (
-        session.get(ApiKeyRow, key_id, populate_existing=True)
-        if result.rowcount
-        else None
-    )
+    # Prepared Core statements: this runs inside every submission's write transaction.
+    row = session.connection().execute(_LOCK_KEY, {"b_key": key_id}).first()
     if row is None:
         raise UnauthorizedError(
             f"API key {KEY_PREFIX}{key_id} does not exist", field="authorization"
@@ -237,7 +229,7 @@ def _lock_key(session: Session, key_id: str) -> ApiKeyRow:
         raise UnauthorizedError(
             f"API key {KEY_PREFIX}{key_id} was revoked", field="authorization"
         )
-    return row
+    return Tier(row.tier)
 
 
 def _decide(

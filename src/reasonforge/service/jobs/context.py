@@ -110,7 +110,7 @@ class ContextHolder:
 
         self._fresh()
         if self._executor is None:
-            self._executor = ProcessExecutor(self.settings, self._executor_size)
+            self._executor = ProcessExecutor(self.settings, self.get().sessionmaker, self._executor_size)
         return self._executor
 
     def close(self) -> None:

@@ -5,8 +5,10 @@ subprocesses of their own. In child processes, jobs run in parallel across cores
 on one interpreter lock (and the API stays responsive while a proof is computed), a crashing checker
 takes down a child instead of the server, and each child stays single-threaded, which lets the
 arithmetic checker fork its warm workers directly (a threaded process must go through a cold fork
-server: about a second per step instead of milliseconds). Each child keeps its own database engine
-and certificate issuer (proving key loaded once) for its whole life.
+server: about a second per step instead of milliseconds). Each child keeps its certificate issuer
+(proving key loaded once) for its whole life and holds no database connection: it tells the parent
+when translation is done and sends it the outcome, and the parent writes, so a job store on SQLite
+has one writing process.
 """
 
 from __future__ import annotations
@@ -14,13 +16,22 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import queue
+import signal
 import threading
+import time
 from multiprocessing.connection import Connection
 from typing import Protocol
 
 from reasonforge.service.jobs import leases
 from reasonforge.service.jobs.certify import CertificateIssuer
-from reasonforge.service.jobs.runner import JobProcessDied, execute_with
+from reasonforge.service.jobs.runner import (
+    JobProcessDied,
+    Outcome,
+    attempt,
+    execute_with,
+    mark_verifying,
+    record,
+)
 from reasonforge.service.settings import ServiceSettings
 from reasonforge.types import JobStatus
 
@@ -36,8 +47,8 @@ class JobExecutor(Protocol):
     def execute(self, claim: leases.Claim) -> JobStatus | None:
         """Do the claimed job's work; its outcome is recorded in the store when this returns."""
 
-    def shutdown(self) -> None:
-        """Release the executor's resources."""
+    def shutdown(self, wait: bool = True) -> None:
+        """Release the executor's resources (without waiting for running work when `wait` is false)."""
 
 
 class InlineExecutor:
@@ -54,7 +65,7 @@ class InlineExecutor:
         """Run the job here."""
         return execute_with(self._sm, self._settings, claim, self._issuer)
 
-    def shutdown(self) -> None:
+    def shutdown(self, wait: bool = True) -> None:
         """Nothing to release."""
 
 
@@ -76,27 +87,50 @@ def _warm() -> None:
     )
 
 
-def child_main(conn: Connection, settings: ServiceSettings) -> None:
-    """A job process: receive claims (JSON) until None or EOF, run each, send back its end status."""
-    from reasonforge.service.db import make_engine, make_sessionmaker
+TRANSLATED = "translated"
+"""A child's note to the parent mid-job: translation is done (sent with its time)."""
 
-    engine = make_engine(settings.resolved_database_url())
-    sm, issuer = make_sessionmaker(engine), CertificateIssuer(settings)
+VERIFYING_GRACE_S = 0.2
+"""A job whose verdict follows its translation this soon gets its `verifying` event written together with its
+completion, one transaction instead of two; a longer one gets it written when the grace runs out."""
+
+
+def child_main(conn: Connection, settings: ServiceSettings) -> None:
+    """A job process: receive claims until None or EOF, run each (`runner.attempt`), send back its Outcome.
+
+    Pipe protocol, pickled: parent -> child a Claim, or None to stop; child -> parent (TRANSLATED, time) once
+    translation is done, then the Outcome. The child does not wait for the parent to record `verifying`: a
+    lease lost meanwhile (cancelled, reclaimed) only makes the parent refuse to record the outcome."""
+    # The server decides when its jobs stop: a SIGTERM or Ctrl-C sent to the whole process group must not kill a
+    # job midway (nor print a KeyboardInterrupt). A handler, not SIG_IGN: it does not outlive an exec into a checker.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _ignore)
+    issuer = CertificateIssuer(settings)
+    _warm()
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+
+        def on_translated() -> bool:
+            conn.send((TRANSLATED, time.time()))
+            return True
+
+        conn.send(attempt(settings, message, issuer, on_translated))
+
+
+def _ignore(_signum, _frame) -> None:
+    """Signals the parent handles for its job processes."""
+
+
+def _mark(on_translated, at: float) -> None:
     try:
-        _warm()
-        while True:
-            try:
-                message = conn.recv()
-            except EOFError:
-                return
-            if message is None:
-                return
-            status = execute_with(
-                sm, settings, leases.Claim.model_validate_json(message), issuer
-            )
-            conn.send(status.value if status else None)
-    finally:
-        engine.dispose()
+        on_translated(at)
+    except Exception:  # the completion is still written under the lease; only the phase is missing
+        log.warning("could not record a job's move to verifying", exc_info=True)
 
 
 class _Child:
@@ -116,23 +150,32 @@ class _Child:
         self.process.start()
         theirs.close()
 
-    def run(self, claim: leases.Claim) -> JobStatus | None:
+    def run(self, claim: leases.Claim, on_translated) -> tuple[Outcome, float | None]:
+        """The job's outcome and, when `verifying` is still to be written with it, the time translation ended."""
+        pending: float | None = None
         try:
-            self.conn.send(claim.model_dump_json())
-            reply = self.conn.recv()
+            self.conn.send(claim)
+            while True:
+                if pending is not None and not self.conn.poll(VERIFYING_GRACE_S):
+                    _mark(on_translated, pending)  # a long verification: show the phase now
+                    pending = None
+                reply = self.conn.recv()
+                if isinstance(reply, tuple) and reply[0] == TRANSLATED:
+                    pending = reply[1]
+                    continue
+                return reply, pending
         except (EOFError, OSError) as exc:
             self.process.join(timeout=5)
             raise JobProcessDied(
                 f"the process running the job died (exit code {self.process.exitcode})"
             ) from exc
-        return JobStatus(reply) if reply else None
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
         try:
             self.conn.send(None)
         except OSError:
             pass
-        self.process.join(timeout=30)
+        self.process.join(timeout=30 if wait else 0.5)
         if self.process.is_alive():
             self.process.kill()
             self.process.join(timeout=5)
@@ -140,10 +183,11 @@ class _Child:
 
 
 class ProcessExecutor:
-    """`size` job processes started on demand; one that dies is replaced by a fresh one."""
+    """`size` job processes started on demand; one that dies is replaced by a fresh one. The outcomes they
+    send back are written to `sm` here."""
 
-    def __init__(self, settings: ServiceSettings, size: int) -> None:
-        self._settings = settings
+    def __init__(self, settings: ServiceSettings, sm, size: int) -> None:
+        self._settings, self._sm = settings, sm
         self._slots: queue.Queue[_Child | None] = queue.Queue()
         self._children: list[_Child] = []
         self._lock = threading.Lock()
@@ -173,7 +217,9 @@ class ProcessExecutor:
         if child is None or not child.process.is_alive():
             child = self._start()
         try:
-            return child.run(claim)
+            outcome, verifying_at = child.run(
+                claim, lambda at: mark_verifying(self._sm, self._settings, claim, at=at)
+            )
         except JobProcessDied:
             with self._lock:
                 if child in self._children:  # shutdown() may have taken the list meanwhile
@@ -183,10 +229,11 @@ class ProcessExecutor:
             raise
         finally:
             self._slots.put(child)
+        return record(self._sm, self._settings, claim, outcome, verifying_at=verifying_at)
 
-    def shutdown(self) -> None:
-        """Stop every job process after its current job."""
+    def shutdown(self, wait: bool = True) -> None:
+        """Stop every job process after its current job, or (`wait` false) at once."""
         with self._lock:
             children, self._children = self._children, []
         for child in children:
-            child.close()
+            child.close(wait)

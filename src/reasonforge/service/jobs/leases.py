@@ -12,7 +12,7 @@ import time
 import uuid
 
 from pydantic import BaseModel
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import sessionmaker
 
 from reasonforge.service.jobs.store import ACTIVE, record_event
@@ -39,6 +39,78 @@ class IssuedCertificate(BaseModel):
     opening_json: str
 
 
+# The hot writes as prepared Core statements, run on the session's connection: built and compiled once, not
+# per call (building an UPDATE's SET clause and the ORM's bookkeeping cost more than the write itself).
+_HELD = (
+    (JobRow.task_id == bindparam("b_task"))
+    & (JobRow.lease_token == bindparam("b_token"))
+    & JobRow.status.in_(ACTIVE)
+)
+_TAKE_VALUES = {
+    "status": JobStatus.TRANSLATING.value,
+    "attempts": JobRow.attempts + 1,
+    "lease_token": bindparam("b_token"),
+    "lease_owner": bindparam("b_owner"),
+    "lease_expires_at": bindparam("b_expires"),
+    "started_at": func.coalesce(JobRow.started_at, bindparam("b_now")),
+    "updated_at": bindparam("b_now"),
+}
+_TAKE_RETURNS = (JobRow.task_id, JobRow.attempts, JobRow.owner_key_id, JobRow.request_json)
+_CLAIMABLE = (JobRow.status == JobStatus.QUEUED.value) & (JobRow.attempts < bindparam("b_max"))
+_CLAIM = (
+    update(JobRow)
+    .where(JobRow.task_id == bindparam("b_task"), _CLAIMABLE)
+    .values(_TAKE_VALUES)
+    .returning(*_TAKE_RETURNS)
+)
+# The oldest claimable job, picked inside the claiming UPDATE. Not enqueued_at: a re-sent job must not lose its
+# place. SQLite runs one writer at a time, so no two workers pick the same job; PostgreSQL skips rows another
+# claim has locked instead of queueing behind them.
+_OLDEST = (
+    select(JobRow.task_id)
+    .where(_CLAIMABLE)
+    .order_by(JobRow.created_at)
+    .limit(1)
+    .with_for_update(skip_locked=True)
+    .scalar_subquery()
+)
+_CLAIM_NEXT = (
+    update(JobRow)
+    .where(JobRow.task_id == _OLDEST, _CLAIMABLE)
+    .values(_TAKE_VALUES)
+    .returning(*_TAKE_RETURNS)
+)
+_ADVANCE = (
+    update(JobRow)
+    .where(_HELD)
+    .values(status=bindparam("b_status"), lease_expires_at=bindparam("b_expires"), updated_at=bindparam("b_now"))
+)
+_RENEW = update(JobRow).where(_HELD).values(lease_expires_at=bindparam("b_expires"))
+_COMPLETE = (
+    update(JobRow)
+    .where(_HELD)
+    .values(
+        status=JobStatus.COMPLETE.value,
+        verdict_json=bindparam("b_verdict"),
+        overall=bindparam("b_overall"),
+        steps_verified=bindparam("b_verified"),
+        certificate_id=bindparam("b_certificate"),
+        verification_time_ms=bindparam("b_ms"),
+        error=None,
+        lease_token=None,
+        lease_owner=None,
+        lease_expires_at=None,
+        webhook_pending=JobRow.callback_url.is_not(None),
+        finished_at=bindparam("b_now"),
+        updated_at=bindparam("b_now"),
+    )
+)
+
+
+def _held_params(claim_: Claim) -> dict:
+    return {"b_task": claim_.task_id, "b_token": claim_.token}
+
+
 def claim(
     sm: sessionmaker,
     task_id: str,
@@ -51,46 +123,7 @@ def claim(
 
     `owner` names the worker (host:pid:nonce) for operators; only the lease token decides.
     """
-    token, now = uuid.uuid4().hex, time.time()
-    with sm.begin() as session:
-        result = session.execute(
-            update(JobRow)
-            .where(
-                JobRow.task_id == task_id,
-                JobRow.status == JobStatus.QUEUED.value,
-                JobRow.attempts < max_attempts,
-            )
-            .values(
-                status=JobStatus.TRANSLATING.value,
-                attempts=JobRow.attempts + 1,
-                lease_token=token,
-                lease_owner=owner[:200] or None,
-                lease_expires_at=now + lease_s,
-                started_at=func.coalesce(JobRow.started_at, now),
-                updated_at=now,
-            )
-            .execution_options(synchronize_session=False)
-        )
-        if result.rowcount != 1:
-            return None
-        row = session.get(JobRow, task_id)
-        record_event(
-            session,
-            task_id,
-            row.owner_key_id,
-            JobStatus.TRANSLATING.value,
-            row.attempts,
-            now,
-            worker=owner,
-        )
-        return Claim(
-            task_id=task_id,
-            token=token,
-            worker=owner,
-            attempt=row.attempts,
-            owner_key_id=row.owner_key_id,
-            request=VerifyRequest.model_validate_json(row.request_json),
-        )
+    return _take(sm, _CLAIM, {"b_task": task_id}, lease_s=lease_s, max_attempts=max_attempts, owner=owner)
 
 
 def claim_next(
@@ -99,25 +132,30 @@ def claim_next(
     lease_s: float,
     max_attempts: int,
     owner: str = "",
-    batch: int = 16,
 ) -> Claim | None:
-    """Claim the oldest queued job that no other worker takes first."""
-    with sm() as session:
-        candidates = session.scalars(
-            select(JobRow.task_id)
-            .where(JobRow.status == JobStatus.QUEUED.value)
-            .order_by(
-                JobRow.created_at
-            )  # not enqueued_at: a re-sent job must not lose its place
-            .limit(batch)
-        ).all()
-    for task_id in candidates:
-        taken = claim(
-            sm, task_id, lease_s=lease_s, max_attempts=max_attempts, owner=owner
-        )
-        if taken is not None:
-            return taken
-    return None
+    """Claim the oldest queued job (one statement: the pick and the take cannot be raced); None when none is."""
+    return _take(sm, _CLAIM_NEXT, {}, lease_s=lease_s, max_attempts=max_attempts, owner=owner)
+
+
+def _take(sm: sessionmaker, statement, params: dict, *, lease_s: float, max_attempts: int, owner: str) -> Claim | None:
+    token, now = uuid.uuid4().hex, time.time()
+    with sm.begin() as session:
+        row = session.connection().execute(statement, {
+            **params, "b_max": max_attempts, "b_token": token, "b_owner": owner[:200] or None,
+            "b_expires": now + lease_s, "b_now": now,
+        }).first()
+        if row is None:
+            return None
+        task_id, attempts, owner_key_id, request_json = row
+        record_event(session, task_id, owner_key_id, JobStatus.TRANSLATING.value, attempts, now, worker=owner)
+    return Claim(
+        task_id=task_id,
+        token=token,
+        worker=owner,
+        attempt=attempts,
+        owner_key_id=owner_key_id,
+        request=VerifyRequest.model_validate_json(request_json),
+    )
 
 
 def _held(claim_: Claim):
@@ -129,16 +167,14 @@ def _held(claim_: Claim):
 
 
 def advance(
-    sm: sessionmaker, claim_: Claim, status: JobStatus, *, lease_s: float
+    sm: sessionmaker, claim_: Claim, status: JobStatus, *, lease_s: float, at: float | None = None
 ) -> bool:
-    """Move a held job to `status` (and extend its lease); False when the lease was lost."""
+    """Move a held job to `status` (and extend its lease), its event dated `at` (default now); False when the
+    lease was lost."""
     now = time.time()
     with sm.begin() as session:
-        result = session.execute(
-            update(JobRow)
-            .where(_held(claim_))
-            .values(status=status.value, lease_expires_at=now + lease_s, updated_at=now)
-            .execution_options(synchronize_session=False)
+        result = session.connection().execute(
+            _ADVANCE, {**_held_params(claim_), "b_status": status.value, "b_expires": now + lease_s, "b_now": now}
         )
         if result.rowcount != 1:
             return False
@@ -148,7 +184,7 @@ def advance(
             claim_.owner_key_id,
             status.value,
             claim_.attempt,
-            now,
+            now if at is None else at,
             worker=claim_.worker,
         )
         return True
@@ -158,12 +194,7 @@ def renew_lease(sm: sessionmaker, claim_: Claim, *, lease_s: float) -> bool:
     """Push the lease expiry forward (heartbeat); False when the lease was lost."""
     now = time.time()
     with sm.begin() as session:
-        result = session.execute(
-            update(JobRow)
-            .where(_held(claim_))
-            .values(lease_expires_at=now + lease_s)
-            .execution_options(synchronize_session=False)
-        )
+        result = session.connection().execute(_RENEW, {**_held_params(claim_), "b_expires": now + lease_s})
         return result.rowcount == 1
 
 
@@ -172,35 +203,26 @@ def complete(
     claim_: Claim,
     verdict: VerificationVerdict,
     certificate: IssuedCertificate | None,
+    *,
+    verifying_at: float | None = None,
 ) -> bool:
-    """Record the verdict (and certificate) once; False for a late duplicate, which changes nothing."""
+    """Record the verdict (and certificate) once; False for a late duplicate, which changes nothing.
+
+    `verifying_at`: also record the move to `verifying` (at that time) that was not written yet."""
     now = time.time()
+    verdict_json = verdict.model_dump_json()  # before the transaction: nothing slow inside it
     with sm.begin() as session:
-        row_callback = session.scalar(
-            select(JobRow.callback_url).where(JobRow.task_id == claim_.task_id)
-        )
-        result = session.execute(
-            update(JobRow)
-            .where(_held(claim_))
-            .values(
-                status=JobStatus.COMPLETE.value,
-                verdict_json=verdict.model_dump_json(),
-                overall=verdict.overall.value,
-                steps_verified=verdict.verified_steps,
-                certificate_id=certificate.certificate_id if certificate else None,
-                verification_time_ms=verdict.verification_time_ms,
-                error=None,
-                lease_token=None,
-                lease_owner=None,
-                lease_expires_at=None,
-                webhook_pending=row_callback is not None,
-                finished_at=now,
-                updated_at=now,
-            )
-            .execution_options(synchronize_session=False)
-        )
+        result = session.connection().execute(_COMPLETE, {
+            **_held_params(claim_), "b_verdict": verdict_json, "b_overall": verdict.overall.value,
+            "b_verified": verdict.verified_steps,
+            "b_certificate": certificate.certificate_id if certificate else None,
+            "b_ms": verdict.verification_time_ms, "b_now": now,
+        })
         if result.rowcount != 1:
             return False
+        if verifying_at is not None:
+            record_event(session, claim_.task_id, claim_.owner_key_id, JobStatus.VERIFYING.value,
+                         claim_.attempt, verifying_at, worker=claim_.worker)
         if (
             certificate is not None
             and session.get(CertificateRow, certificate.certificate_id) is None
@@ -270,9 +292,6 @@ def _finish_failed(
 ) -> bool:
     now = time.time()
     with sm.begin() as session:
-        row_callback = session.scalar(
-            select(JobRow.callback_url).where(JobRow.task_id == task_id)
-        )
         result = session.execute(
             update(JobRow)
             .where(condition)
@@ -282,7 +301,7 @@ def _finish_failed(
                 lease_token=None,
                 lease_owner=None,
                 lease_expires_at=None,
-                webhook_pending=row_callback is not None,
+                webhook_pending=JobRow.callback_url.is_not(None),
                 finished_at=now,
                 updated_at=now,
                 **_verdict_values(verdict),
@@ -345,6 +364,32 @@ def release(
             worker=claim_.worker,
         )
         return JobStatus.QUEUED
+
+
+def hand_back(sm: sessionmaker, claim_: Claim, reason: str) -> bool:
+    """Requeue a held job at once, its attempt not counted (the worker stopped, the job did not fail); False when
+    the lease was lost meanwhile."""
+    now = time.time()
+    with sm.begin() as session:
+        result = session.execute(
+            update(JobRow)
+            .where(_held(claim_))
+            .values(
+                status=JobStatus.QUEUED.value,
+                attempts=JobRow.attempts - 1,
+                lease_token=None,
+                lease_owner=None,
+                lease_expires_at=None,
+                enqueued_at=now,
+                updated_at=now,
+            )
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:
+            return False
+        record_event(session, claim_.task_id, claim_.owner_key_id, JobStatus.QUEUED.value,
+                     claim_.attempt - 1, now, reason, worker=claim_.worker)
+        return True
 
 
 def reclaim_expired(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -19,9 +20,14 @@ log = logging.getLogger(__name__)
 IDLE_POLL_S = 0.5
 """An idle worker re-checks the store this often even without a wake-up (jobs from other processes)."""
 
+THREADS_PER_PROCESS = 2
+"""Worker threads per job process: while one records its job's outcome and claims the next, the other's job
+runs, so a job process does not sit idle for the store's writes between jobs."""
+
 
 class InProcessQueue:
-    """`settings.workers` threads; `enqueue` only wakes them, since the store itself is the queue."""
+    """THREADS_PER_PROCESS x `settings.workers` threads feeding the executor's `settings.workers` job processes;
+    `enqueue` only wakes them, since the store itself is the queue."""
 
     def __init__(self, ctx: JobContext, executor: JobExecutor,
                  on_finished: Callable[[str], None] | None = None) -> None:
@@ -34,13 +40,15 @@ class InProcessQueue:
             threading.Thread(
                 target=self._work, name=f"reasonforge-worker-{i}", daemon=True
             )
-            for i in range(ctx.settings.workers)
+            for i in range(ctx.settings.workers * THREADS_PER_PROCESS)
         ]
         # Webhook deliveries retry with backoff: keep them off the verification threads.
         self._webhooks = ThreadPoolExecutor(
             max_workers=2, thread_name_prefix="reasonforge-webhook"
         )
         self._sweeper = Sweeper(ctx, self.enqueue, self.dispatch_webhook)
+        self._running: dict[str, leases.Claim] = {}  # claims being worked on, by task id
+        self._running_lock = threading.Lock()
 
     def start(self) -> None:
         """Start the executor, the workers and the sweeper."""
@@ -58,16 +66,29 @@ class InProcessQueue:
         if not self._stop.is_set():
             self._webhooks.submit(deliver_pending, self._ctx, task_id)
 
-    def stop(self, timeout: float = 30.0) -> None:
-        """Finish running jobs (queued ones stay queued for the next start) and stop."""
+    def stop(self, timeout: float | None = None) -> None:
+        """Stop claiming; give running jobs `timeout` (default settings.stop_grace_s) to finish, hand the rest back
+        to the queue at once (queued jobs stay queued for the next start), and stop the job processes."""
+        grace = self._ctx.settings.stop_grace_s if timeout is None else timeout
         self._stop.set()
         self._wake.set()
         self._sweeper.stop()
+        deadline = time.monotonic() + grace
         for thread in self._threads:
             if thread.is_alive():
-                thread.join(timeout)
+                thread.join(max(0.0, deadline - time.monotonic()))
+        with self._running_lock:
+            unfinished = list(self._running.values())
+        for claim in unfinished:
+            try:
+                if leases.hand_back(self._ctx.sessionmaker, claim,
+                                    f"handed back: the server stopped before the job finished (grace {grace:g} s)"):
+                    log.warning("job %s handed back to the queue: still running after the stop grace", claim.task_id)
+            except Exception:  # its lease expires and the sweeper of the next start retries it
+                log.exception("could not hand back job %s", claim.task_id)
         self._webhooks.shutdown(wait=True, cancel_futures=True)
-        self._executor.shutdown()
+        # Job processes still busy are the handed-back jobs': no point waiting for them.
+        self._executor.shutdown(wait=not unfinished)
 
     def _work(self) -> None:
         settings = self._ctx.settings
@@ -86,6 +107,8 @@ class InProcessQueue:
                 self._wake.wait(IDLE_POLL_S)
                 self._wake.clear()
                 continue
+            with self._running_lock:
+                self._running[claim.task_id] = claim
             try:
                 run_claimed(
                     self._ctx,
@@ -100,5 +123,8 @@ class InProcessQueue:
                     "worker lost job %s; its lease will expire and it will be retried",
                     claim.task_id,
                 )
+            finally:
+                with self._running_lock:
+                    self._running.pop(claim.task_id, None)
             if self._on_finished is not None:
                 self._on_finished(claim.task_id)

@@ -18,8 +18,8 @@ class JobQueue(Protocol):
     def enqueue(self, task_id: str) -> None:
         """Make a queued job's existence known to the workers."""
 
-    def stop(self, timeout: float = 30.0) -> None:
-        """Stop background threads."""
+    def stop(self, timeout: float | None = None) -> None:
+        """Stop background threads (running jobs get `timeout`, default the settings' stop grace)."""
 
 
 def make_queue(ctx: JobContext, on_finished: Callable[[str], None] | None = None) -> JobQueue:
@@ -34,4 +34,4 @@ def make_queue(ctx: JobContext, on_finished: Callable[[str], None] | None = None
     from reasonforge.service.jobs.executor import ProcessExecutor
     from reasonforge.service.jobs.pool import InProcessQueue
 
-    return InProcessQueue(ctx, ProcessExecutor(ctx.settings, ctx.settings.workers), on_finished)
+    return InProcessQueue(ctx, ProcessExecutor(ctx.settings, ctx.sessionmaker, ctx.settings.workers), on_finished)

@@ -1,8 +1,11 @@
 """Run one claimed job: translate, verify, certify, complete; heartbeat the lease meanwhile.
 
 The claiming thread keeps the lease alive while an executor (normally a child process, see
-`executor.py`) does the work and writes the job's transitions and outcome itself, each write
-conditional on the claim's lease token.
+`executor.py`) does the work (`attempt`, which writes nothing); the outcome and the move to
+`verifying` are written in the claiming process (`record`, `mark_verifying`), each write conditional
+on the claim's lease token. Job processes hold no database connection, so on SQLite every write of
+the embedded server comes from one process and queues on its write gate (`db.make_engine`) instead
+of sleeping in SQLite's busy handler.
 """
 
 from __future__ import annotations
@@ -10,8 +13,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from enum import StrEnum
 from typing import Self
 
+from pydantic import BaseModel
 from sqlalchemy.orm import sessionmaker
 
 from reasonforge.errors import ReasonForgeError
@@ -55,8 +60,9 @@ class _LeaseKeeper:
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        # Not joined: the thread ends on its own at once, and a renewal racing the job's end is refused by
+        # its token, while waiting for the thread to be scheduled would idle the job process between jobs.
         self._stop.set()
-        self._thread.join()
 
     def _run(self) -> None:
         lease_s = self._ctx.settings.lease_seconds
@@ -131,68 +137,116 @@ def run_claimed(
     return status
 
 
+class OutcomeKind(StrEnum):
+    """How an attempt ended, which decides the write that records it."""
+
+    COMPLETE = "complete"
+    FAIL = "fail"  # permanent: the request cannot be verified as sent
+    RELEASE = "release"  # transient: back to the queue while attempts remain
+    LEASE_LOST = "lease_lost"  # reclaimed or cancelled meanwhile: write nothing
+
+
+class Outcome(BaseModel):
+    """What one attempt at a job produced, before anything is written (`record` writes it under the lease)."""
+
+    kind: OutcomeKind
+    verdict: VerificationVerdict | None = None
+    certificate: leases.IssuedCertificate | None = None
+    error: str | None = None
+
+
+def attempt(
+    settings: ServiceSettings,
+    claim: leases.Claim,
+    issuer: CertificateIssuer,
+    on_translated: Callable[[], bool],
+) -> Outcome:
+    """Verify (and certify) a claimed job without touching the store.
+
+    `on_translated()` records the move to `verifying` and says whether the lease is still held; the caller
+    owns every write, so a job process needs no database connection of its own."""
+    request = claim.request.model_copy(update={"task_id": claim.task_id})
+    verdict: VerificationVerdict | None = None
+    try:
+        verdict = _verify(settings, request, on_translated)
+        certificate = issuer.issue(verdict) if request.generate_certificate else None
+    except LeaseLost:
+        return Outcome(kind=OutcomeKind.LEASE_LOST)
+    except CertificateFailure as exc:
+        # The verdict stands; issuing may succeed on another attempt (or another worker).
+        log.warning("job %s: %s", claim.task_id, exc.message)
+        return Outcome(kind=OutcomeKind.RELEASE, error=exc.message, verdict=verdict)
+    except ModelError as exc:
+        # The model endpoint did not answer: another attempt (later, or on another worker) may get through.
+        log.warning("job %s: %s", claim.task_id, exc.message)
+        return Outcome(kind=OutcomeKind.RELEASE, error=exc.message)
+    except ReasonForgeError as exc:
+        # The request cannot be verified as sent (bad translation, missing prover): retrying won't help.
+        return Outcome(kind=OutcomeKind.FAIL, error=exc.message)
+    except Exception as exc:
+        log.exception("job %s attempt %d crashed", claim.task_id, claim.attempt)
+        return Outcome(kind=OutcomeKind.RELEASE, error=f"internal error: {type(exc).__name__}: {exc}")
+    return Outcome(kind=OutcomeKind.COMPLETE, verdict=verdict, certificate=certificate)
+
+
+def record(
+    sm: sessionmaker,
+    settings: ServiceSettings,
+    claim: leases.Claim,
+    outcome: Outcome,
+    *,
+    verifying_at: float | None = None,
+) -> JobStatus | None:
+    """Write an attempt's outcome under the claim's lease; the job's end status, None when the lease was lost.
+
+    `verifying_at`: translation ended then and `verifying` is not written yet; it is written first (with the
+    completion, in one transaction)."""
+    kind = outcome.kind
+    if verifying_at is not None and kind is not OutcomeKind.COMPLETE and kind is not OutcomeKind.LEASE_LOST:
+        mark_verifying(sm, settings, claim, at=verifying_at)
+    if kind is OutcomeKind.COMPLETE:
+        if leases.complete(sm, claim, outcome.verdict, outcome.certificate, verifying_at=verifying_at):
+            return JobStatus.COMPLETE
+        log.info("job %s: completed by another attempt first; this result is discarded", claim.task_id)
+        return None
+    if kind is OutcomeKind.FAIL:
+        return JobStatus.FAILED if leases.fail(sm, claim, outcome.error or "failed") else None
+    if kind is OutcomeKind.RELEASE:
+        return leases.release(sm, claim, outcome.error or "retrying",
+                              max_attempts=settings.max_attempts, verdict=outcome.verdict)
+    log.info("job %s: lease lost (reclaimed or cancelled); dropping this attempt", claim.task_id)
+    return None
+
+
+def mark_verifying(
+    sm: sessionmaker, settings: ServiceSettings, claim: leases.Claim, *, at: float | None = None
+) -> bool:
+    """Record that translation is done (status verifying, at `at`, default now); False when the lease was lost."""
+    return leases.advance(sm, claim, JobStatus.VERIFYING, lease_s=settings.lease_seconds, at=at)
+
+
 def execute_with(
     sm: sessionmaker,
     settings: ServiceSettings,
     claim: leases.Claim,
     issuer: CertificateIssuer,
 ) -> JobStatus | None:
-    """Verify (and certify), then complete, fail or release the job; None when the lease was lost."""
-    request = claim.request.model_copy(update={"task_id": claim.task_id})
-    verdict: VerificationVerdict | None = None
-    try:
-        verdict = _verify(sm, settings, claim, request)
-        certificate = issuer.issue(verdict) if request.generate_certificate else None
-    except LeaseLost:
-        log.info(
-            "job %s: lease lost (reclaimed or cancelled); dropping this attempt",
-            claim.task_id,
-        )
-        return None
-    except CertificateFailure as exc:
-        # The verdict stands; issuing may succeed on another attempt (or another worker).
-        log.warning("job %s: %s", claim.task_id, exc.message)
-        return leases.release(
-            sm, claim, exc.message, max_attempts=settings.max_attempts, verdict=verdict
-        )
-    except ModelError as exc:
-        # The model endpoint did not answer: another attempt (later, or on another worker) may get through.
-        log.warning("job %s: %s", claim.task_id, exc.message)
-        return leases.release(sm, claim, exc.message, max_attempts=settings.max_attempts)
-    except ReasonForgeError as exc:
-        # The request cannot be verified as sent (bad translation, missing prover): retrying won't help.
-        return JobStatus.FAILED if leases.fail(sm, claim, exc.message) else None
-    except Exception as exc:
-        log.exception("job %s attempt %d crashed", claim.task_id, claim.attempt)
-        return leases.release(
-            sm,
-            claim,
-            f"internal error: {type(exc).__name__}: {exc}",
-            max_attempts=settings.max_attempts,
-        )
-    if leases.complete(sm, claim, verdict, certificate):
-        return JobStatus.COMPLETE
-    log.info(
-        "job %s: completed by another attempt first; this result is discarded",
-        claim.task_id,
-    )
-    return None
+    """Verify (and certify), then complete, fail or release the job in this thread; None when the lease was lost."""
+    outcome = attempt(settings, claim, issuer, lambda: mark_verifying(sm, settings, claim))
+    return record(sm, settings, claim, outcome)
 
 
 def _verify(
-    sm: sessionmaker,
     settings: ServiceSettings,
-    claim: leases.Claim,
     request: VerifyRequest,
+    on_translated: Callable[[], bool],
 ) -> VerificationVerdict:
     from reasonforge.pipeline.run import verify_chain
     from reasonforge.translate.ensemble import Ensemble
     from reasonforge.translate.select import translator_for
 
     def to_verifying() -> None:
-        if not leases.advance(
-            sm, claim, JobStatus.VERIFYING, lease_s=settings.lease_seconds
-        ):
+        if not on_translated():
             raise LeaseLost
 
     if request.translations is not None:

@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Sequence
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from reasonforge.service.jobs.tables import JobEventRow, JobRow
@@ -40,6 +40,10 @@ def new_task_id() -> str:
     return uuid.uuid4().hex
 
 
+_EVENT = insert(JobEventRow)
+_JOB = insert(JobRow)
+
+
 def record_event(
     session: Session,
     task_id: str,
@@ -51,18 +55,11 @@ def record_event(
     *,
     worker: str | None = None,
 ) -> None:
-    """Add the event row of a status change to `session` (same transaction as the change)."""
-    session.add(
-        JobEventRow(
-            task_id=task_id,
-            owner_key_id=owner,
-            worker_id=worker or None,
-            status=status,
-            attempt=attempt,
-            message=message,
-            at=now,
-        )
-    )
+    """Write the event row of a status change in `session`'s transaction (a prepared INSERT: no ORM flush)."""
+    session.connection().execute(_EVENT, {
+        "task_id": task_id, "owner_key_id": owner, "worker_id": worker or None, "status": status,
+        "attempt": attempt, "message": message, "at": now,
+    })
 
 
 def insert_job(
@@ -73,29 +70,31 @@ def insert_job(
     request: VerifyRequest,
     idempotency_key: str | None,
     cost_credits: float | None,
+    digest: str | None = None,
 ) -> JobRow:
-    """Add a queued job and its first event to `session` (the caller commits)."""
+    """Insert a queued job and its first event in `session`'s transaction (the caller commits); the row returned
+    is a detached copy of what was written."""
     now = time.time()
-    row = JobRow(
-        task_id=task_id,
-        owner_key_id=owner_key_id,
-        request_json=request.model_dump_json(),
-        request_hash=request_hash(request),
-        idempotency_key=idempotency_key,
-        proof_level=request.proof_level.value,
-        steps_total=len(request.reasoning_chain),
-        callback_url=request.callback_url,
-        status=JobStatus.QUEUED.value,
-        attempts=0,
-        enqueued_at=now,
-        cost_credits=cost_credits,
-        webhook_pending=False,
-        created_at=now,
-        updated_at=now,
-    )
-    session.add(row)
+    values = {
+        "task_id": task_id,
+        "owner_key_id": owner_key_id,
+        "request_json": request.model_dump_json(),
+        "request_hash": digest or request_hash(request),
+        "idempotency_key": idempotency_key,
+        "proof_level": request.proof_level.value,
+        "steps_total": len(request.reasoning_chain),
+        "callback_url": request.callback_url,
+        "status": JobStatus.QUEUED.value,
+        "attempts": 0,
+        "enqueued_at": now,
+        "cost_credits": cost_credits,
+        "webhook_pending": False,
+        "created_at": now,
+        "updated_at": now,
+    }
+    session.connection().execute(_JOB, values)
     record_event(session, task_id, owner_key_id, JobStatus.QUEUED.value, 0, now)
-    return row
+    return JobRow(**values)
 
 
 def find_by_idempotency_key(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Response, WebSocket
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select, text
 
@@ -11,6 +12,7 @@ from reasonforge.service.jobs import store
 from reasonforge.service.jobs.certify import KeyState
 from reasonforge.service.jobs.tables import CertificateRow, JobRow
 from reasonforge.service.metrics import METRICS_CONTENT_TYPE
+from reasonforge.service.pages import PAGE_HEADERS, landing_page
 from reasonforge.service.routes.deps import Reader, State, stream_owner
 from reasonforge.service.routes.errors import ERROR_RESPONSES, ErrorBody
 from reasonforge.service.routes.state import AppState
@@ -114,6 +116,13 @@ def healthz(state: State) -> Health:
             f"the job store does not answer: {type(exc).__name__}"
         ) from exc
     return Health(status="ok", database="ok", queue=state.settings.queue.value, certificate_keys=state.keys.state())
+
+
+@router.get("/", response_class=HTMLResponse, summary="Landing page (HTML)", tags=["pages"])
+def landing(state: State) -> HTMLResponse:
+    """What this server is, with links to its documentation, health and metrics."""
+    page = landing_page(queue=state.settings.queue.value, certificate_keys=state.keys.state().value)
+    return HTMLResponse(page, headers=PAGE_HEADERS)
 
 
 @router.get("/metrics", response_class=Response, summary="Prometheus metrics")

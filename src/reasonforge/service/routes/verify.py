@@ -179,15 +179,16 @@ def _enqueue(body: VerifyRequest, response: Response, principal: Principal, stat
     with sm() as session:
         task_id = store.new_task_id()
         cost = _charge(session, principal, task_id, body, state)
-        row = store.insert_job(
-            session,
-            task_id=task_id,
-            owner_key_id=principal.key_id,
-            request=body,
-            idempotency_key=idempotency_key,
-            cost_credits=cost,
-        )
         try:
+            row = store.insert_job(
+                session,
+                task_id=task_id,
+                owner_key_id=principal.key_id,
+                request=body,
+                idempotency_key=idempotency_key,
+                cost_credits=cost,
+                digest=digest,
+            )
             session.commit()
         except IntegrityError:
             # A concurrent request with the same Idempotency-Key won the insert (its charge stands, ours rolls back).
@@ -236,23 +237,22 @@ async def get_task(
                 raise NotFoundError(f"no task {task_id} for this API key", field="task_id")
             return _view(row, state)
 
-    out = await run_in_threadpool(read)
-    if wait <= 0 or out.status in TERMINAL:
-        return out
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + wait
-    events = await state.hub.subscribe(principal.key_id)
+    if wait <= 0:
+        return await run_in_threadpool(read)
+    # Watched before the read: an end between the two is not missed.
+    ended = await state.hub.watch(task_id)
     try:
-        out = await run_in_threadpool(read)  # after subscribing: an end between the two reads is not missed
-        while out.status not in TERMINAL and (remaining := deadline - loop.time()) > 0:
+        out = await run_in_threadpool(read)
+        if out.status not in TERMINAL:
             try:
-                event = await asyncio.wait_for(events.get(), remaining)
+                event = await asyncio.wait_for(asyncio.shield(ended), wait)
             except TimeoutError:
-                break
-            if event.get("task_id") == task_id and event.get("status") in TERMINAL_VALUES:
-                out = await run_in_threadpool(read)
+                return out
+            # The hub read the finished job for its stream clients already (None: the server is stopping).
+            response = event.get("response") if event else None
+            out = VerifyResponse.model_validate(response) if response else await run_in_threadpool(read)
     finally:
-        state.hub.unsubscribe(principal.key_id, events)
+        state.hub.unwatch(task_id, ended)
     return out
 
 
