@@ -1,6 +1,6 @@
 """API load: concurrent clients submit 10-step mathematics verifications to a local server and wait for verdicts.
 
-    python benchmarks/api_load.py [--clients 100] [--per-client 2] [--steps 10] [--scaled] [--json]
+    python benchmarks/api_load.py [--clients 100] [--per-client 2] [--steps 10] [--rounds 3] [--scaled] [--json]
 
 Starts `reasonforge serve` on a free loopback port: embedded by default (SQLite store, in-process
 workers), or with `--scaled` on PostgreSQL + Celery/Redis started on loopback the way the service
@@ -8,7 +8,9 @@ tests start them (durable PostgreSQL settings, `--celery-workers` worker process
 submits its verifications one after another (quick and standard alternate; one chain in five has an
 arithmetic slip, so PARTIAL verdicts and cascades travel too) and polls until the verdict. Latency is
 submit -> verdict seen by the client. The baseline runs the same chains through `verify_chain` in
-this process, one at a time; an API verdict that differs from it counts as an error.
+this process, one at a time; an API verdict that differs from it counts as an error. Baseline and
+API load alternate `--rounds` times on fresh chains against one server, and the ratio is of the
+medians.
 """
 
 from __future__ import annotations
@@ -260,31 +262,37 @@ def measure(
     celery_workers: int,
     polling: Polling,
     timeout_s: float,
+    rounds: int = 3,
 ) -> dict[str, Any]:
-    """Every figure of one run: API throughput and latencies, the in-process baseline, their ratio."""
-    chains = [make_chain(i, steps) for i in range(clients * per_client)]
-    direct_wall, direct_times, expected = run_direct(chains)
+    """Every figure of one run: API throughput and latencies, the in-process baseline, their ratio.
+
+    `rounds` alternate the baseline and the API load on fresh chains; the ratio is of the medians, since
+    one round lasts seconds and a shared machine's load moves either figure by a third from one to the next."""
+    n = clients * per_client
+    per_round: list[dict[str, float]] = []
+    outcomes: list[Outcome] = []
+    expected: dict[int, tuple[str, int]] = {}
+    direct_times: list[float] = []
     with local_service(scaled, workers, celery_workers) as svc:
         # One verification end to end first: the server's and workers' lazy imports are not load.
         warm_wall, warm = asyncio.run(
-            run_clients(
-                svc.base_url,
-                svc.api_key,
-                [make_chain(10_001, steps)],
-                1,
-                polling,
-                timeout_s,
-            )
+            run_clients(svc.base_url, svc.api_key, [make_chain(10**6, steps)], 1, polling, timeout_s)
         )
         if warm[0].error:
-            raise SystemExit(
-                f"warm-up verification failed: {warm[0].error}\n{svc.log()}"
+            raise SystemExit(f"warm-up verification failed: {warm[0].error}\n{svc.log()}")
+        for r in range(rounds):
+            # Fresh indices each round: every chain (and task hash) is new to the server.
+            chains = [make_chain(r * n + i, steps) for i in range(n)]
+            direct_wall, times, verdicts = run_direct(chains)
+            direct_times += times
+            expected.update({r * n + i: v for i, v in enumerate(verdicts)})
+            api_wall, got = asyncio.run(
+                run_clients(svc.base_url, svc.api_key, chains, clients, polling, timeout_s)
             )
-        api_wall, outcomes = asyncio.run(
-            run_clients(
-                svc.base_url, svc.api_key, chains, clients, polling, timeout_s
-            )
-        )
+            for o in got:
+                o.index += r * n
+            outcomes += got
+            per_round.append({"api_per_s": n / api_wall, "direct_per_s": n / direct_wall, "api_wall_s": api_wall})
         # Logs die with the temporary home: keep their ends when something went wrong.
         logs = {} if all(o.error is None for o in outcomes) else _log_tails(svc)
     errors = [o for o in outcomes if o.error]
@@ -294,23 +302,24 @@ def measure(
         if not o.error and (o.verdict, o.steps_verified) != expected[o.index]
     ]
     latencies = [o.latency_s * 1000 for o in outcomes if not o.error]
-    direct_per_s = len(chains) / direct_wall
-    api_per_s = len(chains) / api_wall
+    api_per_s = percentile([x["api_per_s"] for x in per_round], 50)
+    direct_per_s = percentile([x["direct_per_s"] for x in per_round], 50)
     report = {
         "mode": "scaled (PostgreSQL + Celery/Redis)"
         if scaled
         else "embedded (SQLite + in-process workers)",
         "cpu_count": os.cpu_count(),
         "clients": clients,
-        "verifications": len(chains),
+        "verifications": n,
+        "rounds": rounds,
         "steps_per_chain": steps,
         "levels": "quick/standard alternating",
         "server_workers": workers,
         "celery_workers": celery_workers if scaled else 0,
         "poll_cap_ms": round(polling.cap_s * 1000),
         "long_poll_s": polling.wait_s,
-        "api_wall_s": round(api_wall, 3),
-        "api_requests": sum(o.requests for o in outcomes),
+        "api_wall_s": round(percentile([x["api_wall_s"] for x in per_round], 50), 3),
+        "api_requests": round(sum(o.requests for o in outcomes) / rounds),
         "api_verifications_per_s": round(api_per_s, 2),
         "api_latency_p50_ms": round(percentile(latencies, 50), 1),
         "api_latency_p99_ms": round(percentile(latencies, 99), 1),
@@ -322,13 +331,13 @@ def measure(
             for o in mismatches[:3]
         ],
         "warmup_s": round(warm_wall, 3),
-        "direct_wall_s": round(direct_wall, 3),
         "direct_verifications_per_s": round(direct_per_s, 2),
         "direct_p50_ms": round(percentile([t * 1000 for t in direct_times], 50), 2),
         "throughput_ratio_api_vs_direct": round(api_per_s / direct_per_s, 4),
+        "round_ratios": [round(x["api_per_s"] / x["direct_per_s"], 3) for x in per_round],
         "verdicts": {
-            v: sum(1 for e in expected if e[0] == v)
-            for v in sorted({e[0] for e in expected})
+            v: sum(1 for e in expected.values() if e[0] == v) // rounds
+            for v in sorted({e[0] for e in expected.values()})
         },
     }
     if logs:
@@ -364,7 +373,8 @@ def render(r: dict[str, Any]) -> str:
         f"(verify_chain in process, one at a time; p50 {r['direct_p50_ms']:.1f} ms)"
     )
     ratio = (
-        f"  ratio API / direct throughput: {r['throughput_ratio_api_vs_direct']:.3f}"
+        f"  ratio API / direct throughput: {r['throughput_ratio_api_vs_direct']:.3f} "
+        f"(medians of {r['rounds']} rounds; each round's ratio {r['round_ratios']})"
     )
     errors = f"  errors: {r['errors']}" + (
         f"  e.g. {r['error_examples']}" if r["errors"] else ""
@@ -422,6 +432,12 @@ def main(argv: list[str] | None = None) -> int:
         default=900.0,
         help="seconds a verification may take before it is an error",
     )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="baseline and API load alternate this many times on fresh chains (medians reported)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     for name, least in (
@@ -430,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         ("steps", 2),
         ("workers", 1),
         ("celery_workers", 1),
+        ("rounds", 1),
     ):
         if getattr(args, name) < least:
             ap.error(f"--{name.replace('_', '-')} must be at least {least}")
@@ -443,6 +460,7 @@ def main(argv: list[str] | None = None) -> int:
             args.celery_workers,
             Polling(args.poll_cap_ms / 1000, args.wait_s),
             args.timeout,
+            args.rounds,
         )
     except _servers().ServerUnavailable as exc:
         print(f"could not start the local service: {exc}", file=sys.stderr)

@@ -70,6 +70,7 @@ def test_json_report_at_tiny_size(mode, capsys) -> None:
     r = json.loads(capsys.readouterr().out)
     assert r["errors"] == 0 and r["error_examples"] == []
     assert r["verifications"] == 6 and r["clients"] == 3 and r["cpu_count"] >= 1
+    assert r["rounds"] == 3 and len(r["round_ratios"]) == 3
     assert r["verdicts"] == {"PARTIAL": 1, "VERIFIED": 5}
     assert r["api_verifications_per_s"] > 0 and r["direct_verifications_per_s"] > 0
     assert (

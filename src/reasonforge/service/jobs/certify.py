@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
+import time
 from enum import StrEnum
 from pathlib import Path
 
@@ -82,6 +83,7 @@ class KeyBuilder:
         self._thread: threading.Thread | None = None
         self._error: str | None = None
         self._ready = False  # once true it stays true: state() is asked on every request and must not hit the disk
+        self._checked_at = -1e9  # when the disk last said "not ready" (asked again at most once a second)
 
     def start(self) -> None:
         """Start building unless the keys are there already (or certificates are off)."""
@@ -90,7 +92,10 @@ class KeyBuilder:
             self._thread.start()
 
     def _keys_ready(self) -> bool:
-        self._ready = self._ready or keys_ready(self._settings)
+        now = time.monotonic()
+        if not self._ready and now - self._checked_at >= 1.0:
+            self._ready = keys_ready(self._settings)
+            self._checked_at = now
         return self._ready
 
     def _build(self) -> None:
