@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from chains import sleeping_code_chain
 from sqlalchemy import select, update
 
 from reasonforge.service.jobs import (
@@ -454,10 +455,11 @@ def test_jobs_run_in_child_processes_and_a_dying_child_is_one_attempt(ctx) -> No
         assert [status for status, _ in trail] == ["queued", "translating", "verifying", "complete"]
         assert [at for _, at in trail] == sorted(at for _, at in trail)
 
-        # Kill the child while it runs a long chain: the job goes back to the queue with the reason.
-        # A loaded machine can delay the killer until the chain is done; that try caught nothing.
+        # Kill the child while it verifies a long chain: the job goes back to the queue with the reason. Its
+        # doctest sleeps in the sandbox, so `verifying` (written once verification outlasts the executor's grace)
+        # is seen long before the end; a loaded machine can still delay the killer, and that try caught nothing.
         for attempt in range(5):
-            doomed = submit(ctx, quick_chain(8 + attempt, steps=64))
+            doomed = submit(ctx, VerifyRequest.model_validate(sleeping_code_chain(1.5 + attempt)))
             claim = leases.claim(ctx.sessionmaker, doomed, lease_s=30, max_attempts=2)
             killer = threading.Thread(
                 target=_kill_children_when_verifying, args=(ctx, doomed)

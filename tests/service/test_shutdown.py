@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+from chains import sleeping_code_chain
 from sqlalchemy import func, select
 
 from reasonforge.service.db import make_engine, make_sessionmaker
@@ -18,20 +19,6 @@ from reasonforge.service.jobs.tables import JobEventRow, JobRow
 from servers import running_service
 
 EXIT_GUARD_S = 180  # generous: only a server that never stops gets near it
-
-
-def slow_chain(seconds: float) -> dict:
-    """A code chain whose doctest sleeps `seconds` in the sandbox: a job that is surely running when signalled."""
-    code = f"import time\n\ndef slow_double(x: int) -> int:\n    time.sleep({seconds})\n    return 2 * x\n"
-    return {
-        "original_query": "Double a number, slowly.",
-        "domain": "code",
-        "proof_level": "quick",
-        "generate_certificate": False,
-        "reasoning_chain": [
-            {"step_id": 1, "content": f"```python\n{code}```\n>>> slow_double(2)\n4"},
-        ],
-    }
 
 
 def _store(home: Path):
@@ -69,7 +56,7 @@ def test_sigterm_lets_the_running_job_finish_and_answers_long_polls(tmp_path: Pa
     with running_service(tmp_path, env=env) as svc, httpx.Client(
         base_url=svc.base_url, headers=svc.headers, timeout=120
     ) as client:
-        task_id = client.post("/v1/verify", json=slow_chain(3)).json()["task_id"]
+        task_id = client.post("/v1/verify", json=sleeping_code_chain(3)).json()["task_id"]
         _wait_running(client, task_id)
         polled: list[dict] = []
         poller = threading.Thread(
@@ -86,7 +73,7 @@ def test_sigterm_lets_the_running_job_finish_and_answers_long_polls(tmp_path: Pa
     with sm() as session:
         row = session.get(JobRow, task_id)
     assert row.status == "complete" and row.attempts == 1 and row.lease_token is None
-    assert row.verdict_json is not None  # (the sleep outlasts the example check's time limit: its verdict is FAILED)
+    assert row.verdict_json is not None
     assert _completions(sm, task_id) == 1
 
 
@@ -95,7 +82,7 @@ def test_sigterm_past_the_grace_hands_the_job_back_and_it_completes_once_after_r
     with running_service(tmp_path, env=env) as svc, httpx.Client(
         base_url=svc.base_url, headers=svc.headers, timeout=120
     ) as client:
-        task_id = client.post("/v1/verify", json=slow_chain(8)).json()["task_id"]
+        task_id = client.post("/v1/verify", json=sleeping_code_chain(8)).json()["task_id"]
         _wait_running(client, task_id)
         code = _stop(svc.server, group=False)
     assert code in (0, -signal.SIGTERM), code
