@@ -335,60 +335,40 @@ def release(
     if claim_.attempt >= max_attempts:
         message = f"gave up after {claim_.attempt} attempts; last error: {error}"
         return JobStatus.FAILED if fail(sm, claim_, message, verdict) else None
-    now = time.time()
-    with sm.begin() as session:
-        result = session.execute(
-            update(JobRow)
-            .where(_held(claim_))
-            .values(
-                status=JobStatus.QUEUED.value,
-                error=error,
-                lease_token=None,
-                lease_owner=None,
-                lease_expires_at=None,
-                enqueued_at=now,
-                updated_at=now,
-            )
-            .execution_options(synchronize_session=False)
-        )
-        if result.rowcount != 1:
-            return None
-        record_event(
-            session,
-            claim_.task_id,
-            claim_.owner_key_id,
-            JobStatus.QUEUED.value,
-            claim_.attempt,
-            now,
-            error,
-            worker=claim_.worker,
-        )
-        return JobStatus.QUEUED
+    return JobStatus.QUEUED if _requeue(sm, claim_, error, counted=True) else None
 
 
 def hand_back(sm: sessionmaker, claim_: Claim, reason: str) -> bool:
     """Requeue a held job at once, its attempt not counted (the worker stopped, the job did not fail); False when
     the lease was lost meanwhile."""
+    return _requeue(sm, claim_, reason, counted=False)
+
+
+def _requeue(sm: sessionmaker, claim_: Claim, message: str, *, counted: bool) -> bool:
+    """Back to queued under the claim's lease, with `message` as the job's error (`counted`) or only as the event's
+    (a hand-back, its attempt given back); False when the lease was lost."""
     now = time.time()
+    values = {"error": message} if counted else {"attempts": JobRow.attempts - 1}
+    attempt = claim_.attempt if counted else claim_.attempt - 1
     with sm.begin() as session:
         result = session.execute(
             update(JobRow)
             .where(_held(claim_))
             .values(
                 status=JobStatus.QUEUED.value,
-                attempts=JobRow.attempts - 1,
                 lease_token=None,
                 lease_owner=None,
                 lease_expires_at=None,
                 enqueued_at=now,
                 updated_at=now,
+                **values,
             )
             .execution_options(synchronize_session=False)
         )
         if result.rowcount != 1:
             return False
         record_event(session, claim_.task_id, claim_.owner_key_id, JobStatus.QUEUED.value,
-                     claim_.attempt - 1, now, reason, worker=claim_.worker)
+                     attempt, now, message, worker=claim_.worker)
         return True
 
 

@@ -245,7 +245,7 @@ async def get_task(
         out = await run_in_threadpool(read)
         if out.status not in TERMINAL:
             try:
-                event = await asyncio.wait_for(asyncio.shield(ended), wait)
+                event = await asyncio.wait_for(ended, wait)
             except TimeoutError:
                 return out
             # The hub read the finished job for its stream clients already (None: the server is stopping).
