@@ -39,7 +39,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "consensus": ("types", "errors"),
     "incentive": ("errors",),
     "certificate": ("types", "errors", "cli_errors", "chain"),
-    "forecast": ("types", "errors", "lazy", "atomic_file", "cli_errors", "verify"),
+    "forecast": ("types", "errors", "lazy", "atomic_file", "cli_errors", "verify", "certificate"),
     "bench": ("types", "errors", "registry", "chain", "lang", "verify", "translate", "pipeline", "lazy",
               "cli_errors"),
     "subnet": ("types", "errors", "registry", "lazy", "atomic_file", "cli_errors", "chain", "lang", "verify",

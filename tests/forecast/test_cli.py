@@ -92,11 +92,14 @@ def test_score_reply_and_p_rows_with_cis(tmp_path):
 
 def test_input_errors_exit_2_without_traceback(tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "x", "reply": "PROBABILITY: 0.5", "p": 0.5}\n')
+    bad.write_text('{"id": "x", "reply": "PROBABILITY: 0.5", "probability": 0.5}\n')
+    disagreeing = tmp_path / "disagreeing.jsonl"  # an old-style `p` that is not the parse of the reply
+    disagreeing.write_text('{"id": "x", "reply": "PROBABILITY: 0.5", "p": 0.9}\n')
     cases = [
         run("baselines", "--data", str(tmp_path / "missing.jsonl")),
         run("baselines", "--exclude-near-certain", "0.7"),
         run("score", str(bad)),
+        run("score", str(disagreeing)),
         run("score", str(tmp_path / "missing.jsonl")),
         run("probe", "--cutoff", "yesterday"),
         run("eval", "--model", "market", "--horizons", "abc"),
@@ -115,6 +118,21 @@ def test_calibration_writes_png_and_prints_the_table(tmp_path):
     out = run("calibration", "--out", str(png), "--json")
     murphy = json.loads(out.stdout)["murphy"]
     assert murphy["reliability"] - murphy["resolution"] + murphy["uncertainty"] == pytest.approx(murphy["brier"])
+
+
+def test_calibration_counts_missing_apart_from_unparsable(tmp_path):
+    from reasonforge.forecast.dataset import load_dataset
+    items = load_dataset().items
+    rows = [{"id": it.id, "probability": it.market_price} for it in items[:99]]
+    rows.append({"id": items[99].id, "reply": "no idea"})
+    path = tmp_path / "pred.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = run("calibration", str(path), "--out", str(tmp_path / "c.png"), "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert (report["n"], report["n_unparsed"], report["n_missing"]) == (99, 1, len(items) - 100)
+    text = run("calibration", str(path), "--out", str(tmp_path / "c.png"))
+    assert f"answered 100, missing {len(items) - 100} (not scored)" in text.stdout
 
 
 def test_probe_command():

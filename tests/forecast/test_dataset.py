@@ -2,6 +2,7 @@
 
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +34,19 @@ def test_repository_slice_loads_with_forecastbench_mapping():
     assert first.cutoff == datetime(2024, 7, 12, tzinfo=UTC)
     assert first.resolved_at == datetime(2024, 7, 25, tzinfo=UTC)
     assert first.source == "forecastbench/metaculus" and first.horizon_hours is None
+
+
+def test_the_default_is_the_packaged_copy_of_the_repository_slice():
+    import reasonforge.forecast
+    from reasonforge.forecast.dataset import default_data
+
+    package = Path(reasonforge.forecast.__file__).resolve().parent
+    assert DEFAULT_DATA.is_relative_to(package)  # not the repo's data/: a wheel install has no such folder
+    with default_data() as path:
+        assert path.resolve() == DEFAULT_DATA
+    repo_slice = Path(__file__).resolve().parents[2] / "data" / "forecastbench" / "questions.slice.jsonl"
+    assert DEFAULT_DATA.read_bytes() == repo_slice.read_bytes()
+    assert load_dataset().items == load_dataset(repo_slice).items
 
 
 def test_forecastitem_rows_round_trip(tmp_path):

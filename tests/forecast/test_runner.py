@@ -1,13 +1,16 @@
 """Environment shape, baselines and the OpenAI-compatible runner against a loopback server."""
 
 import asyncio
-import json
 
 import pytest
 
+from reasonforge.errors import InputError
 from reasonforge.forecast.env import SYSTEM_PROMPT, load_environment
+from reasonforge.forecast.predictions import read_predictions_file
 from reasonforge.forecast.runner import (
+    EndpointError,
     RunConfig,
+    RunSummary,
     baseline_forecasts,
     format_probability,
     read_done,
@@ -65,27 +68,41 @@ def test_runner_queries_the_endpoint_retries_and_resumes(tmp_path):
     with FakeOpenAI(fail_first=2) as server:
         spec = resolve_model(server.url, api_key="test-key")
         config = RunConfig(concurrency=4, backoff_s=0.0)
-        written = asyncio.run(run_model(env, spec, out, config))
-        assert written == 12 and len(server.requests) == 14  # two 429s retried
+        summary = asyncio.run(run_model(env, spec, out, config))
+        assert summary == RunSummary(written=12, resumed=0) and len(server.requests) == 14  # two 429s retried
         assert server.requests[-1]["model"] == "fake-forecaster"  # discovered from /v1/models
         again = asyncio.run(run_model(env, spec, out, config))
-        assert again == 0 and len(server.requests) == 14  # resumed: nothing re-asked
+        assert again == RunSummary(written=0, resumed=12) and len(server.requests) == 14  # nothing re-asked
     rows = read_done(out)
-    assert len(rows) == 12
-    assert rows[env.items[0].id].p == pytest.approx(0.3)
-    assert rows[env.items[3].id].p is None  # unparsable reply is recorded, then scored as 0
+    assert len(rows) == 12 and all(row.model == "fake-forecaster" and row.created_at for row in rows.values())
+    assert rows[env.items[0].id].value() == pytest.approx(0.3)
+    assert rows[env.items[3].id].value() is None  # unparsable reply is recorded, then scored as 0
+    assert read_predictions_file(out).rows == list(rows.values())  # the file is a predictions file
 
 
-def test_runner_records_failures_and_retries_them_next_time(tmp_path):
+def test_a_failing_endpoint_stops_the_run_and_keeps_what_was_answered(tmp_path):
     env = load_environment(max_items=3)
     out = tmp_path / "run.jsonl"
     with FakeOpenAI(fail_first=100, status=500) as server:
         spec = resolve_model("some-model", base_url=server.url, api_key="")
-        asyncio.run(run_model(env, spec, out, RunConfig(max_retries=1, backoff_s=0.0)))
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(lines) == 3 and all(line["error"] and line["reply"] is None for line in lines)
-    assert read_done(out) == {}
+        with pytest.raises(EndpointError, match=r"answered HTTP 500.*gave up after 2 tries.*0 of 3 predictions"):
+            asyncio.run(run_model(env, spec, out, RunConfig(max_retries=1, backoff_s=0.0)))
+    assert read_done(out) == {}  # a failed request leaves no row to be mistaken for a forecast
     with FakeOpenAI() as server:
         spec = resolve_model("some-model", base_url=server.url, api_key="")
-        assert asyncio.run(run_model(env, spec, out, RunConfig())) == 3
+        assert asyncio.run(run_model(env, spec, out, RunConfig())).written == 3
     assert len(read_done(out)) == 3
+
+
+def test_a_torn_last_line_is_redone_and_another_models_file_is_refused(tmp_path):
+    env = load_environment(max_items=4)
+    out = tmp_path / "run.jsonl"
+    asyncio.run(run_model(env, resolve_model("market"), out, RunConfig()))
+    text = out.read_text()
+    out.write_text(text[: text.rindex("\n", 0, len(text) - 1) + 1] + text.splitlines()[-1][:20])  # killed mid-write
+    summary = asyncio.run(run_model(env, resolve_model("market"), out, RunConfig()))
+    assert summary == RunSummary(written=1, resumed=3)
+    assert [(r.id, r.reply) for r in read_done(out).values()] == [(i.id, f"PROBABILITY: {format_probability(i.market_price)}")
+                                                                  for i in env.items]
+    with pytest.raises(InputError, match="already holds predictions by model 'market', not 'always-0.5'"):
+        asyncio.run(run_model(env, resolve_model("always-0.5"), out, RunConfig()))

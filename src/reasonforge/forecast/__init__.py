@@ -6,8 +6,12 @@ Light names import eagerly; the NumPy-, httpx- and matplotlib-backed ones load o
 from reasonforge.forecast.parse import parse_probability
 
 __all__ = [
+    "EndpointError",
     "ForecastFilters",
     "ForecastItem",
+    "PredictionRow",
+    "PredictionsFile",
+    "append_prediction",
     "apply_filters",
     "baselines",
     "brier_reward",
@@ -19,11 +23,21 @@ __all__ = [
     "log_reward",
     "murphy_decomposition",
     "parse_probability",
+    "read_predictions",
+    "read_predictions_file",
     "score",
     "score_predictions",
+    "write_predictions",
 ]
 
 _LAZY = {
+    "PredictionRow": "reasonforge.forecast.predictions",
+    "PredictionsFile": "reasonforge.forecast.predictions",
+    "append_prediction": "reasonforge.forecast.predictions",
+    "read_predictions": "reasonforge.forecast.predictions",
+    "read_predictions_file": "reasonforge.forecast.predictions",
+    "write_predictions": "reasonforge.forecast.predictions",
+    "EndpointError": "reasonforge.forecast.runner",
     "ForecastFilters": "reasonforge.forecast.dataset",
     "ForecastItem": "reasonforge.forecast.dataset",
     "apply_filters": "reasonforge.forecast.dataset",

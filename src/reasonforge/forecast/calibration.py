@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class ReliabilityBin(BaseModel):
@@ -39,6 +39,7 @@ class CalibrationReport(BaseModel):
 
     n: int
     n_unparsed: int
+    n_missing: int = Field(default=0, ge=0, description="items with no prediction row, left out (not scored)")
     bins: list[ReliabilityBin]
     ece: float | None
     murphy: MurphyDecomposition | None
@@ -104,10 +105,10 @@ def murphy_decomposition(p: ArrayLike, outcome: ArrayLike) -> MurphyDecompositio
     )
 
 
-def calibration_report(p: ArrayLike, outcome: ArrayLike, bins: int = 10) -> CalibrationReport:
-    """Reliability table, ECE and Murphy decomposition in one report."""
+def calibration_report(p: ArrayLike, outcome: ArrayLike, bins: int = 10, *, n_missing: int = 0) -> CalibrationReport:
+    """Reliability table, ECE and Murphy decomposition in one report (`n_missing`: items left out unanswered)."""
     p_arr = np.asarray(p, dtype=np.float64)
-    return CalibrationReport(n=int(np.sum(~np.isnan(p_arr))), n_unparsed=int(np.sum(np.isnan(p_arr))),
+    return CalibrationReport(n=int(np.sum(~np.isnan(p_arr))), n_unparsed=int(np.sum(np.isnan(p_arr))), n_missing=n_missing,
                              bins=reliability(p_arr, outcome, bins), ece=expected_calibration_error(p_arr, outcome, bins),
                              murphy=murphy_decomposition(p_arr, outcome))
 

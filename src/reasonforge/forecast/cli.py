@@ -18,6 +18,7 @@ from rich.table import Table
 from reasonforge.cli_errors import ReasonForgeTyper, fail, require_finite
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.episode_cli import app as episode_app
+from reasonforge.forecast.commit.cli import add_commands as add_commit_commands
 from reasonforge.forecast.ledger.cli import app as reasoning_app
 
 app = ReasonForgeTyper(name="forecast",
@@ -29,7 +30,7 @@ app.add_typer(reasoning_app, name="reasoning", help="Reasoning-trajectory scorin
 
 EXIT_OK = 0
 
-DataOpt = Annotated[Path | None, typer.Option("--data", help="JSONL of ForecastBench or ForecastItem rows (default: the repo slice).")]
+DataOpt = Annotated[Path | None, typer.Option("--data", help="JSONL of ForecastBench or ForecastItem rows (default: the packaged ForecastBench slice).")]
 HorizonsOpt = Annotated[list[str] | None, typer.Option("--horizons", help="Keep these horizons in hours (comma list or repeated).")]
 MinVolumeOpt = Annotated[float, typer.Option("--min-volume", help="Drop markets thinner than this (USD).")]
 NearCertainOpt = Annotated[float, typer.Option("--exclude-near-certain", help="Drop items priced within this of 0 or 1.")]
@@ -106,10 +107,27 @@ def baselines(data: DataOpt = None, horizons: HorizonsOpt = None, min_volume: Mi
     console.print("[dim]0.75 is the reward for having no opinion (always 0.5); a model below it is worse than useless.[/]")
 
 
-def _scored(predictions: Path, items, resamples: int, seed: int):
-    from reasonforge.forecast.report import read_predictions, score_predictions
+def read_predictions(path: Path, items=None, command: str = "forecast score"):
+    """The rows of a predictions file; its notes (a deprecated field) go to stderr once. With `items`, a file
+    none of whose ids is an item is an InputError: scoring it would only report every item missing. These
+    readers score binary items, so a multi-class row is refused, naming `command`."""
+    from reasonforge.forecast.predictions import read_predictions_file
 
-    return score_predictions(items, read_predictions(predictions), resamples=resamples, seed=seed,
+    loaded = read_predictions_file(path, binary=command)
+    for note in loaded.notes:
+        Console(stderr=True).print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+    if items is not None:
+        wanted = {item.id for item in items}
+        if not any(row.id in wanted for row in loaded.rows):
+            raise InputError(f"none of the {len(loaded.rows)} prediction ids in {path} is an item of the data "
+                             f"(first: '{loaded.rows[0].id}'); check --data and the filters", field="predictions")
+    return loaded.rows
+
+
+def _scored(predictions: Path, items, resamples: int, seed: int):
+    from reasonforge.forecast.report import score_predictions
+
+    return score_predictions(items, read_predictions(predictions, items), resamples=resamples, seed=seed,
                              source=str(predictions))
 
 
@@ -134,7 +152,7 @@ def render_score(result, console: Console) -> None:
 
 
 @app.command()
-def score(predictions: Annotated[Path, typer.Argument(help="JSONL rows {id, reply} or {id, p}.")],
+def score(predictions: Annotated[Path, typer.Argument(help="Predictions JSONL: {id, probability} or {id, reply} rows.")],
           data: DataOpt = None, horizons: HorizonsOpt = None, min_volume: MinVolumeOpt = 0.0,
           exclude_near_certain: NearCertainOpt = 0.0, include_tags: IncludeTagsOpt = None,
           exclude_tags: ExcludeTagsOpt = None, max_items: MaxItemsOpt = None, lenient: LenientOpt = False,
@@ -158,12 +176,22 @@ def calibration(predictions: Annotated[Path | None, typer.Argument(help="Predict
     """Reliability diagram (PNG), Murphy decomposition and ECE; the market is drawn for reference."""
     from reasonforge.forecast.calibration import calibration_report, plot_reliability
     from reasonforge.forecast.dataset import item_arrays
-    from reasonforge.forecast.report import probabilities, read_predictions
+    from reasonforge.forecast.report import probabilities
 
     items = _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclude_tags, max_items, lenient)
+    n_missing = 0
+    rows = None
+    if predictions:
+        rows = read_predictions(predictions, items, "forecast calibration")
+        ids = {row.id for row in rows}
+        answered = [item for item in items if item.id in ids]
+        # an unanswered item states no forecast (not an unparsable one): left out, and the market reference
+        # is drawn on the same answered items so the two curves compare like with like
+        n_missing = len(items) - len(answered)
+        items = answered
     arrays = item_arrays(items)
-    p = probabilities(items, read_predictions(predictions)) if predictions else arrays.market
-    report = calibration_report(p, arrays.outcome, bins)
+    p = probabilities(items, rows) if rows is not None else arrays.market
+    report = calibration_report(p, arrays.outcome, bins, n_missing=n_missing)
     market = calibration_report(arrays.market, arrays.outcome, bins) if predictions else None
     label = predictions.name if predictions else "market price"
     try:
@@ -185,6 +213,8 @@ def calibration(predictions: Annotated[Path | None, typer.Argument(help="Predict
         console.print(f"Murphy: reliability {m.reliability:.4f} − resolution {m.resolution:.4f} + uncertainty "
                       f"{m.uncertainty:.4f} = {m.recomposed:.4f} (Brier {m.brier:.4f})", highlight=False)
     console.print(f"ECE ({bins} bins): {_fmt(report.ece)}   plot: {report.plot}", highlight=False)
+    if predictions:
+        console.print(f"answered {len(items)}, missing {report.n_missing} (not scored)", highlight=False)
 
 
 @app.command()
@@ -194,12 +224,21 @@ def probe(cutoff: Annotated[str, typer.Option("--cutoff", help="Model training c
           as_json: JsonOpt = False) -> None:
     """Contamination probe: model and market Brier on events resolved before / after the cutoff."""
     from reasonforge.forecast.probe import contamination_probe
-    from reasonforge.forecast.report import probabilities, read_predictions
+    from reasonforge.forecast.report import probabilities
 
     items = _items(data, None, 0.0, 0.0, None, None, None, lenient)
-    p = probabilities(items, read_predictions(predictions)) if predictions else None
+    n_missing = 0
+    p = None
+    if predictions:
+        rows = read_predictions(predictions, items, "forecast probe")
+        ids = {row.id for row in rows}
+        answered = [item for item in items if item.id in ids]
+        # a missing prediction is no evidence of recall either way: only answered items are probed
+        n_missing = len(items) - len(answered)
+        items = answered
+        p = probabilities(items, rows)
     report = contamination_probe(cutoff, items, p, model=predictions.name if predictions else "", resamples=resamples,
-                                 seed=seed)
+                                 seed=seed, n_missing=n_missing)
     if as_json:
         sys.stdout.write(report.model_dump_json() + "\n")
         return
@@ -210,6 +249,8 @@ def probe(cutoff: Annotated[str, typer.Option("--cutoff", help="Model training c
         cells = [f"{_fmt(c.value)} [{_fmt(c.ci_low)}, {_fmt(c.ci_high)}]" for c in (half.model_brier, half.market_brier, half.gap)]
         table.add_row(name, str(half.n_items), *cells)
     Console().print(table)
+    Console().print(f"answered {report.before.n_items + report.after.n_items}, missing {report.n_missing} "
+                    "(not scored)", highlight=False)
     s = report.recall_signal
     Console().print(f"recall signal (gap before − gap after): {_fmt(s.value)} [{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]; "
                     "clearly negative means the model does better on what it may remember", highlight=False)
@@ -220,7 +261,7 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
           data: DataOpt = None, horizons: HorizonsOpt = None, min_volume: MinVolumeOpt = 0.0,
           exclude_near_certain: NearCertainOpt = 0.0, include_tags: IncludeTagsOpt = None,
           exclude_tags: ExcludeTagsOpt = None, max_items: MaxItemsOpt = None, lenient: LenientOpt = False,
-          out: Annotated[Path | None, typer.Option("--out", help="Replies JSONL (resumable; default forecast-eval-<model>.jsonl).")] = None,
+          out: Annotated[Path | None, typer.Option("--out", help="Predictions JSONL, appended as replies arrive (resumable; default forecast-eval-<model>.jsonl).")] = None,
           model_name: Annotated[str | None, typer.Option("--model-name", help="Model id when --model is a URL (default: first of /models).")] = None,
           base_url: Annotated[str | None, typer.Option("--base-url", help="Endpoint for a model name (default $OPENAI_BASE_URL or OpenAI).")] = None,
           concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=256)] = 8,
@@ -229,7 +270,7 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
           temperature: Annotated[float | None, typer.Option("--temperature")] = None,
           max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1)] = None,
           resamples: ResamplesOpt = 1000, seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
-    """Run a model (or a built-in baseline) over the items, write replies + parsed p, then score them."""
+    """Run a model (or a built-in baseline) over the items, append each reply to the predictions file, then score it."""
     import asyncio
     import re
 
@@ -252,9 +293,12 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
                   console=err, disable=as_json or not err.is_terminal, transient=True) as bar:
         task = bar.add_task(spec.name or model, total=len(items))
         try:
-            asyncio.run(run_model(env, spec, path, config, progress=lambda n: bar.advance(task, n)))
+            summary = asyncio.run(run_model(env, spec, path, config, progress=lambda n: bar.advance(task, n)))
         except OSError as exc:
             raise _unwritable(path, exc, "--out") from None
+    if summary.resumed:
+        err.print(f"resumed: {summary.resumed} prediction(s) already in {escape(str(path))}, "
+                  f"{summary.written} new", highlight=False)
     result = score_predictions(items, predictions_from_output(path), resamples=resamples, seed=seed, source=str(path))
     if as_json:
         sys.stdout.write(result.model_dump_json() + "\n")
@@ -304,6 +348,10 @@ def harvest(out: Annotated[Path, typer.Option("--out", help="Cumulative JSONL of
             summary = Harvester(client, config, progress=lambda n: bar.advance(task, n)).run()
     except OSError as exc:
         raise _unwritable(out, exc, "--out") from None
+    if summary.stopped_early and not summary.scanned and not summary.written:
+        # nothing harvested because the source never answered: a failure, not an empty success
+        raise fail(f"could not harvest from {gamma_url}: {summary.stopped_early}; check the network and "
+                   "--gamma-url / --clob-url, then rerun (nothing was written)")
     if as_json:
         sys.stdout.write(summary.model_dump_json() + "\n")
         return
@@ -315,3 +363,7 @@ def harvest(out: Annotated[Path, typer.Option("--out", help="Cumulative JSONL of
         console.print(f"  rejected {count:>6}  {reason}", highlight=False)
     if summary.stopped_early:
         console.print(f"[yellow]stopped early:[/] {escape(summary.stopped_early)} (rerun to resume)")
+
+
+# After the scoring commands, so `forecast --help` lists them in the order of the workflow.
+add_commit_commands(app)  # commit | register | reveal | score-reveals | register-score | verify-score | deploy-registry

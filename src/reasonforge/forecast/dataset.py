@@ -9,9 +9,11 @@ A loader reads a JSONL file whose rows are either ForecastBench market-resolved 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, time
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,9 +23,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from reasonforge.errors import InputError, not_utf8
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_DATA = REPO_ROOT / "data" / "forecastbench" / "questions.slice.jsonl"
-"""The slice committed in the repository, used when `--data` is omitted (see its SOURCE.md)."""
+DEFAULT_DATA_RESOURCE = ("data", "forecastbench", "questions.slice.jsonl")
+"""The items used when `--data` is omitted: package data of `reasonforge.forecast` (pyproject's package-data),
+not a repository path, so a wheel install has it too (the same file as the repo's data/forecastbench slice;
+see its SOURCE.md)."""
+
+DEFAULT_DATA = Path(__file__).resolve().parent.joinpath(*DEFAULT_DATA_RESOURCE)
+"""The packaged default file on disk (any unzipped install); `default_data()` also serves a zipped one."""
 
 NA = "N/A"  # ForecastBench writes this for an absent text field
 
@@ -237,10 +243,22 @@ def apply_filters(items: Iterable[ForecastItem], filters: ForecastFilters | None
     return kept
 
 
+@contextmanager
+def default_data() -> Iterator[Path]:
+    """The packaged default data file (the ForecastBench slice) as a filesystem path while the block runs."""
+    resource = resources.files("reasonforge.forecast").joinpath(*DEFAULT_DATA_RESOURCE)
+    with resources.as_file(resource) as path:
+        yield path
+
+
 def load_dataset(path: str | Path | None = None, filters: ForecastFilters | None = None, *,
                  lenient: bool = False) -> LoadedItems:
-    """Load a file (default: the repository slice) and apply the filters."""
-    loaded = load_items(path or DEFAULT_DATA, lenient=lenient)
+    """Load a file (default: the packaged slice) and apply the filters."""
+    if not path:
+        with default_data() as default:
+            loaded = load_items(default, lenient=lenient)
+    else:
+        loaded = load_items(path, lenient=lenient)
     return LoadedItems(items=apply_filters(loaded.items, filters), issues=loaded.issues)
 
 

@@ -2,7 +2,8 @@
 
 The shape follows the `verifiers` package (a dataset of prompt/answer/info rows and a rubric of
 named reward functions with weights) without importing it, so the environment works whether or
-not that optional package is installed.
+not that optional package is installed. The genuine `verifiers` taskset (`verifiers_env.py`, loaded
+by id through the top-level `calibrated_forecasting` package) scores with this module's rubric.
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reasonforge.forecast.dataset import ForecastFilters, ForecastItem, load_dataset
+from reasonforge.forecast.dataset import (  # noqa: F401 - default_data re-exported; it is defined in dataset
+    ForecastFilters,
+    ForecastItem,
+    default_data,
+    load_dataset,
+)
 from reasonforge.forecast.parse import parse_probability
 
 ENV_NAME = "calibrated-forecasting"
@@ -128,10 +134,16 @@ class ForecastEnvironment:
         return [self.rubric.score(reply, item) for reply, item in zip(replies, self.items)]
 
 
+def load_items_for_env(data: str | Path | None = None, *, lenient: bool = False,
+                       filters: ForecastFilters | None = None) -> list[ForecastItem]:
+    """The environment's items: `data` (default: the packaged slice, `dataset.default_data`) after filters."""
+    return load_dataset(data, filters, lenient=lenient).items
+
+
 def load_environment(name: str = ENV_NAME, *, data: str | Path | None = None, lenient: bool = False,
                      **filters: Any) -> ForecastEnvironment:
-    """The calibrated-forecasting environment over `data` (default: the repository slice) after filters."""
+    """The calibrated-forecasting environment over `data` (default: the packaged slice) after filters."""
     if name != ENV_NAME:
         raise ValueError(f"unknown environment {name!r}; this package provides {ENV_NAME!r}")
-    loaded = load_dataset(data, ForecastFilters(**filters), lenient=lenient)
-    return ForecastEnvironment(name=name, items=loaded.items)
+    return ForecastEnvironment(name=name, items=load_items_for_env(data, lenient=lenient,
+                                                                   filters=ForecastFilters(**filters)))

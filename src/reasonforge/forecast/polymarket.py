@@ -157,6 +157,7 @@ class PolymarketClient:
         self._last_request = 0.0
         self.requests = 0
         self.rate_limited = 0
+        self.answered = 0  # responses of any status: has the source ever been reached?
 
     def close(self) -> None:
         """Close the underlying HTTP connection pool."""
@@ -180,10 +181,14 @@ class PolymarketClient:
             try:
                 response = self.http.get(url, params=params)
             except httpx.TransportError as exc:
-                if attempt == self.max_retries:
+                # a source never reached and refusing connections is down or the URL is wrong: one retry,
+                # not a minute of backoff, before saying so
+                never_reached = self.answered == 0 and isinstance(exc, httpx.ConnectError)
+                if attempt == self.max_retries or (never_reached and attempt >= 1):
                     raise PolymarketError(f"GET {url} failed after {attempt + 1} tries: {exc}") from None
                 self.sleep(backoff)
                 continue
+            self.answered += 1
             if response.status_code == 429:
                 self.rate_limited += 1
                 if attempt == self.max_retries:

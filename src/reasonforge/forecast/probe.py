@@ -39,6 +39,7 @@ class ProbeReport(BaseModel):
     before: ProbeHalf = Field(description="resolved strictly before the cutoff (may be remembered)")
     after: ProbeHalf = Field(description="resolved at or after the cutoff (must be forecast)")
     recall_signal: MetricCI = Field(description="gap before − gap after; clearly negative suggests recall")
+    n_missing: int = Field(default=0, ge=0, description="items with no prediction, left out of both halves")
 
 
 def parse_cutoff(cutoff_iso: str) -> datetime:
@@ -80,7 +81,7 @@ def _ci(value: float, draws: NDArray[np.float64]) -> MetricCI:
 
 
 def contamination_probe(cutoff_iso: str, items: Sequence[ForecastItem], p: ArrayLike | None = None, *,
-                        model: str = "", resamples: int = 1000, seed: int = 0) -> ProbeReport:
+                        model: str = "", resamples: int = 1000, seed: int = 0, n_missing: int = 0) -> ProbeReport:
     """Split by resolution date at `cutoff_iso`; report model and market Brier on both halves with CIs."""
     cutoff = parse_cutoff(cutoff_iso)
     arrays = item_arrays(items)
@@ -98,4 +99,4 @@ def contamination_probe(cutoff_iso: str, items: Sequence[ForecastItem], p: Array
     signal = _ci((h_before.gap.value if h_before.gap.value is not None else np.nan)
                  - (h_after.gap.value if h_after.gap.value is not None else np.nan), d_before[:n] - d_after[:n])
     return ProbeReport(cutoff=cutoff, model=model or ("market" if p is None else "predictions"),
-                       before=h_before, after=h_after, recall_signal=signal)
+                       before=h_before, after=h_after, recall_signal=signal, n_missing=n_missing)

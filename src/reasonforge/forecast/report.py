@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, Field
 
-from reasonforge.errors import InputError, not_utf8
+from reasonforge.errors import InputError
 from reasonforge.forecast.dataset import ForecastItem, item_arrays
 from reasonforge.forecast.metrics import BAND, ScoreReport, point_metrics, score
-from reasonforge.forecast.parse import parse_probability
+from reasonforge.forecast.predictions import PredictionRow
 
 STRATEGIES = ("always_0.95", "always_0.05", "always_0.5", "market", "oracle")
 
@@ -73,12 +71,8 @@ def baselines(items: Sequence[ForecastItem]) -> BaselinesReport:
                            band=_table(arrays.outcome[band], arrays.market[band]))
 
 
-class Prediction(BaseModel):
-    """One row of a predictions file: a reply to parse, or a probability given directly."""
-
-    id: str
-    reply: str | None = None
-    p: float | None = None
+Prediction = PredictionRow
+"""One row of a predictions file (the schema lives in `forecast.predictions`)."""
 
 
 class AlignedPredictions(BaseModel):
@@ -86,43 +80,12 @@ class AlignedPredictions(BaseModel):
 
     p: list[float | None]
     n_missing: int = Field(description="items with no prediction row (scored as unparsable)")
-    n_unparsed: int = Field(description="rows whose reply or p is not a valid probability")
+    n_unparsed: int = Field(description="rows whose reply is not a valid probability")
     n_extra: int = Field(description="prediction rows for ids not in the evaluated items (ignored)")
 
 
-def read_predictions(path: str | Path) -> list[Prediction]:
-    """Rows of a predictions JSONL file; malformed rows are InputErrors naming file:line."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"predictions file '{path}' does not exist or is not a file", field="predictions")
-    rows: list[Prediction] = []
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for line_no, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = Prediction.model_validate(json.loads(line))
-                except (json.JSONDecodeError, ValueError) as exc:
-                    raise InputError(f"{path}:{line_no}: not a prediction row ({type(exc).__name__}); expected "
-                                     '{"id": ..., "reply": "..."} or {"id": ..., "p": 0.4}',
-                                     field="predictions") from None
-                if (row.reply is None) == (row.p is None):
-                    raise InputError(f"{path}:{line_no}: give exactly one of 'reply' or 'p' for id '{row.id}'",
-                                     field="predictions")
-                rows.append(row)
-    except UnicodeDecodeError:
-        # raised by the line iterator, outside the per-row handler
-        raise not_utf8(path, field="predictions") from None
-    if not rows:
-        # scoring nothing would report every item as missing and still exit 0
-        raise InputError(f"predictions file '{path}' holds no rows; write one JSON object per line, "
-                         '{"id": ..., "reply": "..."} or {"id": ..., "p": 0.4}', field="predictions")
-    return rows
-
-
 def align(items: Sequence[ForecastItem], predictions: Sequence[Prediction]) -> AlignedPredictions:
-    """Probabilities per item: replies parsed strictly, direct `p` accepted only inside [0, 1]."""
+    """Probabilities per item: replies parsed strictly, a direct `probability` only inside [0, 1]."""
     by_id: dict[str, Prediction] = {}
     for row in predictions:
         if row.id in by_id:
@@ -137,10 +100,9 @@ def align(items: Sequence[ForecastItem], predictions: Sequence[Prediction]) -> A
             missing += 1
             probs.append(None)
             continue
-        value = parse_probability(row.reply) if row.reply is not None else row.p
-        if value is None or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        value = row.value()
+        if value is None:
             unparsed += 1
-            value = None
         probs.append(value)
     return AlignedPredictions(p=probs, n_missing=missing, n_unparsed=unparsed,
                               n_extra=sum(1 for key in by_id if key not in wanted))

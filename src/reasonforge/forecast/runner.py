@@ -1,14 +1,18 @@
 """Run a model (OpenAI-compatible endpoint) or a built-in baseline over items; resumable JSONL output.
 
-Each output row is `{"id", "model", "reply", "p"}` (plus `"error"` when the request failed). A rerun
-skips ids that already have a reply, so an interrupted evaluation continues where it stopped;
-failed rows are retried. The baselines (`market`, `always-0.5`, `base-rate`) run offline and write
-the same rows, so they go through the same parser and scorer as a model.
+The output is a predictions file (`forecast.predictions`): one `{"id", "reply", "model", "created_at"}`
+row per answered item, appended and flushed as each reply arrives. A rerun skips ids already in the
+file, so an interrupted evaluation continues where it stopped. An endpoint that cannot answer
+(unreachable, refused key, missing key, timeout, other HTTP errors) stops the run with an
+`EndpointError` naming the endpoint and the fix; nothing already written is lost. The baselines
+(`market`, `always-0.5`, `base-rate`) run offline and write the same rows, so they go through the same
+parser and scorer as a model.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 from collections.abc import Callable, Sequence
@@ -19,11 +23,10 @@ import httpx
 import numpy as np
 from pydantic import BaseModel, Field
 
-from reasonforge.errors import InputError, not_utf8
+from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.forecast.dataset import ForecastItem
 from reasonforge.forecast.env import ForecastEnvironment
-from reasonforge.forecast.parse import parse_probability
-from reasonforge.forecast.report import Prediction
+from reasonforge.forecast.predictions import PredictionRow, append_prediction, now_utc, read_predictions_file
 
 BASELINES = ("market", "always-0.5", "base-rate")
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -38,14 +41,20 @@ class ModelSpec(BaseModel):
     baseline: str | None = None
 
 
-class EvalRow(BaseModel):
-    """One line of the output file."""
+class EndpointError(ReasonForgeError):
+    """A model endpoint could not answer: names the endpoint, what went wrong and what to do (CLI: exit 2)."""
 
-    id: str
-    model: str
-    reply: str | None
-    p: float | None
-    error: str | None = None
+    code = "endpoint_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="model")
+
+
+class RunSummary(BaseModel):
+    """What a run did: rows written now, rows found already answered in the output file."""
+
+    written: int
+    resumed: int
 
 
 class RunConfig(BaseModel):
@@ -98,24 +107,63 @@ def baseline_forecasts(name: str, items: Sequence[ForecastItem]) -> list[float]:
     raise InputError(f"unknown baseline '{name}'; choose one of {', '.join(BASELINES)}", field="model")
 
 
-def read_done(path: Path) -> dict[str, EvalRow]:
-    """Rows already answered in an output file (rows with an error are not done)."""
-    done: dict[str, EvalRow] = {}
-    if path.is_file():
+def drop_torn_tail(path: Path) -> bool:
+    """Cut a last line a killed run left half-written (its item is asked again); True when one was cut.
+
+    A complete last row that merely lacks its newline (a hand-written file) is kept and terminated."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return False
+    with path.open("rb+") as handle:
+        data = handle.read()
+        if data.endswith(b"\n"):
+            return False
+        start = data.rfind(b"\n") + 1
         try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise not_utf8(path, field="out") from None
-        for line in text.splitlines():
-            if not line.strip():
-                continue
-            try:
-                row = EvalRow.model_validate_json(line)
-            except ValueError:
-                continue  # a torn last line from an interrupted run is simply redone
-            if row.error is None and row.reply is not None:
-                done[row.id] = row
-    return done
+            json.loads(data[start:])
+        except ValueError:
+            handle.truncate(start)
+            return True
+        handle.write(b"\n")
+    return False
+
+
+def read_done(path: Path, model: str | None = None) -> dict[str, PredictionRow]:
+    """Rows already in an output file, by id; rows by another model are refused (one model per file)."""
+    if not path.is_file():
+        return {}
+    rows = read_predictions_file(path, allow_empty=True).rows
+    if model is not None:
+        other = next((row for row in rows if row.model != model), None)
+        if other is not None:
+            raise InputError(f"{path} already holds predictions by model '{other.model}', not '{model}'; choose "
+                             "another --out for this model", field="out")
+    return {row.id: row for row in rows}
+
+
+def require_key(spec: ModelSpec, variable: str = "OPENAI_API_KEY") -> None:
+    """A hosted OpenAI endpoint without a key can only answer 401: say so before any item is asked."""
+    if spec.baseline is None and not spec.api_key and (spec.base_url or "").startswith(DEFAULT_BASE_URL):
+        raise EndpointError(f"no API key for {spec.base_url}: set {variable}, or point --base-url / --model at an "
+                            "OpenAI-compatible server that needs none")
+
+
+def endpoint_error(url: str, outcome: httpx.Response | httpx.TransportError, *, timeout_s: float,
+                   variable: str = "OPENAI_API_KEY") -> EndpointError:
+    """The one-line error for a failed call to `url`: unreachable, timed out, refused key, or another status."""
+    if isinstance(outcome, httpx.TimeoutException):
+        return EndpointError(f"{url} did not answer within {timeout_s:g} s ({type(outcome).__name__}); check the "
+                             "server or raise --timeout")
+    if isinstance(outcome, httpx.TransportError):
+        return EndpointError(f"cannot reach {url} ({type(outcome).__name__}: {outcome}); check the URL and that "
+                             "the server is running")
+    status, text = outcome.status_code, " ".join(outcome.text[:200].split())
+    if status in (401, 403):
+        return EndpointError(f"{url} refused the API key (HTTP {status}: {text}); set {variable} to a key this "
+                             "endpoint accepts")
+    if status == 404:
+        return EndpointError(f"{url} answered HTTP 404 ({text}); check the base URL (it usually ends in /v1) and "
+                             "the model name")
+    return EndpointError(f"{url} answered HTTP {status} ({text}); check the model name and request options")
 
 
 class ChatRetry(BaseModel):
@@ -154,90 +202,113 @@ def chat_retry(outcome: httpx.Response | httpx.TransportError, attempt: int,
     return outcome
 
 
-async def chat(client: httpx.AsyncClient, spec: ModelSpec, messages: list[dict[str, str]], config: RunConfig) -> str:
-    """The reply text of one chat completion, retried as `chat_retry` says."""
+async def chat(client: httpx.AsyncClient, spec: ModelSpec, messages: list[dict[str, str]], config: RunConfig,
+               key_variable: str = "OPENAI_API_KEY") -> str:
+    """The reply text of one chat completion, retried as `chat_retry` says; an EndpointError when none came."""
     body = chat_body(spec.name, messages, temperature=config.temperature, max_tokens=config.max_tokens)
-    last = ""
+    url = f"{spec.base_url}/chat/completions"
+    last: httpx.Response | httpx.TransportError | None = None
     for attempt in range(config.max_retries + 1):
         outcome: httpx.Response | httpx.TransportError
         try:
-            outcome = await client.post(f"{spec.base_url}/chat/completions", json=body)
+            outcome = await client.post(url, json=body)
         except httpx.TransportError as exc:
             outcome = exc
         step = chat_retry(outcome, attempt, config.backoff_s)
         if isinstance(step, ChatRetry):
-            last = step.problem
-            await asyncio.sleep(step.wait_s)
+            last = outcome
+            if attempt < config.max_retries:
+                await asyncio.sleep(step.wait_s)
             continue
         if step.status_code >= 400:
-            raise RuntimeError(f"HTTP {step.status_code}: {step.text[:300]}")
-        data = step.json()
+            raise endpoint_error(url, step, timeout_s=config.timeout_s, variable=key_variable)
         try:
-            content = data["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise RuntimeError(f"response has no choices[0].message.content: {str(data)[:200]}") from None
+            content = step.json()["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise EndpointError(f"{url} answered without choices[0].message.content ({step.text[:120]!r}); is it "
+                                "an OpenAI-compatible chat endpoint?") from None
+        if content is not None and not isinstance(content, str):
+            raise EndpointError(f"{url} answered with a message content that is not text; is it an "
+                                "OpenAI-compatible chat endpoint?")
         return content or ""
-    raise RuntimeError(f"gave up after {config.max_retries + 1} tries ({last})")
+    assert last is not None  # the loop runs at least once
+    error = endpoint_error(url, last, timeout_s=config.timeout_s, variable=key_variable)
+    tries = config.max_retries + 1
+    raise EndpointError(f"{error.message} (gave up after {tries} {'try' if tries == 1 else 'tries'})")
 
 
 async def discover_model(spec: ModelSpec, timeout_s: float = 30.0) -> str:
     """The first model id served at `{base_url}/models` (for `--model URL` without a name)."""
     headers = {"Authorization": f"Bearer {spec.api_key}"} if spec.api_key else {}
-    async with httpx.AsyncClient(timeout=timeout_s, headers=headers) as client:
-        response = await client.get(f"{spec.base_url}/models")
+    url = f"{spec.base_url}/models"
+    try:
+        async with httpx.AsyncClient(timeout=timeout_s, headers=headers) as client:
+            response = await client.get(url)
+    except httpx.TransportError as exc:
+        raise endpoint_error(url, exc, timeout_s=timeout_s) from None
+    if response.status_code in (401, 403):
+        raise endpoint_error(url, response, timeout_s=timeout_s)
     if response.status_code != 200:
-        raise InputError(f"{spec.base_url}/models answered {response.status_code}; pass --model-name", field="model")
-    models = response.json().get("data") or []
-    if not models:
-        raise InputError(f"{spec.base_url}/models lists no model; pass --model-name", field="model")
-    return str(models[0]["id"])
+        raise EndpointError(f"{url} answered HTTP {response.status_code}; pass the model id (--model-name)")
+    try:
+        models = response.json().get("data") or []
+        return str(models[0]["id"])
+    except (ValueError, AttributeError, KeyError, IndexError, TypeError):
+        raise EndpointError(f"{url} lists no model; pass the model id (--model-name)") from None
 
 
 async def run_model(env: ForecastEnvironment, spec: ModelSpec, out: Path, config: RunConfig,
-                    progress: Callable[[int], None] | None = None) -> int:
-    """Query the endpoint for every item not yet answered in `out`; returns how many rows were written."""
+                    progress: Callable[[int], None] | None = None) -> RunSummary:
+    """Ask for every item not yet in `out`, appending each prediction as it arrives; an EndpointError stops
+    the run (in-flight requests are cancelled) and says how many predictions are saved."""
     tick = progress or (lambda n: None)
+    require_key(spec)
     if spec.baseline is None and not spec.name:
         spec = spec.model_copy(update={"name": await discover_model(spec, config.timeout_s)})
-    done = read_done(out)
+    drop_torn_tail(out)
+    done = read_done(out, spec.name)
     todo = [item for item in env.items if item.id not in done]
-    tick(len(env.items) - len(todo))
+    resumed = len(env.items) - len(todo)
+    tick(resumed)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if spec.baseline is not None:
-        forecasts = dict(zip((i.id for i in env.items), baseline_forecasts(spec.baseline, env.items)))
-        with out.open("a", encoding="utf-8") as handle:
+    written = 0
+    with out.open("a", encoding="utf-8") as handle:
+        if spec.baseline is not None:
+            forecasts = dict(zip((i.id for i in env.items), baseline_forecasts(spec.baseline, env.items)))
             for item in todo:
                 reply = f"PROBABILITY: {format_probability(forecasts[item.id])}"
-                row = EvalRow(id=item.id, model=spec.name, reply=reply, p=parse_probability(reply))
-                handle.write(row.model_dump_json() + "\n")
+                append_prediction(handle, PredictionRow(id=item.id, reply=reply, model=spec.name, created_at=now_utc()))
+                written += 1
                 tick(1)
-        return len(todo)
-    headers = {"Authorization": f"Bearer {spec.api_key}"} if spec.api_key else {}
-    semaphore = asyncio.Semaphore(config.concurrency)
-    lock = asyncio.Lock()
-    written = 0
-    limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
-    async with httpx.AsyncClient(timeout=config.timeout_s, headers=headers, limits=limits) as client:
-        with out.open("a", encoding="utf-8") as handle:
+            return RunSummary(written=written, resumed=resumed)
+        headers = {"Authorization": f"Bearer {spec.api_key}"} if spec.api_key else {}
+        semaphore = asyncio.Semaphore(config.concurrency)
+        limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
 
-            async def one(item: ForecastItem) -> None:
-                nonlocal written
-                async with semaphore:
-                    try:
-                        reply = await chat(client, spec, env.messages(item), config)
-                        row = EvalRow(id=item.id, model=spec.name, reply=reply, p=parse_probability(reply))
-                    except RuntimeError as exc:
-                        row = EvalRow(id=item.id, model=spec.name, reply=None, p=None, error=str(exc))
-                async with lock:  # one writer: rows never interleave
-                    handle.write(row.model_dump_json() + "\n")
-                    handle.flush()
-                    written += 1
-                tick(1)
+        async def one(client: httpx.AsyncClient, item: ForecastItem) -> None:
+            nonlocal written
+            async with semaphore:
+                reply = await chat(client, spec, env.messages(item), config)
+            # single-threaded event loop: a write between awaits never interleaves with another
+            append_prediction(handle, PredictionRow(id=item.id, reply=reply, model=spec.name, created_at=now_utc()))
+            written += 1
+            tick(1)
 
-            await asyncio.gather(*(one(item) for item in todo))
-    return written
+        try:
+            async with (httpx.AsyncClient(timeout=config.timeout_s, headers=headers, limits=limits) as client,
+                        asyncio.TaskGroup() as group):
+                for item in todo:
+                    group.create_task(one(client, item))
+        except ExceptionGroup as failures:
+            # the first failure cancels the other requests; it is the one worth reporting
+            first = failures.exceptions[0]
+            if isinstance(first, EndpointError):
+                raise EndpointError(f"{first.message}; {resumed + written} of {len(env.items)} predictions are "
+                                    f"saved in {out}, rerun the same command to resume") from None
+            raise first from None
+    return RunSummary(written=written, resumed=resumed)
 
 
-def predictions_from_output(out: Path) -> list[Prediction]:
-    """The answered rows of an output file as `forecast score` prediction rows."""
-    return [Prediction(id=row.id, reply=row.reply) for row in read_done(out).values()]
+def predictions_from_output(out: Path) -> list[PredictionRow]:
+    """The rows of an output file, as `forecast score` reads them."""
+    return read_predictions_file(out).rows

@@ -45,6 +45,8 @@ class ServiceSettings(BaseSettings):
     rate_limit_per_minute: int = Field(default=120, ge=1, description="Requests per key per minute.")
     webhook_secret: str | None = Field(default=None, description="HMAC key for webhooks; default: generated in home.")
     webhook_allow_private: bool = Field(default=False, description="Allow callbacks to private/loopback addresses.")
+    forecast_rpc_url: str | None = Field(default=None, description="JSON-RPC URL of the ForecastRegistry's node (commit-reveal endpoints).")
+    forecast_registry: str | None = Field(default=None, description="ForecastRegistry address; unset: the commit-reveal endpoints answer 404.")
     webhook_max_attempts: int = Field(default=5, ge=1)
     webhook_backoff_s: float = Field(default=1.0, gt=0, description="First retry delay; doubles each attempt.")
     webhook_timeout_s: float = Field(default=10.0, gt=0, description="Per-attempt timeout of a webhook POST.")

@@ -21,6 +21,7 @@ from reasonforge.forecast.agentic.readers import BaseRateReader
 from reasonforge.forecast.agentic.records import Question, load_questions
 from reasonforge.forecast.agentic.rewards import parse_forecast
 from reasonforge.forecast.agentic.tools import Toolbox, ToolBudget
+from reasonforge.forecast.runner import EndpointError
 from reasonforge.verify.sandbox.runner import unavailable_reason
 
 from agentic_support import REPO, cep_corpus, end_of_day, news_rows
@@ -217,13 +218,13 @@ def test_format_retries_send_the_parser_errors_back_once(news):
     assert retry.startswith("Your answer could not be used (reply is not strict JSON")
 
 
-def test_endpoint_resolution_errors_are_input_errors():
+def test_endpoint_resolution_errors_are_clear_errors():
     with pytest.raises(InputError, match="not a model endpoint"):
         ToolCallingAgent("market")
     with socket.socket() as sock:  # bound, never listening: refused, and held so no other test takes the port
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-        with pytest.raises(InputError, match=f"cannot reach http://127.0.0.1:{port}/v1/models"):
+        with pytest.raises(EndpointError, match=f"cannot reach http://127.0.0.1:{port}/v1/models"):
             ToolCallingAgent(f"http://127.0.0.1:{port}/v1", timeout_s=2)
 
 

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from reasonforge.cli import app
 from reasonforge.forecast.agentic.episode import read_records
 from reasonforge.forecast.agentic.records import load_questions
+from reasonforge.forecast.predictions import read_predictions_file
 
 from agentic_support import NEWS_SAMPLE, REPO, cep_corpus
 from tool_chat_server import Researcher, ToolChatServer
@@ -53,6 +54,39 @@ def test_run_is_resumable_and_analyse_reports_every_section(index, tmp_path):
     assert both["swap"]["evidence_labels"] == ["uniform+memory", "retrieval"] and both["swap"]["n_items"] == 9
     bad = invoke("analyse", run_dir, "--swap", "retrieval,nobody")
     assert bad.exit_code == 2 and "have retrieval, uniform+memory" in bad.stderr
+    dirs = invoke("analyse", run_dir, "--swap", "runs/retrieval,runs/uniform")  # the old README's command
+    assert dirs.exit_code == 2 and "not run directories; run both agents with the same --out" in dirs.stderr
+
+
+def test_run_writes_one_predictions_file_that_resumes_and_binary_readers_refuse(index, tmp_path):
+    run_dir = tmp_path / "run"
+    preds = run_dir / "predictions.jsonl"
+    args = ("run", "--questions", QUESTIONS_FILE, "--corpus", index, "--limit", 4, "--out", run_dir, "--json")
+    for model in ("retrieval", "uniform"):
+        done = invoke(*args, "--model", model)
+        assert done.exit_code == 0, done.output
+    records = read_records(run_dir / "records.jsonl")
+    rows = read_predictions_file(preds).rows
+    expected = {(f"{r.question_id}@{f.date.isoformat()}", r.agent): f.probs for r in records for f in r.forecasts}
+    assert len(expected) > 8 and {(row.id, row.model): row.probabilities for row in rows} == expected
+    outcomes = {r.question_id: r.outcomes for r in records}
+    assert all(row.outcomes == outcomes[row.id.split("@")[0]] and row.run == "run" for row in rows)
+    assert any(len(row.probabilities or []) > 2 for row in rows)  # the shipped questions are mostly multi-class
+    assert json.loads(done.stdout)["prediction_rows"] == len(rows)
+    before = preds.read_text(encoding="utf-8")
+    again = json.loads(invoke(*args, "--model", "retrieval").stdout)
+    assert again["episodes_written"] == 0 and preds.read_text(encoding="utf-8") == before
+    preds.write_text(before[:-40], encoding="utf-8")  # interrupted mid-row, after its episode was recorded
+    more = json.loads(invoke(*args, "--model", "retrieval", "--samples", 2).stdout)
+    assert more["episodes_written"] == 4 and len(read_records(run_dir / "records.jsonl")) == 12
+    assert preds.read_text(encoding="utf-8") == before  # rebuilt; a second sample adds no row for the same date
+    for command in (["score", preds], ["calibration", preds, "--out", tmp_path / "c.png"],
+                    ["probe", preds, "--cutoff", "2025-01-01T00:00:00Z"], ["commit", preds, "--out", tmp_path / "b"]):
+        refused = runner.invoke(app, ["forecast", *map(str, command)])
+        assert refused.exit_code == 2 and "Traceback" not in refused.output
+        assert (f"{preds}:1: a multi-class forecast ('probabilities'); `forecast {command[0]}` reads binary "
+                "forecasts") in " ".join(refused.stderr.split())
+        assert "use `forecast episode analyse` for multi-class runs" in " ".join(refused.stderr.split())
 
 
 def test_a_model_endpoint_runs_through_the_cli(index, tmp_path, monkeypatch):

@@ -116,3 +116,86 @@ def test_audit_renders_a_directory_of_ledgers(tmp_path):
     (forecasts / "rivers-bill.jsonl").unlink()
     orphan = invoke("audit", "--ledgers", ledgers, "--forecasts", forecasts, "--out", out)
     assert orphan.exit_code == 2 and "no forecasts for ledger" in " ".join(orphan.output.split())
+
+
+# --- hand-written and edited ledgers -------------------------------------------------------------------
+
+def _hand_written(tmp_path, developments, *, excluded=None, with_hash=False):
+    """A ledger file written by hand (no build-ledger); `with_hash`: its author computed the hash too."""
+    from reasonforge.forecast.ledger.models import Ledger
+
+    days = [DAY0 + timedelta(days=i) for i in range(8)]
+    body = {"market_id": "rivers-bill", "title": "Will parliament pass the Rivers bill?", "day_zero": str(DAY0),
+            "developments": [{"date": str(DAY0 + timedelta(days=d)), "text": t, "source": "AP", "ref": r}
+                             for d, t, r in developments],
+            "price_path": [{"date": str(d), "price": p} for d, p in
+                           zip(days, [0.5, 0.5, 0.52, 0.8, 0.8, 0.79, 0.6, 0.6], strict=True)],
+            "excluded": excluded}
+    if with_hash:
+        body["content_hash"] = Ledger.model_validate(body).content_hash()
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    return path
+
+
+TWO = [(3, "Parliament passes the Rivers bill", "n0"), (6, "The minister resigns after the vote", "n1")]
+
+
+def test_unhashed_hand_written_ledger_is_refused_then_rehashed_and_excluded_as_thin(tmp_path):
+    ledger = _hand_written(tmp_path, TWO)
+    refused = invoke("grade", "--ledger", ledger, "--forecasts", _forecasts(tmp_path), "--json")
+    flat = " ".join(refused.output.split())
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
+    assert "no content_hash" in flat and str(ledger) in flat and "reasoning rehash" in flat
+    rehashed = invoke("rehash", ledger)
+    assert rehashed.exit_code == 0, rehashed.output
+    said = " ".join(rehashed.stdout.split())
+    assert "rehashed" in said and "no content_hash" in said and "2 distinct development(s)" in said
+    assert "thin_ledger" in said
+    graded = invoke("grade", "--ledger", ledger, "--forecasts", _forecasts(tmp_path), "--json")
+    assert graded.exit_code == 0, graded.output
+    report = json.loads(graded.stdout)
+    assert report["excluded"] == "thin_ledger" and report["scores"] == {} and report["details"] == {}
+    again = invoke("rehash", ledger, "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["changed"] is False
+
+
+def test_self_hashed_thin_ledger_padded_with_copies_is_still_excluded(tmp_path):
+    # Adversarial: the author has read the source, so the hash is valid and `excluded` is null; the two
+    # developments are padded to five with copies (case, punctuation, a reused document id) and one
+    # item dated after the window. Grading counts distinct in-window events and excludes the market.
+    padded = [*TWO, (3, "PARLIAMENT passes the Rivers bill!", "n9"), (4, "Minister quits", "n1"),
+              (20, "The president signs the Rivers bill", "n7")]
+    ledger = _hand_written(tmp_path, padded, with_hash=True)
+    graded = invoke("grade", "--ledger", ledger, "--forecasts", _forecasts(tmp_path), "--json")
+    assert graded.exit_code == 0, graded.output
+    assert json.loads(graded.stdout)["excluded"] == "thin_ledger"
+    human = invoke("grade", "--ledger", ledger, "--forecasts", _forecasts(tmp_path))
+    assert "2 distinct development(s)" in " ".join(human.stdout.split())
+
+
+def test_edited_ledger_with_its_old_hash_is_refused_until_rehashed(tmp_path):
+    ledger = tmp_path / "L.json"
+    assert invoke("build-ledger", _market(tmp_path), "--out", ledger).exit_code == 0
+    body = json.loads(ledger.read_text("utf-8"))
+    old_hash = body["content_hash"]
+    body["developments"][0]["text"] = ARGUMENT  # the forecaster's own words, to be "anticipated"
+    ledger.write_text(json.dumps(body), encoding="utf-8")
+    refused = invoke("grade", "--ledger", ledger, "--forecasts", _forecasts(tmp_path))
+    flat = " ".join(refused.output.split())
+    assert refused.exit_code == 2 and "changed after it was saved" in flat and "reasoning rehash" in flat
+    assert str(ledger) in flat and "Traceback" not in refused.output
+    done = invoke("rehash", ledger, "--json")
+    assert done.exit_code == 0, done.output
+    record = json.loads(done.stdout)
+    assert record["changed"] is True and record["previous_hash"] == old_hash != record["content_hash"]
+    assert invoke("grade", "--ledger", ledger, "--forecasts", _forecasts(tmp_path), "--json").exit_code == 0
+
+
+def test_rehash_input_errors_exit_2(tmp_path):
+    missing = invoke("rehash", tmp_path / "nope.json")
+    assert missing.exit_code == 2 and "does not exist" in missing.output and "Traceback" not in missing.output
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"market_id": "m"}', encoding="utf-8")
+    bad = invoke("rehash", broken)
+    assert bad.exit_code == 2 and "not a valid ledger" in " ".join(bad.output.split())

@@ -92,3 +92,16 @@ def test_html_pages_show_every_explanation_escaped(built):
             if reasoning:
                 assert html.escape(reasoning) in page, (mid, reasoning[:40])
         assert "<script" not in page
+
+
+def test_committed_ledgers_carry_valid_hashes_and_grade_to_the_committed_audits():
+    # Grading re-checks hashes and rules on every path, so the committed files must pass them as they stand.
+    ledgers = sorted((EXAMPLES / "ledgers").glob("*.json"))
+    assert len(ledgers) == 6
+    for path in ledgers:
+        forecasts = EXAMPLES / "forecasts" / f"{path.stem}.jsonl"
+        result = runner.invoke(app, ["forecast", "reasoning", "grade", "--ledger", str(path), "--forecasts",
+                                     str(forecasts), "--json"])
+        assert result.exit_code == 0, result.output
+        committed = json.loads((EXAMPLES / "audit" / f"{path.stem}.json").read_text("utf-8"))["report"]
+        assert json.loads(result.stdout) == {k: committed[k] for k in json.loads(result.stdout)}, path.stem

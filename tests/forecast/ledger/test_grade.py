@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -12,13 +13,20 @@ import pytest
 
 from reasonforge.errors import InputError
 from reasonforge.forecast.ledger.grade import (
+    MIN_REASONING_CHARS,
+    Assessment,
+    EventDecision,
     OfflineGrader,
     argument_grade,
     clauses,
     denies,
     grade_market,
+    score_assessment,
+    substantive_text,
 )
 from reasonforge.forecast.ledger.models import Development, Forecast, Ledger, PricePoint
+
+from ledger_support import dev, ledger
 
 NEWS = Path(__file__).resolve().parents[3] / "data" / "wikipedia_cep_2015_09" / "events.jsonl"
 # Migrant-crisis items: two before the big moves, then items around 13–14 and 16–18 September.
@@ -159,10 +167,14 @@ def test_thin_ledger_is_excluded_and_nobody_alone_is_imputed_zero(grader):
     assert alone.scores == {"silent": 0.0} and alone.details["silent"].imputed
 
 
-def test_no_later_development_means_no_foresight_term(grader):
+def test_no_later_development_means_excluded_and_an_empty_key_set_no_foresight_term(grader):
+    # Nothing happened after day zero: the ledger is thin, whatever its stored flag says.
     early = news_ledger().model_copy(update={"day_zero": date(2015, 9, 30)})
     out = grade_market(early, [Forecast(forecaster="strong", reasoning=STRONG)], grader)
-    assert out.key_events == [] and out.details["strong"].anticipation == 0.0 and out.scores["strong"] == 2.0
+    assert out.excluded == "thin_ledger" and out.scores == {}
+    # The formula itself still defines the foresight term as 0 when K is empty.
+    graded = score_assessment("strong", grader.grade(STRONG, []), [])
+    assert graded.anticipation == 0.0 and graded.total == 2.0
 
 
 def test_user_errors(grader):
@@ -170,3 +182,109 @@ def test_user_errors(grader):
         grade_market(news_ledger(), [Forecast(forecaster="a", reasoning=STRONG)] * 2, grader)
     with pytest.raises(InputError, match="threshold"):
         OfflineGrader(threshold=1.5)
+
+
+# --- the design's rules hold on every ledger, whatever its origin --------------------------------------
+
+class ScriptedGrader:
+    """A grader whose judgement is written in the reasoning ("argument N, anticipates K"); records calls."""
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def grade(self, reasoning: str, events: list[Development]) -> Assessment:
+        self.calls.append(reasoning)
+        if reasoning.startswith("fail"):
+            return Assessment(argument=None, reason="grader gave up")
+        argument, hits = (int(n) for n in re.findall(r"\d+", reasoning)[:2])
+        return Assessment(argument=argument, events=[EventDecision(event=e, anticipated=i < hits)
+                                                     for i, e in enumerate(events)])
+
+
+FILLER = " of the key events, written out at enough length to pass the fifty-character rule."
+# Moves on day 3 (+0.3) and day 8 (-0.2): developments on days 3 and 8 are key, days 11 and 12 are not.
+MOVING = [0.4, 0.4, 0.4, 0.7, 0.7, 0.7, 0.7, 0.7, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
+FOUR = [dev(3, "Parliament schedules the vote."), dev(8, "The minister resigns."),
+        dev(11, "Protests in the capital."), dev(12, "A court hears a challenge.")]
+
+
+def test_hand_written_two_development_ledger_is_excluded_by_the_library():
+    grader = ScriptedGrader()
+    thin = ledger(FOUR[:2], prices=MOVING)
+    assert thin.excluded is None  # nobody marked it: the rule must still hold
+    out = grade_market(thin, [Forecast(forecaster="a", reasoning="argument 2, anticipates 2" + FILLER)], grader)
+    assert out.excluded == "thin_ledger" and out.scores == {} and out.details == {} and grader.calls == []
+
+
+def test_copies_of_one_event_do_not_make_a_ledger_thick():
+    # Adversarial: two real developments padded to five with copies that differ in case, spacing,
+    # punctuation or document id, plus one outside the window. The rule counts distinct events.
+    copies = [*FOUR[:2], dev(3, "PARLIAMENT  schedules the vote!", ref="other-id"),
+              dev(8, "The minister resigns.", source="another wire", ref=FOUR[1].ref),
+              dev(20, "Something after the window closed.")]
+    out = grade_market(ledger(copies, prices=MOVING),
+                       [Forecast(forecaster="a", reasoning="argument 2, anticipates 2" + FILLER)], ScriptedGrader())
+    assert out.excluded == "thin_ledger" and out.scores == {}
+
+
+def test_developments_and_moves_outside_the_window_are_not_key_events():
+    # Adversarial: a development dated after the window, next to a large move after the window, would be a
+    # key event (and dilute or replace the real ones) if the window were not enforced at grading time.
+    late = dev(16, "Late news that a friendly forecaster happened to predict.")
+    prices = [*MOVING, 0.5, 0.99]  # day 16: the largest move of all, after the 14-day window
+    out = grade_market(ledger([*FOUR, late], prices=prices), [], ScriptedGrader())
+    assert [e.text for e in out.key_events] == [FOUR[0].text, FOUR[1].text]
+
+
+@pytest.mark.parametrize("reasoning", [
+    "Yes," + " " * 60 + "70%.",  # whitespace padding
+    "Yes, 70%" + "!" * 60,  # one character repeated
+    "Yes, 70%, definitely" + "y" * 40,
+    "Yes\u200b" * 30,  # zero-width spaces between copies of a word
+    "Probably yes. " * 8,  # one sentence repeated
+    "yes 70% " * 12,  # a phrase repeated
+    "Yes, 70% because " + "\u200b\ufeff" * 40 + "it will.",  # invisible characters
+])
+def test_short_reasoning_scores_zero_without_grading_however_it_is_padded(reasoning):
+    assert len(reasoning.strip()) >= MIN_REASONING_CHARS  # a naive count would send it to the grader
+    grader = ScriptedGrader()
+    out = grade_market(ledger(FOUR, prices=MOVING), [Forecast(forecaster="terse", reasoning=reasoning)], grader)
+    terse = out.details["terse"]
+    assert terse.total == 0.0 and terse.argument == 0 and not terse.imputed and "under 50" in terse.reason
+    assert grader.calls == []
+    assert len(substantive_text(reasoning)) < MIN_REASONING_CHARS
+
+
+def test_honest_reasoning_of_fifty_characters_is_graded():
+    text = "Seventy percent, because the ministry has the votes."
+    assert len(text) >= MIN_REASONING_CHARS and substantive_text(text) == text
+    grader = ScriptedGrader()
+    out = grade_market(ledger(FOUR, prices=MOVING), [Forecast(forecaster="ok", reasoning="1 0 " + text)], grader)
+    assert out.scores == {"ok": 1.0} and len(grader.calls) == 1
+
+
+def test_imputation_is_the_25th_percentile_of_the_scores_on_the_ledger_checked_by_hand():
+    grader = ScriptedGrader()
+    rows = [("one", "argument 1, anticipates 0" + FILLER),  # 1 + 2·0/2 = 1.0
+            ("two", "argument 2, anticipates 0" + FILLER),  # 2 + 0 = 2.0
+            ("three", "argument 2, anticipates 1" + FILLER),  # 2 + 2·1/2 = 3.0
+            ("four", "argument 2, anticipates 2" + FILLER),  # 2 + 2·2/2 = 4.0
+            ("list", "argument 0, anticipates 2" + FILLER),  # a = 0 → 0, whatever it anticipated
+            ("terse", "Yes."),  # under 50 characters → 0
+            ("broken", "fail: the grader cannot judge this one" + FILLER),  # no score: not in the population
+            ("silent", None), ("blank", " \n\t\u200b ")]  # no reasoning: imputed, not in the population
+    out = grade_market(ledger(FOUR, prices=MOVING), [Forecast(forecaster=n, reasoning=r) for n, r in rows], grader)
+    assert [e.text for e in out.key_events] == [FOUR[0].text, FOUR[1].text]
+    assert {n: out.scores[n] for n in ("one", "two", "three", "four", "list", "terse")} == {
+        "one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "list": 0.0, "terse": 0.0}
+    assert out.details["broken"].total is None and "broken" not in out.scores
+    # Population: the six scores 0, 0, 1, 2, 3, 4. The 25th percentile (linear) sits at position
+    # 0.25·(6 − 1) = 1.25 of the sorted list: 0 + 0.25·(1 − 0) = 0.25.
+    for name in ("silent", "blank"):
+        assert out.details[name].imputed and out.scores[name] == 0.25
+    # Without the two zeros: 1, 2, 3, 4 → position 0.75 → 1 + 0.75·(2 − 1) = 1.75.
+    fewer = grade_market(ledger(FOUR, prices=MOVING), [Forecast(forecaster=n, reasoning=r) for n, r in rows[:4]]
+                         + [Forecast(forecaster="silent")], grader)
+    assert fewer.scores["silent"] == 1.75

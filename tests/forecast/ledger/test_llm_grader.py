@@ -120,10 +120,11 @@ def test_two_invalid_replies_give_no_score():
     assert "invalid reply twice" in g.reason and "'argument' must be 0, 1 or 2" in g.reason
 
 
-def test_server_errors_are_recorded_not_scored():
-    report, requests = grade([(500, "boom")] * 3)
-    g = report.details["m1"]
-    assert g.total is None and "request failed" in g.reason and "HTTP 500" in g.reason and len(requests) == 3
+def test_a_failing_endpoint_stops_the_grading_instead_of_scoring_anyone():
+    from reasonforge.forecast.runner import EndpointError
+
+    with pytest.raises(EndpointError, match=r"answered HTTP 500.*gave up after 3 tries"):
+        grade([(500, "boom")] * 3)
 
 
 def test_event_order_is_shuffled_with_the_seed():

@@ -11,9 +11,13 @@ from reasonforge.errors import InputError
 from reasonforge.forecast.ledger.models import (
     Ledger,
     Market,
+    counted_developments,
+    exclusion,
+    is_thin,
     load_forecasts,
     load_ledger,
     load_market,
+    rehash_ledger,
     save_ledger,
 )
 
@@ -55,13 +59,60 @@ def test_tampered_ledger_is_rejected(tmp_path: Path) -> None:
         load_ledger(path)
 
 
-def test_hand_written_ledger_without_hash_loads(tmp_path: Path) -> None:
+def test_hand_written_ledger_without_hash_is_refused_until_rehashed(tmp_path: Path) -> None:
     path = tmp_path / "L.json"
-    path.write_text(json.dumps({"market_id": "m", "title": "t", "day_zero": "2015-09-05",
-                                "developments": [{"date": "2015-09-06", "text": "x", "source": "s"}],
-                                "price_path": [{"date": "2015-09-05", "price": 0.4}]}), encoding="utf-8")
+    body = {"market_id": "m", "title": "t", "day_zero": "2015-09-05",
+            "developments": [{"date": "2015-09-06", "text": "x", "source": "s"}],
+            "price_path": [{"date": "2015-09-05", "price": 0.4}]}
+    path.write_text(json.dumps(body), encoding="utf-8")
+    with pytest.raises(InputError, match=r"has no content_hash.*reasoning rehash") as refused:
+        load_ledger(path)
+    assert str(path) in str(refused.value)
+    done = rehash_ledger(path)
+    assert done.changed and done.previous_hash is None and done.developments == 1
+    # One development: the re-derived flag says thin, whatever the hand-written file claimed (nothing).
+    assert done.excluded == "thin_ledger"
     loaded = load_ledger(path)
-    assert loaded.window_days == 14 and loaded.developments[0].ref == "" and loaded.excluded is None
+    assert loaded.window_days == 14 and loaded.developments[0].ref == "" and loaded.excluded == "thin_ledger"
+    assert json.loads(path.read_text("utf-8"))["content_hash"] == loaded.content_hash() == done.content_hash
+    again = rehash_ledger(path)
+    assert not again.changed and again.previous_hash == again.content_hash
+
+
+def test_edited_ledger_is_accepted_only_through_rehash(tmp_path: Path) -> None:
+    path = save_ledger(_ledger(), tmp_path / "L.json")
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    stored["developments"][0]["text"] = "Hungary keeps the station open."
+    path.write_text(json.dumps(stored), encoding="utf-8")
+    with pytest.raises(InputError, match=r"changed after it was saved.*reasoning rehash"):
+        load_ledger(path)
+    done = rehash_ledger(path)
+    assert done.changed and done.previous_hash == stored["content_hash"] and done.excluded is None
+    assert load_ledger(path).developments[0].text == "Hungary keeps the station open."
+
+
+def test_rehash_rederives_a_flag_edited_to_escape_exclusion(tmp_path: Path) -> None:
+    # Someone drops the thin_ledger flag from a two-development ledger and rehashes: the flag comes back.
+    thin = ledger([dev(1, "Hungary builds a fence."), dev(2, "Hungary closes a crossing.")])
+    path = tmp_path / "L.json"
+    body = thin.model_dump(mode="json") | {"excluded": None}
+    path.write_text(json.dumps(body), encoding="utf-8")
+    assert rehash_ledger(path).excluded == "thin_ledger"
+    assert load_ledger(path).excluded == "thin_ledger"
+
+
+def test_counted_developments_ignore_copies_and_out_of_window_items() -> None:
+    base = [dev(1, "Hungary builds a fence."), dev(2, "Hungary closes a crossing.", ref="r2")]
+    padded = ledger([*base,
+                     dev(3, "HUNGARY   builds a fence!"),  # same words: one event
+                     dev(4, "Another text, same document.", ref="r2"),  # same reference: one document
+                     dev(0, "Day zero is not after day zero."), dev(15, "After the 14-day window."),
+                     dev(5, "\u200b")])  # no word at all
+    assert [d.text for d in counted_developments(padded)] == [d.text for d in base]
+    assert is_thin(padded)
+    enough = ledger([*base, dev(14, "Hungary declares an emergency on the last day of the window.")])
+    assert not is_thin(enough) and exclusion(enough) is None
+    assert exclusion(enough.model_copy(update={"excluded": "thin_ledger"})) == "thin_ledger"
 
 
 @pytest.mark.parametrize(("content", "message"), [

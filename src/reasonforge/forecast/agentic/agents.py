@@ -260,16 +260,12 @@ class ChatError(RuntimeError):
 
 
 def _discover(spec: Any, timeout_s: float) -> str:
-    """The first model id at `{base_url}/models`; an unreachable endpoint is an InputError."""
+    """The first model id at `{base_url}/models`; an unreachable endpoint is an EndpointError (exit 2)."""
     import asyncio
 
     from reasonforge.forecast.runner import discover_model
 
-    try:
-        return asyncio.run(discover_model(spec, timeout_s))
-    except httpx.HTTPError as exc:
-        raise InputError(f"cannot reach {spec.base_url}/models ({type(exc).__name__}: {exc}); check the URL or pass "
-                         "the model id (--model-name)", field="model") from None
+    return asyncio.run(discover_model(spec, timeout_s))
 
 
 class ToolCallingAgent:

@@ -9,7 +9,9 @@ time: anything published after the date raises `LeakError` (a bug, never a resul
 
 `run_many` writes `records.jsonl` in a run directory one episode at a time and skips episodes already
 there, so an interrupted run resumes; `advantages.jsonl` then holds GRPO advantages per (question, date)
-group across every agent and sample in the directory.
+group across every agent and sample in the directory. `predictions.jsonl` holds the same forecasts in the
+one predictions format (`forecast.predictions`): one multi-class row per configuration × question × date
+of the first sample, appended as episodes finish and rebuilt from the records when a run resumes.
 """
 
 from __future__ import annotations
@@ -37,14 +39,19 @@ from reasonforge.forecast.agentic.records import (
     Notebook,
     Question,
     append_jsonl,
+    config_label,
+    first_error,
+    forecast_id,
     horizon_days,
     save_jsonl,
 )
 from reasonforge.forecast.agentic.rewards import date_reward
 from reasonforge.forecast.agentic.tools import Toolbox, ToolBudget
+from reasonforge.forecast.predictions import PredictionRow, append_prediction, write_predictions
 
 RECORDS = "records.jsonl"
 ADVANTAGES = "advantages.jsonl"
+PREDICTIONS = "predictions.jsonl"
 
 
 def check_evidence(corpus: DatedCorpus, evidence: Sequence[str], as_of: datetime,
@@ -152,6 +159,41 @@ def advantages(records: Sequence[EpisodeRecord], std_normalize: bool = False) ->
     return rows
 
 
+def prediction_rows(record: EpisodeRecord, run: str | None = None) -> list[PredictionRow]:
+    """An episode's usable dated forecasts as predictions rows: id `question@date`, model the configuration label."""
+    model = config_label(record.agent, record.memory)
+    rows = []
+    for f in record.forecasts:
+        if f.probs is None:
+            continue  # an unusable reply states no forecast; records.jsonl keeps it with its format errors
+        try:
+            rows.append(PredictionRow(id=forecast_id(record.question_id, f.date), probabilities=f.probs,
+                                      outcomes=record.outcomes, model=model, run=run,
+                                      reasoning=f.notebook.model_dump_json() if f.notebook else None))
+        except ValidationError as exc:
+            raise InputError(f"question {record.question_id!r} at {f.date.isoformat()} does not fit a predictions "
+                             f"row ({first_error(exc)}); shorten the question id or outcome labels",
+                             field="id") from None
+    return rows
+
+
+def first_samples(records: Sequence[EpisodeRecord]) -> list[EpisodeRecord]:
+    """The first episode of each (question, agent, memory), in file order: what `predictions.jsonl` holds."""
+    seen: set[tuple[str, str, bool]] = set()
+    firsts = []
+    for record in records:
+        key = (record.question_id, record.agent, record.memory)
+        if key not in seen:
+            seen.add(key)
+            firsts.append(record)
+    return firsts
+
+
+def run_name(out_dir: Path) -> str | None:
+    """The `run` of a run directory's predictions rows: the directory's name."""
+    return Path(out_dir).resolve().name or None
+
+
 class RunSummary(BaseModel):
     """What one `run_many` call did."""
 
@@ -162,6 +204,7 @@ class RunSummary(BaseModel):
     episodes_skipped: int
     records_total: int
     advantage_rows: int
+    prediction_rows: int = 0
 
 
 def run_many(questions: Sequence[Question], agent: Agent, corpus: DatedCorpus, out_dir: Path, memory: bool, *,
@@ -180,26 +223,39 @@ def run_many(questions: Sequence[Question], agent: Agent, corpus: DatedCorpus, o
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / RECORDS
+    existing = read_records(path)
     done: dict[str, int] = defaultdict(int)
-    for record in read_records(path):
+    for record in existing:
         if record.agent == agent.name and record.memory == memory:
             done[record.question_id] += 1
     _rewrite_clean(path)
+    run = run_name(out_dir)
+    # predictions.jsonl is derived from records.jsonl: rebuilding it here means a run interrupted between the
+    # two appends (or made before the file existed) resumes with exactly one row per forecast, never two
+    write_predictions(out_dir / PREDICTIONS, [row for r in first_samples(existing) for row in prediction_rows(r, run)])
     written = skipped = 0
-    for question in questions:
-        have = min(done[question.id], samples)
-        skipped += have
-        tick(have)
-        for _ in range(samples - have):
-            append_jsonl(path, run_episode(question, agent, corpus, memory=memory, rule=rule, budget=budget,
-                                           compute=compute))
-            written += 1
-            tick(1)
+    with (out_dir / PREDICTIONS).open("a", encoding="utf-8") as predictions:
+        for question in questions:
+            have = min(done[question.id], samples)
+            skipped += have
+            tick(have)
+            for _ in range(samples - have):
+                record = run_episode(question, agent, corpus, memory=memory, rule=rule, budget=budget,
+                                     compute=compute)
+                append_jsonl(path, record)
+                if done[question.id] == 0:  # later samples stay in records.jsonl: one forecast per item and date
+                    for row in prediction_rows(record, run):
+                        append_prediction(predictions, row)
+                done[question.id] += 1
+                written += 1
+                tick(1)
     records = read_records(path)
     rows = advantages(records, std_normalize=std_normalize)
     save_jsonl(out_dir / ADVANTAGES, rows)
+    n_predictions = sum(len(prediction_rows(r, run)) for r in first_samples(records))
     return RunSummary(out_dir=str(out_dir), agent=agent.name, memory=memory, episodes_written=written,
-                      episodes_skipped=skipped, records_total=len(records), advantage_rows=len(rows))
+                      episodes_skipped=skipped, records_total=len(records), advantage_rows=len(rows),
+                      prediction_rows=n_predictions)
 
 
 def _rewrite_clean(path: Path) -> None:

@@ -6,8 +6,10 @@
 
 A run directory holds `records.jsonl` (one EpisodeRecord per line, appended as episodes finish, so an
 interrupted run resumes where it stopped), `advantages.jsonl` (GRPO advantages per (question, date)
-group across every agent and sample in the directory) and `run.json` (how it was made: the questions
-file and corpus that `analyse` reopens for the evidence–reader swap). Exit codes: 0 ok, 2 input error.
+group across every agent and sample in the directory), `predictions.jsonl` (the forecasts in the one
+predictions format: a multi-class row per agent configuration × question × date, first sample only) and
+`run.json` (how it was made: the questions file and corpus that `analyse` reopens for the evidence–reader
+swap). Exit codes: 0 ok, 2 input error.
 """
 
 from __future__ import annotations
@@ -150,8 +152,8 @@ def run(questions: Annotated[Path, typer.Option("--questions", help="Questions J
         sys.stdout.write(summary.model_dump_json() + "\n")
         return
     Console().print(f"{summary.agent}: wrote {summary.episodes_written} episode(s), skipped {summary.episodes_skipped} "
-                    f"already done; {summary.records_total} record(s) and {summary.advantage_rows} advantage row(s) "
-                    f"in {escape(str(out))}", highlight=False)
+                    f"already done; {summary.records_total} record(s), {summary.advantage_rows} advantage row(s) "
+                    f"and {summary.prediction_rows} prediction row(s) in {escape(str(out))}", highlight=False)
 
 
 def advantage_summary(rows: list[Any]) -> list[dict[str, Any]]:
@@ -182,14 +184,21 @@ def _run_info(run_dir: Path) -> dict[str, Any]:
 
 
 def config_label(config: tuple[str, bool]) -> str:
-    """`agent` or `agent+memory`."""
-    return f"{config[0]}+memory" if config[1] else config[0]
+    """`agent` or `agent+memory` (the `model` of the run's predictions rows)."""
+    from reasonforge.forecast.agentic.records import config_label as label
+
+    return label(*config)
 
 
 def pick_configs(configs: list[tuple[str, bool]], spec: str) -> list[tuple[str, bool]]:
     """The two configurations named in `--swap A,B` (labels as `config_label` writes them)."""
     by_label = {config_label(c): c for c in configs}
     names = [part.strip() for part in spec.split(",") if part.strip()]
+    if any("/" in n and n not in by_label for n in names):
+        # `--swap runs/a,runs/b` is a natural guess; the swap compares agents run into ONE directory
+        raise InputError(f"--swap takes two agent configurations of this run ({', '.join(by_label)}), not run "
+                         "directories; run both agents with the same --out, then e.g. --swap "
+                         f"{','.join(list(by_label)[:2]) or 'retrieval,uniform'}", field="swap")
     if len(names) != 2 or any(n not in by_label for n in names) or names[0] == names[1]:
         raise InputError(f"--swap needs two different configurations of this run, e.g. "
                          f"{','.join(list(by_label)[:2])}; have {', '.join(by_label)}", field="swap")

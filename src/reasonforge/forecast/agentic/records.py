@@ -73,6 +73,16 @@ def horizon_days(date_: datetime, resolution_date: datetime) -> float:
     return (resolution_date - date_).total_seconds() / 86400.0
 
 
+def config_label(agent: str, memory: bool) -> str:
+    """An agent configuration's label: `agent`, or `agent+memory` when a notebook is carried between dates."""
+    return f"{agent}+memory" if memory else agent
+
+
+def forecast_id(question_id: str, date_: datetime) -> str:
+    """The predictions-file id of one dated forecast: `question_id@date` (ISO-8601 in UTC)."""
+    return f"{question_id}@{as_utc(date_, 'forecast date').isoformat()}"
+
+
 def check_probability_vector(values: Sequence[float], n: int, what: str, tolerance: float = MASS_TOLERANCE) -> None:
     """Raise ValueError unless `values` is n finite numbers in [0, 1] summing to 1 ± tolerance."""
     if len(values) != n:

@@ -3,7 +3,7 @@
 Modules: `models` (markets, developments, the content-hashed ledger, forecasts), `queries` (search queries
 from a market title), `build` (ledger assembly from the market's news and the dated corpus), `key_events`
 (developments near the two largest price moves), `embed` (offline sentence embeddings), `grade` (offline
-and LLM graders, `grade_market`).
+and LLM graders, `grade_market`, which applies the design's rules to any ledger, built or hand-written).
 
 The public names below load their module on first use (PEP 562), so importing this package is cheap.
 """
@@ -14,7 +14,8 @@ from reasonforge.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("MIN_DEVELOPMENTS", "Development", "Forecast", "Ledger", "Market", "PricePoint",
-                     "load_forecasts", "load_ledger", "load_market", "save_ledger"), "models"),
+                     "counted_developments", "load_forecasts", "load_ledger", "load_market", "rehash_ledger",
+                     "save_ledger"), "models"),
     **dict.fromkeys(("key_events", "largest_moves"), "key_events"),
     **dict.fromkeys(("offline_queries",), "queries"),
     **dict.fromkeys(("build_ledger",), "build"),
@@ -37,6 +38,7 @@ __all__ = [
     "PricePoint",
     "SentenceEmbedder",
     "build_ledger",
+    "counted_developments",
     "grade_market",
     "key_events",
     "largest_moves",
@@ -44,6 +46,7 @@ __all__ = [
     "load_ledger",
     "load_market",
     "offline_queries",
+    "rehash_ledger",
     "save_ledger",
 ]
 

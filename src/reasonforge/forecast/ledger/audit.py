@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from reasonforge.errors import InputError
 from reasonforge.forecast.ledger.grade import GradeReport
-from reasonforge.forecast.ledger.models import MIN_DEVELOPMENTS, Forecast, Ledger
+from reasonforge.forecast.ledger.models import MIN_DEVELOPMENTS, Forecast, Ledger, counted_developments
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -164,7 +164,7 @@ def render_html(record: AuditRecord) -> str:
              f'<p class="meta">Market <code>{_e(record.market_id)}</code> · day zero {_e(record.day_zero)}</p>']
     if report.excluded:
         parts.append(f'<p class="excluded">Excluded: <strong>{_e(report.excluded)}</strong> — the ledger has '
-                     f"{len(record.ledger.developments)} development(s); at least {MIN_DEVELOPMENTS} are needed, "
+                     f"{len(counted_developments(record.ledger))} development(s); at least {MIN_DEVELOPMENTS} are needed, "
                      "so this market carries no reasoning score for the window.</p>")
     else:
         parts += ["<h2>Scores</h2>", ("<table><tr><th>Forecaster</th><th>Argument</th><th>Anticipation</th>"

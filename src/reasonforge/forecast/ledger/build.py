@@ -2,13 +2,14 @@
 
 Queries come from the market title (`queries.offline_queries`). Corpus hits are kept only when they are
 published inside the window and mention one of the title's entity phrases or share at least two of its
-keywords (BM25 alone returns anything sharing one common word). Developments are deduplicated by reference
-and by text, sorted by date, and a ledger with fewer than `MIN_DEVELOPMENTS` is marked `thin_ledger`.
+keywords (BM25 alone returns anything sharing one common word). Developments are kept as the grading rules
+count them (`models.counted_developments`: in the window, one per reference and per text), sorted by date,
+and a ledger with fewer than `MIN_DEVELOPMENTS` is marked `thin_ledger` (grading re-checks both).
 """
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, datetime, time
 from typing import TYPE_CHECKING
 
 from reasonforge.errors import InputError
@@ -17,6 +18,9 @@ from reasonforge.forecast.ledger.models import (
     Development,
     Ledger,
     Market,
+    counted_developments,
+    in_window,
+    window_end,
 )
 from reasonforge.forecast.ledger.queries import (
     entity_phrases,
@@ -30,16 +34,6 @@ if TYPE_CHECKING:  # tantivy loads only when a corpus is actually used
 SEARCH_K = 1000
 """Hits per query: the corpus bounds only the upper date, so earlier items compete for the same slots."""
 MIN_SHARED_KEYWORDS = 2
-
-
-def window_end(day_zero: date, window_days: int) -> date:
-    """The last day of the window (inclusive)."""
-    return day_zero + timedelta(days=window_days)
-
-
-def in_window(day: date, day_zero: date, window_days: int) -> bool:
-    """True when `day` lies in (day_zero, day_zero + window_days]."""
-    return day_zero < day <= window_end(day_zero, window_days)
 
 
 def _relevant(text_terms: set[str], entity_terms: list[list[str]], keyword_terms: set[str]) -> bool:
@@ -73,21 +67,6 @@ def _from_corpus(corpus: DatedCorpus, market: Market, queries: list[str], window
     return list(found.values())
 
 
-def _dedup(developments: list[Development]) -> list[Development]:
-    """Distinct developments sorted by (date, text): one per reference and one per normalised text."""
-    refs: set[str] = set()
-    texts: set[str] = set()
-    kept: list[Development] = []
-    for dev in sorted(developments, key=lambda d: (d.date, d.text, d.ref)):
-        text_key = " ".join(dev.text.lower().split())
-        if (dev.ref and dev.ref in refs) or text_key in texts:
-            continue
-        refs.add(dev.ref)
-        texts.add(text_key)
-        kept.append(dev)
-    return kept
-
-
 def build_ledger(market: Market, *, corpus: DatedCorpus | None = None, window_days: int = 14,
                  model: str | None = None) -> Ledger:
     """The market's ledger: window-bounded developments from `market.news` and `corpus`, deduplicated, sorted."""
@@ -101,7 +80,9 @@ def build_ledger(market: Market, *, corpus: DatedCorpus | None = None, window_da
     developments = [dev for dev in market.news if in_window(dev.date, market.day_zero, window_days)]
     if corpus is not None:
         developments += _from_corpus(corpus, market, queries, window_days)
-    developments = _dedup(developments)
-    return Ledger(market_id=market.market_id, title=market.title, day_zero=market.day_zero,
-                  window_days=window_days, developments=developments, price_path=market.price_path,
-                  queries=queries, excluded="thin_ledger" if len(developments) < MIN_DEVELOPMENTS else None)
+    draft = Ledger(market_id=market.market_id, title=market.title, day_zero=market.day_zero,
+                   window_days=window_days, developments=developments, price_path=market.price_path, queries=queries)
+    # One definition of what counts, shared with grading, so a built ledger and its grade always agree.
+    kept = counted_developments(draft)
+    return draft.model_copy(update={"developments": kept,
+                                    "excluded": "thin_ledger" if len(kept) < MIN_DEVELOPMENTS else None})

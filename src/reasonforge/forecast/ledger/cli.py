@@ -3,6 +3,7 @@
     reasonforge forecast reasoning build-ledger MARKET.json --corpus IDX --out L.json
     reasonforge forecast reasoning grade --ledger L.json --forecasts F.jsonl [--json] [--html OUT.html]
     reasonforge forecast reasoning audit --ledgers DIR --forecasts DIR --out DIR
+    reasonforge forecast reasoning rehash L.json     # accept a hand-written or edited ledger explicitly
 
 Exit codes: 0 ok (an excluded, thin ledger is a normal outcome, reported with its reason), 2 input error.
 """
@@ -55,15 +56,57 @@ def report_json(report: Any) -> dict[str, Any]:
 
 
 def _exclusion_reason(ledger: Any) -> str:
-    from reasonforge.forecast.ledger.models import MIN_DEVELOPMENTS
+    from reasonforge.forecast.ledger.models import MIN_DEVELOPMENTS, counted_developments
 
-    return (f"thin_ledger: {len(ledger.developments)} development(s) in the {ledger.window_days}-day window after "
+    # The count the rule uses (distinct, in the window), not the raw list a hand-written file may pad.
+    return (f"thin_ledger: {len(counted_developments(ledger))} distinct development(s) in the "
+            f"{ledger.window_days}-day window after "
             f"{ledger.day_zero}; at least {MIN_DEVELOPMENTS} are needed, so the market gets no reasoning score "
             "for this window")
 
 
 def _default_ledger_path(market_path: Path) -> Path:
     return market_path.with_name(f"{market_path.stem}.ledger.json")
+
+
+def _is_forecaster_file(path: Path) -> bool:
+    """True when the first row is the ledger's own `{forecaster, reasoning}` shape, not a predictions row."""
+    try:
+        with path.open("rb") as handle:
+            for raw in handle:
+                if raw.strip():
+                    row = json.loads(raw[:1_048_576])
+                    return isinstance(row, dict) and "forecaster" in row and "id" not in row
+    except (OSError, ValueError):
+        pass  # the reader that follows names the problem with file:line
+    return False
+
+
+def read_forecasts(path: Path, market_id: str) -> list[Any]:
+    """The forecasts to grade for one market: a predictions file's rows whose `id` is the market (forecaster:
+    `model`, text: `reasoning` or the reply before its PROBABILITY line), or a `{forecaster, reasoning}` file."""
+    from reasonforge.forecast.ledger.models import Forecast, load_forecasts
+    from reasonforge.forecast.predictions import read_predictions_file
+
+    if _is_forecaster_file(path):
+        return load_forecasts(path)
+    loaded = read_predictions_file(path)
+    for note in loaded.notes:
+        Console(stderr=True).print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
+    rows = [row for row in loaded.rows if row.id == market_id]
+    if not rows:
+        ids = sorted({row.id for row in loaded.rows})
+        shown = ", ".join(ids[:5]) + (f", … ({len(ids)} ids)" if len(ids) > 5 else "")
+        raise InputError(f"{path}: no prediction row has id '{market_id}', the ledger's market (ids there: {shown}); "
+                         "give each forecaster a row with that id", field="forecasts")
+    forecasts = []
+    for row in rows:
+        name = row.model or row.run
+        if name is None:
+            raise InputError(f"{path}: the row for '{market_id}' names no forecaster; add \"model\": NAME",
+                             field="forecasts")
+        forecasts.append(Forecast(forecaster=name, reasoning=row.explanation()))
+    return forecasts
 
 
 @app.command("build-ledger")
@@ -140,8 +183,9 @@ def _print_report(report: Any, ledger: Any, console: Console) -> None:
 
 @app.command()
 def grade(ledger: Annotated[Path, typer.Option("--ledger", help="Stored ledger JSON (build-ledger --out).")],
-          forecasts: Annotated[Path, typer.Option("--forecasts", help="F.jsonl: one {forecaster, reasoning} "
-                                                  "object per line (reasoning may be null or absent).")],
+          forecasts: Annotated[Path, typer.Option("--forecasts", help="Predictions JSONL (rows with id = the "
+                                                  "ledger's market; forecaster = model) or one {forecaster, "
+                                                  "reasoning} object per line.")],
           as_json: JsonOpt = False,
           grader: GraderOpt = "offline",
           model: ModelOpt = None,
@@ -153,10 +197,10 @@ def grade(ledger: Annotated[Path, typer.Option("--ledger", help="Stored ledger J
     """Grade every forecaster's explanation against the same ledger; print scores, or the exclusion and why."""
     from reasonforge.forecast.ledger.audit import audit_record, render_html
     from reasonforge.forecast.ledger.grade import grade_market
-    from reasonforge.forecast.ledger.models import load_forecasts, load_ledger
+    from reasonforge.forecast.ledger.models import load_ledger
 
     stored = load_ledger(ledger)
-    rows = load_forecasts(forecasts)
+    rows = read_forecasts(forecasts, stored.market_id)
     report = grade_market(stored, rows, make_grader(grader, model=model, api_key_env=api_key_env, seed=seed))
     record = audit_record(stored, rows, report)
     for path, text in ((html, lambda: render_html(record)),
@@ -212,13 +256,14 @@ def audit(ledgers: Annotated[Path, typer.Option("--ledgers", help="Directory of 
         write_audit,
     )
     from reasonforge.forecast.ledger.grade import grade_market
-    from reasonforge.forecast.ledger.models import load_forecasts, load_ledger
+    from reasonforge.forecast.ledger.models import load_ledger
 
     pairs = _pairs(ledgers, forecasts)
     chosen = make_grader(grader, model=model, api_key_env=api_key_env, seed=seed)
     records, pages = [], {}
     for ledger_path, forecast_path in pairs:
-        stored, rows = load_ledger(ledger_path), load_forecasts(forecast_path)
+        stored = load_ledger(ledger_path)
+        rows = read_forecasts(forecast_path, stored.market_id)
         record = audit_record(stored, rows, grade_market(stored, rows, chosen))
         if record.market_id in pages:
             raise InputError(f"market {record.market_id!r} appears in two ledgers; keep one", field="ledgers")
@@ -243,3 +288,24 @@ def audit(ledgers: Annotated[Path, typer.Option("--ledgers", help="Directory of 
             scores = ", ".join(f"{escape(k)} {v:.2f}" for k, v in sorted(report.scores.items()))
             console.print(f"{escape(record.market_id)}: {scores}", highlight=False, soft_wrap=True)
     console.print(f"wrote {len(records)} audit page(s) and index.html to {escape(str(out))}", highlight=False)
+
+
+@app.command()
+def rehash(ledger: Annotated[Path, typer.Argument(help="Ledger JSON written or edited by hand.")],
+           as_json: JsonOpt = False) -> None:
+    """Accept a hand-written or edited ledger: re-derive its exclusion, record its content hash, say so."""
+    from reasonforge.forecast.ledger.models import rehash_ledger
+
+    done = rehash_ledger(ledger)
+    if as_json:
+        sys.stdout.write(done.model_dump_json() + "\n")
+        return
+    console = Console()
+    if not done.changed:
+        console.print(f"{escape(done.path)}: content_hash {done.content_hash[:12]}… already matches its content; "
+                      "nothing written", highlight=False, soft_wrap=True)
+        return
+    before = "no content_hash" if done.previous_hash is None else f"content_hash {done.previous_hash[:12]}…"
+    console.print(f"rehashed {escape(done.path)}: {before} → {done.content_hash[:12]}… ({done.developments} "
+                  f"distinct development(s) in the window{'; excluded as thin_ledger' if done.excluded else ''}); "
+                  "it will now be graded as it stands", highlight=False, soft_wrap=True)

@@ -4,8 +4,14 @@ The score follows the design: an argument grade a ∈ {0, 1, 2} (does the text c
 its probability? a list of headlines earns 0) plus a foresight term 2·|A∩K|/|K| over the key events K
 that the reasoning anticipated (A); a = 0 makes the whole score 0. Two cases never reach a grader: a
 reasoning under 50 characters scores 0, and a missing (absent or blank) reasoning is imputed the 25th
-percentile of the other scores on that ledger (0 when nobody else was scored). When a ledger has no
-key event at all (no development after day zero), the foresight term is 0 rather than undefined.
+percentile of the other scores on that ledger (0 when nobody else was scored).
+
+`grade_market` is the one function every grading path (CLI `grade` and `audit`, library callers) goes
+through, so it applies the rules to the ledger's content whatever its origin: a ledger with fewer than
+three counted developments (`models.counted_developments`: in the window, one per text and reference) is
+excluded as `thin_ledger` even if nobody marked it, key events come from the counted developments and the
+window's prices only, and the 50 characters are counted on `substantive_text` (whitespace, invisible
+characters and repetition collapsed), so padding cannot lift a terse answer over the line.
 
 Graders return only the parts (argument, per-event decisions, a reason); `grade_market` turns them
 into the score, so the rules above hold for every grader. A grader that cannot produce a valid
@@ -16,6 +22,7 @@ gets `total=None` and the error in `reason`, and is left out of `scores` — a s
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Literal, Protocol
 
 import numpy as np
@@ -24,9 +31,19 @@ from pydantic import BaseModel, Field
 from reasonforge.errors import InputError
 from reasonforge.forecast.ledger.embed import SentenceEmbedder
 from reasonforge.forecast.ledger.key_events import key_events
-from reasonforge.forecast.ledger.models import Development, Forecast, Ledger
+from reasonforge.forecast.ledger.models import (
+    Development,
+    Forecast,
+    Ledger,
+    counted_developments,
+    exclusion,
+    window_end,
+)
 
 MIN_REASONING_CHARS = 50
+MAX_REPEATED_NGRAM = 12
+"""Longest run of words whose immediate repetition `substantive_text` collapses; longer repeats are
+sentences, which it deduplicates whole."""
 IMPUTE_PERCENTILE = 25.0
 DEFAULT_THRESHOLD = 0.6
 """Cosine at which a reasoning sentence counts as anticipating an event; MiniLM paraphrases of one
@@ -203,6 +220,63 @@ def _split_rows(matrix: np.ndarray, groups: list[list[str]]) -> list[np.ndarray]
     return np.split(matrix, bounds)
 
 
+# --- the 50-character rule -------------------------------------------------------------------------------
+
+def _visible(text: str) -> str:
+    """NFKC text with whitespace as single spaces, control/format characters (zero-width spaces, BOMs)
+    dropped and stacks of combining marks cut to two."""
+    out: list[str] = []
+    marks = 0
+    for ch in unicodedata.normalize("NFKC", text):
+        kind = unicodedata.category(ch)
+        if ch.isspace():
+            ch = " "
+        elif kind[0] == "C":
+            continue
+        marks = marks + 1 if kind[0] == "M" else 0
+        if marks <= 2:
+            out.append(ch)
+    return " ".join("".join(out).split())
+
+
+def _collapse_ngrams(words: list[str]) -> list[str]:
+    """Immediately repeated runs of 1..MAX_REPEATED_NGRAM words kept once ("yes yes yes" → "yes")."""
+    folded = [w.casefold() for w in words]
+    changed = True
+    while changed:
+        changed = False
+        for n in range(1, min(MAX_REPEATED_NGRAM, len(words) // 2) + 1):
+            i = 0
+            while i + 2 * n <= len(words):
+                if folded[i:i + n] == folded[i + n:i + 2 * n]:
+                    del words[i + n:i + 2 * n], folded[i + n:i + 2 * n]
+                    changed = True
+                else:
+                    i += 1
+    return words
+
+
+def substantive_text(reasoning: str) -> str:
+    """The reasoning as the 50-character rule counts it: padding (whitespace, invisible characters, runs of
+    one character, repeated words, phrases or sentences) collapsed to a single occurrence."""
+    text = _visible(reasoning)
+    # "!!!!!!" → "!", "nooooo" → "noo": no word needs a letter three times in a row; digits are content.
+    text = re.sub(r"([^\w\s])\1+", r"\1", text)
+    text = re.sub(r"([^\W\d_])\1{2,}", r"\1\1", text)
+    # "YesYesYes" (words glued by a dropped zero-width space) → "Yes"; a unit starts with a letter, so
+    # numbers such as 1000000 are kept.
+    text = re.sub(r"([^\W\d_]\S+?)\1+", r"\1", text)
+    words = _collapse_ngrams(text.split())
+    seen: set[str] = set()
+    kept: list[str] = []
+    for sentence in re.split(r"(?<=[.!?;])\s+", " ".join(words)):
+        key = " ".join(re.findall(r"\w+", sentence.casefold())) or sentence
+        if key not in seen:
+            seen.add(key)
+            kept.append(sentence)
+    return " ".join(kept).strip()
+
+
 # --- scoring -------------------------------------------------------------------------------------------
 
 def _canonical(events: list[Development]) -> list[Development]:
@@ -223,29 +297,43 @@ def score_assessment(forecaster: str, assessment: Assessment, key: list[Developm
                  total=round(total, 6), reason=assessment.reason, events=assessment.events)
 
 
+def window_view(ledger: Ledger) -> Ledger:
+    """The ledger as graded: its counted developments and its prices up to the window's last day."""
+    end = window_end(ledger.day_zero, ledger.window_days)
+    return ledger.model_copy(update={"developments": counted_developments(ledger),
+                                     "price_path": [p for p in ledger.price_path if p.date <= end]})
+
+
 def grade_market(ledger: Ledger, forecasts: list[Forecast], grader: Grader | None = None) -> GradeReport:
     """Grade every forecaster's reasoning against the same ledger and key events (thin ledger → excluded)."""
-    if ledger.excluded is not None:
-        return GradeReport(market_id=ledger.market_id, excluded=ledger.excluded)
     names = [f.forecaster for f in forecasts]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise InputError(f"forecaster(s) {', '.join(duplicates)} appear more than once in the forecasts; "
                          "keep one reasoning per forecaster and market", field="forecaster")
-    key = _canonical(key_events(ledger))
+    # Decided from the content, not the stored flag alone: a hand-written ledger may say nothing.
+    excluded = exclusion(ledger)
+    if excluded is not None:
+        return GradeReport(market_id=ledger.market_id, excluded=excluded)
+    # Developments or price moves outside the window (or copies of one event) must not become key events.
+    key = _canonical(key_events(window_view(ledger)))
     details: dict[str, Grade] = {}
     missing: list[str] = []
     for forecast in forecasts:
         text = (forecast.reasoning or "").strip()
-        if not text:
+        counted = len(substantive_text(text))
+        if counted == 0:
             missing.append(forecast.forecaster)
-        elif len(text) < MIN_REASONING_CHARS:
+        elif counted < MIN_REASONING_CHARS:
             details[forecast.forecaster] = Grade(
                 forecaster=forecast.forecaster, argument=0, anticipation=0.0, total=0.0,
-                reason=f"reasoning has {len(text)} characters, under {MIN_REASONING_CHARS}: scores 0 without grading")
+                reason=f"reasoning has {counted} characters once padding and repetition are collapsed, under "
+                       f"{MIN_REASONING_CHARS}: scores 0 without grading")
         else:
             grader = grader or OfflineGrader()
             details[forecast.forecaster] = score_assessment(forecast.forecaster, grader.grade(text, key), key)
+    # The population is every score on this ledger that was not itself imputed (short ones' 0 included);
+    # a grader failure has no score and is left out.
     scored = [g.total for g in details.values() if g.total is not None]
     imputed = float(np.percentile(scored, IMPUTE_PERCENTILE)) if scored else 0.0  # linear interpolation
     for name in missing:

@@ -27,6 +27,7 @@ from reasonforge.forecast.runner import (
     RunConfig,
     chat,
     discover_model,
+    require_key,
     resolve_model,
 )
 
@@ -115,6 +116,9 @@ class LLMGrader:
         if self.spec.baseline is not None:
             raise InputError(f"'{base_url_or_name}' is a forecasting baseline, not a grader model; pass a base URL "
                              "or a chat model name", field="grader")
+        # no key for a hosted endpoint: stop before any forecaster is graded, not with one 401 per forecaster
+        require_key(self.spec, api_key_env)
+        self.api_key_env = api_key_env
         self.config = RunConfig(temperature=0.0, max_retries=2, timeout_s=timeout_s, backoff_s=0.5)
         self.name = f"llm:{self.spec.name or self.spec.base_url}"
 
@@ -124,18 +128,18 @@ class LLMGrader:
             self.name = f"llm:{self.spec.name}"
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         async with httpx.AsyncClient(timeout=self.timeout_s, headers=headers) as client:
-            return await chat(client, self.spec, messages, self.config)
+            return await chat(client, self.spec, messages, self.config, key_variable=self.api_key_env)
 
     def grade(self, reasoning: str, events: list[Development]) -> Assessment:
-        """Ask the model; one retry on an invalid reply; on failure argument=None with the error as reason."""
+        """Ask the model; one retry on an invalid reply (then argument=None with the problem as reason).
+
+        An endpoint that cannot answer (unreachable, refused key, timeout) raises `EndpointError`: the whole
+        grading stops with that one-line message rather than scoring every forecaster as a failed request."""
         messages = [{"role": "system", "content": RUBRIC},
                     {"role": "user", "content": build_prompt(reasoning, events, self.seed)}]
         problem = ""
         for _attempt in range(2):
-            try:
-                content = asyncio.run(self._ask(messages))
-            except RuntimeError as exc:
-                return Assessment(argument=None, reason=f"LLM grader request failed: {exc}")
+            content = asyncio.run(self._ask(messages))
             try:
                 return parse_reply(content, events)
             except GraderReplyError as exc:

@@ -2,7 +2,10 @@
 
 A ledger is the shared record of what happened in a market's window after day zero; every forecaster
 addressing that market and window is graded against the same ledger, so it is stored as JSON with a
-sha256 of its canonical content and reloaded only if the content still matches that hash.
+sha256 of its canonical content and reloaded only if it carries that hash and the content still matches
+it. A hand-written or edited ledger is accepted only through `rehash_ledger` (`reasoning rehash`), an
+explicit act that records the new hash. The hash is not a signature (anyone can recompute it): it makes
+edits deliberate, while the scoring rules themselves are re-applied to the content at grading time.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from datetime import date
+import re
+import unicodedata
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -75,6 +80,21 @@ class Market(BaseModel):
         return self
 
 
+def window_end(day_zero: date, window_days: int) -> date:
+    """The last day of the window (inclusive)."""
+    return day_zero + timedelta(days=window_days)
+
+
+def in_window(day: date, day_zero: date, window_days: int) -> bool:
+    """True when `day` lies in (day_zero, day_zero + window_days]."""
+    return day_zero < day <= window_end(day_zero, window_days)
+
+
+def development_key(dev: Development) -> str:
+    """The development's text reduced to its words (NFKC, case-folded): what two copies of one event share."""
+    return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", dev.text).casefold()))
+
+
 class Ledger(BaseModel):
     """The market's record of later developments in (day_zero, day_zero + window_days], plus its prices."""
 
@@ -99,6 +119,40 @@ class Ledger(BaseModel):
     def content_hash(self) -> str:
         """sha256 (hex) of the canonical JSON of everything but the hash itself."""
         return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
+
+
+def counted_developments(ledger: Ledger) -> list[Development]:
+    """The developments the rules count: inside the window, with some word, one per text and per reference.
+
+    Copies of one event (same words up to case, spacing and punctuation, or the same document reference)
+    count once, so a ledger cannot pass the thin-ledger rule, or dilute the key events, by repetition;
+    developments outside (day_zero, day_zero + window] are not part of this window's record.
+    """
+    refs: set[str] = set()
+    keys: set[str] = set()
+    kept: list[Development] = []
+    for dev in sorted(ledger.developments, key=lambda d: (d.date, d.text, d.source, d.ref)):
+        key = development_key(dev)
+        if not key or not in_window(dev.date, ledger.day_zero, ledger.window_days):
+            continue
+        if key in keys or (dev.ref and dev.ref in refs):
+            continue
+        keys.add(key)
+        if dev.ref:
+            refs.add(dev.ref)
+        kept.append(dev)
+    return kept
+
+
+def is_thin(ledger: Ledger) -> bool:
+    """Whether the ledger's content has fewer than `MIN_DEVELOPMENTS` counted developments."""
+    return len(counted_developments(ledger)) < MIN_DEVELOPMENTS
+
+
+def exclusion(ledger: Ledger) -> Literal["thin_ledger"] | None:
+    """Why the ledger gets no grades: `thin_ledger` when its content is thin or its builder marked it so."""
+    # The stored flag is honoured as well: excluding a market awards no one a score.
+    return "thin_ledger" if ledger.excluded is not None or is_thin(ledger) else None
 
 
 def _errors(exc: ValidationError) -> str:
@@ -133,24 +187,67 @@ def _read_json(path: Path, what: str) -> Any:
                          f"{exc.msg})", field=what) from None
 
 
-def load_ledger(path: Path | str) -> Ledger:
-    """Read a ledger JSON file; if it carries a `content_hash`, the content must still match it."""
-    path = Path(path)
+def _rehash_hint(path: Path) -> str:
+    return f"`reasonforge forecast reasoning rehash {path}`"
+
+
+def _parse_ledger(path: Path) -> tuple[Ledger, Any]:
+    """The ledger in `path` and its stored hash (None when absent), without checking the hash."""
     raw = _read_json(path, "ledger")
     if not isinstance(raw, dict):
         raise InputError(f"ledger file {path} must hold a JSON object with market_id, title, day_zero, "
                          "developments and price_path", field="ledger")
     stored = raw.pop(HASH_FIELD, None)
     try:
-        ledger = Ledger.model_validate(raw)
+        return Ledger.model_validate(raw), stored
     except ValidationError as exc:
         raise InputError(f"ledger file {path} is not a valid ledger: {_errors(exc)}", field="ledger") from None
-    if stored is not None and stored != ledger.content_hash():
+
+
+def load_ledger(path: Path | str) -> Ledger:
+    """Read a ledger JSON file; it must carry a `content_hash` that its content still matches."""
+    path = Path(path)
+    ledger, stored = _parse_ledger(path)
+    if stored is None:
+        raise InputError(f"ledger file {path} has no content_hash, so nothing records that its content is the "
+                         f"ledger that was built; rebuild it with `reasonforge forecast reasoning build-ledger`, "
+                         f"or check it and run {_rehash_hint(path)} to accept it deliberately", field="ledger")
+    if stored != ledger.content_hash():
         raise InputError(f"ledger file {path} was changed after it was saved: its content hashes to "
                          f"{ledger.content_hash()[:12]}…, not the stored {str(stored)[:12]}…; rebuild it with "
-                         "`reasonforge forecast reasoning build-ledger`, or delete the content_hash field to "
-                         "accept the edit deliberately", field="ledger")
+                         "`reasonforge forecast reasoning build-ledger`, or check the edit and run "
+                         f"{_rehash_hint(path)} to accept it deliberately", field="ledger")
     return ledger
+
+
+class Rehash(BaseModel):
+    """What `rehash_ledger` did: the new hash, the one it replaced (None: there was none) and the exclusion."""
+
+    path: str
+    content_hash: str
+    previous_hash: str | None
+    changed: bool
+    developments: int
+    """Counted developments (in the window, distinct)."""
+    excluded: Literal["thin_ledger"] | None
+
+
+def rehash_ledger(path: Path | str) -> Rehash:
+    """Accept a hand-written or edited ledger: recompute its `excluded` flag and hash from content, rewrite it."""
+    path = Path(path)
+    ledger, stored = _parse_ledger(path)
+    # The flag is derived from content, so it is re-derived too: an edit cannot keep a stale verdict.
+    ledger = ledger.model_copy(update={"excluded": "thin_ledger" if is_thin(ledger) else None})
+    fresh = ledger.content_hash()
+    changed = stored != fresh
+    if changed:
+        try:
+            save_ledger(ledger, path)
+        except OSError as exc:
+            raise InputError(f"cannot rewrite ledger file {path}: {exc.strerror}; make it writable",
+                             field="ledger") from None
+    return Rehash(path=str(path), content_hash=fresh, previous_hash=None if stored is None else str(stored),
+                  changed=changed, developments=len(counted_developments(ledger)), excluded=ledger.excluded)
 
 
 def load_market(path: Path | str) -> Market:

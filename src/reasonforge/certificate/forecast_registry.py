@@ -1,0 +1,227 @@
+"""ForecastRegistry (contracts/ForecastRegistry.sol): compile, deploy, commit batch roots, register scores.
+
+web3.py like registry.py: explicit gas limits, a dry run before each transaction so a revert is named
+by the contract's custom error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+from web3 import Web3
+from web3.contract import Contract
+
+from reasonforge.certificate import toolchain
+from reasonforge.certificate.registry import RegistryError, _revert_reason, connect
+from reasonforge.certificate.solidity import CONTRACTS, CompiledContract
+
+__all__ = [
+    "BatchRecord",
+    "CommitReceipt",
+    "CompiledForecastRegistry",
+    "ForecastDeployment",
+    "OnChainScore",
+    "RegistryError",
+    "batch_of",
+    "commit",
+    "compile_forecast_registry",
+    "connect",
+    "deploy",
+    "register_score",
+    "roots_of",
+    "score_certificate_id",
+    "score_of",
+    "validators_of",
+]
+
+SOURCE = CONTRACTS / "ForecastRegistry.sol"
+SCRIPT = Path(__file__).resolve().parent / "js" / "compile.cjs"
+DEPLOY_GAS = 3_000_000
+COMMIT_GAS = 200_000
+REGISTER_BASE_GAS = 300_000
+REGISTER_PER_ROOT_GAS = 30_000
+REGISTER_PER_SIGNATURE_GAS = 15_000
+CALL_GAS = 5_000_000
+ZERO_ADDRESS = "0x" + "00" * 20
+
+
+class CompiledForecastRegistry(BaseModel):
+    """ABI and bytecode of ForecastRegistry."""
+
+    contract: CompiledContract
+    solc_version: str
+
+
+class ForecastDeployment(BaseModel):
+    """A deployed ForecastRegistry and the validators it trusts."""
+
+    chain_id: int
+    address: str
+    validators: list[str]
+    threshold: int
+    deploy_gas: int
+
+
+class BatchRecord(BaseModel):
+    """What the registry recorded for one committed root (the timestamp is the block's)."""
+
+    root: str = Field(pattern=r"^0x[0-9a-f]{64}$")
+    committer: str
+    timestamp: int = Field(ge=0)
+    count: int = Field(ge=1)
+    scope: str = Field(pattern=r"^0x[0-9a-f]{64}$")
+
+
+class CommitReceipt(BaseModel):
+    """A commit transaction: the stored record and its gas."""
+
+    batch: BatchRecord
+    tx_hash: str
+    block_number: int
+    gas_used: int
+
+
+class OnChainScore(BaseModel):
+    """The registry's Score struct (the fields a certificate id covers, besides the roots)."""
+
+    forecaster: str
+    scope: str
+    resolution_digest: str
+    body_digest: str
+    scored: int = Field(ge=0, lt=1 << 32)
+    excluded: int = Field(ge=0, lt=1 << 32)
+    unrevealed: int = Field(ge=0, lt=1 << 32)
+    brier_ppm: int = Field(ge=-(1 << 63), lt=1 << 63)
+    log_loss_ppm: int = Field(ge=-(1 << 63), lt=1 << 63)
+    market_skill_ppm: int = Field(ge=-(1 << 63), lt=1 << 63)
+
+    def as_tuple(self) -> tuple:
+        """The ABI tuple, in the struct's field order."""
+        return (Web3.to_checksum_address(self.forecaster), _b32(self.scope), _b32(self.resolution_digest),
+                _b32(self.body_digest), self.scored, self.excluded, self.unrevealed, self.brier_ppm,
+                self.log_loss_ppm, self.market_skill_ppm)
+
+
+def _b32(hex_value: str) -> bytes:
+    raw = bytes.fromhex(hex_value.removeprefix("0x"))
+    if len(raw) != 32:
+        raise RegistryError(f"expected a 32-byte hex value, got {hex_value!r}")
+    return raw
+
+
+def _hex(raw: bytes) -> str:
+    return "0x" + bytes(raw).hex()
+
+
+def compile_forecast_registry(out_dir: Path) -> CompiledForecastRegistry:
+    """Compile ForecastRegistry.sol with solc-js into out_dir (cached on the source and the script)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cached, stamp = out_dir / "forecast-registry.json", out_dir / "forecast-registry.stamp"
+    fingerprint = hashlib.sha256(SOURCE.read_bytes() + SCRIPT.read_bytes()).hexdigest()
+    if not (cached.exists() and stamp.exists() and stamp.read_text() == fingerprint):
+        tmp = out_dir / f".forecast-registry.{hashlib.sha256(str(out_dir).encode()).hexdigest()[:8]}.json"
+        toolchain.run_node(SCRIPT, [str(toolchain.node_modules()), str(tmp), str(SOURCE)], cwd=out_dir)
+        tmp.replace(cached)
+        stamp.write_text(fingerprint)
+    raw = json.loads(cached.read_text())
+    return CompiledForecastRegistry(contract=CompiledContract.model_validate(raw["ForecastRegistry"]),
+                                    solc_version=raw["solcVersion"])
+
+
+def _send(w3: Web3, fn: object, gas: int, sender: str, abi: list[dict] | None) -> dict:
+    """Dry-run to name a revert (not for a constructor), then send with an explicit gas limit."""
+    if abi is not None:
+        try:
+            fn.call({"from": sender, "gas": gas})  # type: ignore[attr-defined]
+        except Exception as exc:  # web3 raises several revert types; all mean "would revert"
+            raise RegistryError(f"forecast registry refused the transaction: {_revert_reason(abi, exc)}") from exc
+    tx_hash = fn.transact({"from": sender, "gas": gas})  # type: ignore[attr-defined]
+    receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=120)
+    if receipt["status"] != 1:
+        raise RegistryError(f"transaction {tx_hash.hex()} reverted")
+    return dict(receipt)
+
+
+def _contract(w3: Web3, compiled: CompiledForecastRegistry, address: str) -> Contract:
+    return w3.eth.contract(address=Web3.to_checksum_address(address), abi=compiled.contract.abi)
+
+
+def deploy(w3: Web3, compiled: CompiledForecastRegistry, validators: list[str], threshold: int,
+           sender: str | None = None) -> ForecastDeployment:
+    """Deploy a registry trusting these validator addresses with this signing threshold."""
+    sender = sender or w3.eth.accounts[0]
+    factory = w3.eth.contract(abi=compiled.contract.abi, bytecode=compiled.contract.bytecode)
+    checksummed = [Web3.to_checksum_address(v) for v in validators]
+    if not 1 <= threshold <= len(set(checksummed)) == len(checksummed):
+        raise RegistryError(f"a registry needs distinct validators and 1 <= threshold <= {len(checksummed)}, "
+                            f"got threshold {threshold}")
+    receipt = _send(w3, factory.constructor(checksummed, threshold), DEPLOY_GAS, sender, None)
+    return ForecastDeployment(chain_id=w3.eth.chain_id, address=receipt["contractAddress"], validators=checksummed,
+                              threshold=threshold, deploy_gas=receipt["gasUsed"])
+
+
+def commit(w3: Web3, compiled: CompiledForecastRegistry, address: str, root: str, count: int, scope: str,
+           sender: str | None = None) -> CommitReceipt:
+    """commit(root, count, scope) from sender; the registry records the block timestamp."""
+    sender = sender or w3.eth.accounts[0]
+    contract = _contract(w3, compiled, address)
+    receipt = _send(w3, contract.functions.commit(_b32(root), count, _b32(scope)), COMMIT_GAS, sender,
+                    compiled.contract.abi)
+    record = batch_of(w3, compiled, address, root)
+    assert record is not None  # the transaction just succeeded
+    return CommitReceipt(batch=record, tx_hash=_hex(receipt["transactionHash"]), block_number=receipt["blockNumber"],
+                         gas_used=receipt["gasUsed"])
+
+
+def batch_of(w3: Web3, compiled: CompiledForecastRegistry, address: str, root: str) -> BatchRecord | None:
+    """The registry's record of a root; None when it was never committed."""
+    committer, timestamp, count, scope = _contract(w3, compiled, address).functions.batchOf(_b32(root)).call(
+        {"gas": CALL_GAS})
+    if committer == ZERO_ADDRESS:
+        return None
+    return BatchRecord(root=root.lower(), committer=committer, timestamp=timestamp, count=count, scope=_hex(scope))
+
+
+def roots_of(w3: Web3, compiled: CompiledForecastRegistry, address: str, committer: str, scope: str) -> list[str]:
+    """Every root committer registered for scope, in commit order."""
+    fn = _contract(w3, compiled, address).functions.rootsOf(Web3.to_checksum_address(committer), _b32(scope))
+    return [_hex(r) for r in fn.call({"gas": CALL_GAS})]
+
+
+def validators_of(w3: Web3, compiled: CompiledForecastRegistry, address: str) -> tuple[list[str], int]:
+    """The validator addresses the registry trusts and its threshold."""
+    contract = _contract(w3, compiled, address)
+    return (list(contract.functions.validators().call({"gas": CALL_GAS})),
+            int(contract.functions.threshold().call({"gas": CALL_GAS})))
+
+
+def score_certificate_id(w3: Web3, compiled: CompiledForecastRegistry, address: str, score: OnChainScore,
+                         roots: list[str]) -> str:
+    """The certificate id as the contract computes it (to cross-check the offline formula)."""
+    fn = _contract(w3, compiled, address).functions.scoreCertificateId(score.as_tuple(), [_b32(r) for r in roots])
+    return _hex(fn.call({"gas": CALL_GAS}))
+
+
+def register_score(w3: Web3, compiled: CompiledForecastRegistry, address: str, score: OnChainScore, roots: list[str],
+                   signatures: list[str], sender: str | None = None) -> tuple[str, int]:
+    """registerScore; returns (tx hash, gas used). A refusal raises RegistryError naming the contract's error."""
+    sender = sender or w3.eth.accounts[0]
+    fn = _contract(w3, compiled, address).functions.registerScore(
+        score.as_tuple(), [_b32(r) for r in roots], [bytes.fromhex(s.removeprefix("0x")) for s in signatures])
+    gas = REGISTER_BASE_GAS + REGISTER_PER_ROOT_GAS * len(roots) + REGISTER_PER_SIGNATURE_GAS * len(signatures)
+    receipt = _send(w3, fn, gas, sender, compiled.contract.abi)
+    return _hex(receipt["transactionHash"]), receipt["gasUsed"]
+
+
+def score_of(w3: Web3, compiled: CompiledForecastRegistry, address: str, certificate_id: str) -> OnChainScore | None:
+    """The registered score for a certificate id; None when not registered."""
+    contract = _contract(w3, compiled, address)
+    if not contract.functions.scoreRegisteredAt(_b32(certificate_id)).call({"gas": CALL_GAS}):
+        return None
+    raw = contract.functions.scoreOf(_b32(certificate_id)).call({"gas": CALL_GAS})
+    return OnChainScore(forecaster=raw[0], scope=_hex(raw[1]), resolution_digest=_hex(raw[2]),
+                        body_digest=_hex(raw[3]), scored=raw[4], excluded=raw[5], unrevealed=raw[6],
+                        brier_ppm=raw[7], log_loss_ppm=raw[8], market_skill_ppm=raw[9])

@@ -1,0 +1,66 @@
+"""Commit–reveal forecasts: Poseidon Merkle batches, reveal matching, signed score certificates."""
+
+from reasonforge.forecast.commit.batch import (
+    Batch,
+    Opening,
+    PredictionRow,
+    PublicCommitment,
+    commit_rows,
+    question_set_digest,
+    read_batch,
+    read_openings,
+    read_prediction_rows,
+    resolution_digest,
+    reveal,
+)
+from reasonforge.forecast.commit.certificate import (
+    IncompleteReveal,
+    ScoreBody,
+    ScoreCertificate,
+    ScoreCheck,
+    Scores,
+    build_body,
+    certificate_id,
+    compute_scores,
+    sign_body,
+    validator_addresses,
+    verify_score,
+)
+from reasonforge.forecast.commit.match import Counted, Excluded, Exclusion, MatchResult, match_reveals
+from reasonforge.forecast.commit.onchain import match_on_chain, register_batch, register_certificate
+from reasonforge.forecast.commit.tree import ForecastFields, leaf_hash
+
+__all__ = [
+    "Batch",
+    "Counted",
+    "Excluded",
+    "Exclusion",
+    "ForecastFields",
+    "IncompleteReveal",
+    "MatchResult",
+    "Opening",
+    "PredictionRow",
+    "PublicCommitment",
+    "ScoreBody",
+    "ScoreCertificate",
+    "ScoreCheck",
+    "Scores",
+    "build_body",
+    "certificate_id",
+    "commit_rows",
+    "compute_scores",
+    "leaf_hash",
+    "match_on_chain",
+    "match_reveals",
+    "question_set_digest",
+    "read_batch",
+    "read_openings",
+    "read_prediction_rows",
+    "register_batch",
+    "register_certificate",
+    "resolution_digest",
+    "reveal",
+    "sign_body",
+    "validator_addresses",
+    "verify_score",
+]
