@@ -6,6 +6,8 @@ export type JobStatus = 'queued' | 'translating' | 'verifying' | 'complete' | 'f
 export type Verdict = 'VERIFIED' | 'PARTIAL' | 'FAILED';
 export type ArtifactLanguage = 'sympy' | 'coq' | 'lean4' | 'python' | 'smtlib' | 'fol' | 'propositional';
 export type Prover = 'auto' | 'coq' | 'lean4';
+/** Who translates a chain sent without translations (omitted: ensemble when the server has a model, else rules). */
+export type TranslatorMode = 'rules' | 'model' | 'ensemble';
 export type Assurance = 'proven' | 'corroborated' | 'arithmetic' | 'self_tested' | 'unproven' | 'refuted';
 
 export const DOMAINS: readonly Domain[] = ['mathematics', 'code', 'logic'];
@@ -44,6 +46,11 @@ export interface VerifyRequest {
   generateCertificate?: boolean;
   translations?: StepTranslation[] | null;
   prover?: Prover;
+  translator?: TranslatorMode;
+  /** With a model: independent translations of the chain (1..8), each checked on its own. */
+  samples?: number;
+  /** Translations that must prove a step, none refuting it, for it to be verified (1..9). */
+  agree?: number;
 }
 
 export type ReasoningSource = 'auto' | 'reasoning' | 'answer';
@@ -61,6 +68,9 @@ export interface ReasoningRequest {
   callbackUrl?: string | null;
   generateCertificate?: boolean;
   prover?: Prover;
+  translator?: TranslatorMode;
+  samples?: number;
+  agree?: number;
 }
 
 export interface VerifyOptions {

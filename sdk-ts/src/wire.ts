@@ -25,6 +25,7 @@ import {
 
 const LANGUAGES = ['sympy', 'coq', 'lean4', 'python', 'smtlib', 'fol', 'propositional'];
 const PROVERS = ['auto', 'coq', 'lean4'];
+const TRANSLATORS = ['rules', 'model', 'ensemble'];
 
 type Json = Record<string, unknown>;
 
@@ -83,7 +84,7 @@ function optionalString(value: unknown, field: string): string | undefined {
   return value;
 }
 
-/** The fields both submissions share (question, answer, level, callback, certificate, prover), checked. */
+/** The fields both submissions share (question, answer, level, callback, certificate, prover, translator), checked. */
 function commonToWire(request: Omit<ReasoningRequest, 'source'>, body: Json): void {
   const query = optionalString(request.originalQuery, 'originalQuery');
   if (query !== undefined) body.original_query = query;
@@ -103,6 +104,18 @@ function commonToWire(request: Omit<ReasoningRequest, 'source'>, body: Json): vo
   if (request.prover !== undefined) {
     if (!PROVERS.includes(request.prover)) fail('prover', `must be one of ${PROVERS.join(', ')}`);
     body.prover = request.prover;
+  }
+  if (request.translator !== undefined) {
+    if (!TRANSLATORS.includes(request.translator)) fail('translator', `must be one of ${TRANSLATORS.join(', ')}`);
+    body.translator = request.translator;
+  }
+  for (const [field, most] of [['samples', 8], ['agree', 9]] as const) {
+    const value: unknown = request[field];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > most) {
+      fail(field, `must be an integer from 1 to ${most}`);
+    }
+    body[field] = value as number;
   }
 }
 

@@ -39,6 +39,13 @@ test('requests go out in the API snake_case, strings numbered 1..n', () => {
   });
 });
 
+test('who translates travels as translator, samples and agree', () => {
+  const body = requestToWire({ reasoningChain: ['a'], domain: 'logic', translator: 'ensemble', samples: 3, agree: 2 });
+  assert.deepEqual([body.translator, body.samples, body.agree], ['ensemble', 3, 2]);
+  const reasoning = reasoningToWire('Step 1: a', { domain: 'logic', translator: 'model', samples: 2 });
+  assert.deepEqual([reasoning.translator, reasoning.samples, reasoning.agree], ['model', 2, undefined]);
+});
+
 test('bad requests are refused before sending, naming the field', () => {
   const cases = [
     [{ reasoningChain: [], domain: 'logic' }, 'reasoningChain'],
@@ -49,6 +56,10 @@ test('bad requests are refused before sending, naming the field', () => {
     [{ reasoningChain: [{ stepId: 1, content: 'a', dependencies: ['x'] }], domain: 'logic' }, 'reasoningChain[0].dependencies'],
     [{ reasoningChain: ['a'], domain: 'logic', translations: [{ stepId: 1, formalRepresentation: 'p', language: 'x' }] },
       'translations[0].language'],
+    [{ reasoningChain: ['a'], domain: 'logic', translator: 'oracle' }, 'translator'],
+    [{ reasoningChain: ['a'], domain: 'logic', samples: 0 }, 'samples'],
+    [{ reasoningChain: ['a'], domain: 'logic', samples: 2.5 }, 'samples'],
+    [{ reasoningChain: ['a'], domain: 'logic', agree: 10 }, 'agree'],
   ];
   for (const [request, field] of cases) {
     assert.throws(() => requestToWire(request), (err) => err instanceof ReasonForgeInputError && err.field === field);

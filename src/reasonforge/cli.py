@@ -167,15 +167,15 @@ def verify(
                      "name (anthropic:NAME); default REASONFORGE_MODEL_BASE_URL / REASONFORGE_MODEL."),
     ] = None,
     samples: Annotated[
-        int,
+        int | None,
         typer.Option("--samples", min=1, help="With a model: translate the chain this many times independently "
                      "(each sample at its own temperature and seed), each translation checked on its own."),
-    ] = 1,
+    ] = None,
     agree: Annotated[
-        int,
+        int | None,
         typer.Option("--agree", min=1, help="How many translations (the rules' and the model's samples) must prove "
                      "a step, none refuting it, for it to be verified."),
-    ] = 1,
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one VerificationVerdict JSON object.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-step checker time limit in seconds.")] = 10.0,
 ) -> None:
@@ -212,7 +212,7 @@ def verify(
 
         chosen = translator_for(request, translator.value if translator is not None else None, model=model,
                                 samples=samples, agree=agree)
-    elif translator is not None or model is not None or samples != 1 or agree != 1:
+    elif translator is not None or model is not None or samples is not None or agree is not None:
         raise fail("--translator, --model, --samples and --agree choose who translates; this chain brings its own "
                    "translations")
     verdict = verify_chain(request, translations=supplied, translator=chosen, limits=CheckLimits(timeout_s=timeout))

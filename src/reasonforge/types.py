@@ -224,6 +224,12 @@ class VerifyRequest(BaseModel):
     translator: TranslatorMode | None = Field(default=None, description=(
         "Who translates a chain sent without translations: rules, model or ensemble; omitted: ensemble when a "
         "model endpoint is configured, else rules."))
+    samples: int | None = Field(default=None, ge=1, le=8, description=(
+        "With a model: translate the chain this many times independently (each sample at its own temperature and "
+        "seed), each translation checked on its own; omitted: 1."))
+    agree: int | None = Field(default=None, ge=1, le=9, description=(
+        "How many translations (the rules' and the model's samples) must prove a step, none refuting it, for it "
+        "to be verified; omitted: 1."))
 
 
 class ReasoningSource(str, Enum):
@@ -251,6 +257,8 @@ class ReasoningSubmission(BaseModel):
     proof_level: ProofLevel = ProofLevel.STANDARD
     prover: Prover = Prover.AUTO
     translator: TranslatorMode | None = None
+    samples: int | None = Field(default=None, ge=1, le=8, description="As in VerifyRequest.")
+    agree: int | None = Field(default=None, ge=1, le=9, description="As in VerifyRequest.")
     callback_url: str | None = None
     generate_certificate: bool = True
 

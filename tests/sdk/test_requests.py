@@ -65,9 +65,18 @@ def test_translations_and_enums_are_serialised():
     ]
 
 
+def test_who_translates_goes_on_the_wire_only_when_asked():
+    sent = body(translator="ensemble", samples=3, agree=2)
+    assert (sent["translator"], sent["samples"], sent["agree"]) == ("ensemble", 3, 2)
+    assert not {"translator", "samples", "agree"} & set(body())
+
+
 @pytest.mark.parametrize(
     ("overrides", "field", "fragment"),
     [
+        ({"translator": "oracle"}, "translator", "ensemble"),
+        ({"samples": 9}, "samples", "8"),
+        ({"agree": 0}, "agree", "1"),
         ({"domain": "biology"}, "domain", "mathematics"),
         ({"proof_level": "thorough"}, "proof_level", "quick"),
         ({"reasoning_chain": []}, "reasoning_chain", "empty"),

@@ -776,6 +776,20 @@ def test_a_translator_the_server_cannot_run_is_refused_at_submission(api: Api) -
     assert rules.status_code == 202
 
 
+@pytest.mark.parametrize(("extra", "field", "fragment"), [
+    ({"translator": "rules", "samples": 3}, "samples", "--translator rules has one"),
+    ({"samples": 9}, "samples", "less than or equal to 8"),
+    ({"agree": 0}, "agree", "greater than or equal to 1"),
+    ({"translator": "rules", "translations": [{"step_id": 1, "formal_representation": "claim 1 = 1",
+                                               "language": "sympy"}]}, "translator", "brings its own translations"),
+])
+def test_samples_and_agree_are_request_fields_checked_at_submission(api: Api, extra, field, fragment) -> None:
+    response = api.client.post("/v1/verify", json=quick_chain(1) | extra, headers=api.key())
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert fragment in error["message"] and field in (error["field"] or ""), error
+
+
 def test_a_fresh_server_builds_its_keys_at_start_and_says_so(tmp_path: Path) -> None:
     """The first certificate request on a fresh home: the keys are already being built, and the job says why
     it waits; once they are ready the certificate is issued (small circuit, a fresh key folder)."""

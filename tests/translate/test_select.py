@@ -83,6 +83,16 @@ def test_k_independent_samples_each_checked_and_m_of_them_must_prove_the_step():
     assert len({(b.get("temperature"), b.get("seed")) for b in bodies}) == 2
 
 
+def test_the_request_says_how_many_samples_and_the_caller_may_override_it():
+    env = {"REASONFORGE_MODEL_BASE_URL": "http://127.0.0.1:1/v1"}
+    asked = WHALE.model_copy(update={"translator": TranslatorMode.ENSEMBLE, "samples": 2, "agree": 2})
+    translator = translator_for(asked, env=env)
+    assert isinstance(translator, Ensemble) and len(translator.members) == 3 and translator.min_agree == 2
+    assert isinstance(translator_for(asked, "model", env=env, samples=1, agree=1), TranslationEngine)
+    with pytest.raises(InputError, match="--translator rules has one"):
+        translator_for(asked, "rules", env=env)
+
+
 def test_samples_and_agreement_out_of_range_are_input_errors():
     env = {"REASONFORGE_MODEL_BASE_URL": "http://127.0.0.1:1/v1"}
     with pytest.raises(InputError, match="--translator rules has one"):

@@ -412,6 +412,10 @@ def validate_request(request: VerifyRequest, limits: ChainLimits | None = None) 
             )
     graph = StepGraph(steps)
     if request.translations is not None:
+        chosen = [name for name in ("translator", "samples", "agree") if getattr(request, name) is not None]
+        if chosen:
+            raise InputError(f"{', '.join(chosen)} choose{'s' if len(chosen) == 1 else ''} who translates; this "
+                             "chain brings its own translations (drop one or the other)", field=chosen[0])
         check_translations(request.translations, graph)
     return graph
 

@@ -153,7 +153,7 @@ def request_from_reasoning(submission: ReasoningSubmission) -> VerifyRequest:
     return VerifyRequest(reasoning_chain=steps, domain=submission.domain, original_query=submission.original_query,
                          claimed_answer=claimed, proof_level=submission.proof_level, prover=submission.prover,
                          callback_url=submission.callback_url, generate_certificate=submission.generate_certificate,
-                         translator=submission.translator)
+                         translator=submission.translator, samples=submission.samples, agree=submission.agree)
 
 
 def split_reasoning(text: str) -> list[str]:

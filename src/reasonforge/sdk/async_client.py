@@ -91,6 +91,9 @@ class AsyncReasonForge:
         generate_certificate: bool = True,
         translations: Iterable[TranslationLike] | None = None,
         prover: str | None = None,
+        translator: str | None = None,
+        samples: int | None = None,
+        agree: int | None = None,
         idempotency_key: str | None = None,
     ) -> VerifyResponse:
         """POST /v1/verify: queue a verification and return at once (status `queued`)."""
@@ -104,6 +107,9 @@ class AsyncReasonForge:
             generate_certificate=generate_certificate,
             translations=translations,
             prover=prover,
+            translator=translator,
+            samples=samples,
+            agree=agree,
         )
         return await self._post_job("/v1/verify", body, idempotency_key)
 
@@ -154,6 +160,9 @@ class AsyncReasonForge:
         generate_certificate: bool = True,
         translations: Iterable[TranslationLike] | None = None,
         prover: str | None = None,
+        translator: str | None = None,
+        samples: int | None = None,
+        agree: int | None = None,
         idempotency_key: str | None = None,
         wait: bool = True,
         timeout_s: float = 300.0,
@@ -175,6 +184,9 @@ class AsyncReasonForge:
             generate_certificate=generate_certificate,
             translations=translations,
             prover=prover,
+            translator=translator,
+            samples=samples,
+            agree=agree,
             idempotency_key=idempotency_key,
         )
         return await self._settle(job, wait, timeout_s, wait_via)
@@ -191,6 +203,9 @@ class AsyncReasonForge:
         callback_url: str | None = None,
         generate_certificate: bool = True,
         prover: str | None = None,
+        translator: str | None = None,
+        samples: int | None = None,
+        agree: int | None = None,
         idempotency_key: str | None = None,
     ) -> VerifyResponse:
         """POST /v1/verify/reasoning: queue reasoning as a model wrote it (text, a provider's response dict or SDK
@@ -204,6 +219,9 @@ class AsyncReasonForge:
             callback_url=callback_url,
             generate_certificate=generate_certificate,
             prover=prover,
+            translator=translator,
+            samples=samples,
+            agree=agree,
             source=source,
         )
         return await self._post_job("/v1/verify/reasoning", body, idempotency_key)

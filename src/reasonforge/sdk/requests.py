@@ -82,6 +82,9 @@ def build_verify_body(
     generate_certificate: bool,
     translations: Iterable[TranslationLike] | None,
     prover: str | None = None,
+    translator: str | None = None,
+    samples: int | None = None,
+    agree: int | None = None,
 ) -> dict[str, Any]:
     """The JSON body for `POST /v1/verify`; raises InputError (naming the field) on anything invalid."""
     fields: dict[str, Any] = {
@@ -93,7 +96,8 @@ def build_verify_body(
         "generate_certificate": generate_certificate,
     }
     plain = [_plain(t) for t in translations] if translations is not None else None
-    return _wire(VerifyRequest, fields, callback_url=callback_url, translations=plain, prover=prover)
+    return _wire(VerifyRequest, fields, callback_url=callback_url, translations=plain, prover=prover,
+                 translator=translator, samples=samples, agree=agree)
 
 
 def _wire(model: type[BaseModel], fields: dict[str, Any], **optional: Any) -> dict[str, Any]:
@@ -118,6 +122,9 @@ def build_reasoning_body(
     generate_certificate: bool,
     prover: str | None = None,
     source: str = "auto",
+    translator: str | None = None,
+    samples: int | None = None,
+    agree: int | None = None,
 ) -> dict[str, Any]:
     """The JSON body for `POST /v1/verify/reasoning`; raises InputError (naming the field) on anything invalid.
     An SDK response object (openai, anthropic: pydantic models) is sent as its JSON."""
@@ -133,4 +140,5 @@ def build_reasoning_body(
         "generate_certificate": generate_certificate,
         "source": getattr(source, "value", source),
     }
-    return _wire(ReasoningSubmission, fields, claimed_answer=claimed_answer, callback_url=callback_url, prover=prover)
+    return _wire(ReasoningSubmission, fields, claimed_answer=claimed_answer, callback_url=callback_url, prover=prover,
+                 translator=translator, samples=samples, agree=agree)

@@ -44,11 +44,14 @@ def resolve_mode(mode: TranslatorMode | str | None, env: Mapping[str, str] | Non
 
 def translator_for(request: VerifyRequest, mode: TranslatorMode | str | None = None, *,
                    model: str | ModelSettings | None = None, env: Mapping[str, str] | None = None,
-                   limits: CheckLimits | None = None, samples: int = 1, agree: int = 1) -> Translator:
+                   limits: CheckLimits | None = None, samples: int | None = None,
+                   agree: int | None = None) -> Translator:
     """The translator for `request` in `mode` (default: `request.translator`, then `resolve_mode`); `model` is a
     URL or name (`--model`) or settings, else the REASONFORGE_MODEL* environment. With `samples` k > 1 the
     model translates the chain k times independently; a step is verified when `agree` of the translations
-    (the rules' among them in `ensemble`) prove it and none refutes it."""
+    (the rules' among them in `ensemble`) prove it and none refutes it. Both default to the request's, then 1."""
+    samples = samples if samples is not None else (request.samples or 1)
+    agree = agree if agree is not None else (request.agree or 1)
     if not 1 <= samples <= MAX_SAMPLES:
         raise InputError(f"samples must be between 1 and {MAX_SAMPLES}, not {samples}", field="samples")
     chosen = resolve_mode(mode if mode is not None else request.translator, env)
