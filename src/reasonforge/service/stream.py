@@ -40,6 +40,11 @@ POLL_S = 0.2
 GAP_WAIT_S = 5.0
 """An event id below the newest one seen that has not appeared may belong to a transaction still
 committing (ids are allocated before commit); it is waited for this long, then given up (a rollback)."""
+START_WINDOW = 256
+"""A hub that starts (or restarts after idling) also waits for ids this far below the newest committed one:
+an event whose id was allocated before that one may commit after it (PostgreSQL sequences), and a long-poll
+that read its task just before that commit must still be woken by it. Wider than the transactions that can
+be in flight at once."""
 AUTH_TIMEOUT_S = 10.0
 MAX_SUBSCRIBE = 1000
 _TERMINAL = {
@@ -51,9 +56,9 @@ _CLOSE_CODES = {401: 4401, 403: 4403, 429: 4429}
 class _Cursor:
     """Which event ids were delivered, tolerating ids that commit out of order."""
 
-    def __init__(self, start: int) -> None:
+    def __init__(self, start: int, present: set[int] | None = None) -> None:
         self.low = start  # every id <= low is done
-        self.seen: set[int] = set()
+        self.seen: set[int] = set(present or ())  # ids above low already committed when the cursor started
         self.gaps: dict[int, float] = {}
 
     def accept(self, event_id: int) -> bool:
@@ -117,8 +122,9 @@ class StreamHub:
 
     async def _ensure_cursor(self) -> None:
         if self._cursor is None:
-            # Start after the newest event: a new subscriber gets the present, not the history.
-            self._cursor = _Cursor(await asyncio.to_thread(self._max_id))
+            # Start after the newest event: a new subscriber gets the present, not the history. The ids just below
+            # it that have not committed yet are still to come (gaps, waited for like any other).
+            self._cursor = _Cursor(*await asyncio.to_thread(self._start))
 
     async def watch(self, task_id: str) -> asyncio.Future:
         """A future set to the terminal event of `task_id` (with its `response`) when one arrives from now on, or
@@ -188,9 +194,7 @@ class StreamHub:
     async def _poll(self) -> None:
         if self._cursor is None:
             return
-        events = await asyncio.to_thread(
-            self._fetch, self._cursor.low, set(self._subscribers), set(self._watchers)
-        )
+        events = await asyncio.to_thread(self._fetch, self._cursor.low)
         for event in events:
             if event["status"] in _TERMINAL:
                 for future in self._watchers.pop(event["task_id"], ()):
@@ -203,18 +207,24 @@ class StreamHub:
                     queue.put_nowait(event)
         self._cursor.advance(time.monotonic())
 
-    def _max_id(self) -> int:
+    def _start(self) -> tuple[int, set[int]]:
+        """The low-water mark of a new cursor and the ids above it that have committed already."""
         with self._sm() as session:
-            return session.scalar(select(func.max(JobEventRow.id))) or 0
+            newest = session.scalar(select(func.max(JobEventRow.id))) or 0
+            low = max(0, newest - START_WINDOW)
+            return low, set(session.scalars(select(JobEventRow.id).where(JobEventRow.id > low)))
 
-    def _fetch(self, low: int, owners: set[str], tasks: set[str]) -> list[dict]:
+    def _fetch(self, low: int) -> list[dict]:
         cursor = self._cursor
         out: list[dict] = []
         with self._sm() as session:
             rows = store.events_after(session, low)
             fresh = [row for row in rows if cursor.accept(row.id)]
             for row in fresh:
-                if row.owner_key_id not in owners and row.task_id not in tasks:
+                # Who listens is read now, after the query, not before it: a long-poll that started watching while
+                # the query ran read its task before this event committed, and is woken by it. (Membership tests
+                # of the loop's dicts from this thread are atomic; the loop only adds and removes keys.)
+                if row.owner_key_id not in self._subscribers and row.task_id not in self._watchers:
                     continue
                 event = event_body(
                     row.task_id, row.status, row.attempt, row.at, row.message
