@@ -30,6 +30,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "lazy": (),
     "atomic_file": (),
     "cli_errors": ("errors",),
+    "cli_progress": (),
     "registry": ("types", "errors"),
     "chain": ("types", "errors"),
     "lang": ("errors",),
@@ -40,16 +41,18 @@ RULES: dict[str, tuple[str, ...]] = {
     "incentive": ("errors",),
     "certificate": ("types", "errors", "cli_errors", "chain"),
     "forecast": ("types", "errors", "lazy", "atomic_file", "cli_errors", "verify", "certificate"),
+    "report": ("types", "errors", "chain", "certificate"),
     "bench": ("types", "errors", "registry", "chain", "lang", "verify", "translate", "pipeline", "lazy",
               "cli_errors"),
     "subnet": ("types", "errors", "registry", "lazy", "atomic_file", "cli_errors", "chain", "lang", "verify",
                "translate", "pipeline", "consensus", "bench", "forecast", "incentive", "certificate"),
     "service": ("types", "errors", "registry", "lazy", "atomic_file", "cli_errors", "chain", "lang", "verify",
-                "translate", "pipeline", "consensus", "bench", "forecast", "incentive", "certificate"),
+                "translate", "pipeline", "consensus", "bench", "forecast", "incentive", "certificate", "report"),
     "sdk": ("types", "errors", "chain"),
+    "config_file": ("errors", "service"),
     "cli": ("types", "errors", "registry", "lazy", "atomic_file", "cli_errors", "chain", "lang", "verify",
             "translate", "pipeline", "consensus", "bench", "forecast", "incentive", "certificate", "subnet",
-            "service", "sdk"),
+            "service", "sdk", "report", "config_file", "cli_progress"),
 }
 
 # Room → the subpackages its subpackages may import among their siblings: checkers share only the sandbox.

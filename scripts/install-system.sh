@@ -30,6 +30,13 @@ command -v ninja >/dev/null 2>&1 || need="$need ninja-build"
 # binaries are needed: no system service is enabled or started here. Debian keeps pg_ctl off PATH.
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need="$need postgresql"
 command -v redis-server >/dev/null 2>&1 || need="$need redis-server"
+# What people look at (report/): tests drive Debian's headless Chromium through its WebDriver, and read the
+# compliance PDFs back with poppler (pdftotext, pdftoppm).
+command -v chromium >/dev/null 2>&1 || need="$need chromium"
+command -v chromedriver >/dev/null 2>&1 || need="$need chromium-driver"
+command -v pdftotext >/dev/null 2>&1 || need="$need poppler-utils"
+# tests/test_deploy.py checks the systemd units with systemd-analyze.
+command -v systemd-analyze >/dev/null 2>&1 || need="$need systemd"
 need=$(printf '%s\n' $need | sort -u | tr '\n' ' ')
 if [ -n "${need% }" ]; then
     if [ "$(id -u)" != 0 ]; then

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -17,6 +18,7 @@ from rich.table import Table
 from reasonforge.bench.cli import app as bench_app
 from reasonforge.certificate.cli import app as cert_app
 from reasonforge.cli_errors import ReasonForgeTyper, fail, require_finite
+from reasonforge.cli_progress import working
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.corpus_cli import app as corpus_app
 from reasonforge.forecast.cli import app as forecast_app
@@ -44,9 +46,48 @@ app = ReasonForgeTyper(
     name="reasonforge",
     help="Machine-checked verdicts on AI reasoning.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"reasonforge {version('reasonforge')}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    _show_version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Machine-checked verdicts on AI reasoning. Settings: REASONFORGE_* environment variables, or the same keys in
+    reasonforge.toml / ~/.config/reasonforge/config.toml (the environment wins); `reasonforge config` shows them."""
+    from reasonforge.config_file import applied_config
+
+    applied_config()
+
+
+@app.command("config")
+def show_config() -> None:
+    """Show which configuration file is read and every REASONFORGE_* setting in force, with where it comes from."""
+    from reasonforge.config_file import config_path, known_settings, read_config
+
+    path = config_path()
+    from_file = read_config(path) if path is not None else {}
+    none = "none (reasonforge.toml, ~/.config/reasonforge/config.toml or REASONFORGE_CONFIG)"
+    typer.echo(f"configuration file: {path if path is not None else none}")
+    for key in sorted(known_settings()):
+        name = f"REASONFORGE_{key.upper()}"
+        if name not in os.environ:
+            continue
+        secret = any(word in key for word in ("key", "secret", "password")) or "@" in os.environ[name]
+        source = "file" if from_file.get(name) == os.environ[name] else "environment"
+        typer.echo(f"{name}={'***' if secret else os.environ[name]}  ({source})")
+
 
 # 0: every step's claim proven; 1: a step is refuted; 3: nothing refuted, but not everything proven (2 is bad
 # input, as for every command).
@@ -104,6 +145,18 @@ def _read_source(source: str, what: str, limit: int) -> bytes:
     if len(data) > limit:
         raise InputError(f"the {what} ({name}) is over the limit of {limit} bytes; split the chain", field=what)
     return data
+
+
+def _write_output(path: Path, data: bytes, flag: str) -> None:
+    """Write `data` to `path` whole (a reader never sees half a file); a path that cannot be written is exit 2."""
+    from reasonforge.atomic_file import write_atomic
+
+    if not path.parent.is_dir():
+        raise fail(f"{flag} {path}: the folder '{path.parent}' does not exist; create it or choose another path")
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        raise fail(f"{flag} {path}: cannot write it ({exc.strerror or exc})") from None
 
 
 class DomainChoice(str, Enum):
@@ -178,6 +231,11 @@ def verify(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one VerificationVerdict JSON object.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-step checker time limit in seconds.")] = 10.0,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the verdict page (each step, the DAG, the failure) to this HTML file.",
+                     dir_okay=False),
+    ] = None,
 ) -> None:
     """Verify a reasoning chain. Exit 0 VERIFIED, 1 a step refuted, 3 nothing refuted but not all proven, 2 input
     error (or a model endpoint that does not answer)."""
@@ -185,6 +243,8 @@ def verify(
     from reasonforge.pipeline.run import verify_chain
 
     require_finite("--timeout", timeout, "number of seconds")
+    if html is not None and not html.parent.is_dir():  # before the work, not after it
+        raise fail(f"--html {html}: the folder '{html.parent}' does not exist; create it or choose another path")
     limit = ChainLimits().max_request_bytes
     if text is not None:
         if file is not None:
@@ -215,7 +275,14 @@ def verify(
     elif translator is not None or model is not None or samples is not None or agree is not None:
         raise fail("--translator, --model, --samples and --agree choose who translates; this chain brings its own "
                    "translations")
-    verdict = verify_chain(request, translations=supplied, translator=chosen, limits=CheckLimits(timeout_s=timeout))
+    with working(f"verifying {len(request.reasoning_chain)} step(s), {request.domain.value} at "
+                 f"{request.proof_level.value} level") as say:
+        verdict = verify_chain(request, translations=supplied, translator=chosen, limits=CheckLimits(timeout_s=timeout),
+                               progress=say)
+    if html is not None:
+        from reasonforge.report import build_view, verdict_page
+
+        _write_output(html, verdict_page(build_view(request, verdict)).encode(), "--html")
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")
     else:
@@ -289,6 +356,53 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
         lines.append(f"[bold]invalidated[/]: {impact}   [bold]last valid step[/]: {report.last_valid_step}")
         lines.append(f"[bold]partial correctness[/]: {report.partial_correctness:.0%}")
         console.print(Panel("\n".join(lines), title="failure report", title_align="left", border_style="red"))
+
+
+class TemplateChoice(str, Enum):
+    plain = "plain"
+    eu_ai_act = "eu_ai_act"
+    fda = "fda"
+    sec = "sec"
+
+
+@app.command()
+def report(
+    verdict_file: Annotated[str, typer.Argument(metavar="VERDICT.json", help="A verdict (`verify --json`), or '-'.")],
+    request_file: Annotated[
+        str, typer.Option("--request", help="The request the verdict was computed from (its query and chain).")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="The PDF to write.", dir_okay=False)],
+    certificate: Annotated[
+        str | None, typer.Option("--certificate", help="The certificate issued for this verdict (cert JSON).")
+    ] = None,
+    template: Annotated[
+        TemplateChoice, typer.Option("--template", help="plain, or framed for eu_ai_act, fda or sec.")
+    ] = TemplateChoice.plain,
+) -> None:
+    """Write a PDF compliance report of a verdict: the query and chain, each step's verdict with its artifact and
+    checker, the failure and its cascade, the certificate and validators, methodology and chain of custody."""
+    from pydantic import ValidationError
+
+    from reasonforge.certificate import VerificationCertificate
+    from reasonforge.chain import load_json, parse_request
+    from reasonforge.report import ReportTemplate, build_view, compliance_report
+
+    limit = ChainLimits().max_request_bytes * 8  # a verdict carries artifacts and checker output besides the chain
+    documents: dict[str, object] = {}
+    for what, source, model in (("verdict", verdict_file, VerificationVerdict),
+                                ("certificate", certificate, VerificationCertificate)):
+        if source is None:
+            continue
+        try:
+            documents[what] = model.model_validate(load_json(_read_source(source, what, limit), what=what))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+            raise fail(f"{source} is not a {what} JSON: {where}: {first['msg']}") from None
+    request = parse_request(_read_source(request_file, "request", ChainLimits().max_request_bytes))
+    view = build_view(request, documents["verdict"], certificate=documents.get("certificate"))
+    _write_output(out, compliance_report(view, ReportTemplate(template.value)), "--out")
+    typer.echo(f"wrote {out} ({template.value} report, verdict {view.overall.value})")
 
 
 @app.command()

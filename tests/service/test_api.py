@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 import shutil
 import threading
 import time
@@ -697,6 +699,8 @@ def test_the_landing_page_links_what_a_newcomer_needs(api) -> None:
         assert f'href="{href}"' in page.text
         assert api.client.get(href).status_code == 200, href
     assert "/verify/{certificate_id}" in page.text and "?wait=30" in page.text
+    assert 'href="/dashboard"' in page.text and api.client.get("/dashboard").status_code == 401  # asks for the key
+    assert "/verdicts/{task_id}" in page.text and "report.pdf" in page.text
     assert "<td>inprocess</td>" in page.text and "<td>ready</td>" in page.text
 
 
@@ -840,3 +844,68 @@ def test_keys_left_for_the_first_job_are_reported_as_not_built(tmp_path: Path) -
     settings = ServiceSettings(home=tmp_path, certificate_circuit="small", build_keys_at_start=False)
     with TestClient(create_app(settings)) as client:
         assert client.get("/healthz").json()["certificate_keys"] == "not built"
+
+
+def test_verdict_page_asks_a_browser_for_the_key_and_shows_only_the_owners_task(api: Api) -> None:
+    headers = api.key()
+    done = api.wait(api.client.post("/v1/verify", json=quick_chain(5, wrong=True), headers=headers).json()["task_id"],
+                    headers)
+    page = f"/verdicts/{done['task_id']}"
+    anonymous = api.client.get(page)
+    assert anonymous.status_code == 401 and anonymous.headers["www-authenticate"].startswith("Basic realm=")
+    assert anonymous.headers["content-type"].startswith("text/html") and "missing API key" in anonymous.text
+    key = headers["Authorization"].removeprefix("Bearer ")
+    basic = "Basic " + base64.b64encode(f"anyone:{key}".encode()).decode()
+    for auth in (basic, headers["Authorization"]):
+        shown = api.client.get(page, headers={"Authorization": auth})
+        assert shown.status_code == 200 and 'id="overall">PARTIAL<' in shown.text, shown.text[:300]
+        assert "script-src" not in shown.headers["content-security-policy"]  # default-src 'none': no script at all
+    stranger = api.client.get(page, headers=api.key())
+    assert stranger.status_code == 404 and "no task" in stranger.text
+    garbled = api.client.get(page, headers={"Authorization": "Basic !!!"})
+    assert garbled.status_code == 401
+
+
+def test_report_pdf_of_a_finished_task_and_of_one_still_queued(api: Api, idle_app) -> None:
+    headers = api.key()
+    done = api.wait(api.client.post("/v1/verify", json=quick_chain(6), headers=headers).json()["task_id"], headers)
+    pdf = api.client.get(f"/v1/verify/{done['task_id']}/report.pdf?template=eu_ai_act", headers=headers)
+    assert pdf.status_code == 200 and pdf.headers["content-type"] == "application/pdf"
+    assert pdf.content.startswith(b"%PDF-") and "eu_ai_act.pdf" in pdf.headers["content-disposition"]
+    assert api.client.get(f"/v1/verify/{done['task_id']}/report.pdf", headers=api.key()).status_code == 404
+    bad = api.client.get(f"/v1/verify/{done['task_id']}/report.pdf?template=gdpr", headers=headers)
+    assert bad.status_code == 422 and error_of(bad)["field"] == "template"
+    idle = idle_app()
+    idle_headers = idle.key()
+    queued = idle.client.post("/v1/verify", json=quick_chain(7), headers=idle_headers).json()["task_id"]
+    early = idle.client.get(f"/v1/verify/{queued}/report.pdf", headers=idle_headers)
+    assert early.status_code == 409 and "no verdict" in error_of(early)["message"]
+    waiting = idle.client.get(f"/verdicts/{queued}", headers=idle_headers)
+    assert waiting.status_code == 200 and "queued" in waiting.text and waiting.headers["refresh"] == "5"
+
+
+GRAFANA = Path(__file__).resolve().parents[2] / "deploy" / "grafana" / "reasonforge-service.json"
+
+
+def test_work_metrics_count_what_the_jobs_did_and_grafana_queries_only_exported_metrics(api: Api) -> None:
+    headers = api.key()
+    for n, wrong in ((11, True), (12, False)):
+        api.wait(api.client.post("/v1/verify", json=quick_chain(n, wrong=wrong), headers=headers).json()["task_id"],
+                 headers)
+    from prometheus_client.parser import text_string_to_metric_families
+
+    samples = [s for f in text_string_to_metric_families(api.client.get("/metrics").text) for s in f.samples]
+    names = {s.name for s in samples}
+
+    def value(name: str, **labels: str) -> float:
+        return sum(s.value for s in samples if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()))
+
+    assert value("reasonforge_verifications_total", domain="mathematics", level="quick", verdict="PARTIAL") >= 1
+    assert value("reasonforge_verifications_total", verdict="VERIFIED") >= 1
+    assert value("reasonforge_checker_duration_seconds_count", checker="sympy-relations") >= 6
+    assert value("reasonforge_first_failure_step_total", step="2") >= 1  # quick_chain(wrong=True) breaks step 2
+    assert {"reasonforge_sandbox_kills_total", "reasonforge_jobs_failed_total", "reasonforge_jobs"} <= names
+    dashboard = json.loads(GRAFANA.read_text())
+    queried = {name for panel in dashboard["panels"] for target in panel["targets"]
+               for name in re.findall(r"\breasonforge_[a-z0-9_]+", target["expr"])}
+    assert len(queried) >= 8 and queried <= names, sorted(queried - names)

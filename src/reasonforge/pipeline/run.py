@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from reasonforge.chain import (
     StepGraph,
@@ -59,9 +59,12 @@ def verify_chain(
     limits: CheckLimits | None = None,
     chain_limits: ChainLimits | None = None,
     registry: CheckerRegistry | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> VerificationVerdict:
-    """Verify every step of `request` and return the chain's verdict (see DESIGN §3.2)."""
+    """Verify every step of `request` and return the chain's verdict (see DESIGN §3.2); `progress` is told what
+    is being done as it starts (translating, checking step k of n)."""
     started = time.perf_counter()
+    say = progress or (lambda _message: None)
     graph = validate_request(request, chain_limits)
     limits = limits or CheckLimits()
     registry = registry or checkers
@@ -78,16 +81,17 @@ def verify_chain(
             # back to the model with the gate's reason while it can still be repaired
             translator = translator.with_gate(lambda c, t, o: _gated(c, t, o, limits))
         ancestors = {sid: graph.ancestors(sid) for sid in graph.order}
+        say(f"translating {len(graph.order)} step(s)")
         formalised = _formalised(request, translator)
         written = _written(request, translator)
         if isinstance(translator, Ensemble):
-            own = _check_ensemble(request, graph, translator, ancestors, limits, registry, written)
+            own = _check_ensemble(request, graph, translator, ancestors, limits, registry, written, say)
         else:
             translations = translator.translate_chain(request, ancestors)
     if translations is not None:
         check_translations(translations, graph)
         check_prover(request, translations)
-        own = _check_all(request, graph, translations, limits, registry, translator_spec, written)
+        own = _check_all(request, graph, translations, limits, registry, translator_spec, written, say)
     if formalised is not None:
         own = corroborate(step_contexts(request, graph), own, formalised)
     cascaded = apply_cascade(graph, own)
@@ -119,13 +123,15 @@ def verify_chain(
 
 def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble,
                     ancestors: dict[int, list[int]], limits: CheckLimits, registry: CheckerRegistry,
-                    written: dict[int, str]) -> dict[int, StepVerdict]:
+                    written: dict[int, str], say: Callable[[str], None]) -> dict[int, StepVerdict]:
     """Each member's translations checked on their own, then agreed on per step (`pipeline.agreement`)."""
     runs = []
-    for member, translations in zip(ensemble.members, ensemble.translate_all(request, ancestors), strict=True):
+    for index, (member, translations) in enumerate(
+            zip(ensemble.members, ensemble.translate_all(request, ancestors), strict=True), start=1):
         check_translations(translations, graph)
         check_prover(request, translations)
-        runs.append(_check_all(request, graph, translations, limits, registry, member.spec, written))
+        runs.append(_check_all(request, graph, translations, limits, registry, member.spec, written,
+                               lambda message, i=index: say(f"{message}, translation {i} of {len(ensemble.members)}")))
     return agree(runs, [m.spec for m in ensemble.members], ensemble.min_agree)
 
 
@@ -160,6 +166,7 @@ def _check_all(
     registry: CheckerRegistry,
     translator_spec: Spec | None,
     written: dict[int, str] | None = None,
+    say: Callable[[str], None] = lambda _message: None,
 ) -> dict[int, StepVerdict]:
     """Per-step checkers run step by step; chain checkers (Coq, Lean 4) once per language per chain (`written`:
     code examples a translator wrote from the texts, by step id)."""
@@ -170,7 +177,8 @@ def _check_all(
     # Each step's checker is built once and handed on; a chain checker once per language, for all its steps.
     chain_checkers: dict[ArtifactLanguage, ChainChecker] = {}
     groups: dict[ArtifactLanguage, list[int]] = {}
-    for sid in graph.order:
+    for position, sid in enumerate(graph.order, start=1):
+        say(f"checking step {sid} ({position} of {len(graph.order)})")
         translation = by_step.get(sid)
         checker: Checker | ChainChecker | ReasonForgeError | None = None
         if translation is not None and translation.formal_representation.strip():

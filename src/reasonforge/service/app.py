@@ -12,7 +12,7 @@ from reasonforge.service.accounts import make_rate_limiter
 from reasonforge.service.jobs import make_context, make_queue
 from reasonforge.service.jobs.certify import KeyBuilder, certificates_unavailable
 from reasonforge.service.metrics import LatencyMiddleware, ServiceMetrics
-from reasonforge.service.routes import certificates, forecast_commits, forecasts, system, verify
+from reasonforge.service.routes import certificates, forecast_commits, forecasts, system, verify, viewer
 from reasonforge.service.routes.errors import install_error_handlers
 from reasonforge.service.routes.middleware import BodyLimitMiddleware
 from reasonforge.service.routes.state import AppState
@@ -82,7 +82,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     )
     app.state.rf = state
     install_error_handlers(app)
-    for module in (verify, certificates, forecasts, forecast_commits, system):
+    for module in (verify, certificates, forecasts, forecast_commits, system, viewer):
         app.include_router(module.router)
     app.include_router(verify.reasoning_router)
     # Outermost first: time everything (413s included), then cap the body before anything parses it.

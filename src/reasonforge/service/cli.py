@@ -5,13 +5,13 @@ Settings come from REASONFORGE_* environment variables (see `reasonforge.service
 
 from __future__ import annotations
 
-import logging
 import os
 from typing import Annotated
 
 import typer
 
 from reasonforge.cli_errors import fail
+from reasonforge.service.logs import configure_logging
 
 _LOG_LEVELS = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
 
@@ -22,6 +22,16 @@ def _log_level(value: str, allowed: tuple[str, ...] = _LOG_LEVELS) -> str:
     if level not in allowed:
         raise fail(f"unknown --log-level {value!r}; use one of {', '.join(a.lower() for a in allowed)}")
     return level
+
+
+def _log_format(value: str):
+    """The --log-format as a LogFormat; an unknown one is a usage error."""
+    from reasonforge.service.logs import LogFormat
+
+    try:
+        return LogFormat(value.strip().lower())
+    except ValueError:
+        raise fail(f"unknown --log-format {value!r}; use text or json") from None
 
 
 def _settings(**overrides: object):
@@ -58,6 +68,11 @@ def serve(
     log_level: Annotated[
         str, typer.Option("--log-level", help="uvicorn log level.")
     ] = "info",
+    log_format: Annotated[
+        str,
+        typer.Option("--log-format", envvar="REASONFORGE_LOG_FORMAT",
+                     help="text, or json (one object per line, with the task id of the job logging)."),
+    ] = "text",
 ) -> None:
     """Run the verification API (embedded defaults: SQLite under REASONFORGE_HOME, in-process workers)."""
     import uvicorn
@@ -70,12 +85,9 @@ def serve(
         if os.environ.get("REASONFORGE_PUBLIC_BASE_URL")
         else f"http://{host}:{port}"
     )
-    level = _log_level(log_level, (*_LOG_LEVELS, "TRACE"))
+    level = _log_level(log_level, (*_LOG_LEVELS, "TRACE"))  # trace is uvicorn's own level, below DEBUG
     settings = _settings(workers=workers, public_base_url=base)
-    logging.basicConfig(
-        level="DEBUG" if level == "TRACE" else level,  # trace is uvicorn's own level, below DEBUG
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(level, _log_format(log_format))
     app = create_app(settings)
     config = uvicorn.Config(
         app,
@@ -83,6 +95,7 @@ def serve(
         port=port,
         log_level=log_level.lower(),
         timeout_graceful_shutdown=30,
+        log_config=None,  # uvicorn's loggers go through the root handler configured above (text or JSON)
     )
 
     class Server(uvicorn.Server):
@@ -113,15 +126,17 @@ def worker(
     log_level: Annotated[
         str, typer.Option("--log-level", help="Celery log level.")
     ] = "INFO",
+    log_format: Annotated[
+        str,
+        typer.Option("--log-format", envvar="REASONFORGE_LOG_FORMAT",
+                     help="text, or json (one object per line, with the task id of the job logging)."),
+    ] = "text",
 ) -> None:
     """Run a Celery worker for REASONFORGE_QUEUE=celery (any number, on any machines sharing the DB and Redis)."""
     from reasonforge.service.worker import parse_pool, run_worker
 
     level = _log_level(log_level)
-    logging.basicConfig(
-        level=level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(level, _log_format(log_format))
     run_worker(
         _settings(),
         pool=parse_pool(pool),

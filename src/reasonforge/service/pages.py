@@ -29,7 +29,8 @@ def _row(label: str, value: str, *, code: bool = False) -> str:
     return f"<tr><th>{escape(label)}</th><td>{f'<code>{text}</code>' if code else text}</td></tr>"
 
 
-def _document(title: str, body: str) -> str:
+def document(title: str, body: str) -> str:
+    """A whole page around `body` (already escaped) in the pages' style."""
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         '<meta name=viewport content="width=device-width, initial-scale=1">'
@@ -42,7 +43,8 @@ _LINKS = (
     ("/redoc", "API reference (ReDoc)", "the same, as one readable document"),
     ("/openapi.json", "OpenAPI document", "the machine-readable contract the SDKs and the contract test use"),
     ("/healthz", "Health", "the store, the queue and whether certificate keys are ready"),
-    ("/metrics", "Metrics", "Prometheus text: request latencies by route, jobs by status"),
+    ("/metrics", "Metrics", "Prometheus text: request latencies by route, jobs by status, checker latency"),
+    ("/dashboard", "Dashboard", "volume, success rate, first failing steps, checker latency, miners (an admin key)"),
 )
 
 
@@ -66,11 +68,13 @@ def landing_page(*, queue: str, certificate_keys: str) -> str:
         "and why. Every <code>/v1</code> call needs an API key (<code>reasonforge keys create</code> on the "
         "server).</p>"
         f"<table>{links}"
+        f"{_row('Verdict pages', '/verdicts/{task_id}: one verdict step by step (your API key as the password)')}"
+        f"{_row('Compliance reports', '/v1/verify/{task_id}/report.pdf?template=plain|eu_ai_act|fda|sec')}"
         f"{_row('Certificate pages', '/verify/{certificate_id}: a certificate, re-checked when viewed')}"
         f"{_row('Queue', queue)}{_row('Certificate keys', certificate_keys)}</table>"
         f"<h2>First verification</h2><pre><code>{escape(example)}</code></pre>"
     )
-    return _document("ReasonForge verification API", body)
+    return document("ReasonForge verification API", body)
 
 
 def certificate_page(
@@ -140,12 +144,12 @@ def certificate_page(
         "<p>Check it yourself: download the JSON from <code>GET /v1/certificates/{id}</code> and run "
         "<code>reasonforge cert verify certificate.json</code>.</p>"
     )
-    return _document(f"Certificate {cert.certificate_id}", body)
+    return document(f"Certificate {cert.certificate_id}", body)
 
 
 def not_found_page(cert_id: str) -> str:
     """A 404 page naming the id that was asked for."""
-    return _document(
+    return document(
         "Certificate not found",
         f"<h1>No such certificate</h1><p>This service has issued no certificate <code>{escape(cert_id)}</code>.</p>",
     )

@@ -45,6 +45,8 @@ class ServiceSettings(BaseSettings):
     rate_limit_per_minute: int = Field(default=120, ge=1, description="Requests per key per minute.")
     webhook_secret: str | None = Field(default=None, description="HMAC key for webhooks; default: generated in home.")
     webhook_allow_private: bool = Field(default=False, description="Allow callbacks to private/loopback addresses.")
+    validator_state: Path | None = Field(default=None, description=(
+        "A validator's state file (`reasonforge subnet`), read by the dashboard's miner leaderboard."))
     forecast_rpc_url: str | None = Field(default=None, description="JSON-RPC URL of the ForecastRegistry's node (commit-reveal endpoints).")
     forecast_registry: str | None = Field(default=None, description="ForecastRegistry address; unset: the commit-reveal endpoints answer 404.")
     webhook_max_attempts: int = Field(default=5, ge=1)

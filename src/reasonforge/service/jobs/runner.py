@@ -23,6 +23,7 @@ from reasonforge.errors import ReasonForgeError
 from reasonforge.service.jobs import leases
 from reasonforge.service.jobs.certify import CertificateFailure, CertificateIssuer
 from reasonforge.service.jobs.context import JobContext
+from reasonforge.service.logs import job_context
 from reasonforge.service.settings import ServiceSettings
 from reasonforge.translate.llm import ModelError
 from reasonforge.types import (
@@ -116,6 +117,11 @@ def run_claimed(
     ctx: JobContext, claim: leases.Claim, *, executor, dispatch_webhook: Dispatch
 ) -> JobStatus | None:
     """Run a claimed job on `executor` to its end state; a webhook (if any) goes to `dispatch_webhook`."""
+    with job_context(claim.task_id):
+        return _run_claimed(ctx, claim, executor=executor, dispatch_webhook=dispatch_webhook)
+
+
+def _run_claimed(ctx: JobContext, claim: leases.Claim, *, executor, dispatch_webhook: Dispatch) -> JobStatus | None:
     with _LeaseKeeper(ctx, claim):
         try:
             status = executor.execute(claim)

@@ -1,0 +1,9 @@
+"""What people look at: one verdict as a web page (step by step, the DAG, the failure, the hashes) and as a
+PDF compliance report for an auditor. Both read one `VerdictView` built from the request and its verdict."""
+
+from reasonforge.report.html import PAGE_CSP, verdict_page
+from reasonforge.report.pdf import SECTIONS, ReportTemplate, compliance_report
+from reasonforge.report.view import Certified, VerdictView, build_view, certified_from
+
+__all__ = ["PAGE_CSP", "SECTIONS", "Certified", "ReportTemplate", "VerdictView", "build_view", "certified_from",
+           "compliance_report", "verdict_page"]

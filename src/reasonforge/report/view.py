@@ -1,0 +1,276 @@
+"""What a person is shown of one verdict: each step beside its text, evidence, checker and failure, the step DAG
+laid out for drawing, and the hashes that tie the page to the task, the verdict and the certificate.
+
+The HTML page and the PDF report read the same `VerdictView`, so they cannot disagree about a step."""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from hashlib import sha256
+from typing import Any
+
+from reasonforge.certificate import VerificationCertificate
+from reasonforge.chain import StepGraph, task_hash
+from reasonforge.errors import InputError
+from reasonforge.types import (
+    Assurance,
+    Overall,
+    StepStatus,
+    StepVerdict,
+    VerificationVerdict,
+    VerifyRequest,
+)
+
+__all__ = ["Certified", "DagLayout", "StepView", "VerdictView", "build_view", "certified_from"]
+
+MAX_SHOWN = 20_000
+"""Characters of one artifact, message or test output shown; the rest is cut with a note (the JSON has it all)."""
+
+# What each assurance means to a reader who has not read the code: one sentence each.
+ASSURANCE_TEXT: dict[Assurance, str] = {
+    Assurance.PROVEN: "every step's claim was proven from the question's givens and the steps it rests on",
+    Assurance.CORROBORATED: "every step was proven or, for a word problem, its quantities agree with independent "
+                            "formalisations of the question",
+    Assurance.ARITHMETIC: "every step was checked, but some only on the arithmetic inside their text, not on what "
+                          "the text says it means",
+    Assurance.SELF_TESTED: "every step was checked, but some code only against its author's own tests",
+    Assurance.UNPROVEN: "nothing was refuted, but not every claim could be proven",
+    Assurance.REFUTED: "a step was refuted by its checker",
+}
+
+
+@dataclass(frozen=True)
+class FailingTest:
+    """One failing test or property, as the checker reported it."""
+
+    test: str
+    outcome: str
+    message: str
+
+
+@dataclass(frozen=True)
+class StepView:
+    """One step: its text and place in the DAG beside what the checker made of it."""
+
+    step_id: int
+    content: str
+    dependencies: tuple[int, ...]
+    status: StepStatus
+    message: str
+    aligned_claim: str
+    evidence_kind: str
+    formaliser: str
+    evidence_note: str
+    language: str
+    artifact: str
+    checker: str
+    translator: str
+    elapsed_ms: float | None
+    failing_tests: tuple[FailingTest, ...]
+    counterexample: str
+    invalidated_by: tuple[int, ...]  # the failed step(s) it depends on
+    local_status: str
+
+
+@dataclass(frozen=True)
+class DagLayout:
+    """Step positions for drawing the DAG left to right: column = longest path from a step with no dependency."""
+
+    columns: int
+    rows: int
+    position: dict[int, tuple[int, int]]
+    edges: tuple[tuple[int, int], ...]  # (dependency, dependant)
+    cascade: frozenset[tuple[int, int]]  # edges along which a failure invalidated a dependant
+
+
+@dataclass(frozen=True)
+class Certified:
+    """The certificate behind a verdict, as far as the page shows it."""
+
+    certificate_id: str
+    url: str | None = None
+    chain_id: int | None = None
+    registry_address: str | None = None
+    tx_hash: str | None = None
+    block_number: int | None = None
+    validators: str = ""
+    attesters: tuple[str, ...] = ()
+    issued_at: str = ""
+    insecure_development_key: bool = False
+
+
+def certified_from(cert: VerificationCertificate, page_base_url: str | None = None) -> Certified:
+    """What the page and the report show of `cert`; its page link is built here, never taken from the file."""
+    base = page_base_url.rstrip("/") if page_base_url else None
+    return Certified(
+        certificate_id=cert.certificate_id,
+        url=f"{base}/verify/{cert.certificate_id}" if base else None,
+        chain_id=cert.chain_id, registry_address=cert.registry_address, tx_hash=cert.tx_hash,
+        block_number=cert.block_number,
+        validators=f"{cert.validator_count} validator(s) signed; threshold {cert.validator_threshold}",
+        attesters=tuple(a.public_key for a in cert.attestations),
+        issued_at=datetime.fromtimestamp(cert.timestamp, UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        insecure_development_key=cert.verification_key.insecure_development_key,
+    )
+
+
+@dataclass
+class VerdictView:
+    """Everything the page and the report show, derived once from the request and its verdict."""
+
+    request: VerifyRequest
+    verdict: VerificationVerdict
+    steps: list[StepView]
+    layout: DagLayout
+    assurance_text: str
+    generated_at: str
+    certified: Certified | None = None
+    custody: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def overall(self) -> Overall:
+        """VERIFIED, PARTIAL or FAILED."""
+        return self.verdict.overall
+
+    def step(self, step_id: int) -> StepView:
+        """The view of step `step_id`."""
+        return next(s for s in self.steps if s.step_id == step_id)
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_SHOWN:
+        return text
+    return text[:MAX_SHOWN] + f"\n… ({len(text) - MAX_SHOWN:,} more characters in the verdict JSON)"
+
+
+def _spec_text(raw: Any) -> str:
+    if not isinstance(raw, Mapping):
+        return ""
+    name, version = str(raw.get("name", "")), str(raw.get("version", ""))
+    args = raw.get("args") if isinstance(raw.get("args"), Mapping) else {}
+    tools = ", ".join(f"{k} {v}" for k, v in sorted(args.items()) if isinstance(v, (str, int, float)))
+    return f"{name} {version}".strip() + (f" ({tools})" if tools else "")
+
+
+def _records(raw: Any) -> list[Mapping[str, Any]]:
+    """A list of dicts from details, which verdicts read back from elsewhere may carry as its Python repr."""
+    if isinstance(raw, str):
+        try:
+            raw = ast.literal_eval(raw)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return []
+    return [r for r in raw if isinstance(r, Mapping)] if isinstance(raw, list) else []
+
+
+def _failing_tests(details: Mapping[str, Any]) -> tuple[FailingTest, ...]:
+    seen: set[tuple[str, str]] = set()
+    out: list[FailingTest] = []
+    for record in [*_records(details.get("failing_tests")), *_records(details.get("property_violations"))]:
+        key = (str(record.get("test", "")), str(record.get("message", "")))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(FailingTest(key[0], str(record.get("outcome", "failed")), _cut(key[1])))
+    return tuple(out)
+
+
+def _counterexample(details: Mapping[str, Any]) -> str:
+    raw = details.get("counterexample")
+    if raw:
+        return _cut(raw if isinstance(raw, str) else json.dumps(raw, indent=1, sort_keys=True, default=str))
+    false = [r for r in _records(details.get("relations")) if r.get("verdict") == "failed"]
+    return _cut("\n".join(f"line {r.get('line')}: {r.get('relation')} is false" for r in false))
+
+
+def _step_view(content: str, dependencies: tuple[int, ...], sv: StepVerdict) -> StepView:
+    d = sv.details
+    evidence = d.get("evidence") if isinstance(d.get("evidence"), Mapping) else {}
+    elapsed = d.get("elapsed_ms")
+    raw_by = d.get("invalidated_by")
+    invalidated_by = tuple(i for i in (raw_by if isinstance(raw_by, list) else [raw_by]) if isinstance(i, int))
+    return StepView(
+        step_id=sv.step_id,
+        content=_cut(content),
+        dependencies=dependencies,
+        status=sv.status,
+        message=_cut(sv.error_message or ""),
+        aligned_claim=_cut(str(evidence.get("aligned_claim") or d.get("aligned_claim") or "")),
+        evidence_kind=str(evidence.get("kind", "")),
+        formaliser=str(evidence.get("formaliser", "")),
+        evidence_note=_cut(str(evidence.get("note") or "")),
+        language=str(d.get("language", "")),
+        artifact=_cut(sv.formal_representation),
+        checker=_spec_text(d.get("spec")) or str(d.get("checker", "")),
+        translator=_spec_text(d.get("translator")) or ("supplied with the request" if d.get("language") else ""),
+        elapsed_ms=float(elapsed) if isinstance(elapsed, (int, float)) else None,
+        failing_tests=_failing_tests(d),
+        counterexample=_counterexample(d),
+        invalidated_by=invalidated_by,
+        local_status=str(d.get("local_status", "")),
+    )
+
+
+def layout(graph: StepGraph, statuses: Mapping[int, StepStatus]) -> DagLayout:
+    """Columns by longest path from a root, rows in chain order within a column; cascade edges marked."""
+    column: dict[int, int] = {}
+    for sid in graph.order:
+        column[sid] = 1 + max((column[d] for d in graph.dependencies[sid]), default=-1)
+    rows: dict[int, int] = {}
+    position: dict[int, tuple[int, int]] = {}
+    for sid in graph.step_ids:
+        c = column[sid]
+        position[sid] = (c, rows.get(c, 0))
+        rows[c] = rows.get(c, 0) + 1
+    edges = tuple((dep, sid) for sid in graph.step_ids for dep in graph.dependencies[sid])
+    broken = {sid for sid, status in statuses.items() if status in (StepStatus.FAILED, StepStatus.INVALIDATED)}
+    cascade = frozenset((a, b) for a, b in edges if a in broken and statuses.get(b) is StepStatus.INVALIDATED)
+    return DagLayout(columns=max(column.values()) + 1, rows=max(rows.values()), position=position, edges=edges,
+                     cascade=cascade)
+
+
+def build_view(request: VerifyRequest, verdict: VerificationVerdict, *,
+               certificate: VerificationCertificate | None = None, page_base_url: str | None = None,
+               generated_at: datetime | None = None) -> VerdictView:
+    """The view of `verdict` for `request` (and the certificate issued for it); InputError when the three do not
+    belong together (task hash, verdict digest)."""
+    expected = task_hash(request)
+    if verdict.task_hash != expected:
+        raise InputError(
+            f"the verdict is for task {verdict.task_hash[:16] or '(none named)'}…, but this request hashes to "
+            f"{expected[:16]}…: give the "
+            "request the verdict was computed from", field="request")
+    if certificate is not None and (certificate.task_hash, certificate.verdict_digest) != (
+            verdict.task_hash, verdict.verdict_digest):
+        raise InputError(
+            f"certificate {certificate.certificate_id[:18]}… certifies another verdict (its task hash or verdict digest "
+            "differs from this verdict's): give the certificate issued for this verdict", field="certificate")
+    certified = certified_from(certificate, page_base_url) if certificate is not None else None
+    graph = StepGraph(request.reasoning_chain)
+    by_id = {sv.step_id: sv for sv in verdict.step_verdicts}
+    missing = [sid for sid in graph.step_ids if sid not in by_id]
+    if missing:
+        raise InputError(f"the verdict has no result for step(s) {', '.join(map(str, missing))} of the request: give "
+                         "the request the verdict was computed from", field="request")
+    steps = [_step_view(step.content, graph.dependencies[step.step_id], by_id[step.step_id])
+             for step in request.reasoning_chain]
+    when = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M:%S UTC")
+    assurance = verdict.assurance
+    custody = [("task hash", verdict.task_hash), ("verdict digest", verdict.verdict_digest),
+               ("verdict hash (the plan's)", verdict.verdict_hash)]
+    # The same sha256 of each artifact that the verdict digest covers: the whole artifact, not what is shown.
+    custody += [(f"step {sid} artifact sha256", sha256(by_id[sid].formal_representation.encode()).hexdigest())
+                for sid in graph.step_ids if by_id[sid].formal_representation]
+    if certified is not None:
+        custody.append(("certificate id", certified.certificate_id))
+        if certified.tx_hash:
+            custody.append(("registry transaction", certified.tx_hash))
+    return VerdictView(
+        request=request, verdict=verdict, steps=steps,
+        layout=layout(graph, {s.step_id: s.status for s in steps}),
+        assurance_text=ASSURANCE_TEXT.get(assurance, "") if assurance is not None else "",
+        generated_at=when, certified=certified, custody=[(k, v) for k, v in custody if v],
+    )

@@ -1,0 +1,260 @@
+"""`GET /dashboard`: the service at a glance, for the team that runs it (admin keys only).
+
+Everything is read from the store at request time, over a bounded window (the last `WINDOW_DAYS` days, at most
+`MAX_JOBS` finished jobs, newest first), so every API process shows the same figures however many workers ran
+the jobs. The miner leaderboard reads the validator's state file (`REASONFORGE_VALIDATOR_STATE`). The page is
+server-rendered HTML and SVG with no script, reloads itself every 30 s, and escapes everything it shows."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from html import escape
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from sqlalchemy import select
+from sqlalchemy.orm import sessionmaker
+
+from reasonforge.service.jobs.tables import JobRow
+from reasonforge.service.work import work_facts
+
+__all__ = ["DASHBOARD_CSP", "MAX_JOBS", "WINDOW_DAYS", "Dashboard", "dashboard_page", "gather"]
+
+WINDOW_DAYS = 14
+MAX_JOBS = 20_000
+MAX_STATE_BYTES = 64 * 1024 * 1024
+DASHBOARD_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'"
+VERDICTS = ("VERIFIED", "PARTIAL", "FAILED")
+
+
+@dataclass
+class CheckerRow:
+    """Latency of one checker over the window."""
+
+    checker: str
+    steps: int
+    median_ms: float
+    p95_ms: float
+
+
+@dataclass
+class MinerRow:
+    """One miner in the validator's latest completed epoch."""
+
+    uid: int
+    hotkey: str
+    rank: int | None
+    cts: float
+    epoch_score: float
+    weight: float
+    streak: int
+    trap_accuracy: float | None
+
+
+@dataclass
+class Dashboard:
+    """What the page shows."""
+
+    days: list[str]
+    volume: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (domain, level) -> jobs per day
+    verified: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    verdicts: Counter = field(default_factory=Counter)
+    first_failure: Counter = field(default_factory=Counter)  # 1-based position -> refuted chains
+    checkers: list[CheckerRow] = field(default_factory=list)
+    failed_jobs: int = 0
+    jobs_read: int = 0
+    truncated: bool = False
+    miners: list[MinerRow] = field(default_factory=list)
+    miners_note: str = ""
+    epoch: int | None = None
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    cts: list[float] = []
+    epoch_score: float = 0.0
+    trap_scores: list[float] = []
+    rank: int | None = None
+    weight: float = 0.0
+
+
+class _Miner(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    hotkey: str
+    streak: int = 0
+    history: dict[int, _Entry] = {}
+
+
+class _State(BaseModel):
+    """The fields of the validator state file (subnet/state.py, version 1) the leaderboard reads."""
+
+    model_config = ConfigDict(extra="ignore")
+    version: int
+    last_completed_epoch: int = 0
+    miners: dict[int, _Miner] = {}
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _miners(path: Path | None, board: Dashboard) -> None:
+    if path is None:
+        board.miners_note = "No validator state configured (set REASONFORGE_VALIDATOR_STATE to its file)."
+        return
+    try:
+        if path.stat().st_size > MAX_STATE_BYTES:
+            raise ValueError(f"over {MAX_STATE_BYTES} bytes")
+        state = _State.model_validate_json(path.read_bytes())
+    except (OSError, ValueError, ValidationError) as exc:
+        board.miners_note = f"The validator state {path} cannot be read: {str(exc).splitlines()[0][:200]}"
+        return
+    epoch = state.last_completed_epoch
+    board.epoch = epoch or None
+    for uid, miner in state.miners.items():
+        entry = miner.history.get(epoch)
+        if entry is None:
+            continue
+        traps = [t for e in miner.history.values() for t in e.trap_scores]
+        board.miners.append(MinerRow(uid=uid, hotkey=miner.hotkey, rank=entry.rank,
+                                     cts=statistics.fmean(entry.cts) if entry.cts else 0.0,
+                                     epoch_score=entry.epoch_score, weight=entry.weight, streak=miner.streak,
+                                     trap_accuracy=statistics.fmean(traps) if traps else None))
+    board.miners.sort(key=lambda m: (m.rank is None, m.rank or 0, -m.epoch_score))
+    if not board.miners:
+        board.miners_note = "The validator has completed no epoch yet."
+
+
+def gather(sm: sessionmaker, *, validator_state: Path | None = None, now: datetime | None = None) -> Dashboard:
+    """The figures of the last WINDOW_DAYS days (at most MAX_JOBS finished jobs) and the miner leaderboard."""
+    now = now or datetime.now(UTC)
+    first_day = (now - timedelta(days=WINDOW_DAYS - 1)).date()
+    days = [(first_day + timedelta(days=i)).isoformat() for i in range(WINDOW_DAYS)]
+    board = Dashboard(days=days)
+    since = datetime(first_day.year, first_day.month, first_day.day, tzinfo=UTC).timestamp()
+    with sm() as session:
+        rows = session.execute(
+            select(JobRow.finished_at, JobRow.status, JobRow.verdict_json)
+            .where(JobRow.finished_at >= since, JobRow.status.in_(("complete", "failed")))
+            .order_by(JobRow.finished_at.desc())
+            .limit(MAX_JOBS + 1)
+        ).all()
+    board.truncated = len(rows) > MAX_JOBS
+    rows = rows[:MAX_JOBS]
+    board.jobs_read = len(rows)
+    latencies: dict[str, list[float]] = defaultdict(list)
+    index = {day: i for i, day in enumerate(days)}
+    for finished_at, status, verdict_json in rows:
+        if status == "failed" or not verdict_json:
+            board.failed_jobs += 1
+            continue
+        facts = work_facts(json.loads(verdict_json))
+        day = datetime.fromtimestamp(finished_at, UTC).date().isoformat()
+        key = (facts.domain, facts.level)
+        volume = board.volume.setdefault(key, [0] * len(days))
+        verified = board.verified.setdefault(key, [0] * len(days))
+        if day in index:
+            volume[index[day]] += 1
+            verified[index[day]] += facts.overall == "VERIFIED"
+        board.verdicts[facts.overall] += 1
+        for checker, seconds in facts.checker_seconds:
+            latencies[checker].append(seconds * 1000)
+        if facts.first_failure is not None:
+            board.first_failure[facts.first_failure] += 1
+    board.checkers = sorted((CheckerRow(name, len(ms), statistics.median(ms), _percentile(ms, 0.95))
+                             for name, ms in latencies.items()), key=lambda r: -r.steps)
+    _miners(validator_state, board)
+    return board
+
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;max-width:70rem;margin:1.5rem auto;padding:0 1rem;color:#1b1b1b}
+h1{font-size:1.4rem} h2{font-size:1.1rem;margin-top:1.8rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse} td,th{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #eee}
+th{color:#555;font-weight:600} td.num{text-align:right;font-variant-numeric:tabular-nums} .muted{color:#666}
+.cards{display:flex;gap:1rem;flex-wrap:wrap} .card{border:1px solid #ddd;border-radius:.4rem;padding:.6rem 1rem}
+.card b{display:block;font-size:1.5rem}
+"""
+
+
+def _bars(values: list[int], labels: list[str], *, title: str, colour: str = "#3b6fb6", width: int = 560) -> str:
+    """A bar chart as SVG (values ≥ 0), one bar per label."""
+    top = max(values, default=0) or 1
+    bar_w = min(40, max(4, (width - 40) // max(len(values), 1) - 4))
+    height = 120
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" aria-label="{escape(title)}" '
+             f'width="{width}" height="{height + 30}">')]
+    for i, (value, label) in enumerate(zip(values, labels, strict=True)):
+        h = round(value / top * height)
+        x = 30 + i * (bar_w + 4)
+        parts.append(f'<g class="bar" data-label="{escape(label)}" data-value="{value}"><title>{escape(label)}: '
+                     f'{value}</title><rect x="{x}" y="{height - h + 5}" width="{bar_w}" height="{h}" '
+                     f'fill="{colour}"/></g>')
+    parts.append(f'<text x="2" y="14" font-size="11" fill="#666">{top}</text>'
+                 f'<text x="30" y="{height + 25}" font-size="11" fill="#666">{escape(labels[0] if labels else "")}'
+                 f'</text><text x="{width - 4}" y="{height + 25}" font-size="11" fill="#666" text-anchor="end">'
+                 f'{escape(labels[-1] if labels else "")}</text></svg>')
+    return "".join(parts)
+
+
+def dashboard_page(board: Dashboard) -> str:
+    """The whole dashboard document."""
+    total = sum(board.verdicts.values())
+    rate = f"{board.verdicts['VERIFIED'] / total:.0%}" if total else "–"
+    cards = "".join(f'<div class="card"><span class="muted">{escape(name)}</span><b id="{key}">{escape(value)}</b></div>'
+                    for key, name, value in (
+                        ("total", f"verifications, last {WINDOW_DAYS} days", str(total)),
+                        ("rate", "VERIFIED", rate),
+                        *((v.lower(), v, str(board.verdicts[v])) for v in VERDICTS[1:]),
+                        ("failed-jobs", "jobs that could not be verified", str(board.failed_jobs))))
+    per_day = [sum(v[i] for v in board.volume.values()) for i in range(len(board.days))]
+    rows = "".join(
+        f'<tr class="volume" data-domain="{escape(domain)}" data-level="{escape(level)}"><td>{escape(domain)}</td>'
+        f'<td>{escape(level)}</td><td class="num">{sum(v)}</td><td class="num">'
+        f'{sum(board.verified[(domain, level)]) / sum(v):.0%}</td></tr>'
+        for (domain, level), v in sorted(board.volume.items()) if sum(v))
+    failures = sorted(board.first_failure)
+    checker_rows = "".join(
+        f'<tr class="checker"><td>{escape(c.checker)}</td><td class="num">{c.steps}</td><td class="num">'
+        f'{c.median_ms:.1f}</td><td class="num">{c.p95_ms:.1f}</td></tr>' for c in board.checkers)
+    miner_rows = "".join(
+        f'<tr class="miner"><td class="num">{m.rank if m.rank is not None else "–"}</td><td class="num">{m.uid}</td>'
+        f"<td><code>{escape(m.hotkey[:16])}</code></td><td class=num>{m.cts:.3f}</td>"
+        f"<td class=num>{m.epoch_score:.3f}</td><td class=num>{m.weight:.3f}</td><td class=num>{m.streak}</td>"
+        f"<td class=num>{f'{m.trap_accuracy:.0%}' if m.trap_accuracy is not None else '–'}</td></tr>"
+        for m in board.miners)
+    note = (f'<p class="muted">Only the newest {MAX_JOBS:,} finished jobs of the window are counted.</p>'
+            if board.truncated else "")
+    body = (
+        "<h1>ReasonForge dashboard</h1>"
+        f'<p class="muted">The last {WINDOW_DAYS} days from the job store ({board.jobs_read:,} finished jobs); '
+        "this page reloads every 30 seconds.</p>"
+        f'<div class="cards">{cards}</div>{note}'
+        "<h2>Verifications per day</h2>"
+        + _bars(per_day, board.days, title="verifications per day")
+        + "<h2>By domain and level</h2>"
+        + (f"<table id=volume><tr><th>domain</th><th>level</th><th>verifications</th><th>VERIFIED</th></tr>{rows}"
+           "</table>" if rows else '<p class="muted">No verification finished in the window.</p>')
+        + "<h2>Where refuted chains first fail</h2>"
+        + (_bars([board.first_failure[k] for k in range(1, failures[-1] + 1)],
+                 [f"step {k}" for k in range(1, failures[-1] + 1)], title="first failing step", colour="#a11111")
+           if failures else '<p class="muted">No chain was refuted in the window.</p>')
+        + "<h2>Checker latency</h2>"
+        + (f"<table id=checkers><tr><th>checker</th><th>steps</th><th>median ms</th><th>p95 ms</th></tr>"
+           f"{checker_rows}</table>" if checker_rows else '<p class="muted">No checker ran in the window.</p>')
+        + "<h2>Miner leaderboard" + (f" (epoch {board.epoch})" if board.epoch else "") + "</h2>"
+        + (f"<table id=miners><tr><th>rank</th><th>uid</th><th>hotkey</th><th>mean CTS</th><th>epoch score</th>"
+           f"<th>weight</th><th>streak</th><th>trap accuracy</th></tr>{miner_rows}</table>"
+           if miner_rows else f'<p class="muted" id="miners-note">{escape(board.miners_note)}</p>')
+        + "<h2>Certificate lookup</h2>"
+        '<form method="get" action="/dashboard/certificate"><input name="id" size="70" required '
+        'pattern="0x[0-9a-f]{64}" placeholder="0x… (64 hex digits)"> <button type="submit">Open</button></form>'
+    )
+    return ("<!doctype html><html lang=en><head><meta charset=utf-8><meta http-equiv=refresh content=30>"
+            '<meta name=viewport content="width=device-width, initial-scale=1"><title>ReasonForge dashboard</title>'
+            f"<style>{_STYLE}</style></head><body>{body}</body></html>")

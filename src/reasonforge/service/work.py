@@ -1,0 +1,43 @@
+"""What a finished job's verdict says about the work done, read from its stored JSON: the figures the metrics and
+the dashboard both count, read one way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["KILL_REASONS", "WorkFacts", "work_facts"]
+
+KILL_REASONS = ("timeout", "memory", "too_large", "crash")
+"""Step error kinds that mean a limit stopped the check (or the checked code) rather than a judgement."""
+
+
+@dataclass
+class WorkFacts:
+    """One verdict's domain, level and overall verdict, each checker's time on each step, the kills, and the
+    1-based position of the first failing step (None when nothing was refuted)."""
+
+    domain: str
+    level: str
+    overall: str
+    checker_seconds: list[tuple[str, float]] = field(default_factory=list)
+    kills: list[str] = field(default_factory=list)
+    first_failure: int | None = None
+
+
+def work_facts(verdict: dict) -> WorkFacts:
+    """The facts of a verdict as stored (`VerificationVerdict` JSON, parsed)."""
+    facts = WorkFacts(str(verdict.get("domain")), str(verdict.get("proof_level")), str(verdict.get("overall")))
+    steps = verdict.get("step_verdicts") or []
+    for step in steps:
+        details = step.get("details") or {}
+        spec, elapsed = details.get("spec"), details.get("elapsed_ms")
+        if isinstance(spec, dict) and isinstance(elapsed, (int, float)):
+            facts.checker_seconds.append((str(spec.get("name", "unknown")), elapsed / 1000))
+        if details.get("error_kind") in KILL_REASONS:
+            facts.kills.append(details["error_kind"])
+    report = verdict.get("failure_report")
+    if isinstance(report, dict):
+        ids = [step.get("step_id") for step in steps]
+        if report.get("failed_step_id") in ids:
+            facts.first_failure = ids.index(report["failed_step_id"]) + 1
+    return facts

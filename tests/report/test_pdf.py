@@ -1,0 +1,98 @@
+"""Compliance reports read back as a person would: every section present in the text poppler extracts, every page
+rendered, for a VERIFIED, a PARTIAL and a FAILED verdict in each template."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from browser import ARTIFACTS
+
+from reasonforge.pipeline.run import verify_chain
+from reasonforge.report import SECTIONS, ReportTemplate, build_view, compliance_report
+
+REGIME_HEADINGS = {
+    ReportTemplate.PLAIN: None,
+    ReportTemplate.EU_AI_ACT: "Regulatory context: EU AI Act",
+    ReportTemplate.FDA: "Regulatory context: FDA",
+    ReportTemplate.SEC: "Regulatory context: SEC record-keeping",
+}
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        pytest.fail(f"{name} is not installed (Debian's poppler-utils): run `make install`", pytrace=False)
+    return path
+
+
+def pdf_text(pdf: Path) -> str:
+    """The report's text as pdftotext reads it, with the line breaks of wrapped paragraphs undone."""
+    out = subprocess.run([_tool("pdftotext"), "-layout", str(pdf), "-"], capture_output=True, text=True, timeout=120,
+                         check=True).stdout
+    return " ".join(out.split())
+
+
+@pytest.mark.parametrize("template", list(ReportTemplate), ids=lambda t: t.value)
+@pytest.mark.parametrize("overall", ["VERIFIED", "PARTIAL", "FAILED"])
+def test_every_section_is_in_the_pdf(verdicts, template, overall, tmp_path) -> None:
+    request, verdict = verdicts[overall]
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(compliance_report(build_view(request, verdict), template))
+    text = pdf_text(pdf)
+    for section in SECTIONS:
+        assert section in text, (section, template, overall)
+    heading = REGIME_HEADINGS[template]
+    assert (heading in text) if heading else "Regulatory context" not in text
+    assert f"Verdict {overall}" in text and verdict.verdict_digest in text and verdict.task_hash in text
+    for step in request.reasoning_chain:
+        assert f"Step {step.step_id}:" in text
+    if overall == "PARTIAL":
+        assert "First failing step step 3" in text and "Cascade: invalidated with it step 4" in text
+    ARTIFACTS.mkdir(exist_ok=True)
+    prefix = ARTIFACTS / f"report-{template.value}-{overall.lower()}"
+    subprocess.run([_tool("pdftoppm"), "-r", "50", "-png", str(pdf), str(prefix)], check=True, timeout=120)
+    pages = sorted(ARTIFACTS.glob(f"{prefix.name}-*.png"))
+    assert pages and all(p.stat().st_size > 2_000 for p in pages)
+
+
+def test_markup_in_the_request_is_printed_not_interpreted(verdicts, tmp_path) -> None:
+    request, _ = verdicts["VERIFIED"]
+    hostile = request.model_copy(update={"claimed_answer": "<b>bold</b> <font size=40>big</font> &amp; <para>"})
+    pdf = tmp_path / "r.pdf"
+    pdf.write_bytes(compliance_report(build_view(hostile, verify_chain(hostile))))
+    assert "<b>bold</b> <font size=40>big</font> &amp; <para>" in pdf_text(pdf)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "reasonforge.cli", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_report_command_and_its_errors(verdicts, tmp_path) -> None:
+    request, verdict = verdicts["PARTIAL"]
+    (tmp_path / "v.json").write_text(verdict.model_dump_json())
+    (tmp_path / "req.json").write_text(request.model_dump_json())
+    out = tmp_path / "r.pdf"
+    ok = cli("report", str(tmp_path / "v.json"), "--request", str(tmp_path / "req.json"), "--out", str(out),
+             "--template", "sec")
+    assert ok.returncode == 0 and "sec report, verdict PARTIAL" in ok.stdout, ok.stderr
+    assert "Regulatory context: SEC" in pdf_text(out)
+    other, _ = verdicts["VERIFIED"]
+    (tmp_path / "other.json").write_text(other.model_dump_json())
+    for args, message in [
+        (["--request", str(tmp_path / "other.json")], "give the request the verdict was computed from"),
+        (["--request", str(tmp_path / "req.json"), "--certificate", str(tmp_path / "req.json")],
+         "is not a certificate JSON"),
+        (["--request", str(tmp_path / "missing.json")], "does not exist"),
+    ]:
+        bad = cli("report", str(tmp_path / "v.json"), *args, "--out", str(tmp_path / "x.pdf"))
+        assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+    (tmp_path / "broken.json").write_text(json.dumps({"task_id": "x"}))
+    broken = cli("report", str(tmp_path / "broken.json"), "--request", str(tmp_path / "req.json"), "--out",
+                 str(tmp_path / "x.pdf"))
+    assert broken.returncode == 2 and "is not a verdict JSON" in broken.stderr

@@ -1,0 +1,60 @@
+"""The configuration file: the REASONFORGE_* settings in TOML, the environment winning, typos refused."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reasonforge.config_file import applied_config, config_path
+from reasonforge.errors import InputError
+
+
+def test_the_file_fills_what_the_environment_does_not_set(tmp_path: Path) -> None:
+    (tmp_path / "reasonforge.toml").write_text('workers = 3\ntranslator = "rules"\nrequire_auth = false\n')
+    env = {"REASONFORGE_WORKERS": "5", "HOME": str(tmp_path)}
+    path, applied = applied_config(env, cwd=tmp_path)
+    assert path == tmp_path / "reasonforge.toml" and sorted(applied) == ["REASONFORGE_REQUIRE_AUTH",
+                                                                        "REASONFORGE_TRANSLATOR"]
+    assert env["REASONFORGE_WORKERS"] == "5" and env["REASONFORGE_REQUIRE_AUTH"] == "false"
+
+
+def test_which_file_is_read(tmp_path: Path) -> None:
+    user = tmp_path / "xdg" / "reasonforge" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text("workers = 2\n")
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    assert config_path(env, cwd=tmp_path) == user
+    (tmp_path / "reasonforge.toml").write_text("workers = 4\n")
+    assert config_path(env, cwd=tmp_path) == tmp_path / "reasonforge.toml"
+    with pytest.raises(InputError, match="REASONFORGE_CONFIG names"):
+        config_path({"REASONFORGE_CONFIG": str(tmp_path / "missing.toml")}, cwd=tmp_path)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("wrokers = 3\n", "unknown setting 'wrokers'"),
+    ("workers = [1, 2]\n", "must be a string, number or true/false"),
+    ("workers = \n", "not valid TOML"),
+    ("[service]\nworkers = 1\n", "unknown setting 'service'"),
+])
+def test_bad_files_are_refused_by_name(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "reasonforge.toml").write_text(text)
+    with pytest.raises(InputError, match=message):
+        applied_config({}, cwd=tmp_path)
+
+
+def test_cli_reads_it_and_says_where_each_setting_comes_from(tmp_path: Path) -> None:
+    (tmp_path / "reasonforge.toml").write_text('translator = "rules"\nmodel_api_key = "sk-secret"\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REASONFORGE_")} | {"REASONFORGE_WORKERS": "7"}
+    out = subprocess.run([sys.executable, "-m", "reasonforge.cli", "config"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "REASONFORGE_TRANSLATOR=rules  (file)" in out.stdout and "REASONFORGE_WORKERS=7  (environment)" in out.stdout
+    assert "sk-secret" not in out.stdout and "REASONFORGE_MODEL_API_KEY=***" in out.stdout
+    (tmp_path / "reasonforge.toml").write_text("translater = 'rules'\n")
+    bad = subprocess.run([sys.executable, "-m", "reasonforge.cli", "schema", "VerifyRequest"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "unknown setting 'translater'" in bad.stderr and "Traceback" not in bad.stderr
