@@ -909,3 +909,26 @@ def test_work_metrics_count_what_the_jobs_did_and_grafana_queries_only_exported_
     queried = {name for panel in dashboard["panels"] for target in panel["targets"]
                for name in re.findall(r"\breasonforge_[a-z0-9_]+", target["expr"])}
     assert len(queried) >= 8 and queried <= names, sorted(queried - names)
+
+
+def test_dashboard_forecast_leaderboard_rows_and_notes(tmp_path: Path, idle_app) -> None:
+    from reasonforge.service.dashboard import ForecastRow, dashboard_page, gather
+
+    undefined = -(1 << 63)
+    rows = [ForecastRow.from_ppm("0x" + "1" * 64, "0xB<script>", "0x" + "2" * 64, 10, 210_000, 600_000, -50_000),
+            ForecastRow.from_ppm("0x" + "3" * 64, "0xA", "0x" + "2" * 64, 0, undefined, undefined, undefined),
+            ForecastRow.from_ppm("0x" + "4" * 64, "0xC", "0x" + "2" * 64, 12, 150_000, 500_000, 100_000)]
+    sm = idle_app().client.app.state.rf.jobs.sessionmaker
+    page = dashboard_page(gather(sm, forecasts=(rows, "")))
+    order = [page.index(name) for name in ("0xC", "0xB&lt;script&gt;", "0xA")]
+    assert order == sorted(order) and "<script>" not in page  # best Brier first, nothing scored last
+    assert "0.1500" in page and "-0.0500" in page and "–" in page
+    unconfigured = idle_app()
+    admin = unconfigured.key(scopes=("admin",))
+    shown = unconfigured.client.get("/dashboard", headers=admin)
+    assert shown.status_code == 200 and "No ForecastRegistry configured" in shown.text
+    reader = unconfigured.client.get("/dashboard", headers=unconfigured.key())
+    assert reader.status_code == 403 and "lacks the &#x27;admin&#x27; scope" in reader.text
+    down = idle_app(forecast_rpc_url="http://127.0.0.1:9", forecast_registry="0x" + "5" * 40)
+    note = down.client.get("/dashboard", headers=down.key(scopes=("admin",)))
+    assert note.status_code == 200 and "The ForecastRegistry cannot be read now" in note.text

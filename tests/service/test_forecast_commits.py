@@ -45,6 +45,9 @@ def test_register_a_root_then_score_reveals(service_factory, chain):
         created = client.post("/v1/forecasts/commitments", json=batch.commitment.model_dump())
         assert created.status_code == 201, created.text
         assert created.json()["batch"]["count"] == 2
+        gas = [line for line in client.get("/metrics").text.splitlines()
+               if line.startswith('reasonforge_registry_gas_total{operation="forecast_commit"}')]
+        assert gas and float(gas[0].split()[-1]) == created.json()["gas_used"] > 0
         again = client.post("/v1/forecasts/commitments", json=batch.commitment.model_dump())
         assert again.status_code == 409 and again.json()["error"]["field"] == "root"
         openings = reveal(batch)

@@ -19,6 +19,7 @@ from reasonforge.certificate.registry import RegistryError, _revert_reason, conn
 from reasonforge.certificate.solidity import CONTRACTS, CompiledContract
 
 __all__ = [
+    "MAX_LISTED_SCORES",
     "BatchRecord",
     "CommitReceipt",
     "CompiledForecastRegistry",
@@ -31,6 +32,7 @@ __all__ = [
     "connect",
     "deploy",
     "register_score",
+    "registered_scores",
     "roots_of",
     "score_certificate_id",
     "score_of",
@@ -225,3 +227,24 @@ def score_of(w3: Web3, compiled: CompiledForecastRegistry, address: str, certifi
     return OnChainScore(forecaster=raw[0], scope=_hex(raw[1]), resolution_digest=_hex(raw[2]),
                         body_digest=_hex(raw[3]), scored=raw[4], excluded=raw[5], unrevealed=raw[6],
                         brier_ppm=raw[7], log_loss_ppm=raw[8], market_skill_ppm=raw[9])
+
+
+MAX_LISTED_SCORES = 1000
+
+
+def registered_scores(w3: Web3, compiled: CompiledForecastRegistry, address: str,
+                      limit: int = MAX_LISTED_SCORES) -> list[tuple[str, OnChainScore]]:
+    """(certificate id, score) of the newest `limit` scores registered on the contract (its ScoreRegistered events,
+    each score read back from storage, so a log cannot claim a score the contract does not hold)."""
+    contract = _contract(w3, compiled, address)
+    try:
+        logs = contract.events.ScoreRegistered.get_logs(from_block=0)
+    except Exception as exc:  # web3 raises many types for a node that cannot answer
+        raise RegistryError(f"cannot read the ForecastRegistry's events at {address}: {exc}") from exc
+    out = []
+    for log in list(logs)[-limit:]:
+        cert_id = _hex(log["args"]["certId"])
+        score = score_of(w3, compiled, address, cert_id)
+        if score is not None:
+            out.append((cert_id, score))
+    return out

@@ -5,7 +5,6 @@ The HTML page and the PDF report read the same `VerdictView`, so they cannot dis
 
 from __future__ import annotations
 
-import ast
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -157,12 +156,7 @@ def _spec_text(raw: Any) -> str:
 
 
 def _records(raw: Any) -> list[Mapping[str, Any]]:
-    """A list of dicts from details, which verdicts read back from elsewhere may carry as its Python repr."""
-    if isinstance(raw, str):
-        try:
-            raw = ast.literal_eval(raw)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return []
+    """The dicts of a details list (anything else in a verdict read from a file is ignored, not guessed at)."""
     return [r for r in raw if isinstance(r, Mapping)] if isinstance(raw, list) else []
 
 

@@ -2,7 +2,8 @@
 
 Everything is read from the store at request time, over a bounded window (the last `WINDOW_DAYS` days, at most
 `MAX_JOBS` finished jobs, newest first), so every API process shows the same figures however many workers ran
-the jobs. The miner leaderboard reads the validator's state file (`REASONFORGE_VALIDATOR_STATE`). The page is
+the jobs. The miner leaderboard reads the validator's state file (`REASONFORGE_VALIDATOR_STATE`); the forecast
+leaderboard, the score certificates registered on the service's ForecastRegistry. The page is
 server-rendered HTML and SVG with no script, reloads itself every 30 s, and escapes everything it shows."""
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
+from reasonforge.forecast.commit.certificate import UNDEFINED_PPM
 from reasonforge.service.jobs.tables import JobRow
 from reasonforge.service.work import work_facts
 
-__all__ = ["DASHBOARD_CSP", "MAX_JOBS", "WINDOW_DAYS", "Dashboard", "dashboard_page", "gather"]
+__all__ = ["DASHBOARD_CSP", "MAX_JOBS", "WINDOW_DAYS", "Dashboard", "ForecastRow", "dashboard_page", "gather"]
 
 WINDOW_DAYS = 14
 MAX_JOBS = 20_000
@@ -56,6 +58,29 @@ class MinerRow:
 
 
 @dataclass
+class ForecastRow:
+    """One score certificate registered on the ForecastRegistry: a forecaster's certified scores on a question set."""
+
+    certificate_id: str
+    forecaster: str
+    scope: str
+    scored: int
+    brier: float | None
+    log_loss: float | None
+    market_skill: float | None
+
+    @classmethod
+    def from_ppm(cls, certificate_id: str, forecaster: str, scope: str, scored: int, brier_ppm: int,
+                 log_loss_ppm: int, market_skill_ppm: int) -> ForecastRow:
+        """A row from the registry's parts-per-million integers."""
+        def value(ppm: int) -> float | None:
+            return None if ppm == UNDEFINED_PPM else ppm / 1e6
+
+        return cls(certificate_id, forecaster, scope, scored, value(brier_ppm), value(log_loss_ppm),
+                   value(market_skill_ppm))
+
+
+@dataclass
 class Dashboard:
     """What the page shows."""
 
@@ -71,6 +96,8 @@ class Dashboard:
     miners: list[MinerRow] = field(default_factory=list)
     miners_note: str = ""
     epoch: int | None = None
+    forecasts: list[ForecastRow] = field(default_factory=list)
+    forecasts_note: str = ""
 
 
 class _Entry(BaseModel):
@@ -130,8 +157,10 @@ def _miners(path: Path | None, board: Dashboard) -> None:
         board.miners_note = "The validator has completed no epoch yet."
 
 
-def gather(sm: sessionmaker, *, validator_state: Path | None = None, now: datetime | None = None) -> Dashboard:
-    """The figures of the last WINDOW_DAYS days (at most MAX_JOBS finished jobs) and the miner leaderboard."""
+def gather(sm: sessionmaker, *, validator_state: Path | None = None, now: datetime | None = None,
+           forecasts: tuple[list[ForecastRow], str] = ([], "")) -> Dashboard:
+    """The figures of the last WINDOW_DAYS days (at most MAX_JOBS finished jobs), the miner leaderboard, and the
+    forecast leaderboard (rows read from the registry by the caller, or a note saying why there are none)."""
     now = now or datetime.now(UTC)
     first_day = (now - timedelta(days=WINDOW_DAYS - 1)).date()
     days = [(first_day + timedelta(days=i)).isoformat() for i in range(WINDOW_DAYS)]
@@ -169,6 +198,8 @@ def gather(sm: sessionmaker, *, validator_state: Path | None = None, now: dateti
     board.checkers = sorted((CheckerRow(name, len(ms), statistics.median(ms), _percentile(ms, 0.95))
                              for name, ms in latencies.items()), key=lambda r: -r.steps)
     _miners(validator_state, board)
+    rows, board.forecasts_note = forecasts
+    board.forecasts = sorted(rows, key=lambda r: (r.brier is None, r.brier if r.brier is not None else 0.0))
     return board
 
 
@@ -202,6 +233,10 @@ def _bars(values: list[int], labels: list[str], *, title: str, colour: str = "#3
     return "".join(parts)
 
 
+def _number(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4f}"
+
+
 def dashboard_page(board: Dashboard) -> str:
     """The whole dashboard document."""
     total = sum(board.verdicts.values())
@@ -228,6 +263,11 @@ def dashboard_page(board: Dashboard) -> str:
         f"<td class=num>{m.epoch_score:.3f}</td><td class=num>{m.weight:.3f}</td><td class=num>{m.streak}</td>"
         f"<td class=num>{f'{m.trap_accuracy:.0%}' if m.trap_accuracy is not None else '–'}</td></tr>"
         for m in board.miners)
+    forecast_rows = "".join(
+        f'<tr class="forecaster"><td><code>{escape(f.forecaster)}</code></td><td><code>{escape(f.scope[:12])}…</code>'
+        f"</td><td class=num>{f.scored}</td><td class=num>{_number(f.brier)}</td><td class=num>{_number(f.log_loss)}"
+        f"</td><td class=num>{_number(f.market_skill)}</td><td><code>{escape(f.certificate_id[:18])}…</code></td></tr>"
+        for f in board.forecasts)
     note = (f'<p class="muted">Only the newest {MAX_JOBS:,} finished jobs of the window are counted.</p>'
             if board.truncated else "")
     body = (
@@ -251,6 +291,12 @@ def dashboard_page(board: Dashboard) -> str:
         + (f"<table id=miners><tr><th>rank</th><th>uid</th><th>hotkey</th><th>mean CTS</th><th>epoch score</th>"
            f"<th>weight</th><th>streak</th><th>trap accuracy</th></tr>{miner_rows}</table>"
            if miner_rows else f'<p class="muted" id="miners-note">{escape(board.miners_note)}</p>')
+        + "<h2>Forecast leaderboard (certified on the registry)</h2>"
+        + (f"<table id=forecasts><tr><th>forecaster</th><th>question set</th><th>scored</th><th>Brier</th>"
+           f"<th>log loss</th><th>market skill</th><th>certificate</th></tr>{forecast_rows}</table>"
+           '<p class="muted">Scores of revealed forecasts that were committed before each cutoff, signed by the '
+           "validators and checked by the contract (best Brier first).</p>"
+           if forecast_rows else f'<p class="muted" id="forecasts-note">{escape(board.forecasts_note)}</p>')
         + "<h2>Certificate lookup</h2>"
         '<form method="get" action="/dashboard/certificate"><input name="id" size="70" required '
         'pattern="0x[0-9a-f]{64}" placeholder="0x… (64 hex digits)"> <button type="submit">Open</button></form>'

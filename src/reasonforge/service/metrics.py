@@ -172,6 +172,13 @@ class ServiceMetrics:
             "WebSocket stream connections accepted.",
             registry=self.registry,
         )
+        self.gas = Counter(
+            "reasonforge_registry_gas",
+            "Gas used by the transactions this API process sent to on-chain registries, by operation.",
+            ["operation"],
+            registry=self.registry,
+        )
+        self.gas.labels("forecast_commit")  # exported at 0 from the start, so a dashboard's query has a series
         self.registry.register(_JobsCollector(sm))
         self.registry.register(_WorkCollector(sm))
 

@@ -74,6 +74,7 @@ def test_certificate_verifies_offline_and_registers_on_chain(w3, compiled, regis
     stored = fr.score_of(w3, compiled, registry.address, cert.certificate_id)
     assert stored == on_chain_score(cert.body, cert.body_digest)
     assert stored.scored == 6 and stored.excluded == 1 and stored.unrevealed == 0
+    assert fr.registered_scores(w3, compiled, registry.address) == [(cert.certificate_id, stored)]
     with pytest.raises(fr.RegistryError, match="ScoreAlreadyRegistered"):
         register_certificate(w3, compiled, cert)
 

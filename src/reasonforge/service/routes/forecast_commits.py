@@ -141,6 +141,7 @@ def register_commitment(body: CommitmentRequest, state: State, _principal: Submi
         if "RootAlreadyCommitted" in exc.message:
             raise ConflictError(f"root {body.root} is already registered", field="root") from None
         raise RegistryUnavailable(exc.message, field="registry") from None
+    state.metrics.gas.labels("forecast_commit").inc(receipt.gas_used)
     return CommitmentResponse(**receipt.model_dump())
 
 

@@ -20,7 +20,7 @@ from reasonforge.certificate import VerificationCertificate
 from reasonforge.errors import ReasonForgeError
 from reasonforge.report import PAGE_CSP, ReportTemplate, build_view, compliance_report, verdict_page
 from reasonforge.service.accounts import Principal, Scope
-from reasonforge.service.dashboard import DASHBOARD_CSP, dashboard_page, gather
+from reasonforge.service.dashboard import DASHBOARD_CSP, ForecastRow, dashboard_page, gather
 from reasonforge.service.errors import ConflictError, NotFoundError, ServiceError, UnauthorizedError
 from reasonforge.service.jobs.tables import CertificateRow, JobRow
 from reasonforge.service.pages import document
@@ -158,6 +158,26 @@ def report_pdf(
         "Cache-Control": "private, no-store"})
 
 
+def _forecast_scores(state: AppState) -> tuple[list[ForecastRow], str]:
+    """The score certificates on the service's ForecastRegistry, or a note saying why none are shown."""
+    from reasonforge.certificate import forecast_registry as fr
+    from reasonforge.certificate.common import certificate_dir
+
+    settings = state.settings
+    if not settings.forecast_rpc_url or not settings.forecast_registry:
+        return [], ("No ForecastRegistry configured (set REASONFORGE_FORECAST_RPC_URL and "
+                    "REASONFORGE_FORECAST_REGISTRY).")
+    try:
+        w3 = fr.connect(settings.forecast_rpc_url)
+        compiled = fr.compile_forecast_registry(certificate_dir(settings.home) / "contracts" / "forecast")
+        scores = fr.registered_scores(w3, compiled, settings.forecast_registry)
+    except ReasonForgeError as exc:
+        return [], f"The ForecastRegistry cannot be read now: {exc.message}"
+    rows = [ForecastRow.from_ppm(cert_id, s.forecaster, s.scope, s.scored, s.brier_ppm, s.log_loss_ppm,
+                                 s.market_skill_ppm) for cert_id, s in scores]
+    return rows, "" if rows else "No score certificate is registered yet."
+
+
 @router.get(
     "/dashboard",
     response_class=HTMLResponse,
@@ -177,7 +197,8 @@ def dashboard(request: Request, state: State) -> HTMLResponse:
         _page_caller(request, state, Scope.ADMIN, "Dashboard")
     except _Refused as refused:
         return refused.response
-    board = gather(state.jobs.sessionmaker, validator_state=state.settings.validator_state)
+    board = gather(state.jobs.sessionmaker, validator_state=state.settings.validator_state,
+                   forecasts=_forecast_scores(state))
     return HTMLResponse(dashboard_page(board), headers={**PAGE_HEADERS, "Content-Security-Policy": DASHBOARD_CSP})
 
 
