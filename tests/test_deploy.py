@@ -25,7 +25,8 @@ INSTALLED = "/opt/reasonforge/.venv/bin/"
 BIN = Path(sys.executable).parent
 UNITS = sorted((DEPLOY / "systemd").glob("*.service"))
 # Values for the per-instance variables the miner unit reads from its own env file.
-INSTANCE = {"MINER_SEED": "//miner-1", "MINER_PORT": "9101", "MINER_CHAIN": "/tmp/chain.json"}
+INSTANCE = {"MINER_SEED": "//miner-1", "MINER_PORT": "9101", "MINER_CHAIN": "/tmp/chain.json",
+            "VALIDATOR_SEED": "//validator-1", "VALIDATOR_CHAIN": "/tmp/chain.json"}
 
 
 def _exec_start(unit: Path) -> list[str]:
@@ -38,14 +39,19 @@ def _exec_start(unit: Path) -> list[str]:
 
 
 def _accepts(argv: list[str]) -> subprocess.CompletedProcess:
-    """Run `argv --help` from this checkout: the program, subcommand and every option given must exist."""
+    """The command from this checkout accepts these arguments. `reasonforge …` is run with `--help` appended (click
+    refuses an unknown option before it prints help); a `python -m MODULE …` process has its arguments parsed by
+    that module's own `argument_parser()` (argparse would print help before noticing an unknown option)."""
     program = argv[0].replace(INSTALLED, f"{BIN}/")
+    if argv[1:2] == ["-m"]:
+        check = f"import sys, {argv[2]} as m; m.argument_parser().parse_args(sys.argv[1:])"
+        return subprocess.run([program, "-c", check, *argv[3:]], capture_output=True, text=True, timeout=120)
     return subprocess.run([program, *argv[1:], "--help"], capture_output=True, text=True, timeout=120)
 
 
-def test_there_are_units_for_the_api_the_worker_and_the_miner() -> None:
+def test_there_are_units_for_the_api_the_worker_the_miner_and_the_validator() -> None:
     assert [u.name for u in UNITS] == ["reasonforge-api.service", "reasonforge-miner@.service",
-                                       "reasonforge-worker@.service"]
+                                       "reasonforge-validator.service", "reasonforge-worker@.service"]
 
 
 @pytest.mark.parametrize("unit", UNITS, ids=lambda u: u.name)
@@ -83,6 +89,9 @@ def test_compose_starts_the_api_and_worker_with_real_commands_and_wires_monitori
         out = _accepts([f"{INSTALLED}reasonforge", *services[name]["command"]])
         assert out.returncode == 0, (name, out.stderr)
         assert (DEPLOY / services[name]["env_file"]).is_file()
+    for name in ("miner", "validator"):
+        out = _accepts([*services[name]["entrypoint"], *services[name]["command"]])
+        assert out.returncode == 0, (name, out.stderr)
     assert "8000:8000" in services["api"]["ports"]
     prometheus = yaml.safe_load((DEPLOY / "prometheus.yml").read_text())
     assert prometheus["scrape_configs"][0]["static_configs"][0]["targets"] == ["api:8000"]

@@ -52,7 +52,7 @@ from reasonforge.types import (
     VerificationVerdict,
 )
 
-__all__ = ["PROFILES", "MinerProfile", "TranslatorMiner", "compilation_status", "compiled_steps", "main",
+__all__ = ["PROFILES", "MinerProfile", "TranslatorMiner", "argument_parser", "compilation_status", "compiled_steps", "main",
            "run_miner", "vacuous_artifact"]
 
 log = logging.getLogger("reasonforge.subnet.miner")  # also when run as __main__
@@ -251,8 +251,8 @@ def run_miner(seed: str, host: str, port: int, chain_path: Path, stake: float = 
     serve_miner(app, host, port)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m reasonforge.subnet.miner`: one miner process on a file-backed local chain."""
+def argument_parser() -> argparse.ArgumentParser:
+    """The command line of `python -m reasonforge.subnet.miner`."""
     parser = argparse.ArgumentParser(description="Run a ReasonForge translator miner on a local (file-backed) chain.")
     parser.add_argument("--seed", required=True, help='dev key seed, e.g. "//miner-1"')
     parser.add_argument("--host", default="127.0.0.1")
@@ -264,7 +264,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None, help="the model that translates: an OpenAI-compatible URL or a "
                         "name (default REASONFORGE_MODEL_BASE_URL / REASONFORGE_MODEL; neither: the offline rules)")
     parser.add_argument("--parent-pid", type=int, default=None, help="exit when this process is no longer the parent")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m reasonforge.subnet.miner`: one miner process on a file-backed local chain."""
+    args = argument_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from reasonforge.errors import ReasonForgeError
 
