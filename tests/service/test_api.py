@@ -517,6 +517,9 @@ def test_certificates_are_issued_served_checked_and_shown(api: Api) -> None:
         f"/v1/certificates/{cert_id}/verify", headers=headers
     ).json()
     assert check == {"valid": True, "reasons": []}
+    proved = [line for line in api.client.get("/metrics").text.splitlines()
+              if line.startswith("reasonforge_certificate_prove_seconds_count")]
+    assert proved and float(proved[0].split()[-1]) >= 1
     page = api.client.get(f"/verify/{cert_id}")
     assert page.status_code == 200 and page.headers["content-type"].startswith(
         "text/html"

@@ -30,7 +30,7 @@ from sqlalchemy.orm import sessionmaker
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from reasonforge.service.jobs import store
-from reasonforge.service.jobs.tables import JobRow
+from reasonforge.service.jobs.tables import CertificateTimingRow, JobRow
 from reasonforge.service.work import KILL_REASONS, work_facts
 
 log = logging.getLogger(__name__)
@@ -61,6 +61,7 @@ class _JobsCollector(Collector):
 
 
 CHECKER_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+PROVE_BUCKETS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0)
 SCRAPE_BATCH = 2000
 """Finished jobs folded in per scrape at most; a backlog is taken over the next scrapes."""
 
@@ -70,6 +71,7 @@ WORK_METRICS = {
     "reasonforge_sandbox_kills_total": "Steps whose check was stopped by a limit, by reason.",
     "reasonforge_first_failure_step_total": "Refuted chains by the position (1-based) of their first failing step.",
     "reasonforge_jobs_failed_total": "Jobs that ended failed (the service could not verify them).",
+    "reasonforge_certificate_prove_seconds": "Time to prove and sign one certificate (Groth16 and attestations).",
 }
 
 
@@ -82,6 +84,8 @@ class _WorkCollector(Collector):
         self._cursor: tuple[float, str] = (time.time(), "")
         self._verifications: dict[tuple[str, str, str], int] = {}
         self._checker: dict[str, list[float]] = {}  # checker -> per-bucket counts (+Inf last), then the sum
+        self._prove: list[float] = [0.0] * (len(PROVE_BUCKETS) + 2)
+        self._cert_cursor: tuple[float, str] = self._cursor
         self._kills: dict[str, int] = {}
         self._first_failure: dict[str, int] = {}
         self._failed_jobs = 0
@@ -96,6 +100,18 @@ class _WorkCollector(Collector):
                 .order_by(JobRow.finished_at, JobRow.task_id)
                 .limit(SCRAPE_BATCH)
             ).all()
+            timings = session.execute(
+                select(CertificateTimingRow.created_at, CertificateTimingRow.certificate_id,
+                       CertificateTimingRow.prove_seconds)
+                .where((CertificateTimingRow.created_at > self._cert_cursor[0])
+                       | ((CertificateTimingRow.created_at == self._cert_cursor[0])
+                          & (CertificateTimingRow.certificate_id > self._cert_cursor[1])))
+                .order_by(CertificateTimingRow.created_at, CertificateTimingRow.certificate_id)
+                .limit(SCRAPE_BATCH)
+            ).all()
+        for created_at, certificate_id, seconds in timings:
+            self._cert_cursor = (created_at, certificate_id)
+            _add(self._prove, PROVE_BUCKETS, seconds)
         for finished_at, task_id, status, verdict_json in rows:
             self._cursor = (finished_at, task_id)
             if status == "failed":
@@ -116,12 +132,7 @@ class _WorkCollector(Collector):
             self._first_failure[label] = self._first_failure.get(label, 0) + 1
 
     def _observe(self, checker: str, seconds: float) -> None:
-        counts = self._checker.setdefault(checker, [0.0] * (len(CHECKER_BUCKETS) + 2))
-        for i, bound in enumerate(CHECKER_BUCKETS):
-            if seconds <= bound:
-                counts[i] += 1
-        counts[len(CHECKER_BUCKETS)] += 1  # +Inf
-        counts[-1] += seconds
+        _add(self._checker.setdefault(checker, [0.0] * (len(CHECKER_BUCKETS) + 2)), CHECKER_BUCKETS, seconds)
 
     def describe(self) -> Iterator:
         """Nothing to describe ahead of a scrape (the families are built from the store when scraped)."""
@@ -140,8 +151,10 @@ class _WorkCollector(Collector):
             checker = HistogramMetricFamily("reasonforge_checker_duration_seconds", WORK_METRICS[
                 "reasonforge_checker_duration_seconds"], labels=["checker"])
             for name, counts in sorted(self._checker.items()):
-                bounds = [*(str(b) for b in CHECKER_BUCKETS), "+Inf"]
-                checker.add_metric([name], list(zip(bounds, counts[:-1], strict=True)), sum_value=counts[-1])
+                checker.add_metric([name], _buckets(CHECKER_BUCKETS, counts), sum_value=counts[-1])
+            prove = HistogramMetricFamily("reasonforge_certificate_prove_seconds", WORK_METRICS[
+                "reasonforge_certificate_prove_seconds"])
+            prove.add_metric([], _buckets(PROVE_BUCKETS, self._prove), sum_value=self._prove[-1])
             kills = CounterMetricFamily("reasonforge_sandbox_kills", WORK_METRICS["reasonforge_sandbox_kills_total"],
                                         labels=["reason"])
             for reason in KILL_REASONS:
@@ -152,7 +165,20 @@ class _WorkCollector(Collector):
                 first.add_metric([step], count)
             failed = CounterMetricFamily("reasonforge_jobs_failed", WORK_METRICS["reasonforge_jobs_failed_total"])
             failed.add_metric([], self._failed_jobs)
-        yield from (verifications, checker, kills, first, failed)
+        yield from (verifications, checker, prove, kills, first, failed)
+
+
+def _add(counts: list[float], bounds: tuple[float, ...], seconds: float) -> None:
+    """One observation into cumulative bucket counts (+Inf after the bounds), the sum last."""
+    for i, bound in enumerate(bounds):
+        if seconds <= bound:
+            counts[i] += 1
+    counts[len(bounds)] += 1
+    counts[-1] += seconds
+
+
+def _buckets(bounds: tuple[float, ...], counts: list[float]) -> list[tuple[str, float]]:
+    return list(zip([*(str(b) for b in bounds), "+Inf"], counts[:-1], strict=True))
 
 
 class ServiceMetrics:

@@ -16,7 +16,7 @@ from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import sessionmaker
 
 from reasonforge.service.jobs.store import ACTIVE, record_event
-from reasonforge.service.jobs.tables import CertificateRow, JobRow
+from reasonforge.service.jobs.tables import CertificateRow, CertificateTimingRow, JobRow
 from reasonforge.types import JobStatus, VerificationVerdict, VerifyRequest
 
 
@@ -37,6 +37,7 @@ class IssuedCertificate(BaseModel):
     certificate_id: str
     certificate_json: str
     opening_json: str
+    prove_seconds: float | None = None
 
 
 # The hot writes as prepared Core statements, run on the session's connection: built and compiled once, not
@@ -237,6 +238,9 @@ def complete(
                     created_at=now,
                 )
             )
+            if certificate.prove_seconds is not None:
+                session.add(CertificateTimingRow(certificate_id=certificate.certificate_id,
+                                                 prove_seconds=certificate.prove_seconds, created_at=now))
         record_event(
             session,
             claim_.task_id,

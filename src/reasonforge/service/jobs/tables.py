@@ -82,3 +82,13 @@ class CertificateRow(Base):
     certificate_json: Mapped[str] = mapped_column(Text)
     opening_json: Mapped[str] = mapped_column(Text)
     created_at: Mapped[float] = mapped_column(Float)
+
+
+class CertificateTimingRow(Base):
+    """How long a certificate took to prove and sign, wherever it was issued (read by /metrics)."""
+
+    __tablename__ = "service_certificate_timings"
+
+    certificate_id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    prove_seconds: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[float] = mapped_column(Float, index=True)
