@@ -935,3 +935,21 @@ def test_dashboard_forecast_leaderboard_rows_and_notes(tmp_path: Path, idle_app)
     down = idle_app(forecast_rpc_url="http://127.0.0.1:9", forecast_registry="0x" + "5" * 40)
     note = down.client.get("/dashboard", headers=down.key(scopes=("admin",)))
     assert note.status_code == 200 and "The ForecastRegistry cannot be read now" in note.text
+
+
+def test_dashboard_reliability_diagram_bins_the_scored_reveals(idle_app) -> None:
+    from reasonforge.service.dashboard import dashboard_page, gather
+    from reasonforge.service.jobs.tables import ForecastRevealRow
+
+    api = idle_app()
+    sm = api.client.app.state.rf.jobs.sessionmaker
+    # forecasts of 0.85 (four, three happened) and 0.15 (four, one happened): both bins calibrated
+    rows = [(0.85, 1), (0.85, 1), (0.85, 1), (0.85, 0), (0.15, 0), (0.15, 0), (0.15, 0), (0.15, 1)]
+    with sm.begin() as session:
+        for i, (p, outcome) in enumerate(rows):
+            session.add(ForecastRevealRow(forecaster="0xabc", scope="0x" + "1" * 64, item_id=f"q{i}",
+                                          probability_ppm=int(p * 1e6), outcome=outcome, created_at=1.0 + i))
+    board = gather(sm)
+    assert board.reveals == 8 and board.reliability == [(4, 0.15, 0.25), (4, 0.85, 0.75)]
+    page = dashboard_page(board)
+    assert page.count('class="bin"') == 2 and 'data-p="0.850" data-freq="0.750"' in page

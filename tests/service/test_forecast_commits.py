@@ -34,6 +34,13 @@ def chain(tmp_path: Path) -> Iterator[tuple[str, str, fr.CompiledForecastRegistr
     devnode.stop(server)
 
 
+def _stored_reveals(home: Path) -> list[tuple[str, int, int]]:
+    import sqlite3
+
+    with sqlite3.connect(home / "service.db") as db:
+        return db.execute("SELECT item_id, probability_ppm, outcome FROM service_forecast_reveals").fetchall()
+
+
 def test_register_a_root_then_score_reveals(service_factory, chain):
     url, address, _ = chain
     service = service_factory(env={"REASONFORGE_FORECAST_RPC_URL": url, "REASONFORGE_FORECAST_REGISTRY": address})
@@ -60,6 +67,8 @@ def test_register_a_root_then_score_reveals(service_factory, chain):
         body = scored.json()
         assert body["scores"]["n_scored"] == 1 and body["scores"]["brier"] == pytest.approx(0.04)
         assert {e["reason"] for e in body["excluded"]} == {"altered", "unrevealed", "no_forecast"}
+        kept = _stored_reveals(service.home)  # for the dashboard's reliability diagram: the scored one only
+        assert kept == [("q0", 200_000, 0)]
         bad = client.post("/v1/forecasts/commitments", json={"root": "0x12", "count": 1, "scope": "0x" + "00" * 32})
         assert bad.status_code == 422
 

@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
 from reasonforge.forecast.commit.certificate import UNDEFINED_PPM
-from reasonforge.service.jobs.tables import JobRow
+from reasonforge.service.jobs.tables import ForecastRevealRow, JobRow
 from reasonforge.service.work import work_facts
 
 __all__ = ["DASHBOARD_CSP", "MAX_JOBS", "WINDOW_DAYS", "Dashboard", "ForecastRow", "dashboard_page", "gather"]
@@ -98,6 +98,8 @@ class Dashboard:
     epoch: int | None = None
     forecasts: list[ForecastRow] = field(default_factory=list)
     forecasts_note: str = ""
+    reliability: list[tuple[int, float, float]] = field(default_factory=list)  # per bin: count, mean p, frequency
+    reveals: int = 0
 
 
 class _Entry(BaseModel):
@@ -157,6 +159,45 @@ def _miners(path: Path | None, board: Dashboard) -> None:
         board.miners_note = "The validator has completed no epoch yet."
 
 
+RELIABILITY_BINS = 10
+
+
+def _reliability(sm: sessionmaker, board: Dashboard) -> None:
+    """Ten probability bins over the newest MAX_JOBS scored reveals: how often what was forecast happened."""
+    with sm() as session:
+        rows = session.execute(select(ForecastRevealRow.probability_ppm, ForecastRevealRow.outcome)
+                               .order_by(ForecastRevealRow.created_at.desc()).limit(MAX_JOBS)).all()
+    board.reveals = len(rows)
+    bins: list[list[float]] = [[0, 0.0, 0.0] for _ in range(RELIABILITY_BINS)]
+    for ppm, outcome in rows:
+        p = ppm / 1e6
+        b = bins[min(int(p * RELIABILITY_BINS), RELIABILITY_BINS - 1)]
+        b[0] += 1
+        b[1] += p
+        b[2] += outcome
+    board.reliability = [(int(n), total_p / n, hits / n) for n, total_p, hits in bins if n]
+
+
+def _reliability_svg(points: list[tuple[int, float, float]], size: int = 260) -> str:
+    """Observed frequency against forecast probability, one dot per bin (area ~ forecasts), the diagonal."""
+    pad, span = 30, size - 40
+    top = max((n for n, _, _ in points), default=1)
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="reliability" role="img" width="{size}" '
+             f'height="{size}" aria-label="reliability diagram">'),
+             f'<rect x="{pad}" y="10" width="{span}" height="{span}" fill="none" stroke="#ccc"/>',
+             f'<line x1="{pad}" y1="{10 + span}" x2="{pad + span}" y2="10" stroke="#999" stroke-dasharray="4 3"/>',
+             f'<text x="{pad}" y="{size - 8}" font-size="11" fill="#666">forecast 0 → 1</text>',
+             '<text x="4" y="20" font-size="11" fill="#666">1</text>']
+    for n, mean_p, freq in points:
+        x, y = pad + mean_p * span, 10 + (1 - freq) * span
+        radius = 3 + 7 * (n / top) ** 0.5
+        parts.append(f'<circle class="bin" data-n="{n}" data-p="{mean_p:.3f}" data-freq="{freq:.3f}" cx="{x:.1f}" '
+                     f'cy="{y:.1f}" r="{radius:.1f}" fill="#3b6fb6" fill-opacity="0.7"><title>{n} forecasts, mean '
+                     f"{mean_p:.2f}: happened {freq:.0%}</title></circle>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 def gather(sm: sessionmaker, *, validator_state: Path | None = None, now: datetime | None = None,
            forecasts: tuple[list[ForecastRow], str] = ([], "")) -> Dashboard:
     """The figures of the last WINDOW_DAYS days (at most MAX_JOBS finished jobs), the miner leaderboard, and the
@@ -198,6 +239,7 @@ def gather(sm: sessionmaker, *, validator_state: Path | None = None, now: dateti
     board.checkers = sorted((CheckerRow(name, len(ms), statistics.median(ms), _percentile(ms, 0.95))
                              for name, ms in latencies.items()), key=lambda r: -r.steps)
     _miners(validator_state, board)
+    _reliability(sm, board)
     rows, board.forecasts_note = forecasts
     board.forecasts = sorted(rows, key=lambda r: (r.brier is None, r.brier if r.brier is not None else 0.0))
     return board
@@ -297,6 +339,9 @@ def dashboard_page(board: Dashboard) -> str:
            '<p class="muted">Scores of revealed forecasts that were committed before each cutoff, signed by the '
            "validators and checked by the contract (best Brier first).</p>"
            if forecast_rows else f'<p class="muted" id="forecasts-note">{escape(board.forecasts_note)}</p>')
+        + (f"<h3>Reliability of the scored reveals ({board.reveals:,})</h3>{_reliability_svg(board.reliability)}"
+           '<p class="muted">Dots on the dashed diagonal: things forecast at p happened a fraction p of the time.</p>'
+           if board.reliability else "")
         + "<h2>Certificate lookup</h2>"
         '<form method="get" action="/dashboard/certificate"><input name="id" size="70" required '
         'pattern="0x[0-9a-f]{64}" placeholder="0x… (64 hex digits)"> <button type="submit">Open</button></form>'

@@ -92,3 +92,18 @@ class CertificateTimingRow(Base):
     certificate_id: Mapped[str] = mapped_column(String(80), primary_key=True)
     prove_seconds: Mapped[float] = mapped_column(Float)
     created_at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class ForecastRevealRow(Base):
+    """A revealed forecast the API scored (it opened a root committed before its cutoff), with the outcome it was
+    scored against: what the dashboard's reliability diagram is drawn from. One row per forecaster, question set
+    and item (a later scoring of the same forecast replaces it)."""
+
+    __tablename__ = "service_forecast_reveals"
+
+    forecaster: Mapped[str] = mapped_column(String(42), primary_key=True)
+    scope: Mapped[str] = mapped_column(String(66), primary_key=True)
+    item_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    probability_ppm: Mapped[int] = mapped_column(Integer)
+    outcome: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[float] = mapped_column(Float, index=True)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from reasonforge.certificate.forecast_registry import BatchRecord
 from reasonforge.forecast.commit.batch import HEX32, Opening
 from reasonforge.forecast.commit.certificate import Scores
-from reasonforge.forecast.commit.match import Excluded
+from reasonforge.forecast.commit.match import Counted, Excluded
 from reasonforge.forecast.dataset import ForecastItem
 from reasonforge.service.errors import ConflictError, NotFoundError, ServiceError
 from reasonforge.service.routes.bodies import JsonBodyRoute
@@ -145,6 +145,20 @@ def register_commitment(body: CommitmentRequest, state: State, _principal: Submi
     return CommitmentResponse(**receipt.model_dump())
 
 
+def _keep(state: AppState, forecaster: str, scope: str, scored: list[Counted], outcomes: dict[str, int]) -> None:
+    """Store the scored forecasts (for the dashboard's reliability diagram)."""
+    import time
+
+    from reasonforge.service.jobs.tables import ForecastRevealRow
+
+    now = time.time()
+    with state.jobs.sessionmaker.begin() as session:
+        for counted in scored:
+            session.merge(ForecastRevealRow(forecaster=forecaster.lower(), scope=scope, item_id=counted.item_id,
+                                            probability_ppm=counted.probability_ppm,
+                                            outcome=outcomes[counted.item_id], created_at=now))
+
+
 @router.post("/v1/forecasts/reveals", response_model=RevealsResponse, responses=RESPONSES,
              summary="Score revealed forecasts")
 def score_reveals(body: RevealsRequest, state: State, _principal: Submitter) -> RevealsResponse:
@@ -163,6 +177,7 @@ def score_reveals(body: RevealsRequest, state: State, _principal: Submitter) -> 
     w3, compiled, address = _chain(state)
     match, batches = match_on_chain(w3, compiled, address, body.reveals, items, question_set_digest(items),
                                     body.forecaster)
+    _keep(state, match.forecaster, match.scope, match.scored, {i.id: i.outcome for i in items})
     return RevealsResponse(forecaster=match.forecaster, roots=[b.root for b in batches],
                            scores=compute_scores(match.scored, items), excluded=match.excluded,
                            complete=match.complete)
