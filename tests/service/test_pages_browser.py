@@ -74,6 +74,9 @@ def test_the_dashboard_served_live_in_chromium(tmp_path) -> None:
             volume = driver.find_elements(By.CSS_SELECTOR, "tr.volume")
             assert [(r.get_attribute("data-domain"), r.get_attribute("data-level")) for r in volume] == [
                 ("mathematics", "quick")]
+            today = [(d.get_attribute("data-n"), d.get_attribute("data-verified"))
+                     for d in volume[0].find_elements(By.CSS_SELECTOR, "svg.daily g.day")][-1]
+            assert today == ("2", "1")  # today's bar: two verifications, one VERIFIED
             bars = driver.find_elements(By.CSS_SELECTOR, "svg.chart g.bar")
             assert ("step 2", "1") in [(b.get_attribute("data-label"), b.get_attribute("data-value")) for b in bars]
             assert "sympy-relations" in driver.find_element(By.ID, "checkers").text

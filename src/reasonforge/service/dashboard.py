@@ -255,6 +255,20 @@ th{color:#555;font-weight:600} td.num{text-align:right;font-variant-numeric:tabu
 """
 
 
+def _daily(volume: list[int], verified: list[int], days: list[str]) -> str:
+    """A small per-day chart of one domain and level: a bar per day, its VERIFIED part in green."""
+    top, bar, gap, height = max(volume, default=0) or 1, 8, 2, 28
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="daily" role="img" width="{len(days) * (bar + gap)}" '
+             f'height="{height}" aria-label="verifications per day">')]
+    for i, (n, ok, day) in enumerate(zip(volume, verified, days, strict=True)):
+        h, g, x = round(n / top * height), round(ok / top * height), i * (bar + gap)
+        parts.append(f'<g class="day" data-day="{day}" data-n="{n}" data-verified="{ok}"><title>{day}: {n} '
+                     f'verifications, {ok} VERIFIED</title><rect x="{x}" y="{height - h}" width="{bar}" height="{h}" '
+                     f'fill="#3b6fb6"/><rect x="{x}" y="{height - g}" width="{bar}" height="{g}" fill="#106b21"/></g>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 def _bars(values: list[int], labels: list[str], *, title: str, colour: str = "#3b6fb6", width: int = 560) -> str:
     """A bar chart as SVG (values ≥ 0), one bar per label."""
     top = max(values, default=0) or 1
@@ -262,16 +276,17 @@ def _bars(values: list[int], labels: list[str], *, title: str, colour: str = "#3
     height = 120
     parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" aria-label="{escape(title)}" '
              f'width="{width}" height="{height + 30}">')]
+    every = len(values) <= 8  # few bars: each gets its label; many: the first and the last
     for i, (value, label) in enumerate(zip(values, labels, strict=True)):
         h = round(value / top * height)
         x = 30 + i * (bar_w + 4)
         parts.append(f'<g class="bar" data-label="{escape(label)}" data-value="{value}"><title>{escape(label)}: '
                      f'{value}</title><rect x="{x}" y="{height - h + 5}" width="{bar_w}" height="{h}" '
                      f'fill="{colour}"/></g>')
-    parts.append(f'<text x="2" y="14" font-size="11" fill="#666">{top}</text>'
-                 f'<text x="30" y="{height + 25}" font-size="11" fill="#666">{escape(labels[0] if labels else "")}'
-                 f'</text><text x="{width - 4}" y="{height + 25}" font-size="11" fill="#666" text-anchor="end">'
-                 f'{escape(labels[-1] if labels else "")}</text></svg>')
+        if every or i in (0, len(values) - 1):
+            parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{height + 25}" font-size="11" fill="#666" '
+                         f'text-anchor="middle">{escape(label)}</text>')
+    parts.append(f'<text x="2" y="14" font-size="11" fill="#666">{top}</text></svg>')
     return "".join(parts)
 
 
@@ -293,7 +308,8 @@ def dashboard_page(board: Dashboard) -> str:
     rows = "".join(
         f'<tr class="volume" data-domain="{escape(domain)}" data-level="{escape(level)}"><td>{escape(domain)}</td>'
         f'<td>{escape(level)}</td><td class="num">{sum(v)}</td><td class="num">'
-        f'{sum(board.verified[(domain, level)]) / sum(v):.0%}</td></tr>'
+        f'{sum(board.verified[(domain, level)]) / sum(v):.0%}</td>'
+        f"<td>{_daily(v, board.verified[(domain, level)], board.days)}</td></tr>"
         for (domain, level), v in sorted(board.volume.items()) if sum(v))
     failures = sorted(board.first_failure)
     checker_rows = "".join(
@@ -320,7 +336,8 @@ def dashboard_page(board: Dashboard) -> str:
         "<h2>Verifications per day</h2>"
         + _bars(per_day, board.days, title="verifications per day")
         + "<h2>By domain and level</h2>"
-        + (f"<table id=volume><tr><th>domain</th><th>level</th><th>verifications</th><th>VERIFIED</th></tr>{rows}"
+        + (f"<table id=volume><tr><th>domain</th><th>level</th><th>verifications</th><th>VERIFIED</th>"
+           f"<th>per day (blue: verifications, green: VERIFIED)</th></tr>{rows}"
            "</table>" if rows else '<p class="muted">No verification finished in the window.</p>')
         + "<h2>Where refuted chains first fail</h2>"
         + (_bars([board.first_failure[k] for k in range(1, failures[-1] + 1)],
