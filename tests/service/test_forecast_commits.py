@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -10,21 +9,18 @@ from pathlib import Path
 import httpx
 import pytest
 
-from reasonforge.certificate import devnode, toolchain
+from reasonforge.certificate import devnode
 from reasonforge.certificate import forecast_registry as fr
 from reasonforge.certificate.validators import generate
 from reasonforge.forecast.commit import PredictionRow, commit_rows, reveal, validator_addresses
 from reasonforge.forecast.dataset import ForecastItem
 
+from certhelpers import require_node_tools
+
 
 @pytest.fixture
 def chain(tmp_path: Path) -> Iterator[tuple[str, str, fr.CompiledForecastRegistry]]:
-    if shutil.which("node") is None:
-        pytest.skip("node is not installed")
-    try:
-        toolchain.node_modules()
-    except toolchain.ToolchainError as exc:
-        pytest.skip(exc.message)
+    require_node_tools()
     server, url = devnode.start()
     w3 = fr.connect(url)
     compiled = fr.compile_forecast_registry(tmp_path / "contracts")

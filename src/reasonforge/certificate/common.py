@@ -22,3 +22,9 @@ def data_home() -> Path:
 def certificate_dir(home: Path) -> Path:
     """Where validator keys, circuit artefacts and compiled contracts live under the data dir."""
     return home / "certificate"
+
+
+class RegistryError(ReasonForgeError):
+    """A registry transaction failed or the certificate cannot go on chain."""
+
+    code = "certificate_registry_error"

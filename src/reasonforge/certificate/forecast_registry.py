@@ -10,12 +10,15 @@ import hashlib
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 from web3 import Web3
 from web3.contract import Contract
 
 from reasonforge.certificate import toolchain
-from reasonforge.certificate.registry import RegistryError, _revert_reason, connect
+from reasonforge.certificate.forecast_records import BatchRecord, CommitReceipt, OnChainScore
+from reasonforge.certificate.forecast_records import b32 as _b32
+from reasonforge.certificate.registry import RegistryError, connect
+from reasonforge.certificate.registry import _send as _registry_send
 from reasonforge.certificate.solidity import CONTRACTS, CompiledContract
 
 __all__ = [
@@ -67,53 +70,6 @@ class ForecastDeployment(BaseModel):
     deploy_gas: int
 
 
-class BatchRecord(BaseModel):
-    """What the registry recorded for one committed root (the timestamp is the block's)."""
-
-    root: str = Field(pattern=r"^0x[0-9a-f]{64}$")
-    committer: str
-    timestamp: int = Field(ge=0)
-    count: int = Field(ge=1)
-    scope: str = Field(pattern=r"^0x[0-9a-f]{64}$")
-
-
-class CommitReceipt(BaseModel):
-    """A commit transaction: the stored record and its gas."""
-
-    batch: BatchRecord
-    tx_hash: str
-    block_number: int
-    gas_used: int
-
-
-class OnChainScore(BaseModel):
-    """The registry's Score struct (the fields a certificate id covers, besides the roots)."""
-
-    forecaster: str
-    scope: str
-    resolution_digest: str
-    body_digest: str
-    scored: int = Field(ge=0, lt=1 << 32)
-    excluded: int = Field(ge=0, lt=1 << 32)
-    unrevealed: int = Field(ge=0, lt=1 << 32)
-    brier_ppm: int = Field(ge=-(1 << 63), lt=1 << 63)
-    log_loss_ppm: int = Field(ge=-(1 << 63), lt=1 << 63)
-    market_skill_ppm: int = Field(ge=-(1 << 63), lt=1 << 63)
-
-    def as_tuple(self) -> tuple:
-        """The ABI tuple, in the struct's field order."""
-        return (Web3.to_checksum_address(self.forecaster), _b32(self.scope), _b32(self.resolution_digest),
-                _b32(self.body_digest), self.scored, self.excluded, self.unrevealed, self.brier_ppm,
-                self.log_loss_ppm, self.market_skill_ppm)
-
-
-def _b32(hex_value: str) -> bytes:
-    raw = bytes.fromhex(hex_value.removeprefix("0x"))
-    if len(raw) != 32:
-        raise RegistryError(f"expected a 32-byte hex value, got {hex_value!r}")
-    return raw
-
-
 def _hex(raw: bytes) -> str:
     return "0x" + bytes(raw).hex()
 
@@ -134,17 +90,8 @@ def compile_forecast_registry(out_dir: Path) -> CompiledForecastRegistry:
 
 
 def _send(w3: Web3, fn: object, gas: int, sender: str, abi: list[dict] | None) -> dict:
-    """Dry-run to name a revert (not for a constructor), then send with an explicit gas limit."""
-    if abi is not None:
-        try:
-            fn.call({"from": sender, "gas": gas})  # type: ignore[attr-defined]
-        except Exception as exc:  # web3 raises several revert types; all mean "would revert"
-            raise RegistryError(f"forecast registry refused the transaction: {_revert_reason(abi, exc)}") from exc
-    tx_hash = fn.transact({"from": sender, "gas": gas})  # type: ignore[attr-defined]
-    receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=120)
-    if receipt["status"] != 1:
-        raise RegistryError(f"transaction {tx_hash.hex()} reverted")
-    return dict(receipt)
+    """The certificate registry's send, its refusals named as this registry's."""
+    return _registry_send(w3, fn, gas, sender, abi, refused="forecast registry refused the transaction")
 
 
 def _contract(w3: Web3, compiled: CompiledForecastRegistry, address: str) -> Contract:

@@ -11,20 +11,14 @@ from web3 import Web3
 from web3.contract import Contract
 
 from reasonforge.certificate.binding import ASSURANCES, DOMAINS, LEVELS, VERDICTS
+from reasonforge.certificate.common import RegistryError
 from reasonforge.certificate.schema import VerificationCertificate
 from reasonforge.certificate.solidity import CompiledContracts
-from reasonforge.errors import ReasonForgeError
 
 DEPLOY_GAS = 6_000_000
 REGISTER_GAS = 1_500_000
 SEGMENT_GAS = 600_000  # each further segment: one more verifyProof and a stored commitment
 CALL_GAS = 1_000_000
-
-
-class RegistryError(ReasonForgeError):
-    """A registry transaction failed or the certificate cannot go on chain."""
-
-    code = "certificate_registry_error"
 
 
 class Deployment(BaseModel):
@@ -65,13 +59,15 @@ def _revert_reason(abi: list[dict], exc: Exception) -> str:
     return text
 
 
-def _send(w3: Web3, fn: object, gas: int, sender: str, abi: list[dict] | None = None) -> dict:
-    """Dry-run (to name a revert), then send from an unlocked node account with an explicit gas limit."""
+def _send(w3: Web3, fn: object, gas: int, sender: str, abi: list[dict] | None = None, *,
+          refused: str = "registry refused the certificate") -> dict:
+    """Dry-run (to name a revert: `refused: reason`; not for a constructor, whose `abi` is None), then send from an
+    unlocked node account with an explicit gas limit."""
     if abi is not None:
         try:
             fn.call({"from": sender, "gas": gas})  # type: ignore[attr-defined]
         except Exception as exc:  # web3 raises several revert types; all mean "would revert"
-            raise RegistryError(f"registry refused the certificate: {_revert_reason(abi, exc)}") from exc
+            raise RegistryError(f"{refused}: {_revert_reason(abi, exc)}") from exc
     tx_hash = fn.transact({"from": sender, "gas": gas})  # type: ignore[attr-defined]
     receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=120)
     if receipt["status"] != 1:

@@ -12,6 +12,7 @@ from reasonforge.certificate import toolchain
 
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
 SCRIPT = Path(__file__).resolve().parent / "js" / "contracts.cjs"
+COMPILER = SCRIPT.with_name("compile.cjs")  # contracts.cjs compiles through it: both are in the cache key
 VERIFIER_TEMPLATE = CONTRACTS / "Verifier.sol.ejs"
 
 
@@ -41,6 +42,7 @@ def compile_contracts(
     registry = CONTRACTS / "CertificateRegistry.sol"
     fingerprint = hashlib.sha256(
         vk_json_path.read_bytes() + verifier_template.read_bytes() + registry.read_bytes() + SCRIPT.read_bytes()
+        + COMPILER.read_bytes()
     ).hexdigest()
     if not (cached.exists() and stamp.exists() and stamp.read_text() == fingerprint):
         args = [str(toolchain.node_modules()), str(vk_json_path), str(verifier_template), str(registry), str(out_dir)]

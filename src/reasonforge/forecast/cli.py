@@ -182,13 +182,8 @@ def calibration(predictions: Annotated[Path | None, typer.Argument(help="Predict
     n_missing = 0
     rows = None
     if predictions:
-        rows = read_predictions(predictions, items, "forecast calibration")
-        ids = {row.id for row in rows}
-        answered = [item for item in items if item.id in ids]
-        # an unanswered item states no forecast (not an unparsable one): left out, and the market reference
-        # is drawn on the same answered items so the two curves compare like with like
-        n_missing = len(items) - len(answered)
-        items = answered
+        # the market reference is drawn on the same answered items, so the two curves compare like with like
+        rows, items, n_missing = _answered(predictions, items, "forecast calibration")
     arrays = item_arrays(items)
     p = probabilities(items, rows) if rows is not None else arrays.market
     report = calibration_report(p, arrays.outcome, bins, n_missing=n_missing)
@@ -217,6 +212,15 @@ def calibration(predictions: Annotated[Path | None, typer.Argument(help="Predict
         console.print(f"answered {len(items)}, missing {report.n_missing} (not scored)", highlight=False)
 
 
+def _answered(predictions: Path, items: list, command: str) -> tuple[list, list, int]:
+    """The rows of `predictions`, the items they answer, and how many items they leave unanswered: an unanswered
+    item states no forecast (it is not an unparsable one), so it is left out and counted, never scored."""
+    rows = read_predictions(predictions, items, command)
+    ids = {row.id for row in rows}
+    answered = [item for item in items if item.id in ids]
+    return rows, answered, len(items) - len(answered)
+
+
 @app.command()
 def probe(cutoff: Annotated[str, typer.Option("--cutoff", help="Model training cutoff, ISO-8601 UTC (e.g. 2026-08-25T00:00:00Z).")],
           predictions: Annotated[Path | None, typer.Argument(help="Predictions JSONL (default: the market).")] = None,
@@ -230,12 +234,8 @@ def probe(cutoff: Annotated[str, typer.Option("--cutoff", help="Model training c
     n_missing = 0
     p = None
     if predictions:
-        rows = read_predictions(predictions, items, "forecast probe")
-        ids = {row.id for row in rows}
-        answered = [item for item in items if item.id in ids]
         # a missing prediction is no evidence of recall either way: only answered items are probed
-        n_missing = len(items) - len(answered)
-        items = answered
+        rows, items, n_missing = _answered(predictions, items, "forecast probe")
         p = probabilities(items, rows)
     report = contamination_probe(cutoff, items, p, model=predictions.name if predictions else "", resamples=resamples,
                                  seed=seed, n_missing=n_missing)

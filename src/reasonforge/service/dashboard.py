@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
-from reasonforge.forecast.commit.certificate import UNDEFINED_PPM
+from reasonforge.certificate.forecast_records import UNDEFINED_PPM
 from reasonforge.service.jobs.tables import ForecastRevealRow, JobRow
 from reasonforge.service.work import work_facts
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -10,22 +9,19 @@ from pathlib import Path
 import pytest
 from web3 import Web3
 
-from reasonforge.certificate import devnode, toolchain
+from reasonforge.certificate import devnode
 from reasonforge.certificate import forecast_registry as fr
 from reasonforge.certificate.validators import ValidatorSet, generate
 from reasonforge.forecast.commit import validator_addresses
 from reasonforge.forecast.dataset import ForecastItem
 
+from certhelpers import require_node_tools
+
 
 @pytest.fixture(scope="session")
 def compiled(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> fr.CompiledForecastRegistry:
     """ForecastRegistry compiled by solc-js (skips without Node and the npm packages)."""
-    if shutil.which("node") is None:
-        pytest.skip("node is not installed")
-    try:
-        toolchain.node_modules()
-    except toolchain.ToolchainError as exc:
-        pytest.skip(exc.message)
+    require_node_tools()
     cache = getattr(request.config, "cache", None)
     out = Path(cache.mkdir("reasonforge-forecast-registry")) if cache else tmp_path_factory.mktemp("contracts")
     return fr.compile_forecast_registry(out)

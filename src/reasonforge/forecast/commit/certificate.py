@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from reasonforge.certificate import ecdsa
 from reasonforge.certificate.canonical import sha256_hex
-from reasonforge.certificate.forecast_registry import BatchRecord, OnChainScore
+from reasonforge.certificate.forecast_records import UNDEFINED_PPM, BatchRecord, OnChainScore
 from reasonforge.certificate.validators import ValidatorSet
 from reasonforge.forecast.commit.batch import Opening, question_set_digest, resolution_digest
 from reasonforge.forecast.commit.match import Counted, Excluded, MatchResult, match_reveals
@@ -34,8 +34,6 @@ from reasonforge.forecast.metrics import point_metrics
 
 CERT_VERSION = 1
 DOMAIN = keccak(text="ReasonForge/ForecastScore/v1")
-UNDEFINED_PPM = -(1 << 63)
-"""On-chain value of a score that is undefined (nothing scored) or −∞ (a perfect market beaten by nothing)."""
 SCORE_TUPLE = "(address,bytes32,bytes32,bytes32,uint32,uint32,uint32,int64,int64,int64)"
 
 

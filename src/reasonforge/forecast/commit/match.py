@@ -20,7 +20,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from reasonforge.certificate.forecast_registry import BatchRecord
+from reasonforge.certificate.forecast_records import BatchRecord
 from reasonforge.forecast.commit.batch import Opening
 from reasonforge.forecast.commit.tree import depth_for, field_hex, leaf_hash, root_from_path
 from reasonforge.forecast.dataset import ForecastItem

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from reasonforge.certificate.forecast_registry import BatchRecord
+from reasonforge.certificate.forecast_records import BatchRecord
 from reasonforge.forecast.commit.batch import HEX32, Opening
 from reasonforge.forecast.commit.certificate import Scores
 from reasonforge.forecast.commit.match import Counted, Excluded
