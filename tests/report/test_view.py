@@ -6,9 +6,10 @@ from hashlib import sha256
 
 import pytest
 
+from reasonforge.chain import overall_of
 from reasonforge.errors import InputError
 from reasonforge.report import build_view
-from reasonforge.types import StepStatus
+from reasonforge.types import Overall, StepStatus
 
 
 def test_a_verdict_shown_with_another_request_is_refused(verdicts) -> None:
@@ -43,3 +44,25 @@ def test_failing_tests_are_read_from_the_checker_details(verdicts) -> None:
     step = build_view(request, verdict).step(1)
     assert step.failing_tests and "count_frequencies([1, 2, 2, 3])" in step.failing_tests[0].message
     assert step.checker.startswith("python") or "pytest" in step.checker
+
+
+def test_a_verdict_edited_after_verification_is_refused(verdicts) -> None:
+    """The forgery: a refuted chain's verdict edited to VERIFIED, keeping the digest a certificate signed for the
+    real one. A page or report of it would show a verified chain with the genuine digest beside it."""
+    request, verdict = verdicts["PARTIAL"]
+    forged_steps = [sv.model_copy(update={"status": StepStatus.VERIFIED, "verified": True, "error_message": None})
+                    for sv in verdict.step_verdicts]
+    summary_only = verdict.model_copy(update={"overall": Overall.VERIFIED})
+    with pytest.raises(InputError, match="its steps give PARTIAL"):
+        build_view(request, summary_only)
+    # the same edit with its summary made to agree with the edited steps: the digest still gives it away
+    consistent = overall_of({sv.step_id: sv for sv in forged_steps})
+    forged = verdict.model_copy(update={"overall": consistent, "step_verdicts": forged_steps,
+                                        "verified_steps": len(forged_steps), "failure_report": None})
+    with pytest.raises(InputError, match="verdict_digest does not match its content"):
+        build_view(request, forged)
+    artifact = verdict.model_copy(update={"step_verdicts": [
+        verdict.step_verdicts[0].model_copy(update={"formal_representation": "claim 1 = 1"}),
+        *verdict.step_verdicts[1:]]})
+    with pytest.raises(InputError, match="verdict_digest does not match its content"):
+        build_view(request, artifact)

@@ -13,7 +13,9 @@ from hashlib import sha256
 from typing import Any
 
 from reasonforge.certificate import VerificationCertificate
-from reasonforge.chain import StepGraph, task_hash
+from reasonforge.certificate.check import check_against_verdict
+from reasonforge.certificate.issue import digest_of
+from reasonforge.chain import StepGraph, overall_of, task_hash
 from reasonforge.errors import InputError
 from reasonforge.types import (
     Assurance,
@@ -237,11 +239,21 @@ def build_view(request: VerifyRequest, verdict: VerificationVerdict, *,
             f"the verdict is for task {verdict.task_hash[:16] or '(none named)'}…, but this request hashes to "
             f"{expected[:16]}…: give the "
             "request the verdict was computed from", field="request")
-    if certificate is not None and (certificate.task_hash, certificate.verdict_digest) != (
-            verdict.task_hash, verdict.verdict_digest):
-        raise InputError(
-            f"certificate {certificate.certificate_id[:18]}… certifies another verdict (its task hash or verdict digest "
-            "differs from this verdict's): give the certificate issued for this verdict", field="certificate")
+    # What the page and the report say must be what the verdict proved: its summary is what its steps give, and its
+    # digest (which a certificate signs) is recomputed from its content, never taken from the field it carries.
+    steps = {sv.step_id: sv for sv in verdict.step_verdicts}
+    if verdict.overall is not overall_of(steps):
+        raise InputError(f"the verdict says {verdict.overall.value}, but its steps give {overall_of(steps).value}: it "
+                         "was edited after verification", field="verdict")
+    if verdict.verdict_digest != digest_of(verdict):
+        raise InputError("the verdict's verdict_digest does not match its content (steps, evidence, artifacts, "
+                         "checkers, level or answer were changed after verification, or it has none): give the "
+                         "verdict `reasonforge verify --json` printed", field="verdict")
+    if certificate is not None:
+        reasons = check_against_verdict(certificate, verdict)
+        if reasons:
+            raise InputError(f"certificate {certificate.certificate_id[:18]}… does not certify this verdict: "
+                             f"{'; '.join(reasons)}", field="certificate")
     certified = certified_from(certificate, page_base_url) if certificate is not None else None
     graph = StepGraph(request.reasoning_chain)
     by_id = {sv.step_id: sv for sv in verdict.step_verdicts}
