@@ -22,7 +22,8 @@ from sqlalchemy.orm import sessionmaker
 
 from reasonforge.certificate.forecast_records import UNDEFINED_PPM
 from reasonforge.service.jobs.tables import ForecastRevealRow, JobRow
-from reasonforge.service.work import work_facts
+from reasonforge.service.work import FINISHED, work_facts
+from reasonforge.types import JobStatus
 
 __all__ = ["DASHBOARD_CSP", "MAX_JOBS", "WINDOW_DAYS", "Dashboard", "ForecastRow", "dashboard_page", "gather"]
 
@@ -210,7 +211,7 @@ def gather(sm: sessionmaker, *, validator_state: Path | None = None, now: dateti
     with sm() as session:
         rows = session.execute(
             select(JobRow.finished_at, JobRow.status, JobRow.verdict_json)
-            .where(JobRow.finished_at >= since, JobRow.status.in_(("complete", "failed")))
+            .where(JobRow.finished_at >= since, JobRow.status.in_(FINISHED))
             .order_by(JobRow.finished_at.desc())
             .limit(MAX_JOBS + 1)
         ).all()
@@ -220,7 +221,7 @@ def gather(sm: sessionmaker, *, validator_state: Path | None = None, now: dateti
     latencies: dict[str, list[float]] = defaultdict(list)
     index = {day: i for i, day in enumerate(days)}
     for finished_at, status, verdict_json in rows:
-        if status == "failed" or not verdict_json:
+        if status == JobStatus.FAILED.value or not verdict_json:
             board.failed_jobs += 1
             continue
         facts = work_facts(json.loads(verdict_json))

@@ -31,7 +31,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from reasonforge.service.jobs import store
 from reasonforge.service.jobs.tables import CertificateTimingRow, JobRow
-from reasonforge.service.work import KILL_REASONS, work_facts
+from reasonforge.service.work import FINISHED, KILL_REASONS, work_facts
+from reasonforge.types import JobStatus
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,7 @@ class _WorkCollector(Collector):
             rows = session.execute(
                 select(JobRow.finished_at, JobRow.task_id, JobRow.status, JobRow.verdict_json)
                 .where((JobRow.finished_at > after) | ((JobRow.finished_at == after) & (JobRow.task_id > last_id)))
-                .where(JobRow.status.in_(("complete", "failed")))
+                .where(JobRow.status.in_(FINISHED))
                 .order_by(JobRow.finished_at, JobRow.task_id)
                 .limit(SCRAPE_BATCH)
             ).all()
@@ -114,7 +115,7 @@ class _WorkCollector(Collector):
             _add(self._prove, PROVE_BUCKETS, seconds)
         for finished_at, task_id, status, verdict_json in rows:
             self._cursor = (finished_at, task_id)
-            if status == "failed":
+            if status == JobStatus.FAILED.value:
                 self._failed_jobs += 1
             if verdict_json:
                 self._count(json.loads(verdict_json))

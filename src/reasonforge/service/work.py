@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["KILL_REASONS", "WorkFacts", "work_facts"]
+from reasonforge.types import ErrorKind, JobStatus
 
-KILL_REASONS = ("timeout", "memory", "too_large", "crash")
+__all__ = ["FINISHED", "KILL_REASONS", "WorkFacts", "work_facts"]
+
+KILL_REASONS = tuple(kind.value for kind in (ErrorKind.TIMEOUT, ErrorKind.MEMORY, ErrorKind.TOO_LARGE, ErrorKind.CRASH))
 """Step error kinds that mean a limit stopped the check (or the checked code) rather than a judgement."""
+FINISHED = (JobStatus.COMPLETE.value, JobStatus.FAILED.value)
+"""Job statuses whose work is done: complete (a verdict) or failed (none could be had)."""
 
 
 @dataclass
