@@ -7,7 +7,7 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.console import Console
@@ -41,6 +41,11 @@ from reasonforge.types import (
     VerificationVerdict,
     VerifyRequest,
 )
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+_Model = TypeVar("_Model", bound="BaseModel")
 
 app = ReasonForgeTyper(
     name="reasonforge",
@@ -358,6 +363,20 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
         console.print(Panel("\n".join(lines), title="failure report", title_align="left", border_style="red"))
 
 
+def _read_model(source: str, what: str, model: type[_Model], limit: int) -> _Model:
+    """`source` (a file, or '-') read as JSON and validated as `model`; a validation error becomes `fail`."""
+    from pydantic import ValidationError
+
+    from reasonforge.chain import load_json
+
+    try:
+        return model.model_validate(load_json(_read_source(source, what, limit), what=what))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise fail(f"{source} is not a {what} JSON: {where}: {first['msg']}") from None
+
+
 class TemplateChoice(str, Enum):
     plain = "plain"
     eu_ai_act = "eu_ai_act"
@@ -381,26 +400,15 @@ def report(
 ) -> None:
     """Write a PDF compliance report of a verdict: the query and chain, each step's verdict with its artifact and
     checker, the failure and its cascade, the certificate and validators, methodology and chain of custody."""
-    from pydantic import ValidationError
-
     from reasonforge.certificate import VerificationCertificate
-    from reasonforge.chain import load_json, parse_request
+    from reasonforge.chain import parse_request
     from reasonforge.report import ReportTemplate, build_view, compliance_report
 
     limit = ChainLimits().max_request_bytes * 8  # a verdict carries artifacts and checker output besides the chain
-    documents: dict[str, object] = {}
-    for what, source, model in (("verdict", verdict_file, VerificationVerdict),
-                                ("certificate", certificate, VerificationCertificate)):
-        if source is None:
-            continue
-        try:
-            documents[what] = model.model_validate(load_json(_read_source(source, what, limit), what=what))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-            raise fail(f"{source} is not a {what} JSON: {where}: {first['msg']}") from None
+    verdict = _read_model(verdict_file, "verdict", VerificationVerdict, limit)
+    cert = None if certificate is None else _read_model(certificate, "certificate", VerificationCertificate, limit)
     request = parse_request(_read_source(request_file, "request", ChainLimits().max_request_bytes))
-    view = build_view(request, documents["verdict"], certificate=documents.get("certificate"))
+    view = build_view(request, verdict, certificate=cert)
     _write_output(out, compliance_report(view, ReportTemplate(template.value)), "--out")
     typer.echo(f"wrote {out} ({template.value} report, verdict {view.overall.value})")
 

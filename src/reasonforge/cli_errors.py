@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -42,17 +42,27 @@ def _reported() -> Iterator[None]:
         raise fail(exc.message) from None
 
 
-class _Reporting:
+if TYPE_CHECKING:
+    # Typer's classes share a base from the click it vendors, which it gives no public name; checked against it,
+    # the mixin's `super()` calls resolve and its overrides must keep the base's signatures. At run time the
+    # mixin stays a plain class, so the method order is the Typer class's with the mixin in front.
+    from typer._click import Command as _Command
+    from typer._click import Context as _Context
+else:
+    _Command = object
+
+
+class _Reporting(_Command):
     """Mixed in before a Typer command class: a ReasonForgeError from parsing or running it becomes `fail`."""
 
     # make_context too: option callbacks and the root's own argument parsing run there, before invoke.
-    def make_context(self, info_name: str | None, args: list[str], parent: typer.Context | None = None,
-                     **extra: Any) -> typer.Context:
+    def make_context(self, info_name: str | None, args: list[str], parent: _Context | None = None,
+                     **extra: Any) -> _Context:
         """Parse the arguments, reporting a ReasonForgeError raised while doing so."""
         with _reported():
             return super().make_context(info_name, args, parent, **extra)
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    def invoke(self, ctx: _Context) -> Any:
         """Run the command (a group: the chosen subcommand), reporting a ReasonForgeError that escapes it."""
         with _reported():
             return super().invoke(ctx)

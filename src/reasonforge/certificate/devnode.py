@@ -5,14 +5,14 @@ from __future__ import annotations
 import ast
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
 from web3 import EthereumTesterProvider, Web3
 
 
-def _handler(request: Callable[[str, Any], dict]) -> type[BaseHTTPRequestHandler]:
+def _handler(request: Callable[[str, Any], Mapping[str, object]]) -> type[BaseHTTPRequestHandler]:
     """A request handler bound to one in-process chain (no module-level state)."""
 
     class Handler(BaseHTTPRequestHandler):

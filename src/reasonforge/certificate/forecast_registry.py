@@ -103,7 +103,7 @@ def deploy(w3: Web3, compiled: CompiledForecastRegistry, validators: list[str], 
     """Deploy a registry trusting these validator addresses with this signing threshold."""
     sender = sender or w3.eth.accounts[0]
     factory = w3.eth.contract(abi=compiled.contract.abi, bytecode=compiled.contract.bytecode)
-    checksummed = [Web3.to_checksum_address(v) for v in validators]
+    checksummed: list[str] = [Web3.to_checksum_address(v) for v in validators]
     if not 1 <= threshold <= len(set(checksummed)) == len(checksummed):
         raise RegistryError(f"a registry needs distinct validators and 1 <= threshold <= {len(checksummed)}, "
                             f"got threshold {threshold}")

@@ -181,12 +181,12 @@ class Issuer:
             raise CertificateError(f"timestamp {stamp} is not a positive 64-bit Unix time", field="timestamp")
         specs = checker_specs(verdict)
         steps = {sv.step_id: sv for sv in verdict.step_verdicts}
-        assurance = (verdict.assurance or assurance_of(steps)).value
+        assurance = verdict.assurance or assurance_of(steps)
         digest = digest_of(verdict)
         checkers = binding.checkers_digest(specs)
         bound = binding.bound_task_input(
             task_hash=verdict.task_hash, verdict_digest=digest, checkers=checkers, domain=verdict.domain.value,
-            proof_level=verdict.proof_level.value, overall=verdict.overall.value, assurance=assurance,
+            proof_level=verdict.proof_level.value, overall=verdict.overall.value, assurance=assurance.value,
         )
         statements = self._statements(verdict, stamp, bound)
         segments = []
@@ -215,7 +215,7 @@ class Issuer:
             total_steps=verdict.total_steps,
             verified_steps=verdict.verified_steps,
             overall_verdict=verdict.overall.value,
-            assurance=assurance,
+            assurance=assurance.value,
             verdict_digest=digest,
             checkers_digest=checkers,
             timestamp=stamp,

@@ -95,12 +95,12 @@ def align(items: Sequence[ForecastItem], predictions: Sequence[Prediction]) -> A
     probs: list[float | None] = []
     missing = unparsed = 0
     for item in items:
-        row = by_id.get(item.id)
-        if row is None:
+        found = by_id.get(item.id)
+        if found is None:
             missing += 1
             probs.append(None)
             continue
-        value = row.value()
+        value = found.value()
         if value is None:
             unparsed += 1
         probs.append(value)

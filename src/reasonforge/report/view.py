@@ -152,7 +152,8 @@ def _spec_text(raw: Any) -> str:
     if not isinstance(raw, Mapping):
         return ""
     name, version = str(raw.get("name", "")), str(raw.get("version", ""))
-    args = raw.get("args") if isinstance(raw.get("args"), Mapping) else {}
+    raw_args = raw.get("args")
+    args = raw_args if isinstance(raw_args, Mapping) else {}
     tools = ", ".join(f"{k} {v}" for k, v in sorted(args.items()) if isinstance(v, (str, int, float)))
     return f"{name} {version}".strip() + (f" ({tools})" if tools else "")
 
@@ -184,7 +185,8 @@ def _counterexample(details: Mapping[str, Any]) -> str:
 
 def _step_view(content: str, dependencies: tuple[int, ...], sv: StepVerdict) -> StepView:
     d = sv.details
-    evidence = d.get("evidence") if isinstance(d.get("evidence"), Mapping) else {}
+    raw_evidence = d.get("evidence")
+    evidence = raw_evidence if isinstance(raw_evidence, Mapping) else {}
     elapsed = d.get("elapsed_ms")
     raw_by = d.get("invalidated_by")
     invalidated_by = tuple(i for i in (raw_by if isinstance(raw_by, list) else [raw_by]) if isinstance(i, int))
@@ -241,9 +243,9 @@ def build_view(request: VerifyRequest, verdict: VerificationVerdict, *,
             "request the verdict was computed from", field="request")
     # What the page and the report say must be what the verdict proved: its summary is what its steps give, and its
     # digest (which a certificate signs) is recomputed from its content, never taken from the field it carries.
-    steps = {sv.step_id: sv for sv in verdict.step_verdicts}
-    if verdict.overall is not overall_of(steps):
-        raise InputError(f"the verdict says {verdict.overall.value}, but its steps give {overall_of(steps).value}: it "
+    by_id = {sv.step_id: sv for sv in verdict.step_verdicts}
+    if verdict.overall is not overall_of(by_id):
+        raise InputError(f"the verdict says {verdict.overall.value}, but its steps give {overall_of(by_id).value}: it "
                          "was edited after verification", field="verdict")
     if verdict.verdict_digest != digest_of(verdict):
         raise InputError("the verdict's verdict_digest does not match its content (steps, evidence, artifacts, "
@@ -256,7 +258,6 @@ def build_view(request: VerifyRequest, verdict: VerificationVerdict, *,
                              f"{'; '.join(reasons)}", field="certificate")
     certified = certified_from(certificate, page_base_url) if certificate is not None else None
     graph = StepGraph(request.reasoning_chain)
-    by_id = {sv.step_id: sv for sv in verdict.step_verdicts}
     missing = [sid for sid in graph.step_ids if sid not in by_id]
     if missing:
         raise InputError(f"the verdict has no result for step(s) {', '.join(map(str, missing))} of the request: give "

@@ -56,9 +56,9 @@ def read_frame(message: str | bytes, task_id: str) -> Update | None:
     if not isinstance(frame, dict):
         return None
     if frame.get("type") == "error":
-        error = frame.get("error") if isinstance(frame.get("error"), dict) else {}
-        status = _STATUS_OF_CODE.get(str(error.get("code")), 400)
-        raise error_from_body(status, {"error": error}, {})
+        raw_error = frame.get("error")
+        error = raw_error if isinstance(raw_error, dict) else {}
+        raise error_from_body(_STATUS_OF_CODE.get(str(error.get("code")), 400), {"error": error}, {})
     if frame.get("type") != "status" or frame.get("task_id") != task_id:
         return None
     try:

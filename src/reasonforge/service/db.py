@@ -60,6 +60,8 @@ def _gated_connection(gate: WriteGate) -> type[sqlite3.Connection]:
     transaction open."""
 
     class GatedCursor(sqlite3.Cursor):
+        connection: GatedConnection  # only GatedConnection.cursor makes these
+
         def execute(self, sql, parameters=(), /):
             held = self.connection._gate_before(sql)
             try:

@@ -69,5 +69,6 @@ def configure_logging(level: str, fmt: LogFormat = LogFormat.TEXT) -> None:
 
 
 def _text_suffix(record: logging.LogRecord) -> bool:
-    record.task_suffix = f" [task {record.task_id}]" if getattr(record, "task_id", None) else ""
+    task_id = getattr(record, "task_id", None)
+    record.task_suffix = f" [task {task_id}]" if task_id else ""
     return True

@@ -102,8 +102,8 @@ class StreamHub:
     def start(self) -> None:
         """Start polling on the running event loop."""
         self._loop = asyncio.get_running_loop()
-        self._poke = asyncio.Event()
-        self._task = self._loop.create_task(self._run(), name="reasonforge-stream-hub")
+        self._poke = poke = asyncio.Event()
+        self._task = self._loop.create_task(self._run(poke), name="reasonforge-stream-hub")
 
     def wake(self, _task_id: str = "") -> None:
         """Poll now rather than at the next interval (a job of this process ended); callable from any thread."""
@@ -176,7 +176,7 @@ class StreamHub:
             if not queues:
                 self._subscribers.pop(owner_key_id, None)
 
-    async def _run(self) -> None:
+    async def _run(self, poke: asyncio.Event) -> None:
         while True:
             try:
                 if self._subscribers or self._watchers:
@@ -188,13 +188,14 @@ class StreamHub:
             except Exception:  # keep streaming through a database blip
                 log.warning("stream poll failed", exc_info=True)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poke.wait(), POLL_S)
-            self._poke.clear()
+                await asyncio.wait_for(poke.wait(), POLL_S)
+            poke.clear()
 
     async def _poll(self) -> None:
-        if self._cursor is None:
+        cursor = self._cursor
+        if cursor is None:
             return
-        events = await asyncio.to_thread(self._fetch, self._cursor.low)
+        events = await asyncio.to_thread(self._fetch, cursor, cursor.low)
         for event in events:
             if event["status"] in _TERMINAL:
                 for future in self._watchers.pop(event["task_id"], ()):
@@ -205,7 +206,7 @@ class StreamHub:
                     asyncio.QueueFull
                 ):  # a stalled client loses events, not the hub
                     queue.put_nowait(event)
-        self._cursor.advance(time.monotonic())
+        cursor.advance(time.monotonic())
 
     def _start(self) -> tuple[int, set[int]]:
         """The low-water mark of a new cursor and the ids above it that have committed already."""
@@ -214,8 +215,7 @@ class StreamHub:
             low = max(0, newest - START_WINDOW)
             return low, set(session.scalars(select(JobEventRow.id).where(JobEventRow.id > low)))
 
-    def _fetch(self, low: int) -> list[dict]:
-        cursor = self._cursor
+    def _fetch(self, cursor: _Cursor, low: int) -> list[dict]:
         out: list[dict] = []
         with self._sm() as session:
             rows = store.events_after(session, low)

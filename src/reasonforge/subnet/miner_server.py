@@ -182,7 +182,7 @@ def create_miner_app(
         return {"status": "ok", "hotkey": identity.hotkey, "active": gate.active, "waiting": gate.waiting}
 
     @app.post(TASK_PATH)
-    async def task(request: Request) -> JSONResponse:
+    async def task(request: Request) -> Response:
         arrived = asyncio.get_running_loop().time()
         caller, body = await authenticate(request)
         received = _parse(TranslationTask, body).for_miner()

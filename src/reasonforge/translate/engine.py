@@ -508,7 +508,7 @@ class TranslationEngine:
         try:
             parsed = parse_fol_artifact(artifact)
         except ArtifactSyntaxError as exc:
-            result = CompileResult(False, True, StepStatus.ERROR, exc.message, "syntax")
+            result = CompileResult(False, True, StepStatus.ERROR, exc.message, ErrorKind.SYNTAX)
             return Checked(artifact, ArtifactLanguage.FOL, result)
         try:
             premises, conclusion = ground_entailment(list(parsed.premises), parsed.conclusion,

@@ -175,6 +175,7 @@ class LocalModelBackend:
         if settings.model_path is None:
             raise InputError("a local model backend needs model_path (install one: `make model`)", field="model")
         self.settings = settings
+        self._model_path = settings.model_path
         self._llama: Any = None
         self._lock = threading.Lock()  # llama.cpp contexts are not thread-safe: one request at a time
         self.spec = Spec(name=self.name, version=BACKEND_VERSION, args={
@@ -188,7 +189,7 @@ class LocalModelBackend:
                 from llama_cpp import Llama
             except ImportError as exc:
                 raise ModelError(f"the local model runtime is not installed ({exc}); run `make model`") from None
-            self._llama = Llama(model_path=self.settings.model_path, n_ctx=self.settings.context_tokens,
+            self._llama = Llama(model_path=self._model_path, n_ctx=self.settings.context_tokens,
                                 n_threads=self.settings.threads, n_threads_batch=self.settings.threads,
                                 verbose=False)
         return self._llama

@@ -254,7 +254,7 @@ def reliability_summary(records: Sequence[EpisodeRecord], bins: int = 10) -> Rel
                     continue
                 cls_p.extend(f.probs)
                 cls_o.extend(1.0 if k == rec.outcome_index else 0.0 for k in range(n))
-                best = max(range(n), key=lambda k, p=f.probs: p[k])
+                best = max(range(n), key=f.probs.__getitem__)
                 top_p.append(f.probs[best])
                 top_o.append(1.0 if best == rec.outcome_index else 0.0)
         entries.append(ReliabilityEntry(agent=agent, memory=memory, classwise=calibration_report(cls_p, cls_o, bins),
@@ -395,7 +395,9 @@ def _swap_report(keys: Sequence[EvidenceKey], losses: NDArray[np.float64], names
     comp = np.column_stack([np.ones(len(keys)), *columns]) if len(keys) else np.zeros((0, 1 + len(columns)))
     qidx, nq = _question_index([k[0] for k in keys])
     totals, boot = _bootstrap(comp, qidx, nq, resamples, seed)
-    scores, acquisition, reporting = [], [], []
+    scores: list[SwapScore] = []
+    acquisition: list[Gain] = []
+    reporting: list[Gain] = []
     for c, (table, reader, evidence, kind) in enumerate(specs, start=1):
         m = _ci(totals[c], totals[0], None if boot is None else boot[:, c], None if boot is None else boot[:, 0])
         if table == "score":

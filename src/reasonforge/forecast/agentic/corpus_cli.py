@@ -102,7 +102,8 @@ def stats(index: IndexOpt, as_json: JsonOpt = False) -> None:
         sys.stdout.write(result.model_dump_json() + "\n")
         return
     console = Console()
-    span = "-" if result.first is None else f"{result.first.isoformat()} … {result.last.isoformat()}"
+    span = ("-" if result.first is None or result.last is None
+            else f"{result.first.isoformat()} … {result.last.isoformat()}")
     console.print(f"documents: {result.documents}\npublished: {span}", highlight=False)
     if result.sources:
         table = Table(title=f"sources ({len(result.sources)})", title_justify="left")

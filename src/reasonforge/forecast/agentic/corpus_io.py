@@ -75,9 +75,12 @@ def _plain(row: dict[str, Any]) -> Document:
         raise ValueError("missing field 'text' (this looks like the news sample: use --adapter cep)")
     text = clean_text(_text_field(row, "text", required=True))
     title = " ".join(_text_field(row, "title", required=False).split()) or first_sentence(text)
-    return Document(id=_text_field(row, "id", required=True), title=title, text=text,
-                    source=_text_field(row, "source", required=False), url=_text_field(row, "url", required=False),
-                    published_at=_text_field(row, "published_at", required=True))
+    # model_validate: published_at is still text here, which Document's own validator parses.
+    return Document.model_validate({
+        "id": _text_field(row, "id", required=True), "title": title, "text": text,
+        "source": _text_field(row, "source", required=False), "url": _text_field(row, "url", required=False),
+        "published_at": _text_field(row, "published_at", required=True),
+    })
 
 
 def _cep(row: dict[str, Any]) -> Document:
@@ -86,9 +89,11 @@ def _cep(row: dict[str, Any]) -> Document:
     if not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources):
         raise ValueError("field 'source' must be a list of objects")
     first = sources[0] if sources else {}
-    return Document(id=_text_field(row, "id", required=True), title=first_sentence(text), text=text,
-                    source=str(first.get("sourceName") or ""), url=str(first.get("url") or ""),
-                    published_at=_text_field(row, "date", required=True))
+    return Document.model_validate({
+        "id": _text_field(row, "id", required=True), "title": first_sentence(text), "text": text,
+        "source": str(first.get("sourceName") or ""), "url": str(first.get("url") or ""),
+        "published_at": _text_field(row, "date", required=True),
+    })
 
 
 def _looks_like_cep(row: dict[str, Any]) -> bool:

@@ -418,7 +418,7 @@ def leak_problems(question: Question, items: Sequence[NewsItem]) -> list[str]:
         if day is not None and end_of_day(day) > earliest and not word.isdigit():
             problems.append(f"{question.id}: word {word!r} first appears on {day.isoformat()}, after "
                             f"{earliest.isoformat()}")
-    texts = {}
+    texts: dict[str, date] = {}
     for it in items:
         for text in it.strings:
             texts.setdefault(text.casefold(), it.day)

@@ -306,10 +306,10 @@ class BaseRateReader:
             span0, cutoff = int(most.group(1)), _end_of(most.group(2))
             linked = {name.casefold(): int(c) for name, c in _LINK_COUNT.findall(background)}
             prior = [float(linked.get(o, 0)) for o in outcomes]
-            events = math.fsum(prior)
-            p_none = math.exp(-events / span0 * days)
+            linked_events = math.fsum(prior)
+            p_none = math.exp(-linked_events / span0 * days)
             texts = [(f"{d.title} {d.text}", d.published_at) for d in evidence if d.published_at > cutoff]
-            return self._split(question, as_of, p_none, events, prior, texts)
+            return self._split(question, as_of, p_none, linked_events, prior, texts)
         return None
 
     def _split(self, question: Question, as_of: datetime, p_none: float, events: float, prior: Sequence[float],

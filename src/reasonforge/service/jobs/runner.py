@@ -211,6 +211,7 @@ def record(
     if verifying_at is not None and kind is not OutcomeKind.COMPLETE and kind is not OutcomeKind.LEASE_LOST:
         mark_verifying(sm, settings, claim, at=verifying_at)
     if kind is OutcomeKind.COMPLETE:
+        assert outcome.verdict is not None  # attempt() makes a COMPLETE outcome only with its verdict
         if leases.complete(sm, claim, outcome.verdict, outcome.certificate, verifying_at=verifying_at):
             return JobStatus.COMPLETE
         log.info("job %s: completed by another attempt first; this result is discarded", claim.task_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from reasonforge.certificate import (
     CheckResult,
@@ -103,7 +103,7 @@ def verify_certificate(
                                  "schema": {"$ref": "#/components/schemas/ErrorBody"}}}},
     },
 )
-def certificate_html(cert_id: str, request: Request, state: State) -> HTMLResponse:
+def certificate_html(cert_id: str, request: Request, state: State) -> Response:
     """A public page anyone holding the certificate URL can read; it re-checks the proof on view."""
     accept = request.headers.get("accept", "")
     wants_json = "application/json" in accept and "text/html" not in accept

@@ -155,6 +155,8 @@ def install_error_handlers(app: FastAPI) -> None:
             message = f"{_request.method} is not allowed here; allowed: {', '.join(allowed)}"
         return error_response(exc.status_code, code, message, headers=headers or None)
 
+    @app.exception_handler(InterfaceError)
+    @app.exception_handler(OperationalError)
     async def store_down(request: Request, exc: DBAPIError) -> JSONResponse:
         # Connection refused, server restarting, lock timeouts: the request may be retried as is.
         log.warning(
@@ -166,9 +168,6 @@ def install_error_handlers(app: FastAPI) -> None:
             "the job store is unavailable right now; retry shortly",
             headers={"Retry-After": "5"},
         )
-
-    for unreachable in (OperationalError, InterfaceError):
-        app.add_exception_handler(unreachable, store_down)
 
     @app.exception_handler(Exception)
     async def crash(request: Request, exc: Exception) -> JSONResponse:

@@ -88,7 +88,7 @@ class RevealItem(BaseModel):
     def item(self) -> ForecastItem:
         """As a ForecastItem (resolved at the cutoff: only the cutoff matters here)."""
         return ForecastItem(id=self.id, question=self.id, cutoff=self.cutoff, resolved_at=self.cutoff,
-                            outcome=self.outcome, market_price=self.market_price, source="api")
+                            outcome=1 if self.outcome else 0, market_price=self.market_price, source="api")
 
 
 class RevealsRequest(BaseModel):

@@ -11,7 +11,7 @@ import base64
 import binascii
 import re
 from html import escape
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -38,7 +38,7 @@ _REALM = 'Basic realm="ReasonForge verdicts", charset="UTF-8"'
 _UNFINISHED = {JobStatus.QUEUED.value, JobStatus.TRANSLATING.value, JobStatus.VERIFYING.value}
 
 TaskId = Annotated[str, Path(min_length=1, max_length=64, description="The task id from POST /v1/verify.")]
-_HTML = {"content": {"text/html": {}}}
+_HTML: dict[str, Any] = {"content": {"text/html": {}}}
 
 
 def bearer_from_page_header(authorization: str | None) -> str | None:

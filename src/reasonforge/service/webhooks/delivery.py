@@ -281,7 +281,7 @@ def _record_attempt(
                 outcome=outcome,
             )
         )
-        delivery = session.get(WebhookDeliveryRow, delivery_id)
+        delivery = session.get_one(WebhookDeliveryRow, delivery_id)
         delivery.attempts = number
         delivery.last_status_code = attempt.status_code
         delivery.last_error = attempt.error
@@ -290,7 +290,7 @@ def _record_attempt(
 
 def _finish(sessionmaker: sessionmaker[Session], delivery_id: str, status: str) -> None:
     with sessionmaker() as session:
-        delivery = session.get(WebhookDeliveryRow, delivery_id)
+        delivery = session.get_one(WebhookDeliveryRow, delivery_id)
         delivery.status = status
         delivery.finished_at = utcnow()
         session.commit()
@@ -317,7 +317,7 @@ def _dead_letter(
                 created_at=utcnow(),
             )
         )
-        delivery = session.get(WebhookDeliveryRow, delivery_id)
+        delivery = session.get_one(WebhookDeliveryRow, delivery_id)
         delivery.status = DEAD
         delivery.finished_at = utcnow()
         session.commit()
