@@ -5,7 +5,8 @@
 Each case (tests/adversarial/cases/<family>.jsonl, one JSON object per line) is one of:
 - a verification: `{"id", "family", "why", "request": VerifyRequest, "must_not": ["verified", ...],
   "step": N}`: the status of step N (or, without `step`, of every step) must not be one of `must_not`; with
-  `"overall_not": ["VERIFIED"]` the chain's overall verdict must not be one of those either.
+  `"overall_not": ["VERIFIED"]` the chain's overall verdict must not be one of those either, and with
+  `"assurance_not": ["proven"]` its assurance must not be one of those.
   An input error (the request refused with a clear message) never counts as wrong: nothing was verified.
   `"level"` / `"translations"` may sit beside `request` for convenience (merged into it). With
   `"question_programs": [...]` the question's formalisations are those programs (as if a fooled model wrote
@@ -94,6 +95,9 @@ def _run_request(case: dict[str, Any]) -> tuple[bool, str]:
                     for v in steps)
     if verdict.overall.value in set(case.get("overall_not", ())):
         return False, f"overall {verdict.overall.value}; {got}"
+    assurance = verdict.assurance.value if verdict.assurance is not None else ""
+    if assurance in set(case.get("assurance_not", ())):
+        return False, f"assurance {assurance}; {got}"
     return not bad, got
 
 

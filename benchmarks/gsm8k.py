@@ -152,7 +152,7 @@ def _failing_line(verdict: StepVerdict) -> str:
 
 def _own_status(verdict: VerificationVerdict, step_id: int) -> str:
     sv = next(v for v in verdict.step_verdicts if v.step_id == step_id)
-    return str(sv.details.get("local_status", sv.status.value))
+    return (sv.local_status or sv.status).value
 
 
 def _first_failed(verdict: VerificationVerdict) -> int | None:

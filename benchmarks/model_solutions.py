@@ -85,7 +85,7 @@ def request_for(row: dict[str, Any]) -> VerifyRequest:
 
 
 def _kind(step: StepVerdict) -> str:
-    return str(step.details.get("error_kind") or "")
+    return str(step.error_kind or "")
 
 
 def tiers_of(verdict: VerifyResponse) -> tuple[bool, bool, bool]:

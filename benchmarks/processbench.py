@@ -109,7 +109,7 @@ def predict(row: dict[str, Any], translator: Translator, limits: CheckLimits
     verified = verdict.overall is Overall.VERIFIED
     counts: dict[str, int] = {}
     for sv in verdict.step_verdicts:
-        status = str(sv.details.get("local_status", sv.status.value))
+        status = (sv.local_status or sv.status).value
         counts[status] = counts.get(status, 0) + 1
     for index, sv in enumerate(verdict.step_verdicts):
         if sv.status is StepStatus.FAILED:

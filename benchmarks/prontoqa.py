@@ -29,9 +29,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from reasonforge import ReasoningStep, VerifyRequest, verify_chain
+from reasonforge.lang.english import EnglishParser, Lexicon, split_query, split_sentences
 from reasonforge.lang.logic import Atom, Const, Formula, Implies, Not, Quant
 from reasonforge.registry import CheckerRegistry
-from reasonforge.translate import EnglishParser, Lexicon, LogicTranslator, Translator, split_query, split_sentences
+from reasonforge.translate import LogicTranslator, Translator
 from reasonforge.types import Domain, ProofLevel, StepStatus
 
 from _common import REPO, check, interleave, ms_summary, read_rows, share
@@ -236,7 +237,7 @@ def run_benchmark(
                 f"step {step_id} {status.value}: {problem.chain[step_id - 1]!r}: {message[:160]}")))
 
         parser = EnglishParser(Lexicon.from_texts([problem.context, *problem.chain]))
-        theory = LogicTranslator().read_givens(problem.context, parser).formulas
+        theory = LogicTranslator().reader.read_givens(problem.context, parser).formulas
         started = time.perf_counter()
         facts, rules = horn_theory(theory)
         forward_chain(facts, rules)

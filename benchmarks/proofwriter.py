@@ -24,10 +24,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from reasonforge.lang.english import EnglishParser, Lexicon, NoRule, split_query
 from reasonforge.lang.logic import And, Formula, Implies
 from reasonforge.lang.logic.formulas import negate
+from reasonforge.lang.logic.grounding import ground_entailment
 from reasonforge.registry import CheckerRegistry
-from reasonforge.translate import EnglishParser, Lexicon, LogicTranslator, NoRule, ground_entailment, split_query
+from reasonforge.translate import LogicTranslator
 from reasonforge.types import ProofLevel, StepStatus
 
 from _common import REPO, check, interleave, ms_summary, read_rows, share
@@ -99,7 +101,7 @@ def run_benchmark(
     times: list[float] = []
     for row in rows:
         parser = EnglishParser(Lexicon.from_texts([row.context, row.statement]))
-        givens = translator.read_givens(row.context, parser)
+        givens = translator.reader.read_givens(row.context, parser)
         problem = None
         if givens.skipped:
             problem = f"no rule for {givens.skipped[0]!r}"

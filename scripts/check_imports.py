@@ -37,7 +37,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "verify": ("types", "errors", "registry", "chain", "lang"),
     "translate": ("types", "errors", "registry", "chain", "lang", "verify"),
     "pipeline": ("types", "errors", "registry", "chain", "lang", "verify", "translate"),
-    "consensus": ("types", "errors"),
+    "consensus": ("types", "errors", "chain"),
     "incentive": ("errors",),
     "certificate": ("types", "errors", "cli_errors", "chain"),
     "forecast": ("types", "errors", "lazy", "atomic_file", "cli_errors", "verify", "certificate"),

@@ -8,7 +8,8 @@ export type ArtifactLanguage = 'sympy' | 'coq' | 'lean4' | 'python' | 'smtlib' |
 export type Prover = 'auto' | 'coq' | 'lean4';
 /** Who translates a chain sent without translations (omitted: ensemble when the server has a model, else rules). */
 export type TranslatorMode = 'rules' | 'model' | 'ensemble';
-export type Assurance = 'proven' | 'corroborated' | 'arithmetic' | 'self_tested' | 'unproven' | 'refuted';
+export type Assurance =
+  | 'proven' | 'conditional' | 'corroborated' | 'arithmetic' | 'self_tested' | 'unproven' | 'refuted';
 
 export const DOMAINS: readonly Domain[] = ['mathematics', 'code', 'logic'];
 export const PROOF_LEVELS: readonly ProofLevel[] = ['quick', 'standard', 'formal'];
@@ -103,6 +104,8 @@ export interface StepResult {
   message: string | null;
   alignedClaim: string | null;
   evidence: string | null;
+  /** Premises the step was proven from that nothing gives, derives or contradicts. */
+  assumptions: string[];
 }
 
 /** The API's view of a verification job (the plan's VerifyResponse). */
@@ -117,7 +120,8 @@ export interface VerifyResponse {
   certificateUrl: string | null;
   verificationTimeMs: number | null;
   costCredits: number | null;
-  /** proven, corroborated (some word-problem steps rest on independent formalisations of the question),
+  /** proven, conditional (some claims proven only from premises nobody gave: see each step's assumptions),
+   * corroborated (some word-problem steps rest on independent formalisations of the question),
    * arithmetic (some steps checked only on the arithmetic in their prose), self_tested (some code only
    * against its author's own tests), unproven or refuted. */
   assurance: Assurance | null;

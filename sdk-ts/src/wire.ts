@@ -162,7 +162,8 @@ function nullable<T>(value: unknown, check: (v: unknown) => boolean, name: strin
 }
 
 const isString = (v: unknown): boolean => typeof v === 'string';
-const isAssurance = (v: unknown): boolean => ['proven', 'corroborated', 'arithmetic', 'self_tested', 'unproven', 'refuted'].includes(v as string);
+const isAssurance = (v: unknown): boolean =>
+  ['proven', 'conditional', 'corroborated', 'arithmetic', 'self_tested', 'unproven', 'refuted'].includes(v as string);
 const isInt = (v: unknown): boolean => Number.isSafeInteger(v);
 const isNumber = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
 
@@ -195,6 +196,8 @@ function stepFromWire(item: unknown, what: string): StepResult {
     message: nullable<string>(item.message, isString, 'message', what),
     alignedClaim: nullable<string>(item.aligned_claim, isString, 'aligned_claim', what),
     evidence: nullable<string>(item.evidence, isString, 'evidence', what),
+    assumptions: Array.isArray(item.assumptions) && item.assumptions.every(isString)
+      ? (item.assumptions as string[]) : [],
   };
 }
 

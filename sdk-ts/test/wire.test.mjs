@@ -76,7 +76,7 @@ test('responses come back in camelCase and odd ones are refused', () => {
   }, 'test');
   assert.equal(job.stepsVerified, 2);
   assert.deepEqual(job.steps, [{ stepId: 1, status: 'verified', verified: true, checker: 'sympy-relations 3',
-    message: null, alignedClaim: 'x = 3', evidence: 'claim' }]);
+    message: null, alignedClaim: 'x = 3', evidence: 'claim', assumptions: [] }]);
   assert.deepEqual(job.failurePoints, [{ stepId: 3, originalContent: 'c', error: 'e', suggestedFix: null, cascadeImpact: [4] }]);
   for (const body of [null, [], { status: 'complete' }, { task_id: 't', status: 'done' },
     { task_id: 't', status: 'complete', verdict: 'MAYBE' }, { task_id: 't', status: 'queued', steps_total: '4' },

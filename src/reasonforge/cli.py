@@ -106,6 +106,8 @@ _STATUS_STYLE = {
     StepStatus.UNSUPPORTED: "dim",
 }
 _ASSURANCE = {
+    Assurance.CONDITIONAL: "every step checked, but some claims only as inferences from premises the steps state that "
+                           "nothing gives, derives or contradicts (the assumptions below): valid, not proven true",
     Assurance.CORROBORATED: "every step checked; what some say about the problem rests on independent "
                             "formalisations of the question that compute the same quantities and answer",
     Assurance.ARITHMETIC: "every step checked, but some only on the arithmetic inside their prose (see each "
@@ -347,6 +349,8 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
     if verdict.assurance is not None and verdict.assurance is not Assurance.PROVEN:
         console.print(f"[dim]assurance: {verdict.assurance.value} — {_ASSURANCE[verdict.assurance]}[/]",
                       highlight=False)
+    for assumption in verdict.assumptions:
+        console.print(f"[yellow]assumed[/] (step {assumption.step_id}): {escape(assumption.premise)}", highlight=False)
     console.print(f"[dim]verdict_hash {verdict.verdict_hash}  verdict_digest {verdict.verdict_digest}[/]",
                   highlight=False, soft_wrap=True)
     report = verdict.failure_report
@@ -360,6 +364,9 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
         impact = ", ".join(map(str, report.cascade_impact)) or "none"
         lines.append(f"[bold]invalidated[/]: {impact}   [bold]last valid step[/]: {report.last_valid_step}")
         lines.append(f"[bold]partial correctness[/]: {report.partial_correctness:.0%}")
+        if report.assumptions:
+            lines.append("[bold]assumed[/]: " + "; ".join(f"{escape(a.premise)} (step {a.step_id})"
+                                                          for a in report.assumptions))
         console.print(Panel("\n".join(lines), title="failure report", title_align="left", border_style="red"))
 
 

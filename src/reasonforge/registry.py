@@ -8,7 +8,16 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from reasonforge.errors import ReasonForgeError
-from reasonforge.types import ArtifactLanguage, ChainStep, CheckLimits, CheckOutcome, ProofLevel, Spec, StepContext
+from reasonforge.types import (
+    ArtifactLanguage,
+    ChainStep,
+    CheckLimits,
+    CheckOutcome,
+    ProofLevel,
+    Spec,
+    StepContext,
+    StepTranslation,
+)
 
 
 class Checker(Protocol):
@@ -21,7 +30,7 @@ class Checker(Protocol):
         """Return the step's own status (never `invalidated`: the cascade decides that).
 
         `context` (the step's text, the question, its ancestors) is given by the pipeline; a checker that can tie
-        its artifact to the step's text records `evidence` in the outcome's details (see pipeline/soundness)."""
+        its artifact to the step's text may record `evidence`; the family's aligner decides whether it stands."""
         ...
 
 
@@ -38,6 +47,10 @@ class ChainChecker(Protocol):
         """Return each step's own status, keyed by step id."""
         ...
 
+
+Aligner = Callable[[StepContext, StepTranslation, CheckOutcome, CheckLimits], CheckOutcome]
+"""A checker family's aligner: the outcome once tied to what the step's text claims, as the family's reader reads
+it (evidence recorded on a verified outcome), or downgraded; registered with `@registry.aligner(...)`."""
 
 # The checker family (a `verify/` subpackage) for each language; imported on first use.
 CHECKER_MODULES: dict[ArtifactLanguage, str] = {
@@ -59,6 +72,7 @@ class CheckerRegistry:
     def __init__(self, modules: dict[ArtifactLanguage, str] | None = None) -> None:
         self._modules = dict(CHECKER_MODULES if modules is None else modules)
         self._factories: dict[ArtifactLanguage, Callable[[], Checker]] = {}
+        self._aligners: dict[ArtifactLanguage, Aligner] = {}
 
     def checker(self, *languages: ArtifactLanguage) -> Callable[[C], C]:
         """Class decorator: register a zero-argument checker factory for these languages."""
@@ -69,6 +83,23 @@ class CheckerRegistry:
             return factory
 
         return register
+
+    def aligner(self, *languages: ArtifactLanguage) -> Callable[[Aligner], Aligner]:
+        """Function decorator: register a family's aligner for these languages."""
+
+        def register(align: Aligner) -> Aligner:
+            for language in languages:
+                self._aligners[ArtifactLanguage(language)] = align
+            return align
+
+        return register
+
+    def aligner_for(self, language: ArtifactLanguage) -> Aligner | None:
+        """The aligner registered for `language` (importing its family if needed), or None."""
+        language = ArtifactLanguage(language)
+        if language not in self._aligners and language in self._modules:
+            importlib.import_module(self._modules[language])
+        return self._aligners.get(language)
 
     def get(self, language: ArtifactLanguage) -> Checker | ChainChecker:
         """Instantiate the checker for `language`, importing its module if needed."""

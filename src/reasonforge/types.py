@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from enum import Enum, StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Domain(str, Enum):
@@ -36,10 +35,14 @@ class Overall(str, Enum):
 
 class Assurance(str, Enum):
     """What a chain's verdict rests on, beside `overall` (whose three values keep their meaning): proven,
-    corroborated by independent formalisations of the question, checked only on the arithmetic inside some steps'
-    text, or some code only against its author's own tests, unproven with nothing refuted, or refuted."""
+    proven from premises the steps state but nobody gave (assumptions), corroborated by independent
+    formalisations of the question, checked only on the arithmetic inside some steps' text, or some code only
+    against its author's own tests, unproven with nothing refuted, or refuted."""
 
     PROVEN = "proven"  # every step's claim was proven: overall VERIFIED
+    # every step checked, but some only as an inference from premises the step states that are neither given,
+    # derived nor contradicted (listed in the verdict's `assumptions`): overall PARTIAL
+    CONDITIONAL = "conditional"
     # overall VERIFIED too, but some word-problem step's claim about the problem rests on independent
     # formalisations of the question that agree with it (its arithmetic was proven)
     CORROBORATED = "corroborated"
@@ -143,16 +146,36 @@ class ErrorKind(StrEnum):
 
 
 class EvidenceKind(StrEnum):
-    """What a verified step's verdict rests on (details `evidence.kind`); the README says what each proves."""
+    """What a verified step's verdict rests on (`Evidence.kind`); the README says what each proves."""
 
     CLAIM = "claim"  # the step's whole claim, read from its text, proven from the givens and its ancestors
+    # the step's claim proven as an inference from premises it states that are neither given, derived nor
+    # contradicted (`Evidence.assumptions`): valid, but only as true as those premises
+    CONDITIONAL = "conditional"
     RELATIONS = "relations"  # maths: every relation the text asserts, checked exactly; the prose around them is not
     THEOREM = "theorem"  # Coq / Lean 4: a theorem whose statement was aligned with the step's text, compiled
-    STEP_EXAMPLES = "step_examples"  # code: tests include examples and claims read from the step text or question
-    AUTHOR_TESTS = "author_tests"  # code: the only tests are the artifact author's own
+    # code: the implementation satisfies examples and claims its author did not write: the question's, or those a
+    # translator wrote from the texts without seeing the implementation
+    EXAMPLES = "examples"
+    AUTHOR_TESTS = "author_tests"  # code: the only evidence is the author's own: its tests, its step's examples
     # maths word problem: the relations were proven, and what the prose says they are is corroborated: the
     # step's results are quantities of independent formalisations of the question whose answer is the chain's
     CORROBORATED = "corroborated"
+
+
+class Supplier(StrEnum):
+    """Whose material a verified step's evidence is: what VERIFIED may rest on is never the reasoning's author's."""
+
+    PROOF = "proof"  # a checker proved the aligned claim from the givens and the ancestors
+    QUESTION = "question"  # examples or claims the question states (code)
+    # a formaliser or test writer that saw the question (and the step's prose) but never the chain's artifacts
+    INDEPENDENT = "independent"
+    AUTHOR = "author"  # the reasoning's author: its own tests, the examples written in its own step
+
+
+FULL_EVIDENCE = frozenset({EvidenceKind.CLAIM, EvidenceKind.THEOREM, EvidenceKind.EXAMPLES, EvidenceKind.CORROBORATED})
+"""Evidence kinds a VERIFIED chain may rest on (with a supplier other than the author); the others (conditional,
+relations, author tests) verify their step but leave the chain PARTIAL."""
 
 
 class Formaliser(StrEnum):
@@ -164,6 +187,14 @@ class Formaliser(StrEnum):
     # examples a model wrote from the question and the step's prose, never shown the implementation
     EXAMPLE_WRITER = "example_writer"
 
+
+DOMAIN_LANGUAGES: dict[Domain, frozenset[ArtifactLanguage]] = {
+    Domain.LOGIC: frozenset({ArtifactLanguage.FOL, ArtifactLanguage.PROPOSITIONAL, ArtifactLanguage.SMTLIB}),
+    Domain.MATHEMATICS: frozenset({ArtifactLanguage.SYMPY, ArtifactLanguage.COQ, ArtifactLanguage.LEAN4}),
+    Domain.CODE: frozenset({ArtifactLanguage.PYTHON}),
+}
+"""The artifact languages each domain accepts: the domain, never the artifact, picks the checker and the reader
+that aligns the step's claim (a `python` artifact cannot carry a logic claim to a judge of its choosing)."""
 
 CONTEXT_STEP_ID = 0
 """A `coq` / `lean4` translation with this step id is the chain's Context: the givens of `original_query`."""
@@ -273,48 +304,52 @@ class Spec(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
-def _error_kind(details: Mapping[str, Any]) -> ErrorKind | None:
-    raw = details.get("error_kind")
-    try:
-        return None if raw is None else ErrorKind(raw)
-    except (ValueError, TypeError):
-        return None  # a kind this version does not know, e.g. from a third-party checker
+class Evidence(BaseModel):
+    """What a verified step rests on: the formal claim, who formalised it, whose material it is, what it covers
+    and the premises it was proven from that nobody gave (`assumptions`, for conditional evidence)."""
 
+    kind: EvidenceKind
+    aligned_claim: str = Field(description="The formal claim compared with the step's text and proven.")
+    formaliser: Formaliser
+    supplied_by: Supplier = Field(default=Supplier.PROOF, description=(
+        "Whose material the evidence is: a checker's proof, the question's examples, an independent writer's, or "
+        "the reasoning's author's (never enough for VERIFIED)."))
+    assumptions: list[str] = Field(default_factory=list, description=(
+        "Premises the step states that are neither given, derived nor contradicted: the claim was proven from "
+        "them (kind `conditional`)."))
+    note: str | None = None
 
-def _spec(details: Mapping[str, Any], key: str) -> Spec | None:
-    raw = details.get(key)
-    if raw is None:
-        return None
-    try:
-        return Spec.model_validate(raw)
-    except ValidationError:
-        return None  # details of a verdict read from elsewhere; the spec is only informative
+    @property
+    def full(self) -> bool:
+        """Does this evidence let its step count toward a VERIFIED chain (a full kind the author did not supply)?"""
+        return self.kind in FULL_EVIDENCE and self.supplied_by is not Supplier.AUTHOR and not self.assumptions
 
 
 class StepVerdict(BaseModel):
-    """Verification result for a single reasoning step."""
+    """Verification result for a single reasoning step. What decides it is typed (status, error kind, evidence,
+    the specs of the tools that judged it, the cascade's local status); `details` holds diagnostics only."""
 
     step_id: int
     verified: bool
     status: StepStatus
     error_message: str | None = None
     formal_representation: str = ""
-    details: dict[str, Any] = Field(default_factory=dict)
+    error_kind: ErrorKind | None = Field(default=None, description="Why the step is not verified, when known.")
+    evidence: Evidence | None = Field(default=None, description="What a verified step rests on.")
+    checker_spec: Spec | None = Field(default=None, description="The checker that judged the step; None when none ran.")
+    translator_spec: Spec | None = Field(default=None, description=(
+        "The translator that wrote the artifact; None when it was supplied."))
+    local_status: StepStatus | None = Field(default=None, description=(
+        "For an invalidated step: its own check's status before the cascade."))
+    invalidated_by: list[int] = Field(default_factory=list, description="The failed steps that invalidate this one.")
+    details: dict[str, Any] = Field(default_factory=dict, description="Checker diagnostics (counterexamples, timings).")
 
-    @property
-    def error_kind(self) -> ErrorKind | None:
-        """Details `error_kind` as an ErrorKind; None when absent or unknown."""
-        return _error_kind(self.details)
 
-    @property
-    def checker_spec(self) -> Spec | None:
-        """The spec of the checker that judged this step (details `spec`); None when no checker ran."""
-        return _spec(self.details, "spec")
+class StepAssumption(BaseModel):
+    """A premise a step states and was proven from, though nothing gave, derived or contradicted it."""
 
-    @property
-    def translator_spec(self) -> Spec | None:
-        """The spec of the translator that wrote the artifact (details `translator`); None when it was supplied."""
-        return _spec(self.details, "translator")
+    step_id: int
+    premise: str
 
 
 class FailureReport(BaseModel):
@@ -330,6 +365,8 @@ class FailureReport(BaseModel):
         default=None, description="The deepest verified step before the failure in topological order; None if none."
     )
     partial_correctness: float = Field(ge=0.0, le=1.0)
+    assumptions: list[StepAssumption] = Field(default_factory=list, description=(
+        "Every premise a verified step rests on that is neither given, derived nor contradicted."))
 
 
 class VerificationVerdict(BaseModel):
@@ -343,8 +380,12 @@ class VerificationVerdict(BaseModel):
     failure_points: list[StepVerdict] = Field(default_factory=list)
     failure_report: FailureReport | None = None
     assurance: Assurance | None = Field(default=None, description=(
-        "proven (VERIFIED), arithmetic (every step checked, some only on the arithmetic inside their prose), "
-        "unproven (nothing refuted, something not proven) or refuted (a step failed)."))
+        "proven or corroborated (VERIFIED), conditional (proven from premises nobody gave: `assumptions`), "
+        "arithmetic (some steps checked only on the arithmetic inside their prose), self_tested (some code only "
+        "against its author's own tests), unproven (nothing refuted, something not proven) or refuted (a step "
+        "failed)."))
+    assumptions: list[StepAssumption] = Field(default_factory=list, description=(
+        "Every premise a verified step rests on that is neither given, derived nor contradicted."))
     domain: Domain
     proof_level: ProofLevel
     verification_time_ms: int = 0
@@ -392,15 +433,6 @@ class StepContext(BaseModel):
         "implementation); the implementation runs against them, and disagreeing leaves the step unsupported."))
 
 
-class Evidence(BaseModel):
-    """What a verified step rests on (details `evidence`): the formal claim, who formalised it, what it covers."""
-
-    kind: EvidenceKind
-    aligned_claim: str = Field(description="The formal claim compared with the step's text and proven.")
-    formaliser: Formaliser
-    note: str | None = None
-
-
 class QuestionModel(BaseModel):
     """Independent formalisations of a word problem (programs a translator wrote from the question alone, never
     shown the chain), each evaluated exactly; the answer is the value enough of them agree on."""
@@ -428,16 +460,24 @@ class ChainStep(BaseModel):
 
 
 class CheckOutcome(BaseModel):
-    """What one checker says about one artifact, before the chain-level cascade."""
+    """What one checker says about one artifact, before the chain-level cascade: the status, why (error kind),
+    what a verified outcome rests on (evidence, set by the family's aligner) and diagnostics (`details`)."""
 
     status: StepStatus
     message: str | None = None
+    error_kind: ErrorKind | None = None
+    evidence: Evidence | None = None
     details: dict[str, Any] = Field(default_factory=dict)
 
-    @property
-    def error_kind(self) -> ErrorKind | None:
-        """Details `error_kind` as an ErrorKind; None when absent or unknown."""
-        return _error_kind(self.details)
+    def with_evidence(self, evidence: Evidence) -> CheckOutcome:
+        """This outcome resting on `evidence`."""
+        return self.model_copy(update={"evidence": evidence})
+
+    def downgraded(self, status: StepStatus, kind: ErrorKind, message: str, **diagnostics: Any) -> CheckOutcome:
+        """This outcome turned into `status` for `message`, its evidence dropped; the checker's own status stays
+        in the diagnostics (`checker_status`)."""
+        details = {**self.details, "checker_status": self.status.value, **diagnostics}
+        return CheckOutcome(status=status, message=message, error_kind=kind, details=details)
 
 
 class JobStatus(str, Enum):
@@ -471,25 +511,22 @@ class StepResult(BaseModel):
     message: str | None = Field(default=None, description="Why the step is not verified (the checker's message).")
     aligned_claim: str | None = Field(default=None, description="The formal claim proven, for a verified step.")
     evidence: EvidenceKind | None = Field(default=None, description="What a verified step rests on.")
+    assumptions: list[str] = Field(default_factory=list, description=(
+        "Premises the step was proven from that are neither given, derived nor contradicted."))
 
     @classmethod
     def of(cls, verdict: StepVerdict) -> StepResult:
         """The API view of one StepVerdict."""
-        spec = verdict.checker_spec
-        evidence = verdict.details.get("evidence")
-        evidence = evidence if isinstance(evidence, Mapping) else {}
-        try:
-            kind = EvidenceKind(evidence["kind"]) if evidence.get("kind") else None
-        except ValueError:  # a verdict written by another version: the kind is only informative here
-            kind = None
+        spec, evidence = verdict.checker_spec, verdict.evidence
         return cls(
             step_id=verdict.step_id,
             status=verdict.status,
             verified=verdict.verified,
             checker=f"{spec.name} {spec.version}" if spec else None,
             message=verdict.error_message,
-            aligned_claim=str(evidence["aligned_claim"]) if evidence.get("aligned_claim") else None,
-            evidence=kind,
+            aligned_claim=evidence.aligned_claim or None if evidence is not None else None,
+            evidence=evidence.kind if evidence is not None else None,
+            assumptions=list(evidence.assumptions) if evidence is not None else [],
         )
 
 

@@ -180,8 +180,7 @@ def test_issue_refuses_a_verdict_that_overstates_what_was_proven(tmp_path) -> No
         issue(formal, home=tmp_path, params=SMALL)
     # a step checked only on the arithmetic inside its prose keeps the chain PARTIAL
     steps = list(verdict.step_verdicts)
-    evidence = {**steps[1].details["evidence"], "kind": "relations"}
-    steps[1] = steps[1].model_copy(update={"details": {**steps[1].details, "evidence": evidence}})
+    steps[1] = steps[1].model_copy(update={"evidence": steps[1].evidence.model_copy(update={"kind": "relations"})})
     relations = verdict.model_copy(update={"step_verdicts": steps, "verdict_digest": ""})
     with pytest.raises(CertificateError, match="overall VERIFIED is not what the steps' statuses and evidence give"):
         issue(relations, home=tmp_path, params=SMALL)

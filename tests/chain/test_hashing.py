@@ -4,7 +4,17 @@ import hashlib
 import json
 
 from reasonforge.chain import task_hash, verdict_hash
-from reasonforge.types import Domain, ReasoningStep, StepStatus, StepVerdict, VerifyRequest
+from reasonforge.types import (
+    Domain,
+    Evidence,
+    EvidenceKind,
+    ReasoningStep,
+    Spec,
+    StepStatus,
+    StepVerdict,
+    Supplier,
+    VerifyRequest,
+)
 
 REQUEST = VerifyRequest(
     domain=Domain.LOGIC,
@@ -57,8 +67,8 @@ def _digest(**changes):
     from reasonforge.types import Assurance, Overall, ProofLevel
 
     step = StepVerdict(step_id=1, verified=True, status=StepStatus.VERIFIED, formal_representation="x = 3",
-                       details={"spec": {"name": "sympy-relations", "version": "1", "args": {}},
-                                "evidence": {"kind": "claim", "aligned_claim": "x = 3", "formaliser": "offline_reader"}})
+                       checker_spec=Spec(name="sympy-relations", version="1"),
+                       evidence=Evidence(kind="claim", aligned_claim="x = 3", formaliser="offline_reader"))
     fields = {"task_hash": "ab" * 32, "claimed_answer": "3", "domain": Domain.MATHEMATICS,
               "proof_level": ProofLevel.QUICK, "overall": Overall.VERIFIED, "assurance": Assurance.PROVEN,
               "step_verdicts": [step]}
@@ -69,10 +79,10 @@ def test_verdict_digest_is_the_documented_recipe():
     digest, _ = _digest()
     spec = hashlib.sha256(b'{"args":{},"name":"sympy-relations","version":"1"}').hexdigest()
     body = {
-        "recipe": "reasonforge-verdict-digest/1", "task_hash": "ab" * 32, "claimed_answer": "3",
+        "recipe": "reasonforge-verdict-digest/2", "task_hash": "ab" * 32, "claimed_answer": "3",
         "domain": "mathematics", "proof_level": "quick", "overall": "VERIFIED", "assurance": "proven",
         "steps": [{"id": 1, "status": "verified", "verified": True, "evidence_kind": "claim",
-                   "formaliser": "offline_reader", "aligned_claim": "x = 3",
+                   "formaliser": "offline_reader", "supplied_by": "proof", "aligned_claim": "x = 3", "assumptions": [],
                    "artifact_sha256": hashlib.sha256(b"x = 3").hexdigest(), "checker_spec_sha256": spec,
                    "translator_spec_sha256": ""}],
     }
@@ -84,9 +94,11 @@ def test_verdict_digest_differs_whenever_what_was_proven_differs():
     from reasonforge.types import Assurance, ProofLevel
 
     base, step = _digest()
-    other_checker = step.model_copy(update={"details": {**step.details, "spec": {"name": "coq", "version": "1",
-                                                                                  "args": {}}}})
-    other_evidence = step.model_copy(update={"details": {**step.details, "evidence": {"kind": "relations"}}})
+    other_checker = step.model_copy(update={"checker_spec": Spec(name="coq", version="1")})
+    other_evidence = step.model_copy(update={"evidence": step.evidence.model_copy(update={"kind": EvidenceKind.RELATIONS})})
+    assumed = step.model_copy(update={"evidence": step.evidence.model_copy(update={"assumptions": ["A"]})})
+    authored = step.model_copy(update={"evidence": step.evidence.model_copy(update={"supplied_by": Supplier.AUTHOR})})
+    diagnostics = step.model_copy(update={"details": {"elapsed_ms": 3}})
     variants = [
         _digest(proof_level=ProofLevel.FORMAL)[0],
         _digest(domain=Domain.CODE)[0],
@@ -95,5 +107,8 @@ def test_verdict_digest_differs_whenever_what_was_proven_differs():
         _digest(step_verdicts=[step.model_copy(update={"formal_representation": "x = 4"})])[0],
         _digest(step_verdicts=[other_checker])[0],
         _digest(step_verdicts=[other_evidence])[0],
+        _digest(step_verdicts=[assumed])[0],
+        _digest(step_verdicts=[authored])[0],
     ]
     assert len({base, *variants}) == len(variants) + 1
+    assert _digest(step_verdicts=[diagnostics])[0] == base  # diagnostics are not what was proven

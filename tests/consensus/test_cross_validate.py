@@ -6,6 +6,9 @@ from reasonforge.consensus import MinerAgreement, correctness, cross_validate
 from reasonforge.errors import InputError
 from reasonforge.types import (
     Domain,
+    Evidence,
+    EvidenceKind,
+    Formaliser,
     Overall,
     ProofLevel,
     StepStatus,
@@ -13,11 +16,14 @@ from reasonforge.types import (
     VerificationVerdict,
 )
 
+PROVEN = Evidence(kind=EvidenceKind.CLAIM, aligned_claim="c", formaliser=Formaliser.OFFLINE_READER)
+
 
 def verdict(flags: dict[int, bool], task_id: str = "t1", task_hash: str = "h1") -> VerificationVerdict:
     """A miner's verdict: step id → verified."""
     steps = [
-        StepVerdict(step_id=sid, verified=ok, status=StepStatus.VERIFIED if ok else StepStatus.FAILED)
+        StepVerdict(step_id=sid, verified=ok, status=StepStatus.VERIFIED if ok else StepStatus.FAILED,
+                    evidence=PROVEN if ok else None)
         for sid, ok in flags.items()
     ]
     verified = sum(flags.values())
@@ -154,3 +160,13 @@ def test_result_round_trips_through_json():
     result = cross_validate({1: verdict({1: True, 2: False}), 2: verdict({1: True, 2: True})})
     again = type(result).model_validate_json(result.model_dump_json())
     assert again == result
+
+
+def test_the_consensus_rests_on_the_weakest_evidence_its_majority_reported():
+    arithmetic = PROVEN.model_copy(update={"kind": EvidenceKind.RELATIONS})
+    weak = verdict({1: True})
+    weak = weak.model_copy(update={"step_verdicts": [weak.step_verdicts[0].model_copy(update={"evidence": arithmetic})]})
+    result = cross_validate({1: verdict({1: True}), 2: weak, 3: verdict({1: True})})
+    assert result.verdict.step_verdicts[0].verified
+    assert result.verdict.step_verdicts[0].evidence == arithmetic
+    assert result.verdict.overall is Overall.PARTIAL

@@ -38,7 +38,7 @@ def rules():
 def test_two_translations_that_prove_the_step_verify_it_with_the_figures():
     verdict = verify_chain(WHALE, translator=Ensemble([rules(), Recorded("model", PLAN)], min_agree=2))
     step = verdict.step_verdicts[0]
-    assert verdict.overall is Overall.VERIFIED and step.details["evidence"]
+    assert verdict.overall is Overall.VERIFIED and step.evidence
     agreement = step.details["agreement"]
     assert (agreement["translations"], agreement["verified"], agreement["failed"], agreement["required"]) == (2, 2, 0, 2)
     assert [b["translator"] for b in agreement["by"]] == ["rule-based-logic", "model"]

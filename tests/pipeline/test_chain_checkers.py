@@ -5,7 +5,7 @@ import pytest
 from reasonforge import StepTranslation, VerifyRequest, verify_chain
 from reasonforge.errors import InputError
 from reasonforge.registry import CheckerRegistry, Spec
-from reasonforge.types import ArtifactLanguage, CheckOutcome, Overall, StepStatus
+from reasonforge.types import ArtifactLanguage, CheckOutcome, Evidence, EvidenceKind, Formaliser, Overall, StepStatus
 
 
 def request(n, deps=None, prover="auto"):
@@ -25,6 +25,8 @@ def recording_registry(decide):
     """A registry whose coq checker records its calls and marks each step by `decide(step)`."""
     registry = CheckerRegistry(modules={})
     calls = []
+    # these tests are about running a chain checker, not alignment: the recorder's verdict is the step's
+    registry.aligner(ArtifactLanguage.COQ)(lambda context, translation, outcome, limits: outcome)
 
     @registry.checker(ArtifactLanguage.COQ)
     class Recorder:
@@ -38,14 +40,13 @@ def recording_registry(decide):
 
 
 # What the real Coq checker records on a step it verified; without it the soundness gate unverifies the step.
-ALIGNED = {"evidence": {"kind": "theorem", "aligned_claim": "T", "formaliser": "artifact"}, "aligned_claim": "T",
-           "alignment": {"status": "aligned"}}
+ALIGNED = Evidence(kind=EvidenceKind.THEOREM, aligned_claim="T", formaliser=Formaliser.ARTIFACT)
 
 
 def ok(step):
     if "False" in step.artifact:
         return CheckOutcome(status=StepStatus.FAILED)
-    return CheckOutcome(status=StepStatus.VERIFIED, details=ALIGNED)
+    return CheckOutcome(status=StepStatus.VERIFIED, evidence=ALIGNED, details={"alignment": {"status": "aligned"}})
 
 
 def test_one_call_per_chain_with_context_ancestors_and_text():
@@ -58,7 +59,7 @@ def test_one_call_per_chain_with_context_ancestors_and_text():
     assert call["context"] == "Variable n : nat."
     assert [(s.step_id, s.content, s.artifact, s.dependencies, s.ancestors) for s in call["steps"]] == [
         (1, "step 1", "A", [], []), (2, "step 2", "B", [1], [1]), (3, "step 3", "C", [1, 2], [1, 2])]
-    assert verdict.step_verdicts[0].details["spec"]["name"] == "recorder"
+    assert verdict.step_verdicts[0].checker_spec.name == "recorder"
 
 
 def test_failed_step_invalidates_dependants_through_the_cascade():

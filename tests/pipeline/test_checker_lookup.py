@@ -53,13 +53,11 @@ def test_each_step_builds_its_checker_once():
     assert built == {"sympy": 2, "coq": 1}
 
 
-def test_specs_enter_details_as_json_and_read_back_typed():
+def test_specs_are_typed_fields_of_the_step():
     registry, _ = counting_registry()
     translations = [StepTranslation(step_id=1, language="sympy", formal_representation="claim 1 = 1"),
                     StepTranslation(step_id=2, language="coq", formal_representation="A")]
     first, second = verify_chain(request(2), translations=translations, registry=registry).step_verdicts
-    assert first.details["spec"] == {"name": "per-step", "version": "1", "args": {"k": "v"}}
-    assert second.details["spec"] == {"name": "chain", "version": "2", "args": {}}
     assert first.checker_spec == Spec(name="per-step", version="1", args={"k": "v"})
     assert second.checker_spec == Spec(name="chain", version="2")
     assert first.translator_spec is None  # translations were supplied
@@ -77,14 +75,13 @@ def test_translator_spec_travels_to_every_step():
 
     verdict = verify_chain(request(2), translator=Translator(), registry=registry)
     for sv in verdict.step_verdicts:
-        assert sv.details["translator"] == {"name": "fake-translator", "version": "3", "args": {"model": "m"}}
         assert sv.translator_spec == Translator.spec
     assert verdict.step_verdicts[1].error_kind is ErrorKind.UNTRANSLATABLE
 
 
 def test_missing_checker_is_reported_on_the_step():
     registry, _ = counting_registry()
-    translations = [StepTranslation(step_id=1, language="fol", formal_representation="⊢ p")]
+    translations = [StepTranslation(step_id=1, language="lean4", formal_representation="theorem t : True := trivial")]
     [sv] = verify_chain(request(1), translations=translations, registry=registry).step_verdicts
-    assert sv.status is StepStatus.ERROR and "no checker is available for artifact language 'fol'" in sv.error_message
+    assert sv.status is StepStatus.ERROR and "no checker is available for artifact language 'lean4'" in sv.error_message
     assert sv.checker_spec is None and "spec" not in sv.details

@@ -40,7 +40,7 @@ def request(steps, answer="18", query=JANET):
 
 
 def kinds(verdict):
-    return [(v.details.get("evidence") or {}).get("kind") for v in verdict.step_verdicts]
+    return [v.evidence.kind if v.evidence else None for v in verdict.step_verdicts]
 
 
 def test_without_a_formalisation_a_word_problem_is_verified_only_on_its_arithmetic():
@@ -55,9 +55,9 @@ def test_formalisations_that_compute_each_steps_result_and_the_answer_verify_the
     assert formaliser.asked == 1
     assert verdict.overall is Overall.VERIFIED and verdict.assurance is Assurance.CORROBORATED
     assert kinds(verdict) == ["corroborated", "corroborated"]
-    first = verdict.step_verdicts[0].details["evidence"]
-    assert first["formaliser"] == "question_model"
-    assert "9 is eggs_sold" in first["note"] and "3 of 3" in first["note"]
+    first = verdict.step_verdicts[0].evidence
+    assert first.formaliser == "question_model" and first.supplied_by == "independent"
+    assert "9 is eggs_sold" in first.note and "3 of 3" in first.note
     assert verdict.step_verdicts[-1].details["question_model"]["agrees"] is True
 
 
@@ -138,7 +138,7 @@ def test_a_restatement_of_corroborated_quantities_is_corroborated_and_one_of_oth
     verdict = verify_chain(request(restating), translator=Formaliser([PROGRAM] * 3))
     assert verdict.overall is Overall.VERIFIED, [v.error_message for v in verdict.step_verdicts]
     assert kinds(verdict) == ["corroborated"] * 4
-    assert "every number it states (16)" in verdict.step_verdicts[0].details["evidence"]["note"]
+    assert "every number it states (16)" in verdict.step_verdicts[0].evidence.note
     # another number, a negation, no number, and a quantity of the problem stated as its answer
     for wrong in ("So she makes 20 dollars a day.", "She does not sell 9 eggs.", "She sells the rest.",
                   "So she makes 9 dollars a day."):

@@ -47,11 +47,11 @@ def test_diamond_cascade_through_real_checker():
     ]
     assert verdict.overall is Overall.PARTIAL
     assert verdict.verified_steps == 2 and verdict.total_steps == 5
-    assert verdict.step_verdicts[0].details["aligned_claim"] == "Animal(rex)"  # verified past the soundness gate
+    assert verdict.step_verdicts[0].evidence.aligned_claim == "Animal(rex)"  # verified past the soundness gate
     assert [sv.step_id for sv in verdict.failure_points] == [2, 4, 5]
     failed = verdict.step_verdicts[1]
     assert failed.details["counterexample"]
-    assert verdict.step_verdicts[3].details["local_status"] == "verified"
+    assert verdict.step_verdicts[3].local_status == "verified"
     report = verdict.failure_report
     assert report.failed_step_id == 2 and report.cascade_impact == [4, 5] and report.last_valid_step == 1
     assert report.formal_translation == BAD
@@ -94,8 +94,8 @@ def test_unparsable_artifact_is_error_and_does_not_invalidate():
 
 def test_checker_spec_recorded_for_replay():
     verdict = verify_chain(request(1), translations=[prop(1, GOOD)])
-    spec = verdict.step_verdicts[0].details["spec"]
-    assert spec["name"] and spec["version"]
+    spec = verdict.step_verdicts[0].checker_spec
+    assert spec.name and spec.version
 
 
 def test_translation_for_unknown_step_is_input_error():

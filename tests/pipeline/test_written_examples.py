@@ -56,9 +56,12 @@ def request(content):
 
 def test_without_written_examples_the_texts_own_test_is_all_the_evidence():
     # the step's prose says maximum, its own test says minimum: the offline reader reads no claim in the prose,
-    # so the rules alone check the code against the test the text writes (what written examples are for)
+    # so the rules alone check the code against the test the text writes (what written examples are for): the
+    # author's own evidence, which never makes the chain VERIFIED
     verdict = verify_chain(request(MINIMUM))
-    assert verdict.step_verdicts[0].details["evidence"]["formaliser"] == "offline_reader"
+    evidence = verdict.step_verdicts[0].evidence
+    assert evidence.kind == "author_tests" and evidence.supplied_by == "author"
+    assert verdict.overall is Overall.PARTIAL and verdict.assurance is Assurance.SELF_TESTED
 
 
 def test_written_examples_catch_the_code_that_does_the_opposite_of_its_text():
@@ -74,9 +77,9 @@ def test_code_that_passes_the_written_examples_is_verified_on_them():
     step = verdict.step_verdicts[0]
     assert writer.asked == 1
     assert verdict.overall is Overall.VERIFIED, step.error_message
-    evidence = step.details["evidence"]
-    assert evidence["kind"] == "step_examples" and evidence["formaliser"] == "example_writer"
-    assert "1 written from them by a translator never shown the implementation" in evidence["note"]
+    evidence = step.evidence
+    assert evidence.kind == "examples" and evidence.formaliser == "example_writer"
+    assert "1 written from them by a translator never shown the implementation" in evidence.note
 
 
 def test_a_wrong_written_example_leaves_right_code_unsupported_never_failed():

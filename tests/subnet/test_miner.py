@@ -63,7 +63,7 @@ def test_honest_miner_fills_every_field_from_a_real_translation() -> None:
     assert [sv.status.value for sv in verdict.step_verdicts] == [
         "verified", "verified", "failed", "invalidated", "invalidated", "verified"]
     assert verdict.verified_steps == 3
-    assert verdict.step_verdicts[5].details["aligned_claim"] == "(∀x (Feline(x) → Carnivore(x))) ∧ Carnivore(tom)"
+    assert verdict.step_verdicts[5].evidence.aligned_claim == "(∀x (Feline(x) → Carnivore(x))) ∧ Carnivore(tom)"
 
 
 def test_lazy_miner_drops_half_the_steps_and_says_partial() -> None:

@@ -11,7 +11,7 @@ import pytest
 from reasonforge import VerifyRequest, verify_chain
 from reasonforge.translate import default_translator
 from reasonforge.translate.code_blocks import CodeBlockTranslator, extract_step
-from reasonforge.types import ArtifactLanguage, Domain, Overall, StepStatus
+from reasonforge.types import ArtifactLanguage, Assurance, Domain, Overall, StepStatus
 from reasonforge.verify import sandbox as sb
 from reasonforge.verify.code.complexity import find_claim
 
@@ -122,12 +122,20 @@ def test_a_docstring_example_ends_at_its_closing_quotes():
 @needs_sandbox
 def test_example_frequency_count_records_what_each_step_rests_on():
     verdict = verify_chain(_example("frequency-count"))
-    kinds = [v.details["evidence"]["kind"] for v in verdict.step_verdicts]
-    # step 2's property test is the step's own code block (and its other test asserts step 1's `>>>` examples):
-    # running it checks what the step says, so it is not the author-tests-only evidence of a supplied artifact
-    assert kinds == ["step_examples", "step_examples", "step_examples"]
-    assert "the step's own tests" in verdict.step_verdicts[1].details["evidence"]["note"]
-    assert "count_frequencies([1, 2, 2, 3]) → {1: 1, 2: 2, 3: 1}" in verdict.step_verdicts[0].details["aligned_claim"]
+    # every step's code is run against the question's examples: evidence the reasoning's author did not write
+    assert [(v.evidence.kind, v.evidence.supplied_by) for v in verdict.step_verdicts] == [("examples", "question")] * 3
+    assert "count_frequencies([5, -1, 5]) → {5: 2, -1: 1}; count_frequencies([]) → {} (question)" in (
+        verdict.step_verdicts[0].evidence.aligned_claim)
+
+
+@needs_sandbox
+def test_the_same_chain_with_only_its_own_examples_rests_on_its_author():
+    request = _example("frequency-count")
+    request = request.model_copy(update={"original_query": request.original_query.split("\n>>>")[0]})
+    verdict = verify_chain(request)
+    assert all(v.verified for v in verdict.step_verdicts)
+    assert verdict.overall is Overall.PARTIAL and verdict.assurance is Assurance.SELF_TESTED
+    assert {v.evidence.supplied_by for v in verdict.step_verdicts} == {"author"}
 
 
 @needs_sandbox

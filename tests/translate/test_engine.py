@@ -66,7 +66,7 @@ def test_verify_chain_accepts_the_engine_as_translator():
         verdict = verify_chain(request(), translator=engine(server))
         prompt = server.posted(CHAT)[1]["messages"][1]["content"]
     assert verdict.overall.value == "VERIFIED"
-    assert verdict.step_verdicts[0].details["translator"]["name"] == "llm-translator"
+    assert verdict.step_verdicts[0].translator_spec.name == "llm-translator"
     assert "Step 1: Moby is a whale" in prompt and "Whale(moby)" in prompt  # ancestors shown with artifacts
 
 

@@ -98,7 +98,7 @@ def test_verify_with_the_local_model_end_to_end(monkeypatch):
                           "--json"], capture_output=True, text=True, timeout=600, env=dict(os.environ), check=False)
     assert out.returncode in (0, 1, 3), out.stderr
     [step] = json.loads(out.stdout)["step_verdicts"]
-    assert step["details"]["translator"]["name"] == "llm-translator" and step["formal_representation"].strip()
+    assert step["translator_spec"]["name"] == "llm-translator" and step["formal_representation"].strip()
     assert "⊢" in step["formal_representation"]  # decoded under the FOL reply grammar
 
 

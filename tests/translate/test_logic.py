@@ -5,10 +5,10 @@ import pytest
 from reasonforge import ReasoningStep, VerifyRequest, verify_chain
 from reasonforge.chain import StepGraph
 from reasonforge.errors import ReasonForgeError
+from reasonforge.lang.english import ClaimRole
 from reasonforge.lang.logic import to_text
 from reasonforge.registry import checkers
 from reasonforge.translate import LogicTranslator, Translator, default_translator
-from reasonforge.translate.logic import ClaimRole
 from reasonforge.types import (
     ArtifactLanguage,
     CheckLimits,
@@ -126,28 +126,10 @@ def test_reasons_that_the_givens_state_are_verified():
     assert statuses(req) == [StepStatus.VERIFIED]
 
 
-def test_the_first_unentailed_sentence_is_named():
-    req = request(["Tom is a cat. Since every cat is a bird, Tom is a bird."], query="Tom is a cat.")
-    translator = LogicTranslator()
-    scope = translator.read_context(context(req, 1))
-    failed = translator.first_unentailed(scope, lambda t: _outcome(t))
-    assert failed is not None
-    part, outcome = failed
-    assert part.text == "every cat is a bird" and part.role is ClaimRole.SUPPORT
-    assert outcome.status is StepStatus.FAILED
-    honest = request(["Since every cat is a bird, Tom is a bird."], query="Tom is a cat. Every cat is a bird.")
-    assert translator.first_unentailed(translator.read_context(context(honest, 1)), _outcome) is None
-
-
-def _outcome(translation):
-    return checkers.get(translation.language).check(translation.formal_representation, level=ProofLevel.STANDARD,
-                                                    limits=CheckLimits())
-
-
 def test_step_reading_fields():
-    translator = LogicTranslator()
-    parser = translator.parser(["Tom is a cat. Since every cat is a bird, Tom is a bird.", "Tom is an animal."])
-    reading = translator.read_step("Tom is a cat. Since every cat is a bird, Tom is a bird.", "Tom is an animal.", parser)
+    reader = LogicTranslator().reader
+    parser = reader.parser(["Tom is a cat. Since every cat is a bird, Tom is a bird.", "Tom is an animal."])
+    reading = reader.read_step("Tom is a cat. Since every cat is a bird, Tom is a bird.", "Tom is an animal.", parser)
     assert [to_text(f) for f in reading.premises] == ["Cat(tom)", "∀x (Cat(x) → Bird(x))"]
     assert to_text(reading.conclusion) == "Bird(tom) ∧ Animal(tom)"
     assert len(reading.claims) == 3

@@ -97,14 +97,14 @@ def test_the_pythagoras_example_verifies_on_the_theorem_for_the_questions_triang
     # hypotenuse, and that name a length (≥ 0): the cited relation and z ≥ 0 are givens, nothing else is.
     verdict = verify_chain(VerifyRequest.model_validate_json((EXAMPLES / "pythagoras-formal.json").read_text()))
     assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
-    assert all(v.details["evidence"]["kind"] == "theorem" for v in verdict.step_verdicts)
+    assert all(v.evidence.kind == "theorem" for v in verdict.step_verdicts)
     # Other legs than the question's are no given, and the steps resting on them say which declaration it is.
     other = VerifyRequest.model_validate_json((EXAMPLES / "pythagoras-formal.json").read_text().replace(
         "legs 3 and 4", "legs 3 and 5"))
     verdict = verify_chain(other)
     assert [v.status for v in verdict.step_verdicts] == [StepStatus.VERIFIED, *[StepStatus.UNSUPPORTED] * 3]
     for v in verdict.step_verdicts[1:]:
-        assert v.details["error_kind"] == "ungrounded_premise", v.error_message
+        assert v.error_kind == "ungrounded_premise", v.error_message
     assert "cited_2" in verdict.step_verdicts[1].error_message
     # The hypotenuse is an unknown the question does not call an integer: it is declared over R, not Z.
     context = translate(pythagoras())[CONTEXT_STEP_ID].formal_representation
@@ -121,7 +121,7 @@ def test_parity_and_rational_chains_verify_end_to_end():
     for req in (parity, clips):
         verdict = verify_chain(req)
         assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
-        assert all(v.details["evidence"]["kind"] == "theorem" for v in verdict.step_verdicts)
+        assert all(v.evidence.kind == "theorem" for v in verdict.step_verdicts)
 
 
 @needs_coq

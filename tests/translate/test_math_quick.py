@@ -4,8 +4,9 @@ import time
 
 import pytest
 
+from reasonforge.lang.math.reading import read_question
 from reasonforge.pipeline.run import verify_chain
-from reasonforge.translate.math_quick import MathTranslator, plan_step, read_question, read_step
+from reasonforge.translate.math_quick import MathTranslator
 from reasonforge.types import (
     ArtifactLanguage,
     CheckLimits,
@@ -14,6 +15,7 @@ from reasonforge.types import (
     StepStatus,
     VerifyRequest,
 )
+from reasonforge.verify.math import plan_step, read_step
 from reasonforge.verify.math.relations import parse_artifact
 
 QUERY = "Find the hypotenuse of a right triangle with legs 3 and 4"
@@ -46,8 +48,8 @@ def test_design_pythagoras_chain_is_verified():
     assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.status, v.error_message) for v in verdict.step_verdicts]
     step1, step2, _, step4 = verdict.step_verdicts
     assert step1.details["kind"] == "definition" and step2.details["kind"] == "definition"
-    assert step4.details["translator"]["name"] == "math-rules"
-    assert step4.details["spec"]["name"] == "sympy-relations"
+    assert step4.translator_spec.name == "math-rules"
+    assert step4.checker_spec.name == "sympy-relations"
     # step 4 is checked alone: its artifact carries what it uses
     artifact = step4.formal_representation
     assert "let x = 3\nlet y = 4" in artifact and "fact x^2 + y^2 = z^2" in artifact

@@ -123,7 +123,7 @@ def test_cli_translator_option_and_its_errors():
         server.queue(CHAT, openai_reply(REPLY))
         out = cli("verify", whale, "--translator", "model", "--model", f"{server.url}/v1", "--json")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert json.loads(out.stdout)["step_verdicts"][0]["details"]["translator"]["name"] == "llm-translator"
+    assert json.loads(out.stdout)["step_verdicts"][0]["translator_spec"]["name"] == "llm-translator"
     supplied = cli("verify", str(EXAMPLES / "whale-smtlib.json"), "--translations",
                    str(EXAMPLES / "whale-smtlib.translations.json"), "--translator", "rules")
     assert supplied.returncode == 2 and "brings its own translations" in supplied.stderr

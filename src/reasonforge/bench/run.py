@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from reasonforge.bench.data import FORMAT_DOMAIN, BenchItem, DataFormat
 from reasonforge.errors import ArtifactSyntaxError
-from reasonforge.registry import CheckerRegistry, checkers
+from reasonforge.registry import Aligner, CheckerRegistry, checkers
 from reasonforge.translate.engine import ChainOutcome, TranslationEngine
 from reasonforge.types import (
     CONTEXT_STEP_ID,
@@ -61,6 +61,10 @@ class MemoRegistry(CheckerRegistry):
     def languages(self) -> set[ArtifactLanguage]:
         """Same as the base registry."""
         return self._base.languages()
+
+    def aligner_for(self, language: ArtifactLanguage) -> Aligner | None:
+        """The base registry's aligner: memoising checks changes nothing about what ties them to a step."""
+        return self._base.aligner_for(language)
 
 
 class _Memo:
@@ -261,15 +265,12 @@ def _folio_label(item: BenchItem, outcome: ChainOutcome, engine: TranslationEngi
 
     step = item.request.reasoning_chain[0]
     if outcome.mode == "offline":
-        from reasonforge.translate.english import EnglishParser
-        from reasonforge.translate.lexicon import Lexicon
-        from reasonforge.translate.logic import LogicTranslator
+        from reasonforge.lang.english import EnglishReader
 
-        translator = LogicTranslator()
-        parser = EnglishParser(Lexicon.from_texts([item.request.original_query, step.content]),
-                               either_or=translator.either_or)
-        givens = translator.read_givens(item.request.original_query, parser)
-        reading = translator.read_step(step.content, None, parser)
+        reader = EnglishReader()
+        parser = reader.parser([item.request.original_query, step.content])
+        givens = reader.read_givens(item.request.original_query, parser)
+        reading = reader.read_step(step.content, None, parser)
         if givens.skipped:
             return False, None, f"{len(givens.skipped)} premise sentence(s) no rule covers, e.g. \"{givens.skipped[0]}\""
         if reading.error is not None or reading.conclusion is None:

@@ -20,7 +20,8 @@ from reasonforge.types import Spec
 DOMAINS = {"mathematics": 0, "code": 1, "logic": 2}
 LEVELS = {"formal": 0, "standard": 1, "quick": 2}
 VERDICTS = {"VERIFIED": 0, "PARTIAL": 1, "FAILED": 2}
-ASSURANCES = {"proven": 0, "corroborated": 1, "arithmetic": 2, "self_tested": 3, "unproven": 4, "refuted": 5}
+ASSURANCES = {"proven": 0, "corroborated": 1, "arithmetic": 2, "self_tested": 3, "unproven": 4, "refuted": 5,
+              "conditional": 6}
 
 CERTIFICATE_VERSION = 2
 """Version 1 certificates signed only the task hash and the step bits; version 2 binds what was proven."""
@@ -57,12 +58,12 @@ def expected_overall(assurance: str, verified: int, total: int) -> str | None:
     assurance cannot go with the counts at all.
 
     Every step verified: VERIFIED when the chain is proven or corroborated, PARTIAL when some step was checked
-    only on the arithmetic inside its prose or on its author's own tests (a chain the registry must never call
-    VERIFIED). Some step not verified: the assurance is unproven or refuted, and the verdict FAILED when no
+    only on the arithmetic inside its prose, on its author's own tests or from premises nobody gave (a chain the
+    registry must never call VERIFIED). Some step not verified: the assurance is unproven or refuted, and the verdict FAILED when no
     step was verified, else PARTIAL."""
     if verified == total:
         return {"proven": "VERIFIED", "corroborated": "VERIFIED", "arithmetic": "PARTIAL",
-                "self_tested": "PARTIAL"}.get(assurance)
+                "self_tested": "PARTIAL", "conditional": "PARTIAL"}.get(assurance)
     if assurance not in ("unproven", "refuted"):
         return None
     return "FAILED" if verified == 0 else "PARTIAL"

@@ -39,14 +39,12 @@ def plan_verdict_hash(verdict: VerificationVerdict) -> str:
 
 
 def checker_specs(verdict: VerificationVerdict) -> list[Spec]:
-    """Distinct checker and translator specs recorded in the step details, for replay."""
+    """Distinct checker and translator specs of the steps, for replay."""
     seen: dict[str, Spec] = {}
     for sv in verdict.step_verdicts:
-        for key in ("spec", "translator"):
-            raw = sv.details.get(key)
-            if isinstance(raw, dict) and "name" in raw:
-                spec = Spec.model_validate(raw)
-                seen.setdefault(spec_hash(spec.model_dump(mode="json")), spec)
+        for spec in (sv.checker_spec, sv.translator_spec):
+            if spec is not None:
+                seen.setdefault(spec_hash(spec), spec)
     return list(seen.values())
 
 

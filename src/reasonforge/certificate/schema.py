@@ -67,7 +67,7 @@ class VerificationCertificate(BaseModel):
     total_steps: int = Field(ge=1, lt=1 << 16)
     verified_steps: int = Field(ge=0, lt=1 << 16)
     overall_verdict: Literal["VERIFIED", "PARTIAL", "FAILED"]
-    assurance: Literal["proven", "corroborated", "arithmetic", "self_tested", "unproven", "refuted"] = Field(
+    assurance: Literal["proven", "corroborated", "conditional", "arithmetic", "self_tested", "unproven", "refuted"] = Field(
         description="What the verdict rests on (see the verdict's `assurance`); bound like the level.")
     verdict_digest: str = Field(pattern=SHA256_HEX, description=(
         "sha256 of everything the verdict proved (chain.verdict_digest): recompute it from the verdict JSON"))

@@ -4,6 +4,7 @@ and failure reports."""
 from reasonforge.chain.cascade import (
     apply_cascade,
     arithmetic_only,
+    assumptions_of,
     assurance_of,
     failure_report,
     overall_of,
@@ -13,6 +14,7 @@ from reasonforge.chain.contexts import step_contexts
 from reasonforge.chain.dag import StepGraph
 from reasonforge.chain.hashing import (
     DIGEST_RECIPE,
+    canonical_json,
     spec_hash,
     step_digest_fields,
     task_hash,
@@ -35,6 +37,7 @@ from reasonforge.chain.reasoning import (
     request_from_reasoning,
     split_reasoning,
 )
+from reasonforge.chain.verdict import build_verdict
 
 __all__ = [
     "DIGEST_RECIPE",
@@ -43,7 +46,9 @@ __all__ = [
     "StepGraph",
     "apply_cascade",
     "arithmetic_only",
+    "assumptions_of",
     "assurance_of",
+    "build_verdict",
     "canonical_json",
     "check_translations",
     "failure_report",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from reasonforge.chain.dag import StepGraph
 from reasonforge.types import (
@@ -11,8 +11,10 @@ from reasonforge.types import (
     EvidenceKind,
     FailureReport,
     Overall,
+    StepAssumption,
     StepStatus,
     StepVerdict,
+    Supplier,
     VerifyRequest,
 )
 
@@ -28,63 +30,82 @@ def apply_cascade(graph: StepGraph, verdicts: Mapping[int, StepVerdict]) -> dict
     for sid in graph.order:
         verdict = verdicts[sid]
         if sid in culprits and verdict.status is not StepStatus.FAILED:
-            details = dict(verdict.details)
-            details["local_status"] = verdict.status.value
-            details["invalidated_by"] = culprits[sid]
             own = f" (its own check: {verdict.status.value})"
             verdict = verdict.model_copy(
                 update={
                     "verified": False,
                     "status": StepStatus.INVALIDATED,
                     "error_message": f"depends on failed step {culprits[sid][0]}" + own,
-                    "details": details,
+                    "local_status": verdict.status,
+                    "invalidated_by": culprits[sid],
                 }
             )
         out[sid] = verdict
     return out
 
 
-def overall_of(verdicts: Mapping[int, StepVerdict]) -> Overall:
-    """VERIFIED iff every step is verified on its claim, FAILED iff no step is verified, PARTIAL otherwise: a
-    step verified only on the arithmetic inside its prose (evidence `relations`), or code verified only against
-    its author's own tests (evidence `author_tests`: the artifact agrees with itself), keeps its chain PARTIAL."""
-    verified = sum(v.verified for v in verdicts.values())
-    if verified == len(verdicts) and not any(_evidence_kind(v) in _PARTIAL_EVIDENCE for v in verdicts.values()):
+def _steps(verdicts: Mapping[int, StepVerdict] | Iterable[StepVerdict]) -> list[StepVerdict]:
+    return list(verdicts.values() if isinstance(verdicts, Mapping) else verdicts)
+
+
+def overall_of(verdicts: Mapping[int, StepVerdict] | Iterable[StepVerdict]) -> Overall:
+    """VERIFIED iff every step is verified on full evidence (`Evidence.full`: its claim proven, or corroborated, or
+    code checked against examples its author did not write), FAILED iff no step is verified, PARTIAL otherwise: a
+    step verified only on the arithmetic inside its prose, only as an inference from premises nobody gave, or only
+    against its author's own tests keeps its chain PARTIAL."""
+    steps = _steps(verdicts)
+    verified = sum(v.verified for v in steps)
+    if steps and verified == len(steps) and all(v.evidence is not None and v.evidence.full for v in steps):
         return Overall.VERIFIED
     return Overall.FAILED if verified == 0 else Overall.PARTIAL
 
 
 def arithmetic_only(verdict: StepVerdict) -> bool:
     """Was the step verified on the relations inside its text only, not on all it claims?"""
-    return _evidence_kind(verdict) == EvidenceKind.RELATIONS
+    return _evidence_kind(verdict) is EvidenceKind.RELATIONS
 
 
-def self_tested_only(verdict: StepVerdict) -> bool:
-    """Was the step's code verified against its author's own tests only (no example or claim of its text)?"""
-    return _evidence_kind(verdict) == EvidenceKind.AUTHOR_TESTS
+def _evidence_kind(verdict: StepVerdict) -> EvidenceKind | None:
+    return verdict.evidence.kind if verdict.verified and verdict.evidence is not None else None
 
 
-_PARTIAL_EVIDENCE = (EvidenceKind.RELATIONS.value, EvidenceKind.AUTHOR_TESTS.value)
+def _self_tested(verdict: StepVerdict) -> bool:
+    evidence = verdict.evidence
+    return verdict.verified and evidence is not None and (
+        evidence.kind is EvidenceKind.AUTHOR_TESTS or evidence.supplied_by is Supplier.AUTHOR)
 
 
-def _evidence_kind(verdict: StepVerdict) -> str | None:
-    evidence = verdict.details.get("evidence")
-    return str(evidence.get("kind")) if verdict.verified and isinstance(evidence, Mapping) else None
+def _conditional(verdict: StepVerdict) -> bool:
+    evidence = verdict.evidence
+    return verdict.verified and evidence is not None and (
+        evidence.kind is EvidenceKind.CONDITIONAL or bool(evidence.assumptions))
 
 
-def assurance_of(verdicts: Mapping[int, StepVerdict]) -> Assurance:
-    """Proven, corroborated, checked only on arithmetic or own tests, unproven, or refuted (a failed step)."""
-    if any(v.status is StepStatus.FAILED for v in verdicts.values()):
+def assurance_of(verdicts: Mapping[int, StepVerdict] | Iterable[StepVerdict]) -> Assurance:
+    """Refuted (a failed step), unproven (a step not verified), else the weakest evidence a step rests on:
+    arithmetic, own tests, assumptions, corroboration, proof."""
+    steps = _steps(verdicts)
+    if any(v.status is StepStatus.FAILED for v in steps):
         return Assurance.REFUTED
-    if all(v.verified for v in verdicts.values()):
-        if any(arithmetic_only(v) for v in verdicts.values()):
-            return Assurance.ARITHMETIC
-        if any(self_tested_only(v) for v in verdicts.values()):
-            return Assurance.SELF_TESTED
-        if any(_evidence_kind(v) == EvidenceKind.CORROBORATED.value for v in verdicts.values()):
-            return Assurance.CORROBORATED
-        return Assurance.PROVEN
-    return Assurance.UNPROVEN
+    if not steps or not all(v.verified for v in steps):
+        return Assurance.UNPROVEN
+    if any(v.evidence is None for v in steps):
+        return Assurance.UNPROVEN  # verified without evidence: nothing says what it rests on
+    if any(arithmetic_only(v) for v in steps):
+        return Assurance.ARITHMETIC
+    if any(_self_tested(v) for v in steps):
+        return Assurance.SELF_TESTED
+    if any(_conditional(v) for v in steps):
+        return Assurance.CONDITIONAL
+    if any(_evidence_kind(v) is EvidenceKind.CORROBORATED for v in steps):
+        return Assurance.CORROBORATED
+    return Assurance.PROVEN
+
+
+def assumptions_of(verdicts: Iterable[StepVerdict]) -> list[StepAssumption]:
+    """Every premise a verified step was proven from that nothing gave, derived or contradicted, in step order."""
+    return [StepAssumption(step_id=v.step_id, premise=premise) for v in verdicts
+            if v.verified and v.evidence is not None for premise in v.evidence.assumptions]
 
 
 # Recognised error kinds (from checker details) and what the author of the reasoning can do.
@@ -128,16 +149,7 @@ _FIXES: dict[ErrorKind, str] = {
 
 def suggested_fix(verdict: StepVerdict) -> str | None:
     """A fix for recognised error kinds, or None when the error is not one we recognise."""
-    details = verdict.details
-    if details.get("error_kind") is not None:
-        kind = verdict.error_kind  # None for a kind this version does not know
-    elif details.get("vacuous"):
-        kind = ErrorKind.VACUOUS  # the logic checkers flag contradictory premises without an error_kind
-    elif details.get("counterexample") is not None:
-        kind = ErrorKind.COUNTEREXAMPLE
-    else:
-        kind = None
-    return _FIXES.get(kind) if kind is not None else None
+    return _FIXES.get(verdict.error_kind) if verdict.error_kind is not None else None
 
 
 def failure_report(
@@ -168,4 +180,5 @@ def failure_report(
         cascade_impact=cascade,
         last_valid_step=valid[-1] if valid else None,
         partial_correctness=sum(v.verified for v in verdicts.values()) / len(verdicts),
+        assumptions=assumptions_of(verdicts[sid] for sid in graph.order),
     )

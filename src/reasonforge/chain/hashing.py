@@ -7,9 +7,9 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reasonforge.types import Assurance, Domain, Overall, ProofLevel, StepVerdict, VerifyRequest
+from reasonforge.types import Assurance, Domain, Overall, ProofLevel, Spec, StepVerdict, VerifyRequest
 
-DIGEST_RECIPE = "reasonforge-verdict-digest/1"
+DIGEST_RECIPE = "reasonforge-verdict-digest/2"
 """Names the verdict_digest recipe inside what it hashes, so a changed recipe can never collide with this one."""
 
 
@@ -45,8 +45,10 @@ def canonical_json(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def spec_hash(spec: Mapping[str, Any] | None) -> str:
+def spec_hash(spec: Spec | Mapping[str, Any] | None) -> str:
     """sha256 hex of a checker or translator Spec's canonical JSON ({name, version, args}); "" when none ran."""
+    if isinstance(spec, Spec):
+        spec = spec.model_dump(mode="json")
     if not isinstance(spec, Mapping):
         return ""
     return hashlib.sha256(canonical_json(dict(spec))).hexdigest()
@@ -54,18 +56,19 @@ def spec_hash(spec: Mapping[str, Any] | None) -> str:
 
 def step_digest_fields(verdict: StepVerdict) -> dict[str, Any]:
     """What verdict_digest hashes for one step: its outcome, what it rests on and which tools said so."""
-    evidence = verdict.details.get("evidence")
-    evidence = evidence if isinstance(evidence, Mapping) else {}
+    evidence = verdict.evidence
     return {
         "id": verdict.step_id,
         "status": verdict.status.value,
         "verified": verdict.verified,
-        "evidence_kind": str(evidence.get("kind") or ""),
-        "formaliser": str(evidence.get("formaliser") or ""),
-        "aligned_claim": str(evidence.get("aligned_claim") or ""),
+        "evidence_kind": evidence.kind.value if evidence is not None else "",
+        "formaliser": evidence.formaliser.value if evidence is not None else "",
+        "supplied_by": evidence.supplied_by.value if evidence is not None else "",
+        "aligned_claim": evidence.aligned_claim if evidence is not None else "",
+        "assumptions": list(evidence.assumptions) if evidence is not None else [],
         "artifact_sha256": hashlib.sha256(verdict.formal_representation.encode("utf-8")).hexdigest(),
-        "checker_spec_sha256": spec_hash(verdict.details.get("spec")),
-        "translator_spec_sha256": spec_hash(verdict.details.get("translator")),
+        "checker_spec_sha256": spec_hash(verdict.checker_spec),
+        "translator_spec_sha256": spec_hash(verdict.translator_spec),
     }
 
 
@@ -82,7 +85,8 @@ def verdict_digest(
     """sha256 hex of the canonical JSON of everything a verdict proved (the certificate signs this, DESIGN §3.2).
 
     Unlike verdict_hash it differs whenever what was proven differs: the level, the domain, the claimed
-    answer, and per step the status, the evidence (kind, formaliser, aligned claim), the artifact's sha256
+    answer, and per step the status, the evidence (kind, formaliser, supplier, aligned claim, assumptions), the
+    artifact's sha256
     and the sha256 of the checker's and the translator's Spec."""
     body = {
         "recipe": DIGEST_RECIPE,

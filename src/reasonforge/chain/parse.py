@@ -22,7 +22,15 @@ from pydantic import BaseModel, ValidationError
 
 from reasonforge.chain.dag import StepGraph
 from reasonforge.errors import InputError
-from reasonforge.types import CHAIN_LANGUAGES, CONTEXT_STEP_ID, ChainLimits, StepTranslation, VerifyRequest
+from reasonforge.types import (
+    CHAIN_LANGUAGES,
+    CONTEXT_STEP_ID,
+    DOMAIN_LANGUAGES,
+    ChainLimits,
+    Domain,
+    StepTranslation,
+    VerifyRequest,
+)
 
 MAX_JSON_DEPTH = 32
 """Deepest nesting of arrays and objects accepted; a request needs 4 (request, chain, step, dependencies)."""
@@ -416,12 +424,14 @@ def validate_request(request: VerifyRequest, limits: ChainLimits | None = None) 
         if chosen:
             raise InputError(f"{', '.join(chosen)} choose{'s' if len(chosen) == 1 else ''} who translates; this "
                              "chain brings its own translations (drop one or the other)", field=chosen[0])
-        check_translations(request.translations, graph)
+        check_translations(request.translations, graph, request.domain)
     return graph
 
 
-def check_translations(translations: Sequence[StepTranslation], graph: StepGraph) -> None:
-    """Every translation must name a distinct step of the chain (or be the one coq/lean4 Context, step 0)."""
+def check_translations(translations: Sequence[StepTranslation], graph: StepGraph, domain: Domain | None = None) -> None:
+    """Every translation must name a distinct step of the chain (or be the one coq/lean4 Context, step 0) and,
+    with `domain` (translations the caller supplies), be in a language that domain accepts: the domain picks the
+    checker and the reader that aligns the step, never the artifact."""
     seen: set[int] = set()
     for index, translation in enumerate(translations):
         field_ = f"translations[{index}].step_id"
@@ -430,6 +440,7 @@ def check_translations(translations: Sequence[StepTranslation], graph: StepGraph
             if translation.step_id in seen:
                 raise InputError("more than one Context translation (step_id 0); send one", field=field_, step_id=0)
             seen.add(translation.step_id)
+            _check_language(translation, index, domain)
             continue
         if translation.step_id not in graph.dependencies:
             known = ", ".join(str(s) for s in graph.step_ids)
@@ -446,3 +457,13 @@ def check_translations(translations: Sequence[StepTranslation], graph: StepGraph
                 step_id=translation.step_id,
             )
         seen.add(translation.step_id)
+        _check_language(translation, index, domain)
+
+
+def _check_language(translation: StepTranslation, index: int, domain: Domain | None) -> None:
+    if domain is not None and translation.language not in DOMAIN_LANGUAGES[domain]:
+        allowed = ", ".join(sorted(language.value for language in DOMAIN_LANGUAGES[domain]))
+        raise InputError(
+            f"the translation is {translation.language.value}, which a {domain.value} chain does not accept; "
+            f"the {domain.value} domain accepts {allowed}",
+            field=f"translations[{index}].language", step_id=translation.step_id)

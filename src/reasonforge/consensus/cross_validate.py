@@ -6,10 +6,11 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
+from reasonforge.chain import build_verdict
 from reasonforge.errors import InputError
 from reasonforge.types import (
     Domain,
-    Overall,
+    Evidence,
     ProofLevel,
     StepStatus,
     StepVerdict,
@@ -59,14 +60,18 @@ def _flags(uid: int, verdict: VerificationVerdict) -> dict[int, bool]:
     return flags
 
 
-def _consensus_step(step_id: int, verified_by: int, judged: int) -> StepVerdict:
+def _consensus_step(step_id: int, verified_by: int, judged: int, evidence: Sequence[Evidence | None]) -> StepVerdict:
+    """The majority's verdict on one step, resting on the weakest evidence a verifying miner reported (none when
+    one reported none), so the consensus is never VERIFIED on more than its miners proved."""
     # Strictly more than half: a tie is not a majority, so 2 of 4 does not verify a step.
     verified = judged > 0 and verified_by > judged / 2
+    weakest = next((e for e in evidence if e is None or not e.full), evidence[0] if evidence else None)
     return StepVerdict(
         step_id=step_id,
         verified=verified,
         status=StepStatus.VERIFIED if verified else StepStatus.FAILED,
         error_message=None if verified else f"Only {verified_by}/{judged} translations verified",
+        evidence=weakest if verified else None,
         details={"verified_by": verified_by, "judged": judged},
     )
 
@@ -109,27 +114,13 @@ def cross_validate(
     for sid in sorted(ids):
         verified_by = sum(1 for miner_flags in flags.values() if miner_flags.get(sid, False))
         step_counts[sid] = (verified_by, judged)
-        steps.append(_consensus_step(sid, verified_by, judged))
+        evidence = [sv.evidence for v in valid.values() for sv in v.step_verdicts if sv.step_id == sid and sv.verified]
+        steps.append(_consensus_step(sid, verified_by, judged, evidence))
 
-    verified_steps = sum(1 for s in steps if s.verified)
-    if steps and verified_steps == len(steps):
-        overall = Overall.VERIFIED
-    else:
-        overall = Overall.PARTIAL if verified_steps else Overall.FAILED
     hashes = {v.task_hash for v in valid.values()}
-    verdict = VerificationVerdict(
-        task_id=task_id,
-        overall=overall,
-        step_verdicts=steps,
-        total_steps=len(steps),
-        verified_steps=verified_steps,
-        failure_points=[s for s in steps if not s.verified],
-        domain=domain,
-        proof_level=proof_level,
-        translator_uids=sorted(valid),
-        # Only carried over when every answering miner verified the same task.
-        task_hash=hashes.pop() if len(hashes) == 1 else "",
-    )
+    # Only carried over when every answering miner verified the same task.
+    verdict = build_verdict(steps, domain=domain, proof_level=proof_level, task_id=task_id,
+                            translator_uids=valid, task_hash=hashes.pop() if len(hashes) == 1 else "")
 
     agreement: dict[int, MinerAgreement] = {}
     for uid in miner_verdicts:

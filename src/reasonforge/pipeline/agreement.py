@@ -72,7 +72,6 @@ def _with(verdict: StepVerdict, figures: dict[str, object]) -> StepVerdict:
 
 
 def _unsupported(base: StepVerdict, figures: dict[str, object], kind: ErrorKind, message: str) -> StepVerdict:
-    details = {k: v for k, v in base.details.items() if k not in ("evidence", "aligned_claim")}
     return base.model_copy(update={
-        "verified": False, "status": StepStatus.UNSUPPORTED, "error_message": message,
-        "details": {**details, "error_kind": kind, "agreement": figures}})
+        "verified": False, "status": StepStatus.UNSUPPORTED, "error_message": message, "error_kind": kind,
+        "evidence": None, "details": {**base.details, "agreement": figures}})

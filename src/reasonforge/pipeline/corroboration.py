@@ -28,13 +28,8 @@ import sympy
 from reasonforge.errors import ArtifactSyntaxError
 from reasonforge.lang.math.expr import ExpressionError, Node, evaluate, rounding_tolerance, to_text
 from reasonforge.lang.math.quantities import Quantity, grounding_values, relation_values, stated_quantities
-from reasonforge.pipeline.soundness import evidence_of
-from reasonforge.pipeline.soundness.common import with_evidence
-from reasonforge.pipeline.soundness.math import chain_answer, is_word_problem, step_results
-from reasonforge.translate.math_quick import read_step
 from reasonforge.translate.question import QuestionPrograms
 from reasonforge.types import (
-    CheckOutcome,
     ErrorKind,
     Evidence,
     EvidenceKind,
@@ -44,7 +39,9 @@ from reasonforge.types import (
     StepContext,
     StepStatus,
     StepVerdict,
+    Supplier,
 )
+from reasonforge.verify.math import chain_answer, is_word_problem, read_step, step_results
 from reasonforge.verify.math.programs import Program, read_program
 
 __all__ = ["QUESTION_MODEL_KEY", "corroborate", "question_model"]
@@ -120,11 +117,11 @@ def corroborate(contexts: Mapping[int, StepContext], verdicts: Mapping[int, Step
             if restated:
                 out[sid] = _promoted(verdict, Evidence(
                     kind=EvidenceKind.CORROBORATED, aligned_claim=", ".join(restated),
-                    formaliser=Formaliser.QUESTION_MODEL,
+                    formaliser=Formaliser.QUESTION_MODEL, supplied_by=Supplier.INDEPENDENT,
                     note=f"corroborated: the step states no relation, and every number it states ({', '.join(restated)}) "
                          f"is a quantity the question states or {agreed_by} compute"))
             continue
-        evidence = evidence_of(CheckOutcome(status=verdict.status, message="", details=verdict.details))
+        evidence = verdict.evidence
         if not verdict.verified or evidence is None or evidence.kind != EvidenceKind.RELATIONS:
             continue
         results = step_results(context)
@@ -134,7 +131,7 @@ def corroborate(contexts: Mapping[int, StepContext], verdicts: Mapping[int, Step
         shown = ", ".join(f"{to_text(r)} is {n}" for r, n in zip(results, names, strict=True))
         out[sid] = _promoted(verdict, Evidence(
             kind=EvidenceKind.CORROBORATED, aligned_claim=evidence.aligned_claim, formaliser=Formaliser.QUESTION_MODEL,
-            note=f"corroborated: {shown} in {agreed_by}; the arithmetic was proven"))
+            supplied_by=Supplier.INDEPENDENT, note=f"corroborated: {shown} in {agreed_by}; the arithmetic was proven"))
     out[last] = _noted(out[last], summary)
     return out
 
@@ -234,12 +231,11 @@ def _equal(a: sympy.Expr, b: sympy.Expr) -> bool:
 
 def _promoted(verdict: StepVerdict, evidence: Evidence) -> StepVerdict:
     """`verdict` verified on `evidence` (a restatement was unsupported only for want of a relation to check)."""
-    details = {k: v for k, v in verdict.details.items() if k != "error_kind"}
+    details = dict(verdict.details)
     if verdict.status is not StepStatus.VERIFIED:
         details["checker_status"] = verdict.status.value
-    outcome = with_evidence(CheckOutcome(status=StepStatus.VERIFIED, message="", details=details), evidence)
     return verdict.model_copy(update={"verified": True, "status": StepStatus.VERIFIED, "error_message": None,
-                                      "details": outcome.details})
+                                      "error_kind": None, "evidence": evidence, "details": details})
 
 
 def _noted(verdict: StepVerdict, summary: dict[str, object]) -> StepVerdict:

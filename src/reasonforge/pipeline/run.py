@@ -10,22 +10,16 @@ from collections.abc import Callable, Sequence
 from reasonforge.chain import (
     StepGraph,
     apply_cascade,
-    assurance_of,
+    build_verdict,
     check_translations,
-    failure_report,
-    overall_of,
     step_contexts,
-    task_hash,
     validate_request,
-    verdict_digest,
-    verdict_hash,
 )
 from reasonforge.errors import ReasonForgeError
 from reasonforge.pipeline.agreement import agree
 from reasonforge.pipeline.corroboration import corroborate, question_model
+from reasonforge.pipeline.gate import gate
 from reasonforge.pipeline.provers import check_prover
-from reasonforge.pipeline.soundness import gate
-from reasonforge.pipeline.soundness.math import is_word_problem
 from reasonforge.registry import ChainChecker, Checker, CheckerRegistry, checkers
 from reasonforge.translate.ensemble import Ensemble
 from reasonforge.translate.protocol import ExampleWriter, Gateable, QuestionFormaliser, Translator
@@ -47,6 +41,7 @@ from reasonforge.types import (
     VerificationVerdict,
     VerifyRequest,
 )
+from reasonforge.verify.math import is_word_problem
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +65,8 @@ def verify_chain(
     registry = registry or checkers
     if translations is None:
         translations = request.translations
+    elif request.translations is None:
+        check_translations(translations, graph, request.domain)  # supplied beside the request: its languages too
     translator_spec = None
     formalised: QuestionModel | None = None
     written: dict[int, str] = {}
@@ -79,7 +76,7 @@ def verify_chain(
         if isinstance(translator, Gateable):
             # a model's artifact that checks but is not the step (another conclusion, a smuggled premise) goes
             # back to the model with the gate's reason while it can still be repaired
-            translator = translator.with_gate(lambda c, t, o: _gated(c, t, o, limits))
+            translator = translator.with_gate(lambda c, t, o: _gated(c, t, o, limits, registry))
         ancestors = {sid: graph.ancestors(sid) for sid in graph.order}
         say(f"translating {len(graph.order)} step(s)")
         formalised = _formalised(request, translator)
@@ -95,30 +92,9 @@ def verify_chain(
     if formalised is not None:
         own = corroborate(step_contexts(request, graph), own, formalised)
     cascaded = apply_cascade(graph, own)
-    ordered = [cascaded[step.step_id] for step in request.reasoning_chain]
-    overall = overall_of(cascaded)
-    assurance = assurance_of(cascaded)
-    t_hash = task_hash(request)
-    task_id = request.task_id or t_hash[:32]
-    return VerificationVerdict(
-        task_id=task_id,
-        overall=overall,
-        step_verdicts=ordered,
-        total_steps=len(ordered),
-        verified_steps=sum(v.verified for v in ordered),
-        failure_points=[v for v in ordered if not v.verified],
-        failure_report=failure_report(request, graph, cascaded),
-        assurance=assurance,
-        domain=request.domain,
-        proof_level=request.proof_level,
-        verification_time_ms=round((time.perf_counter() - started) * 1000),
-        task_hash=t_hash,
-        verdict_hash=verdict_hash(task_id, overall.value, ordered),
-        claimed_answer=request.claimed_answer,
-        verdict_digest=verdict_digest(
-            task_hash=t_hash, claimed_answer=request.claimed_answer, domain=request.domain,
-            proof_level=request.proof_level, overall=overall, assurance=assurance, step_verdicts=ordered),
-    )
+    return build_verdict([cascaded[step.step_id] for step in request.reasoning_chain], domain=request.domain,
+                         proof_level=request.proof_level, request=request, graph=graph,
+                         verification_time_ms=round((time.perf_counter() - started) * 1000))
 
 
 def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble,
@@ -191,7 +167,7 @@ def _check_all(
                 chain_checkers[language] = checker  # type: ignore[assignment]
                 groups[language] = [sid]
                 continue
-        own[sid] = _check_step(step_context[sid], translation, checker, limits, translator_spec)
+        own[sid] = _check_step(step_context[sid], translation, checker, limits, translator_spec, registry)
     texts = {step.step_id: step.content for step in request.reasoning_chain}
     for language, sids in groups.items():
         steps = [
@@ -209,15 +185,16 @@ def _check_all(
                                       request.proof_level, limits)
         for sid in sids:
             outcome, spec, elapsed_ms = outcomes[sid]
-            outcome = _gated(step_context[sid], by_step[sid], outcome, limits)
+            outcome = _gated(step_context[sid], by_step[sid], outcome, limits, registry)
             own[sid] = _record(sid, by_step[sid], (outcome, spec, elapsed_ms), translator_spec)
     return own
 
 
-def _gated(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:
+def _gated(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits,
+           registry: CheckerRegistry) -> CheckOutcome:
     """The soundness gate, failing closed: an aligner that crashes costs the step, never verifies it."""
     try:
-        return gate(context, translation, outcome, limits)
+        return gate(context, translation, outcome, limits, registry)
     except ReasonForgeError as exc:
         return CheckOutcome(status=StepStatus.ERROR, message=exc.message, details=outcome.details)
     except Exception as exc:
@@ -262,6 +239,7 @@ def _check_step(
     checker: Checker | ChainChecker | ReasonForgeError | None,
     limits: CheckLimits,
     translator_spec: Spec | None,
+    registry: CheckerRegistry,
 ) -> StepVerdict:
     """Check one step with its `checker` (the lookup's error, or None when the step has no artifact)."""
     step_id, level = context.step_id, context.proof_level
@@ -269,7 +247,7 @@ def _check_step(
         outcome = CheckOutcome(
             status=StepStatus.UNSUPPORTED,
             message="no translation was supplied for this step; add one to translations",
-            details={"error_kind": ErrorKind.UNTRANSLATABLE},
+            error_kind=ErrorKind.UNTRANSLATABLE,
         )
         return _verdict(step_id, "", outcome, translator_spec)
     artifact = translation.formal_representation
@@ -277,7 +255,8 @@ def _check_step(
         outcome = CheckOutcome(
             status=StepStatus.UNSUPPORTED,
             message=translation.notes or "the translator produced no artifact for this step",
-            details={"error_kind": ErrorKind.UNTRANSLATABLE, "language": translation.language.value},
+            error_kind=ErrorKind.UNTRANSLATABLE,
+            details={"language": translation.language.value},
         )
         return _verdict(step_id, artifact, outcome, translator_spec)
     started = time.perf_counter()
@@ -292,7 +271,7 @@ def _check_step(
     except Exception as exc:  # a checker bug must cost one step, not the whole verdict
         log.exception("checker for %s crashed on step %s", translation.language.value, step_id)
         outcome = CheckOutcome(status=StepStatus.ERROR, message=f"checker crashed: {type(exc).__name__}: {exc}")
-    outcome = _gated(context, translation, outcome, limits)
+    outcome = _gated(context, translation, outcome, limits, registry)
     return _record(step_id, translation, (outcome, spec, (time.perf_counter() - started) * 1000), translator_spec)
 
 
@@ -311,16 +290,12 @@ def _record(
         "elapsed_ms": round(elapsed_ms, 3),
         **outcome.details,
     }
-    if spec is not None:
-        details["spec"] = spec.model_dump(mode="json")  # verdict details are plain JSON
     return _verdict(step_id, translation.formal_representation, outcome.model_copy(update={"details": details}),
-                    translator_spec)
+                    translator_spec, spec)
 
 
-def _verdict(step_id: int, artifact: str, outcome: CheckOutcome, translator_spec: Spec | None) -> StepVerdict:
-    details = dict(outcome.details)
-    if translator_spec is not None:
-        details["translator"] = translator_spec.model_dump(mode="json")
+def _verdict(step_id: int, artifact: str, outcome: CheckOutcome, translator_spec: Spec | None,
+             checker_spec: Spec | None = None) -> StepVerdict:
     verified = outcome.status is StepStatus.VERIFIED
     return StepVerdict(
         step_id=step_id,
@@ -328,7 +303,11 @@ def _verdict(step_id: int, artifact: str, outcome: CheckOutcome, translator_spec
         status=outcome.status,
         error_message=None if verified else outcome.message,
         formal_representation=artifact,
-        details=details,
+        error_kind=outcome.error_kind,
+        evidence=outcome.evidence if verified else None,
+        checker_spec=checker_spec,
+        translator_spec=translator_spec,
+        details=outcome.details,
     )
 
 

@@ -187,9 +187,11 @@ def _step_block(step: StepView, st: dict[str, ParagraphStyle]) -> list:
     if step.aligned_claim:
         rows.append(("Claim as formalised", step.aligned_claim))
     if step.evidence_kind:
-        rows.append(("Evidence", f"{step.evidence_kind}" + (f" (formalised by {step.formaliser})"
-                                                             if step.formaliser else "")
+        by = ", ".join(x for x in (f"formalised by {step.formaliser}" if step.formaliser else "",
+                                   f"supplied by {step.supplied_by}" if step.supplied_by else "") if x)
+        rows.append(("Evidence", f"{step.evidence_kind}" + (f" ({by})" if by else "")
                      + (f" — {step.evidence_note}" if step.evidence_note else "")))
+    rows += [("Assumed", premise) for premise in step.assumptions]
     if step.message:
         rows.append(("Checker message", step.message))
     if step.invalidated_by:
@@ -245,6 +247,10 @@ def compliance_report(view: VerdictView, template: ReportTemplate = ReportTempla
         story.append(_p("No step was refuted." + (
             f" Not proven either way: step(s) {', '.join(map(str, unproven))} (see their messages above)."
             if unproven else " Every step was verified."), st["body"]))
+        if verdict.assumptions:
+            story.append(_p("Assumed (premises the steps state that nothing gives, derives or contradicts; the steps "
+                            "are valid inferences from them, not proven true):", st["body"]))
+            story.append(_table([(f"Step {a.step_id}", a.premise) for a in verdict.assumptions], st))
     else:
         story.append(KeepTogether([_table([
             ("First failing step", f"step {report.failed_step_id}"),
@@ -255,6 +261,7 @@ def compliance_report(view: VerdictView, template: ReportTemplate = ReportTempla
              "no later step depends on it"),
             ("Last valid step", f"step {report.last_valid_step}" if report.last_valid_step is not None else "none"),
             ("Partial correctness", f"{report.partial_correctness:.0%} of the steps verified"),
+            *((f"Assumed (step {a.step_id})", a.premise) for a in report.assumptions),
         ], st)]))
 
     story.append(_p("Certificate and validators", st["h2"]))

@@ -20,6 +20,7 @@ from reasonforge.errors import InputError
 from reasonforge.types import (
     Assurance,
     Overall,
+    Spec,
     StepStatus,
     StepVerdict,
     VerificationVerdict,
@@ -34,6 +35,8 @@ MAX_SHOWN = 20_000
 # What each assurance means to a reader who has not read the code: one sentence each.
 ASSURANCE_TEXT: dict[Assurance, str] = {
     Assurance.PROVEN: "every step's claim was proven from the question's givens and the steps it rests on",
+    Assurance.CONDITIONAL: "every step's claim was proven, but some only from premises the steps state that are "
+                           "neither given, derived nor contradicted (the assumptions listed)",
     Assurance.CORROBORATED: "every step was proven or, for a word problem, its quantities agree with independent "
                             "formalisations of the question",
     Assurance.ARITHMETIC: "every step was checked, but some only on the arithmetic inside their text, not on what "
@@ -65,6 +68,8 @@ class StepView:
     aligned_claim: str
     evidence_kind: str
     formaliser: str
+    supplied_by: str
+    assumptions: tuple[str, ...]  # premises the step was proven from that nobody gave
     evidence_note: str
     language: str
     artifact: str
@@ -148,14 +153,11 @@ def _cut(text: str) -> str:
     return text[:MAX_SHOWN] + f"\n… ({len(text) - MAX_SHOWN:,} more characters in the verdict JSON)"
 
 
-def _spec_text(raw: Any) -> str:
-    if not isinstance(raw, Mapping):
+def _spec_text(spec: Spec | None) -> str:
+    if spec is None:
         return ""
-    name, version = str(raw.get("name", "")), str(raw.get("version", ""))
-    raw_args = raw.get("args")
-    args = raw_args if isinstance(raw_args, Mapping) else {}
-    tools = ", ".join(f"{k} {v}" for k, v in sorted(args.items()) if isinstance(v, (str, int, float)))
-    return f"{name} {version}".strip() + (f" ({tools})" if tools else "")
+    tools = ", ".join(f"{k} {v}" for k, v in sorted(spec.args.items()) if isinstance(v, (str, int, float)))
+    return f"{spec.name} {spec.version}".strip() + (f" ({tools})" if tools else "")
 
 
 def _records(raw: Any) -> list[Mapping[str, Any]]:
@@ -185,30 +187,29 @@ def _counterexample(details: Mapping[str, Any]) -> str:
 
 def _step_view(content: str, dependencies: tuple[int, ...], sv: StepVerdict) -> StepView:
     d = sv.details
-    raw_evidence = d.get("evidence")
-    evidence = raw_evidence if isinstance(raw_evidence, Mapping) else {}
+    evidence = sv.evidence
     elapsed = d.get("elapsed_ms")
-    raw_by = d.get("invalidated_by")
-    invalidated_by = tuple(i for i in (raw_by if isinstance(raw_by, list) else [raw_by]) if isinstance(i, int))
     return StepView(
         step_id=sv.step_id,
         content=_cut(content),
         dependencies=dependencies,
         status=sv.status,
         message=_cut(sv.error_message or ""),
-        aligned_claim=_cut(str(evidence.get("aligned_claim") or d.get("aligned_claim") or "")),
-        evidence_kind=str(evidence.get("kind", "")),
-        formaliser=str(evidence.get("formaliser", "")),
-        evidence_note=_cut(str(evidence.get("note") or "")),
+        aligned_claim=_cut(evidence.aligned_claim if evidence is not None else ""),
+        evidence_kind=evidence.kind.value if evidence is not None else "",
+        formaliser=evidence.formaliser.value if evidence is not None else "",
+        supplied_by=evidence.supplied_by.value if evidence is not None else "",
+        assumptions=tuple(evidence.assumptions) if evidence is not None else (),
+        evidence_note=_cut(evidence.note or "" if evidence is not None else ""),
         language=str(d.get("language", "")),
         artifact=_cut(sv.formal_representation),
-        checker=_spec_text(d.get("spec")) or str(d.get("checker", "")),
-        translator=_spec_text(d.get("translator")) or ("supplied with the request" if d.get("language") else ""),
+        checker=_spec_text(sv.checker_spec) or str(d.get("checker", "")),
+        translator=_spec_text(sv.translator_spec) or ("supplied with the request" if d.get("language") else ""),
         elapsed_ms=float(elapsed) if isinstance(elapsed, (int, float)) else None,
         failing_tests=_failing_tests(d),
         counterexample=_counterexample(d),
-        invalidated_by=invalidated_by,
-        local_status=str(d.get("local_status", "")),
+        invalidated_by=tuple(sv.invalidated_by),
+        local_status=sv.local_status.value if sv.local_status is not None else "",
     )
 
 

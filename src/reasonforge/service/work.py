@@ -34,11 +34,11 @@ def work_facts(verdict: dict) -> WorkFacts:
     steps = verdict.get("step_verdicts") or []
     for step in steps:
         details = step.get("details") or {}
-        spec, elapsed = details.get("spec"), details.get("elapsed_ms")
+        spec, elapsed = step.get("checker_spec"), details.get("elapsed_ms")
         if isinstance(spec, dict) and isinstance(elapsed, (int, float)):
             facts.checker_seconds.append((str(spec.get("name", "unknown")), elapsed / 1000))
-        if details.get("error_kind") in KILL_REASONS:
-            facts.kills.append(details["error_kind"])
+        if step.get("error_kind") in KILL_REASONS:
+            facts.kills.append(step["error_kind"])
     report = verdict.get("failure_report")
     if isinstance(report, dict):
         ids = [step.get("step_id") for step in steps]

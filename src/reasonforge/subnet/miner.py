@@ -46,7 +46,6 @@ from reasonforge.types import (
     ArtifactLanguage,
     CheckLimits,
     CheckOutcome,
-    StepStatus,
     StepTranslation,
     StepVerdict,
     VerificationVerdict,
@@ -79,12 +78,8 @@ def vacuous_artifact(language: ArtifactLanguage, step_id: int) -> str:
 
 def _step_compiled(verdict: StepVerdict, language: ArtifactLanguage) -> bool:
     """Whether the checker got past compiling this step's artifact (its own check, before any cascade)."""
-    own = verdict.details.get("local_status", verdict.status.value)
-    try:
-        status = StepStatus(own)
-    except ValueError:
-        status = verdict.status
-    outcome = CheckOutcome(status=status, message=verdict.error_message, details=verdict.details)
+    outcome = CheckOutcome(status=verdict.local_status or verdict.status, message=verdict.error_message,
+                           error_kind=verdict.error_kind, details=verdict.details)
     return classify_outcome(outcome, language).compiled is True
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
+from reasonforge.chain import build_verdict
 from reasonforge.consensus import cross_validate
 from reasonforge.errors import InputError
 from reasonforge.incentive import (
@@ -33,7 +34,9 @@ from reasonforge.incentive import (
 from reasonforge.subnet.profiles import CROWD, PROFILES, Behaviour, SimTask, Submission
 from reasonforge.types import (
     Domain,
-    Overall,
+    Evidence,
+    EvidenceKind,
+    Formaliser,
     ProofLevel,
     StepStatus,
     StepVerdict,
@@ -142,25 +145,17 @@ def _task(index: int, rng: np.random.Generator, trap_rate: float) -> SimTask:
 def _verdict(task_id: str, sub: Submission) -> VerificationVerdict:
     """The validator's verdict on one miner's artifacts; untranslated steps are simply absent."""
     steps = [
-        StepVerdict(step_id=i + 1, verified=bool(ok), status=StepStatus.VERIFIED if ok else StepStatus.FAILED)
+        StepVerdict(step_id=i + 1, verified=bool(ok), status=StepStatus.VERIFIED if ok else StepStatus.FAILED,
+                    evidence=_SIMULATED if ok else None)
         for i, ok in enumerate(sub.verified)
         if sub.translated[i]
     ]
-    verified = sum(s.verified for s in steps)
-    if steps and verified == len(steps):
-        overall = Overall.VERIFIED
-    else:
-        overall = Overall.PARTIAL if verified else Overall.FAILED
-    return VerificationVerdict(
-        task_id=task_id,
-        overall=overall,
-        step_verdicts=steps,
-        total_steps=len(steps),
-        verified_steps=verified,
-        failure_points=[s for s in steps if not s.verified],
-        domain=Domain.MATHEMATICS,
-        proof_level=ProofLevel.STANDARD,
-    )
+    return build_verdict(steps, domain=Domain.MATHEMATICS, proof_level=ProofLevel.STANDARD, task_id=task_id)
+
+
+# A simulated step has no text to align: its checker's verdict is all there is, and the simulation says so.
+_SIMULATED = Evidence(kind=EvidenceKind.CLAIM, aligned_claim="a simulated step's claim", formaliser=Formaliser.ARTIFACT,
+                      note="simulated: the miner's artifact was drawn as verifying, no checker ran")
 
 
 def _accepted(task: SimTask, subs: dict[int, Submission]) -> dict[int, Submission]:

@@ -121,7 +121,7 @@ def compilation_check(artifact: str, language: ArtifactLanguage, level: ProofLev
     try:
         checker = registry.get(language)
         outcome = _run(checker, artifact, language, level, limits, chain)
-        if (outcome.status is StepStatus.UNSUPPORTED and level is ProofLevel.QUICK and not outcome.details.get("error_kind")
+        if (outcome.status is StepStatus.UNSUPPORTED and level is ProofLevel.QUICK and outcome.error_kind is None
                 and language in (ArtifactLanguage.FOL, ArtifactLanguage.SMTLIB)):
             # The quick level refuses fol/smtlib before parsing; ask the standard level whether it compiles.
             probe = classify_outcome(_run(checker, artifact, language, ProofLevel.STANDARD, limits, chain), language)

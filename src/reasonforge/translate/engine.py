@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from reasonforge.chain import StepGraph, step_contexts
 from reasonforge.errors import ArtifactSyntaxError, InputError
 from reasonforge.lang.logic import parse_fol_artifact, signature_of, to_text
+from reasonforge.lang.logic.grounding import NotGroundable, ground_entailment, render_propositional
 from reasonforge.registry import CheckerRegistry, Spec
 from reasonforge.translate.checking import ChainPosition, CompileResult, compilation_check
 from reasonforge.translate.examples import (
@@ -38,7 +39,6 @@ from reasonforge.translate.examples import (
     written_examples,
 )
 from reasonforge.translate.grammars import grammar_for
-from reasonforge.translate.grounding import NotGroundable, ground_entailment, render_propositional
 from reasonforge.translate.llm import (
     ChatMessage,
     ChatReply,
@@ -391,7 +391,7 @@ class TranslationEngine:
         translator = LogicTranslator()
         texts = [request.original_query, *(t for s in request.reasoning_chain for t in (s.content,
                                                                                      s.claimed_conclusion or ""))]
-        givens = list(translator.read_givens(request.original_query, translator.parser(texts)).formulas)
+        givens = list(translator.reader.read_givens(request.original_query, translator.reader.parser(texts)).formulas)
         formulas = list(givens)
         fol = request.model_copy(update={"proof_level": ProofLevel.STANDARD})
         for translation in translator.translate_chain(fol, ancestors):

@@ -15,7 +15,7 @@ from reasonforge.lang.logic.formulas import (
     size,
     substitute,
 )
-from reasonforge.translate.grounding import NotGroundable, propositional
+from reasonforge.lang.logic.grounding import NotGroundable, propositional
 
 
 def f(text):

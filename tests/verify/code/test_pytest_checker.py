@@ -58,7 +58,7 @@ def test_frequency_count_verifies_with_details():
     d = out.details
     assert (d["tests_total"], d["tests_passed"], d["property_violations"]) == (3, 3, [])
     assert d["mutation_score"] >= 0.6 and d["surviving_mutants"] == []
-    assert d["spec"]["name"] == "python_tests" and d["spec"]["args"]["mutation_threshold"] == 0.5
+    assert PythonTestsChecker().spec.args["mutation_threshold"] == 0.5
     assert d["elapsed_ms"] > 0
     if d["coverage_available"]:
         assert d["coverage_percent"] == 100.0
@@ -224,10 +224,10 @@ def test_the_harness_is_read_only_to_the_artifact():
 def test_tests_of_a_function_the_artifact_never_defines_are_an_error_not_a_refutation():
     # What the local 0.5B model wrote for "sum_even(xs) adds up the even elements": the test, not the function.
     out = check("def test_sum_even():\n    assert sum_even([1, 2, 3, 4]) == 6\n")
-    assert out.status is StepStatus.ERROR and out.details["error_kind"] == "compile"
+    assert out.status is StepStatus.ERROR and out.error_kind == "compile"
     assert "calls sum_even but never defines" in out.message
 
 
 def test_an_artifact_with_nothing_to_run_is_an_error_not_a_failure():
     out = check("def sum_even(xs):\n    return sum(x for x in xs if x % 2 == 0)\n")
-    assert out.status is StepStatus.ERROR and out.details["error_kind"] == "untranslatable", out.message
+    assert out.status is StepStatus.ERROR and out.error_kind == "untranslatable", out.message

@@ -100,8 +100,8 @@ def test_unknown_phrasing_is_noted_not_checked():
     plan = plan_step_checks(ctx("It returns the element that beats all others."), ast.parse(LARGEST))
     assert plan.checks == 0 and any("phrase table" in n for n in plan.notes)
     evidence = plan.evidence(ast.parse(LARGEST), tests=1)
-    assert evidence["kind"] == "author_tests" and "author's tests only" in evidence["aligned_claim"]
-    assert "def largest(xs)" in evidence["aligned_claim"]
+    assert evidence.kind == "author_tests" and "author's tests only" in evidence.aligned_claim
+    assert "def largest(xs)" in evidence.aligned_claim
 
 
 def _events(**results):

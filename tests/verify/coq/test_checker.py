@@ -20,6 +20,7 @@ from reasonforge.types import (
     CheckLimits,
     Domain,
     ErrorKind,
+    EvidenceKind,
     Overall,
     ProofLevel,
     ReasoningStep,
@@ -27,7 +28,8 @@ from reasonforge.types import (
     StepStatus,
 )
 from reasonforge.verify import coq as coq_checker
-from reasonforge.verify.coq.align import MAX_CLAIMS, MAX_FACTS, Knowledge, align
+from reasonforge.verify.coq.align import MAX_CLAIMS, MAX_FACTS, Knowledge
+from reasonforge.verify.coq.align import align_theorems as align
 from reasonforge.verify.coq.audit import definition_body, marked_sections, parse_assumptions, printed_type
 from reasonforge.verify.coq.claims import step_claims
 from reasonforge.verify.coq.diag import file_runs, first_error
@@ -342,10 +344,10 @@ def test_good_suite_is_verified(mode):
     assert not wrong
     assert outcomes["z-add"].details["assumptions"] == "closed under the global context"
     assert outcomes["z-add"].details["alignment"]["status"] == "aligned"
-    evidence = outcomes["z-add"].details["evidence"]
-    assert evidence["kind"] == "theorem" and evidence["formaliser"] == "artifact"
-    assert evidence["aligned_claim"] == outcomes["z-add"].details["aligned_claim"] == "t : 2 + 2 = 4"
-    assert outcomes["existential-witness"].details["aligned_claim"] == "t : exists (k : Z), 6 = 2 * k"
+    evidence = outcomes["z-add"].evidence
+    assert evidence.kind == "theorem" and evidence.formaliser == "artifact"
+    assert evidence.aligned_claim == outcomes["z-add"].evidence.aligned_claim == "t : 2 + 2 = 4"
+    assert outcomes["existential-witness"].evidence.aligned_claim == "t : exists (k : Z), 6 = 2 * k"
 
 
 @needs_coq
@@ -482,7 +484,7 @@ def test_parity_example_with_its_own_translations_verifies():
     request = VerifyRequest.model_validate_json((EXAMPLES / "parity-coq.json").read_text())
     verdict = verify_chain(request)
     assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
-    assert verdict.step_verdicts[2].details["spec"]["name"] == "coq"
+    assert verdict.step_verdicts[2].checker_spec.name == "coq"
 
 
 @needs_coq
@@ -502,12 +504,12 @@ def test_context_hypotheses_must_be_givens_of_the_question(mode):
     proof = Z + "Theorem s : z = 5.\nProof. pose proof pythagoras. pose proof z_nonneg. unfold x, y in *. nia. Qed.\n"
     given = chain(mode, [pyth(1, "Therefore z = 5", proof)], PYTH_CONTEXT)
     assert given[1].status is StepStatus.VERIFIED, given[1].message
-    assert given[1].details["evidence"]["aligned_claim"] == "s : z = 5"
+    assert given[1].evidence.aligned_claim == "s : z = 5"
     # The same Context under a question that gives only the triangle: the Pythagorean relation for its legs is a
     # given, `z : Z` (the hypotenuse an integer) is not, and is named.
     bare = chain(mode, [step(1, "Therefore z = 5", proof, question="Find the hypotenuse of a right triangle with legs "
                              "3 and 4.")], PYTH_CONTEXT)
-    assert bare[1].status is StepStatus.UNSUPPORTED and bare[1].details["error_kind"] == ErrorKind.UNGROUNDED_PREMISE
+    assert bare[1].status is StepStatus.UNSUPPORTED and bare[1].error_kind == ErrorKind.UNGROUNDED_PREMISE
     assert "`pythagoras`" not in bare[1].message and "`z : Z` assumes z is an integer" in bare[1].message
     # Under a question without the triangle, the relation is named too.
     none = chain(mode, [step(1, "Therefore z = 5", proof, question="Find z.")], PYTH_CONTEXT)
@@ -542,7 +544,7 @@ def test_a_definition_counts_only_as_a_given_or_a_binding_a_step_makes(mode):
 def test_a_step_s_own_definition_may_not_make_its_claim_true():
     rebind = chain("warm", [step(1, "So k = 9", Z + "Definition k : Z := 9.\nTheorem t : k = 9.\nProof. reflexivity. "
                                  "Qed.\n", question="Let k = 2. What is k + 7?")])
-    assert rebind[1].status is StepStatus.FAILED and rebind[1].details["error_kind"] == ErrorKind.UNGROUNDED_PREMISE
+    assert rebind[1].status is StepStatus.FAILED and rebind[1].error_kind == ErrorKind.UNGROUNDED_PREMISE
     honest = chain("warm", [step(1, "Let a = 21. Then 2a = 42.", Z + "Definition a : Z := 21.\nTheorem t : a = 21 /\\ "
                                  "2 * a = 42.\nProof. split; reflexivity. Qed.\n", question="Double 21.")])
     assert honest[1].status is StepStatus.VERIFIED, honest[1].message
@@ -550,25 +552,23 @@ def test_a_step_s_own_definition_may_not_make_its_claim_true():
 
 # ------------------------------------------------------------------ the soundness gate for proofs
 def test_the_gate_accepts_only_theorem_evidence_from_an_aligned_step():
-    from reasonforge.pipeline.soundness import gate
-    from reasonforge.types import CheckOutcome, StepTranslation
+    from reasonforge.pipeline.gate import gate
+    from reasonforge.types import CheckOutcome, Evidence, StepTranslation
 
     ctx = StepContext(step_id=1, content="2 + 2 = 4", domain=Domain.MATHEMATICS, proof_level=ProofLevel.FORMAL)
     tr = StepTranslation(step_id=1, language=ArtifactLanguage.COQ, formal_representation="")
-    evidence = {"kind": "theorem", "aligned_claim": "t : 2 + 2 = 4", "formaliser": "artifact"}
-    good = CheckOutcome(status=StepStatus.VERIFIED, details={"evidence": evidence, "aligned_claim": "t : 2 + 2 = 4",
-                                                             "alignment": {"status": "aligned"}})
+    evidence = Evidence(kind="theorem", aligned_claim="t : 2 + 2 = 4", formaliser="artifact")
+    good = CheckOutcome(status=StepStatus.VERIFIED, evidence=evidence, details={"alignment": {"status": "aligned"}})
     assert gate(ctx, tr, good, CheckLimits()).status is StepStatus.VERIFIED
     forged = [
-        {**good.details, "evidence": {**evidence, "kind": "relations"}},
-        {**good.details, "evidence": {**evidence, "aligned_claim": " "}, "aligned_claim": " "},
-        {**good.details, "aligned_claim": "t : 2 + 2 = 5"},
-        {**good.details, "alignment": {"status": "skipped"}},
-        {k: v for k, v in good.details.items() if k != "evidence"},
+        good.model_copy(update={"evidence": evidence.model_copy(update={"kind": EvidenceKind.RELATIONS})}),
+        good.model_copy(update={"evidence": evidence.model_copy(update={"aligned_claim": " "})}),
+        good.model_copy(update={"details": {"alignment": {"status": "skipped"}}}),
+        good.model_copy(update={"evidence": None}),
     ]
-    for details in forged:
-        out = gate(ctx, tr, CheckOutcome(status=StepStatus.VERIFIED, details=details), CheckLimits())
-        assert out.status is StepStatus.UNSUPPORTED and out.details["error_kind"] == ErrorKind.NO_EVIDENCE, details
+    for outcome in forged:
+        out = gate(ctx, tr, outcome, CheckLimits())
+        assert out.status is StepStatus.UNSUPPORTED and out.error_kind == ErrorKind.NO_EVIDENCE, outcome
 
 
 def test_no_probe_result_is_no_evidence_of_consistent_givens():

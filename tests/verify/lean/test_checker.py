@@ -409,7 +409,7 @@ def test_pipeline_reports_missing_lean_on_the_steps():
     verdict = verify_chain(request, translations=[translation])
     [only] = verdict.step_verdicts
     assert only.status is StepStatus.ERROR and only.error_message == NOT_INSTALLED
-    assert only.details["spec"]["name"] == "lean4"
+    assert only.checker_spec.name == "lean4"
 
 
 # ---------------------------------------------------------------------------- REPL protocol and pool
@@ -476,7 +476,7 @@ def test_timeout_kills_the_process(monkeypatch):
 def passed(outcome) -> bool:
     """Compiled and audited: the checker's own verdict, reported unsupported since it aligns no statement."""
     return (outcome.status is StepStatus.UNSUPPORTED and outcome.details.get("checker_status") == "verified"
-            and outcome.details.get("error_kind") == ErrorKind.UNALIGNED)
+            and outcome.error_kind == ErrorKind.UNALIGNED)
 
 
 def test_a_compiled_step_is_never_verified_without_alignment():

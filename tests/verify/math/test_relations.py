@@ -37,7 +37,7 @@ def test_true_and_false_arithmetic():
     assert check("claim 48/2 = 24").status is StepStatus.VERIFIED
     bad = check("claim 48/2 = 25")
     assert bad.status is StepStatus.FAILED and bad.message == "48/2 = 25 is false: 48/2 = 24"
-    assert bad.details["error_kind"] == "arithmetic"
+    assert bad.error_kind == "arithmetic"
     assert relation(bad)["values"] == {"48/2": "24", "25": "25"} and relation(bad)["verdict"] == "failed"
     assert check("claim 3 + 4 < 8\nclaim 2^10 >= 1024\nclaim 1 != 2").status is StepStatus.VERIFIED
     assert check("claim 3 > 5").message == "3 > 5 is false"
@@ -100,7 +100,7 @@ def test_identities_contradictions_and_bindings():
     identity = check("assume k is integer\nlet n = 2*k\nclaim n^2 = 4*k^2")
     assert identity.status is StepStatus.VERIFIED and relation(identity)["how"] == "identity"
     contradiction = check("claim x = x + 1")
-    assert contradiction.status is StepStatus.FAILED and contradiction.details["error_kind"] == "contradiction"
+    assert contradiction.status is StepStatus.FAILED and contradiction.error_kind == "contradiction"
     assert "can never hold" in contradiction.message
     for artifact in ("let x = x + 1\nclaim x = 2", "define x = x + 1"):
         outcome = check(artifact)
@@ -166,7 +166,7 @@ claim x = 1
     outcome = check(artifact, timeout=0.5)
     assert outcome.status in (StepStatus.ERROR, StepStatus.UNSUPPORTED)
     if outcome.status is StepStatus.ERROR:
-        assert outcome.details["error_kind"] == "timeout" and "timed out" in outcome.message
+        assert outcome.error_kind == "timeout" and "timed out" in outcome.message
 
 
 def test_artifact_syntax():
@@ -177,7 +177,7 @@ def test_artifact_syntax():
                        ("assume k is tall", "unknown property"), ("claim x = ", "right side")):
         with pytest.raises(ArtifactSyntaxError, match=where):
             parse_artifact(bad)
-    assert check("claim 1 = 1\nfrobnicate").details["error_kind"] == "syntax"
+    assert check("claim 1 = 1\nfrobnicate").error_kind == "syntax"
 
 
 def test_floor_division():

@@ -20,7 +20,7 @@ contract CertificateRegistry {
         uint8 domain;              // 0=mathematics, 1=code, 2=logic
         uint8 proofLevel;          // 0=formal, 1=standard, 2=quick (lower is stronger)
         uint8 verdict;             // 0=VERIFIED, 1=PARTIAL, 2=FAILED
-        uint8 assurance;           // 0=proven, 1=corroborated, 2=arithmetic, 3=self_tested, 4=unproven, 5=refuted
+        uint8 assurance;           // 0=proven, 1=corroborated, 2=arithmetic, 3=self_tested, 4=unproven, 5=refuted, 6=conditional
         uint16 totalSteps;
         uint16 verifiedSteps;
         uint8 validatorCount;
@@ -147,11 +147,12 @@ contract CertificateRegistry {
 
     /// @notice The only verdict the counts and the assurance allow (binding.expected_overall); reverts when
     ///         the assurance cannot go with the counts. All verified: proven or corroborated is VERIFIED,
-    ///         arithmetic-only or self-tested is PARTIAL; otherwise unproven or refuted, FAILED when none verified.
+    ///         arithmetic-only, self-tested or conditional is PARTIAL; otherwise unproven or refuted, FAILED when
+    ///         none verified.
     function expectedVerdict(uint8 assurance, uint16 verified, uint16 total) public pure returns (uint8) {
         if (verified == total) {
             if (assurance <= 1) return 0;
-            if (assurance <= 3) return 1;
+            if (assurance <= 3 || assurance == 6) return 1;
             revert InconsistentVerdict();
         }
         if (assurance != 4 && assurance != 5) revert InconsistentVerdict();

@@ -2,19 +2,25 @@
 
 from reasonforge.lang.logic.formulas import (
     atoms,
+    canonical,
     children,
+    close,
     conj,
+    conjuncts,
     constants,
     disj,
+    domain_closure,
     exists,
     forall,
     free_vars,
+    is_instance,
     negate,
     nodes,
     rebuild,
     size,
     substitute,
     terms,
+    universal_prefix,
 )
 from reasonforge.lang.logic.parse import FolArtifact, FolParser, parse_fol_artifact, parse_formula
 from reasonforge.lang.logic.smtlib import SmtlibRendering, smt_symbol, to_smtlib, to_smtlib_script
@@ -44,7 +50,8 @@ from reasonforge.lang.logic.z3_encoding import Z3Encoding
 __all__ = [
     "MAX_DEPTH", "And", "Atom", "BoolConst", "Const", "Eq", "FolArtifact", "FolParser", "Formula", "Iff",
     "Implies", "Not", "Or", "Quant", "Signature", "SmtlibRendering", "Term", "Var", "Xor", "Z3Encoding", "atoms",
-    "children", "conj", "constants", "disj", "exists", "forall", "free_vars", "is_propositional", "negate", "nodes",
+    "canonical", "children", "close", "conj", "conjuncts", "constants", "disj", "domain_closure", "exists", "forall",
+    "free_vars", "is_instance", "is_propositional", "negate", "nodes",
     "parse_fol_artifact", "parse_formula", "rebuild", "signature_of", "size", "smt_symbol", "substitute", "terms",
-    "to_smtlib", "to_smtlib_script", "to_text",
+    "to_smtlib", "to_smtlib_script", "to_text", "universal_prefix",
 ]

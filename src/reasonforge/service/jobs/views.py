@@ -34,8 +34,8 @@ def failure_details(
     impact: dict[int, list[int]] = {}
     for sv in verdict.step_verdicts:
         if sv.status is StepStatus.INVALIDATED:
-            for culprit in sv.details.get("invalidated_by") or []:
-                impact.setdefault(int(culprit), []).append(sv.step_id)
+            for culprit in sv.invalidated_by:
+                impact.setdefault(culprit, []).append(sv.step_id)
     return [
         FailureDetail(
             step_id=sv.step_id,

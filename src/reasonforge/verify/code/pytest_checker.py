@@ -170,24 +170,24 @@ class PythonTestsChecker:
             tree = ast.parse(artifact)
         except SyntaxError as exc:
             return CheckOutcome(status=StepStatus.FAILED, message=f"syntax error at line {exc.lineno}, column "
-                                f"{exc.offset}: {exc.msg}", details={**details, "error_kind": ErrorKind.SYNTAX})
+                                f"{exc.offset}: {exc.msg}", error_kind=ErrorKind.SYNTAX, details=details)
         missing = undefined_calls(tree)
         if missing:
             # a test that calls what the artifact never defines says nothing about the step: the artifact is
             # incomplete (a translation without its implementation), not a refutation
             return CheckOutcome(status=StepStatus.ERROR, message=(
                 f"the artifact calls {', '.join(missing)} but never defines or imports it: include the "
-                "implementation the tests exercise"), details={**details, "error_kind": ErrorKind.COMPILE})
+                "implementation the tests exercise"), error_kind=ErrorKind.COMPILE, details=details)
         tampering = hypothesis_tampering(tree)
         if tampering is not None:
             return self._done(CheckOutcome(status=StepStatus.FAILED, message=f"refused: {tampering}",
-                                           details={"error_kind": ErrorKind.REFUSED}), details, started)
+                                           error_kind=ErrorKind.REFUSED), details, started)
         plan = plan_step_checks(context, tree, seed=self.seed)
         details["step_checks"] = {"examples": [e.describe() for e in plan.examples],
                                   "claims": [c.describe() for c in plan.claims], "notes": plan.notes}
         if plan.unaligned is not None:
             return self._done(CheckOutcome(status=StepStatus.UNSUPPORTED, message=plan.unaligned,
-                                           details={"error_kind": ErrorKind.UNALIGNED}), details, started)
+                                           error_kind=ErrorKind.UNALIGNED), details, started)
         tools = sandbox_tools()
         details["coverage_available"] = tools.get("coverage", False)
         if level is ProofLevel.QUICK:
@@ -216,16 +216,16 @@ class PythonTestsChecker:
         if run.nothing_collected and not expected:  # nothing defined to run (an escape leaves tests uncollected)
             return self._done(CheckOutcome(status=StepStatus.ERROR, message=(
                 f"nothing to check: {run.message}; an artifact needs pytest tests (def test_…) or the step's examples"),
-                details={"error_kind": ErrorKind.UNTRANSLATABLE}), details, started)
+                error_kind=ErrorKind.UNTRANSLATABLE), details, started)
         if run.status != "passed" and run.step_checks == "disputed":
             # examples a model wrote from the texts may be the ones that are wrong: no refutation, no verdict
             return self._done(CheckOutcome(status=StepStatus.UNSUPPORTED, message=(
                 f"{run.message}; the examples were written from the step's text by a translator that never saw "
-                "the implementation, and the two disagree"), details={"error_kind": ErrorKind.DISAGREEMENT}),
+                "the implementation, and the two disagree"), error_kind=ErrorKind.DISAGREEMENT),
                 details, started)
         if run.status != "passed":
-            extra = {"error_kind": ErrorKind.UNALIGNED} if run.step_checks == "failed" else {}
-            return self._done(CheckOutcome(status=StepStatus.FAILED, message=run.message, details=extra), details,
+            kind = ErrorKind.UNALIGNED if run.step_checks == "failed" else None
+            return self._done(CheckOutcome(status=StepStatus.FAILED, message=run.message, error_kind=kind), details,
                               started)
         if level is not ProofLevel.QUICK:
             mutation = self._mutation(artifact, limits, run, plan, details)
@@ -238,14 +238,13 @@ class PythonTestsChecker:
             formal = self._crosshair(artifact, tree, limits, tools, details)
             if formal is not None:
                 return self._done(formal, details, started)
-        details["evidence"] = plan.evidence(tree, run.tests_total, mutants=level is not ProofLevel.QUICK)
-        return self._done(CheckOutcome(status=StepStatus.VERIFIED), details, started)
+        evidence = plan.evidence(tree, run.tests_total, mutants=level is not ProofLevel.QUICK)
+        return self._done(CheckOutcome(status=StepStatus.VERIFIED, evidence=evidence), details, started)
 
     # ---------------------------------------------------------------------------------- stages
 
     def _done(self, outcome: CheckOutcome, details: dict[str, Any], started: float) -> CheckOutcome:
         details["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
-        details["spec"] = self.spec.model_dump(mode="json")
         return outcome.model_copy(update={"details": {**details, **outcome.details}})
 
     def _mypy(self, artifact: str, limits: CheckLimits, tools: dict[str, bool],

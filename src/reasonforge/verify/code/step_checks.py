@@ -19,9 +19,10 @@ question (`original_query`):
   and no name → `UNALIGNED` (a claim we can read but not place is not verified by some other function).
 
 A mutant on which a step check fails is killed like one a test kills: the step's examples count toward the
-mutation score. A verified step records `evidence` (a plain dict of `types.Evidence`): STEP_EXAMPLES with
-every example and claim checked, or AUTHOR_TESTS (the function signatures, "author's tests only") when the
-texts offered nothing the reader could check; the note says what was read and not checked.
+mutation score. A verified step records `evidence` (`types.Evidence`): EXAMPLES with every example and claim
+checked (supplied by the question, an independent writer, or the author when all come from its own step), or
+AUTHOR_TESTS (the function signatures, "author's tests only") when the texts offered nothing the reader could
+check; the note says what was read and not checked.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from reasonforge.types import StepContext
+from reasonforge.types import Evidence, EvidenceKind, Formaliser, StepContext, Supplier
 from reasonforge.verify.code.mutants import implementation_nodes
 from reasonforge.verify.code.step_text import (
     REFERENCES,
@@ -148,9 +149,10 @@ class StepPlan:
                 return problem
         return None
 
-    def evidence(self, tree: ast.Module, tests: int, *, mutants: bool = False) -> dict[str, Any]:
-        """The verified step's evidence (a plain `types.Evidence` dict); `mutants`: the checks also ran on
-        every mutant (standard level and up)."""
+    def evidence(self, tree: ast.Module, tests: int, *, mutants: bool = False) -> Evidence:
+        """The verified step's evidence; `mutants`: the checks also ran on every mutant (standard level and up).
+        Its supplier is the question when one of the checks is the question's, an independent writer when one was
+        written from the texts without the implementation, else the author (its own step's examples and claims)."""
         note = "; ".join(self.notes) or None
         if self.checks:
             checked = [e.describe() for e in self.examples] + [c.describe() for c in self.claims]
@@ -161,15 +163,20 @@ class StepPlan:
                 f"{read} read from the step text and question" if read else "",
                 f"{written} written from them by a translator never shown the implementation" if written else ""
             ) if x)
-            return {"kind": "step_examples", "aligned_claim": _cap("; ".join(checked)),
-                    "formaliser": "offline_reader" if read else "example_writer",
-                    "note": _cap(f"{self.checks} check(s) ({sources}), run with the artifact's {tests} test(s)"
-                                 f"{where}" + (f"; {note}" if note else ""))}
+            origins = {e.origin for e in self.examples} | ({Origin.STEP} if self.claims else set())
+            supplied = (Supplier.QUESTION if Origin.QUESTION in origins
+                        else Supplier.INDEPENDENT if Origin.WRITTEN in origins else Supplier.AUTHOR)
+            return Evidence(kind=EvidenceKind.EXAMPLES, aligned_claim=_cap("; ".join(checked)),
+                            formaliser=Formaliser.OFFLINE_READER if read else Formaliser.EXAMPLE_WRITER,
+                            supplied_by=supplied,
+                            note=_cap(f"{self.checks} check(s) ({sources}), run with the artifact's {tests} test(s)"
+                                      f"{where}" + (f"; {note}" if note else "")))
         signatures = ", ".join(_signature(f) for f in implementation_nodes(tree)) or "the artifact's module"
-        return {"kind": "author_tests", "aligned_claim": _cap(f"{signatures}: author's tests only ({tests} test(s))"),
-                "formaliser": "artifact",
-                "note": _cap(note or "the step text and question state no example or claim the offline reader can "
-                             "check; the verdict rests on the artifact author's own tests")}
+        return Evidence(kind=EvidenceKind.AUTHOR_TESTS,
+                        aligned_claim=_cap(f"{signatures}: author's tests only ({tests} test(s))"),
+                        formaliser=Formaliser.ARTIFACT, supplied_by=Supplier.AUTHOR,
+                        note=_cap(note or "the step text and question state no example or claim the offline reader "
+                                  "can check; the verdict rests on the artifact author's own tests"))
 
 
 def plan_step_checks(context: StepContext | None, tree: ast.Module, *, seed: int = 0) -> StepPlan:

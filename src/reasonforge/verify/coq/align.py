@@ -30,10 +30,20 @@ from typing import Any, Literal
 
 import sympy
 
+from reasonforge.registry import checkers
+from reasonforge.types import (
+    ArtifactLanguage,
+    CheckLimits,
+    CheckOutcome,
+    EvidenceKind,
+    StepContext,
+    StepStatus,
+    StepTranslation,
+)
 from reasonforge.verify.coq.claims import DOMAIN_RANK, StepClaims
 from reasonforge.verify.coq.terms import Atom, Statement, Unsupported, atoms_equivalent, statement_of, truth
 
-__all__ = ["MAX_CLAIMS", "MAX_FACTS", "TYPE_RANK", "Alignment", "Knowledge", "align", "domain_of_value", "holds", "rename", "render_statement"]
+__all__ = ["MAX_CLAIMS", "MAX_FACTS", "TYPE_RANK", "Alignment", "Knowledge", "align", "align_theorems", "domain_of_value", "holds", "rename", "render_statement"]
 
 # The widest domain (claims.DOMAIN_RANK) each Coq number type holds.
 TYPE_RANK = {"positive": 0, "nat": 1, "N": 1, "Z": 2, "Q": 3, "R": 4}
@@ -145,7 +155,7 @@ def _read(statements: Mapping[str, str]) -> tuple[dict[str, Statement], dict[str
     return read, unread
 
 
-def align(own: StepClaims, statements: Mapping[str, str], knowledge: Knowledge,
+def align_theorems(own: StepClaims, statements: Mapping[str, str], knowledge: Knowledge,
           renames: Mapping[str, str] | None = None) -> Alignment:
     """Compare the step's claims with its theorems' printed statements (see the module docstring).
 
@@ -289,3 +299,16 @@ def _mappings(own: StepClaims, claims: Sequence[Atom], witnesses: Mapping[str, t
     for combo in itertools.islice(itertools.product(*choices), _MAX_MAPPINGS):
         out.append({k + _OWN: w for k, w in zip(wanted, combo, strict=True)})
     return out
+
+
+@checkers.aligner(ArtifactLanguage.COQ)
+def align(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:
+    """A verified Coq step stands only on the evidence the chain checker recorded when it aligned the step's
+    theorems with its claims (`align_theorems`, in the judge): THEOREM evidence with an aligned claim. Anything
+    else is stripped, and the gate then leaves the step unsupported."""
+    evidence = outcome.evidence
+    if outcome.status is not StepStatus.VERIFIED or (
+            evidence is not None and evidence.kind is EvidenceKind.THEOREM and evidence.aligned_claim.strip()
+            and (outcome.details.get("alignment") or {}).get("status") == "aligned"):
+        return outcome
+    return outcome.model_copy(update={"evidence": None})

@@ -86,8 +86,9 @@ class _Step:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def _outcome(status: StepStatus, message: str | None = None, **details: Any) -> CheckOutcome:
-    return CheckOutcome(status=status, message=message, details=details)
+def _outcome(status: StepStatus, message: str | None = None, error_kind: ErrorKind | None = None,
+             **details: Any) -> CheckOutcome:
+    return CheckOutcome(status=status, message=message, error_kind=error_kind, details=details)
 
 
 @checkers.checker(ArtifactLanguage.COQ)
@@ -124,8 +125,7 @@ class CoqChecker:
         base = {"checker": "coq", "coq_version": tool.version, "mode": self.mode}
         outcomes = self._check(list(steps), context, limits, tool)
         elapsed = round((time.perf_counter() - started) * 1000, 1)
-        return {sid: o.model_copy(update={"details": {**base, **o.details, "chain_elapsed_ms": elapsed,
-                                                      "spec": self.spec.model_dump(mode="json")}})
+        return {sid: o.model_copy(update={"details": {**base, **o.details, "chain_elapsed_ms": elapsed}})
                 for sid, o in outcomes.items()}
 
     # ------------------------------------------------------------------------------------- stages
@@ -311,10 +311,8 @@ class CoqChecker:
         printed = {t: printed_type(mine.get(f"check {t}", "")) for t in w.facts.theorems}
         statements = {t: s for t, s in printed.items() if s}
         verdict = judge.judge(sid, statements, mine, used)
-        details = {**w.details, **verdict.details}
-        if verdict.error_kind is not None:
-            details["error_kind"] = verdict.error_kind
-        return CheckOutcome(status=verdict.status, message=verdict.message, details=details)
+        return CheckOutcome(status=verdict.status, message=verdict.message, error_kind=verdict.error_kind,
+                            evidence=verdict.evidence, details={**w.details, **verdict.details})
 
     def _forbidden(self, assumptions: Assumptions) -> str | None:
         if assumptions.other:

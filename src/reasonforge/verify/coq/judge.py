@@ -13,7 +13,7 @@ its values, its definitions). For one step it decides, in this order:
 4. every Context declaration the proof uses (Print Assumptions) and every definition the theorems speak of
    must be a given of the question or a binding a step's text made (`grounding`): else `unsupported`
    (UNGROUNDED_PREMISE), naming it;
-5. verified, with `details.evidence` (types.Evidence, kind THEOREM): the theorem statements that state the
+5. verified, with `evidence` (types.Evidence, kind THEOREM): the theorem statements that state the
    step's claims, as aligned, and how each claim was covered.
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 import sympy
 
 from reasonforge.types import ErrorKind, Evidence, EvidenceKind, Formaliser, StepStatus
-from reasonforge.verify.coq.align import Knowledge, align, holds, rename
+from reasonforge.verify.coq.align import Knowledge, align_theorems, holds, rename
 from reasonforge.verify.coq.audit import definition_body
 from reasonforge.verify.coq.claims import StepClaims
 from reasonforge.verify.coq.givens import Givens
@@ -44,6 +44,7 @@ class Judgement:
     message: str | None = None
     error_kind: ErrorKind | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    evidence: Evidence | None = None
 
 
 @dataclass
@@ -105,7 +106,7 @@ class Judge:
         own_problem = next((why for mine, why in problems if mine), None)
         if own_problem:
             return Judgement(StepStatus.FAILED, own_problem, ErrorKind.UNGROUNDED_PREMISE, details)
-        result = align(own, statements, knowledge, renames)
+        result = align_theorems(own, statements, knowledge, renames)
         details["alignment"] = {"status": result.status, **result.details}
         if own.notes:
             details["alignment"]["notes"] = own.notes[:10]
@@ -121,8 +122,7 @@ class Judge:
             return Judgement(StepStatus.UNSUPPORTED, "the proof rests on what the question does not give: "
                              + "; ".join(ungrounded[:3]), ErrorKind.UNGROUNDED_PREMISE, details)
         self._keep_theorems(sid, statements)
-        details.update(_evidence(result.statements, result.covered))
-        return Judgement(StepStatus.VERIFIED, None, None, details)
+        return Judgement(StepStatus.VERIFIED, None, None, details, _evidence(result.statements, result.covered))
 
     # -------------------------------------------------------------------------------------- knowledge
     def _knowledge(self, sid: int, ancestors: Sequence[int]) -> Knowledge:
@@ -240,12 +240,11 @@ class Judge:
         return out
 
 
-def _evidence(statements: Mapping[str, str], covered: Sequence[tuple[str, str]]) -> dict[str, Any]:
-    """`evidence` and `aligned_claim` for a verified step (plain JSON, as the soundness gate reads them)."""
+def _evidence(statements: Mapping[str, str], covered: Sequence[tuple[str, str]]) -> Evidence:
+    """What a verified step rests on: the aligned theorem statements and how each claim was covered."""
     if statements:
         aligned = "; ".join(statements.values())
     else:
         aligned = "; ".join(claim for claim, _ in covered)
     note = "claims covered: " + "; ".join(f"{claim} (by {by})" for claim, by in covered)
-    evidence = Evidence(kind=EvidenceKind.THEOREM, aligned_claim=aligned, formaliser=Formaliser.ARTIFACT, note=note)
-    return {"evidence": evidence.model_dump(mode="json"), "aligned_claim": aligned}
+    return Evidence(kind=EvidenceKind.THEOREM, aligned_claim=aligned, formaliser=Formaliser.ARTIFACT, note=note)

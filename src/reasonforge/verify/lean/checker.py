@@ -111,8 +111,7 @@ def _unaligned(outcome: CheckOutcome) -> CheckOutcome:
     """A compiled, audited step as what it is without alignment: unsupported, the checker's verdict kept."""
     if outcome.status is not StepStatus.VERIFIED:
         return outcome
-    details = {**outcome.details, "error_kind": ErrorKind.UNALIGNED, "checker_status": StepStatus.VERIFIED.value}
-    return CheckOutcome(status=StepStatus.UNSUPPORTED, message=UNALIGNED_MESSAGE, details=details)
+    return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, UNALIGNED_MESSAGE)
 
 
 def _plan(steps: Sequence[ChainStep], context: str) -> _Plan:
@@ -130,11 +129,11 @@ def _plan(steps: Sequence[ChainStep], context: str) -> _Plan:
         if report.violations:
             found = report.violations
             rejected[step.step_id] = CheckOutcome(
-                status=StepStatus.FAILED, message=found[0].describe(),
-                details={"error_kind": ErrorKind.REFUSED, "refused": [v.model_dump() for v in found[:20]]})
+                status=StepStatus.FAILED, message=found[0].describe(), error_kind=ErrorKind.REFUSED,
+                details={"refused": [v.model_dump() for v in found[:20]]})
         elif clash is not None:
             rejected[step.step_id] = CheckOutcome(
-                status=StepStatus.FAILED, details={"error_kind": ErrorKind.REFUSED},
+                status=StepStatus.FAILED, error_kind=ErrorKind.REFUSED,
                 message=f"line {clash.line}: declares `{clash.name}`, which {seen[clash.name]} already declares; "
                         "rename it (the chain imports every step together)")
         for d in names:
@@ -157,7 +156,7 @@ def _blocked(step: ChainStep, plan: _Plan, passed: Callable[[int], bool]) -> Che
     failed = [a for a in step.ancestors if a in plan.lean_ids and not passed(a)]
     if not failed:
         return None
-    return CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.NOT_CHECKED},
+    return CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.NOT_CHECKED,
                         message=f"not checked: it builds on step {', '.join(map(str, failed))}, which did not pass")
 
 

@@ -1,5 +1,6 @@
 """Logic checkers: `fol` and `smtlib` entailment by Z3 (cvc5 cross-check), `propositional`, fallacy names."""
 
+from reasonforge.verify.logic.align import Reading, align, read_context
 from reasonforge.verify.logic.fallacies import name_fallacy
 from reasonforge.verify.logic.propositional import PropositionalChecker, check_propositional
 from reasonforge.verify.logic.smt import (
@@ -15,6 +16,19 @@ from reasonforge.verify.logic.smt import (
 )
 
 __all__ = [
-    "Classification", "EntailmentChecker", "FolChecker", "PropositionalChecker", "SmtLibChecker", "check_fol",
-    "check_propositional", "check_smtlib", "classify", "entails", "name_fallacy", "summarise_counterexample",
+    "Classification",
+    "EntailmentChecker",
+    "FolChecker",
+    "PropositionalChecker",
+    "Reading",
+    "SmtLibChecker",
+    "align",
+    "check_fol",
+    "check_propositional",
+    "check_smtlib",
+    "classify",
+    "entails",
+    "name_fallacy",
+    "read_context",
+    "summarise_counterexample",
 ]

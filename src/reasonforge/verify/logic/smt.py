@@ -298,14 +298,14 @@ class EntailmentChecker:
         started = time.perf_counter()
         level = ProofLevel(level)
         details: dict[str, Any] = {
-            "checker": self.spec.name, "checker_version": self.spec.version, "spec": self.spec.model_dump(),
+            "checker": self.spec.name, "checker_version": self.spec.version,
             "level": level.value, "language": self.language.value,
         }
 
-        def done(status: StepStatus, message: str, **extra: Any) -> CheckOutcome:
+        def done(status: StepStatus, message: str, error_kind: ErrorKind | None = None, **extra: Any) -> CheckOutcome:
             details.update(extra)
             details["elapsed_ms"] = ms_since(started)
-            return CheckOutcome(status=status, message=message, details=details)
+            return CheckOutcome(status=status, message=message, error_kind=error_kind, details=details)
 
         if level == ProofLevel.QUICK and not self.quick_supported:
             return done(StepStatus.UNSUPPORTED, f"{self.language.value} needs proof_level standard or formal; "
@@ -335,7 +335,8 @@ class EntailmentChecker:
             lines = info.get("premise_lines", [])
             core = [lines[i] for i in result.unsat_core or [] if i < len(lines)]
             where = f"; the contradiction involves the premises on lines {core}" if core else ""
-            return done(StepStatus.FAILED, result.message + where, vacuous=True, unsat_core_lines=core, **extra)
+            return done(StepStatus.FAILED, result.message + where, ErrorKind.VACUOUS, vacuous=True,
+                        unsat_core_lines=core, **extra)
         return done(StepStatus.ERROR, result.message, **extra)
 
     def fallacy(self, artifact: str) -> ErrorKind | None:

@@ -684,12 +684,9 @@ def _outcome(results: Sequence[_Result], where: str) -> CheckOutcome:
         if bad:
             more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
             kind = bad[0].error_kind or (ErrorKind.UNDECIDED if status is StepStatus.UNSUPPORTED else None)
-            if kind:
-                details["error_kind"] = kind
-            return CheckOutcome(status=status, message=f"{bad[0].message}{more}",
-                                details=details)
+            return CheckOutcome(status=status, message=f"{bad[0].message}{more}", error_kind=kind, details=details)
     if not own:
-        return CheckOutcome(status=StepStatus.UNSUPPORTED, details={**details, "error_kind": ErrorKind.UNTRANSLATABLE},
+        return CheckOutcome(status=StepStatus.UNSUPPORTED, error_kind=ErrorKind.UNTRANSLATABLE, details=details,
                             message="no checkable relation in the artifact: it has no claim or define line")
     if all(r.how == "definition" for r in own):
         details["kind"] = "definition"
@@ -706,7 +703,7 @@ def _check_lines(lines: Sequence[Line], symbolic: bool, deadline: float) -> Chec
 
 def _timeout_outcome(timeout_s: float | None) -> CheckOutcome:
     within = f" within {timeout_s:g} s" if timeout_s is not None else " within the time limit"
-    return CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.TIMEOUT},
+    return CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.TIMEOUT,
                         message=f"the check did not finish{within} (timed out; not a verdict on the step)")
 
 
@@ -747,13 +744,13 @@ def _worker(conn: Any, artifact: str, timeout_s: float, memory_mb: int) -> None:
     try:
         outcome = _check_lines(parse_artifact(artifact), True, time.monotonic() + timeout_s)
     except MemoryError:
-        outcome = CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.MEMORY},
+        outcome = CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.MEMORY,
                                message=f"the check ran out of its {memory_mb} MiB memory limit")
     except RecursionError:
-        outcome = CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.TOO_LARGE},
+        outcome = CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.TOO_LARGE,
                                message="the expressions are too deeply nested for SymPy")
     except Exception as exc:  # noqa: BLE001 - a SymPy failure costs this step, reported, not a dead worker
-        outcome = CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.CRASH},
+        outcome = CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.CRASH,
                                message=f"SymPy failed on this artifact: {type(exc).__name__}: {str(exc)[:200]}")
     conn.send(outcome.model_dump(mode="json"))
     conn.close()
@@ -772,7 +769,7 @@ def _in_worker(artifact: str, limits: CheckLimits) -> CheckOutcome:
             return CheckOutcome.model_validate(receive.recv())
         return _timeout_outcome(limits.timeout_s)
     except EOFError:
-        return CheckOutcome(status=StepStatus.ERROR, details={"error_kind": ErrorKind.CRASH},
+        return CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.CRASH,
                             message=f"the checking process died (exit code {process.exitcode}); "
                             "it may have exceeded its memory limit")
     finally:
@@ -796,7 +793,7 @@ class ArithmeticChecker:
         try:
             lines = parse_artifact(artifact)
         except ArtifactSyntaxError as exc:
-            return CheckOutcome(status=StepStatus.ERROR, message=exc.message, details={"error_kind": ErrorKind.SYNTAX})
+            return CheckOutcome(status=StepStatus.ERROR, message=exc.message, error_kind=ErrorKind.SYNTAX)
         try:
             return _check_lines(lines, False, time.monotonic() + limits.timeout_s)
         except _NeedsSolver:

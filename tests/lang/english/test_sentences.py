@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reasonforge.translate.sentences import sentence_role, split_query, split_sentences
+from reasonforge.lang.english.sentences import sentence_role, split_query, split_sentences
 
 
 def test_split_sentences_keeps_numbers_and_abbreviations():

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reasonforge.lang.english.lexicon import Lexicon
+from reasonforge.lang.english.parser import Ambiguous, EnglishParser, NoRule
 from reasonforge.lang.logic import to_text
-from reasonforge.translate.english import Ambiguous, EnglishParser, NoRule
-from reasonforge.translate.lexicon import Lexicon
 
 
 def fol(sentence: str, *context: str, either_or: str = "exclusive") -> str:

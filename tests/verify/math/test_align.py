@@ -1,4 +1,4 @@
-"""The sympy aligner (pipeline/soundness/math.py): honest maths chains verified with evidence, supplied
+"""The sympy aligner (verify/math/align.py): honest maths chains verified with evidence, supplied
 artifacts held to the step's text, bindings and givens, the claimed answer."""
 
 import pytest
@@ -39,18 +39,18 @@ def test_an_honest_gsm8k_chain_is_verified_with_relations_evidence():
     # Only the arithmetic inside the prose was checked: every step verified, the chain is not VERIFIED.
     assert verdict.overall is Overall.PARTIAL and verdict.assurance is Assurance.ARITHMETIC
     first, _, last = verdict.step_verdicts
-    assert first.details["evidence"]["kind"] == "relations" and first.details["evidence"]["aligned_claim"] == "48/2 = 24"
-    assert "the step also says" in first.details["evidence"]["note"]
-    assert first.details["aligned_claim"] == "48/2 = 24"
-    assert last.details["aligned_claim"] == "72 = 72"  # the answer line against the last computed value
-    assert "claimed answer 72 against the final value 72" in last.details["evidence"]["note"]
+    assert first.evidence.kind == "relations" and first.evidence.aligned_claim == "48/2 = 24"
+    assert "the step also says" in first.evidence.note
+    assert first.evidence.aligned_claim == "48/2 = 24"
+    assert last.evidence.aligned_claim == "72 = 72"  # the answer line against the last computed value
+    assert "claimed answer 72 against the final value 72" in last.evidence.note
 
 
 def test_a_step_whose_relations_are_all_it_says_is_verified_on_its_claim():
     verdict = verify(request("Let x = 3 and y = 4", "By the Pythagorean theorem, x² + y² = z²", "So z² = 9 + 16 = 25",
                              "Therefore z = 5", query="Find the hypotenuse of a right triangle with legs 3 and 4."))
     assert verdict.overall is Overall.VERIFIED and verdict.assurance is Assurance.PROVEN
-    assert {v.details["evidence"]["kind"] for v in verdict.step_verdicts} == {"claim"}
+    assert {v.evidence.kind for v in verdict.step_verdicts} == {"claim"}
 
 
 def test_a_claim_hidden_in_a_pretend_citation_keeps_the_chain_from_verified():
@@ -58,18 +58,18 @@ def test_a_claim_hidden_in_a_pretend_citation_keeps_the_chain_from_verified():
     hidden = verify(request("By the Janet sells nine eggs rule, 16 - 3 - 4 = 9",
                             query="Janet has 16 eggs; she eats 3 and bakes with 4."))
     (step,) = hidden.step_verdicts
-    assert step.verified and step.details["evidence"]["kind"] == "relations"
+    assert step.verified and step.evidence.kind == "relations"
     assert hidden.overall is Overall.PARTIAL and hidden.assurance is Assurance.ARITHMETIC
     cited = verify(request("By the distributive law, 2*(3 + 4) = 2*3 + 2*4 = 14"))
-    assert cited.overall is Overall.VERIFIED and cited.step_verdicts[0].details["evidence"]["kind"] == "claim"
+    assert cited.overall is Overall.VERIFIED and cited.step_verdicts[0].evidence.kind == "claim"
 
 
 def test_an_equivalent_supplied_artifact_is_verified_as_the_artifact_s():
     req = request("So 3 × 3 = 9.", translations=[(1, "claim 9 = 3*3")])
     (step,) = verify(req).step_verdicts
     assert step.status is StepStatus.VERIFIED
-    assert step.details["evidence"]["formaliser"] == Formaliser.ARTIFACT.value
-    assert step.details["aligned_claim"] == "3*3 = 9"
+    assert step.evidence.formaliser == Formaliser.ARTIFACT.value
+    assert step.evidence.aligned_claim == "3*3 = 9"
 
 
 def test_a_supplied_artifact_written_like_the_reader_s_is_the_reader_s_claim():
@@ -78,8 +78,8 @@ def test_a_supplied_artifact_written_like_the_reader_s_is_the_reader_s_claim():
                   translations=[(1, "define x = 3"), (2, "let x = 3\nclaim x + 2 = 5")])
     verdict = verify(req)
     assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
-    assert {v.details["evidence"]["formaliser"] for v in verdict.step_verdicts} == {"offline_reader"}
-    assert verdict.step_verdicts[0].details["evidence"]["note"] == "definitions (fresh names, not derived): x = 3"
+    assert {v.evidence.formaliser for v in verdict.step_verdicts} == {"offline_reader"}
+    assert verdict.step_verdicts[0].evidence.note == "definitions (fresh names, not derived): x = 3"
 
 
 def test_a_case_analysis_over_the_asked_name_stays_verified():
@@ -293,7 +293,7 @@ JANET = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every 
 def test_an_operand_the_question_never_states_leaves_the_step_unsupported_naming_it():
     verdict = verify(request("16 - 3 - 5 = 8", "8 * 2 = 16", query=JANET, answer="16"))
     first = verdict.step_verdicts[0]
-    assert first.status is StepStatus.UNSUPPORTED and first.details["error_kind"] == ErrorKind.UNGROUNDED_OPERAND
+    assert first.status is StepStatus.UNSUPPORTED and first.error_kind == ErrorKind.UNGROUNDED_OPERAND
     assert first.error_message.startswith("5 in 16 - 3 - 5 = 8") and "16 (eggs per day)" in first.error_message
     assert verdict.overall is not Overall.VERIFIED
 
@@ -301,7 +301,7 @@ def test_an_operand_the_question_never_states_leaves_the_step_unsupported_naming
 def test_stated_quantities_results_and_unit_constants_ground_a_chain():
     verdict = verify(request("16 - 3 - 4 = 9", "9 * 2 = 18", "In a week: 18 * 7 = 126", query=JANET, answer="126"))
     assert statuses(verdict)[:2] == [StepStatus.VERIFIED, StepStatus.VERIFIED], verdict.step_verdicts
-    assert verdict.step_verdicts[2].details.get("error_kind") != ErrorKind.UNGROUNDED_OPERAND  # 7: "every day"
+    assert verdict.step_verdicts[2].error_kind != ErrorKind.UNGROUNDED_OPERAND  # 7: "every day"
 
 
 def test_a_number_told_in_an_ancestors_prose_never_makes_the_chain_verified():
@@ -313,7 +313,7 @@ def test_a_number_told_in_an_ancestors_prose_never_makes_the_chain_verified():
 
 def test_a_question_with_relations_is_not_a_word_problem():
     verdict = verify(request("So 2*x = 10 - 3 + 1", "x = 4", query="If 2x + 3 = 11, find x."))
-    assert all(v.details.get("error_kind") != ErrorKind.UNGROUNDED_OPERAND for v in verdict.step_verdicts)
+    assert all(v.error_kind != ErrorKind.UNGROUNDED_OPERAND for v in verdict.step_verdicts)
 
 
 def test_a_latex_answer_the_reader_cannot_compare_is_checked_by_math_verify():
@@ -322,4 +322,4 @@ def test_a_latex_answer_the_reader_cannot_compare_is_checked_by_math_verify():
     assert "math-verify" in right.step_verdicts[0].details["answer"]
     wrong = verify(request("So 1/4 + 1/4 = 1/2", answer="\\dfrac{1}{3}"))
     assert wrong.step_verdicts[0].status is StepStatus.FAILED
-    assert wrong.step_verdicts[0].details["error_kind"] == ErrorKind.ANSWER_MISMATCH
+    assert wrong.step_verdicts[0].error_kind == ErrorKind.ANSWER_MISMATCH

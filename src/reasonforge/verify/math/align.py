@@ -79,11 +79,12 @@ from reasonforge.lang.math.expr import (
     to_text,
 )
 from reasonforge.lang.math.quantities import grounding_values, relation_values, stated_quantities, ungrounded_operands
+from reasonforge.lang.math.reading import Question, answer_line, read_question
 from reasonforge.lang.math.step import Relation, StepMath
 from reasonforge.lang.math.text import extract, extract_value
-from reasonforge.pipeline.soundness.common import downgrade, with_evidence
-from reasonforge.translate.math_quick import Question, StepPlan, answer_line, plan_step, read_question, read_step
+from reasonforge.registry import checkers
 from reasonforge.types import (
+    ArtifactLanguage,
     CheckLimits,
     CheckOutcome,
     ErrorKind,
@@ -97,6 +98,7 @@ from reasonforge.types import (
     StepTranslation,
 )
 from reasonforge.verify.math.answers import math_verify_same, read_answer, same_value
+from reasonforge.verify.math.plan import StepPlan, plan_step, read_step
 from reasonforge.verify.math.relations import ArithmeticChecker, Line, parse_artifact
 
 _PREMISE_KINDS = ("let", "fact")
@@ -105,6 +107,7 @@ _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "!=": "!=", "~=":
 _MAX_SIDE_CHARS = 400  # beyond this a side must be written as the plan writes it
 
 
+@checkers.aligner(ArtifactLanguage.SYMPY)
 def align(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:
     """The outcome once tied to the step (or downgraded); evidence is recorded on a verified outcome."""
     if outcome.status in (StepStatus.ERROR, StepStatus.INVALIDATED):
@@ -116,7 +119,7 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     plan = plan_step(step, question, ancestors)
     if asserted := [r for r in plan.rebound if r.asserted]:
         first = asserted[0]
-        return downgrade(outcome, StepStatus.FAILED, ErrorKind.BINDING,
+        return outcome.downgraded(StepStatus.FAILED, ErrorKind.BINDING,
                          f"{first.given.bound_name} is a given of the question ({first.given.text}); this step "
                          f"rebinds it: {first.relation.text}")
     try:
@@ -133,11 +136,11 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
         outcome = _under_bindings(plan, outcome, limits)
     elif outcome.status is StepStatus.VERIFIED and plan.alternatives:
         names = ", ".join(plan.alternatives)
-        outcome = downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+        outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
                             f"the step lists values of {names}, which the question or earlier steps determine; "
                             f"which of them {names} takes is not checked")
     elif outcome.status is StepStatus.VERIFIED and plan.reading.unread:
-        outcome = downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
+        outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
                             f"the step also asserts what the reader could not read exactly: "
                             f"{plan.reading.unread[0].message}; its other relations are not all it says")
     elif outcome.status is StepStatus.VERIFIED:
@@ -160,7 +163,7 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
         unchecked = f"only the arithmetic was checked; the step also says \"{prose}\", which no relation states"
         note = "; ".join(x for x in (unchecked, note) if x)
     kind = EvidenceKind.RELATIONS if prose else EvidenceKind.CLAIM
-    return with_evidence(outcome, Evidence(kind=kind, aligned_claim=relations, formaliser=alignment.formaliser,
+    return outcome.with_evidence(Evidence(kind=kind, aligned_claim=relations, formaliser=alignment.formaliser,
                                            note=note))
 
 
@@ -221,7 +224,7 @@ def _grounded(context: StepContext, question: Question, plan: StepPlan,
         return outcome
     first = missing[0]
     listed = ", ".join(q.describe() for q in stated[:8]) or "none"
-    return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNGROUNDED_OPERAND,
+    return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNGROUNDED_OPERAND,
                      f"{first.operand} in {first.relation.text} is not a quantity the question states, an earlier "
                      f"step's result or a named constant of its units (the question states: {listed})",
                      ungrounded_operands=[m.operand for m in missing])
@@ -321,13 +324,13 @@ def _mismatch(want: Line | None, have: Line | None) -> str:
 
 def _refuse(outcome: CheckOutcome, why: CheckOutcome) -> CheckOutcome:
     """An unaligned artifact's verdict (verified or failed) is about something else: unsupported."""
-    if outcome.status is StepStatus.UNSUPPORTED and outcome.details.get("error_kind") == ErrorKind.UNTRANSLATABLE:
+    if outcome.status is StepStatus.UNSUPPORTED and outcome.error_kind is ErrorKind.UNTRANSLATABLE:
         return outcome  # the translator's empty artifact: already unsupported, with the reader's notes
-    return downgrade(outcome, StepStatus.UNSUPPORTED, why.details["error_kind"], why.message or "")
+    return outcome.downgraded(StepStatus.UNSUPPORTED, why.error_kind or ErrorKind.UNALIGNED, why.message or "")
 
 
 def _unsupported(kind: ErrorKind, message: str) -> CheckOutcome:
-    return CheckOutcome(status=StepStatus.UNSUPPORTED, message=message, details={"error_kind": kind})
+    return CheckOutcome(status=StepStatus.UNSUPPORTED, message=message, error_kind=kind)
 
 
 def _equivalent(want: Line, have: Line) -> bool:
@@ -399,8 +402,8 @@ def _under_bindings(plan: StepPlan, outcome: CheckOutcome, limits: CheckLimits) 
         return outcome
     given = "; ".join(r.text for r in plan.bound)
     return CheckOutcome(status=StepStatus.FAILED, message=f"{under.message}, under this step's own binding {given}",
-                        details={**under.details, "error_kind": under.details.get("error_kind", ErrorKind.ARITHMETIC),
-                                 "under_bindings": given, "checker_status": outcome.status.value})
+                        error_kind=under.error_kind or ErrorKind.ARITHMETIC,
+                        details={**under.details, "under_bindings": given, "checker_status": outcome.status.value})
 
 
 def _named_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> CheckOutcome:
@@ -418,7 +421,7 @@ def _named_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -
                f"another value ({rebound.relation.text})")
     else:
         why = f"{failed[0].text} does not hold ({outcome.message})"
-    return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+    return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
                      f"{why}, but the step only names the value: no word of it asserts {failed[0].text}")
 
 
@@ -440,16 +443,16 @@ def _definitions(context: StepContext, plan: StepPlan, alignment: _Aligned, outc
             continue
         names = names_in(line.lhs) | names_in(line.rhs)
         if asked := sorted(names & plan.asked):
-            return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+            return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
                              f"{line.relation} cannot be checked: {', '.join(asked)} is what the question asks "
                              "for, and nothing before this step determines it")
         lone = _lone_value(line.lhs, line.rhs)
         if lone is not None:
-            return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+            return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
                              f"{line.relation} is stated as a conclusion, but nothing before this step determines "
                              f"{lone}")
     if context.final and not derived and alignment.own_lines:
-        return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
                          "the chain's last step only defines names (" + "; ".join(
                              line.relation for line in alignment.own_lines) + "): it derives nothing to conclude")
     return outcome
@@ -477,7 +480,7 @@ def _conclusion(context: StepContext, plan: StepPlan, alignment: _Aligned, outco
         return outcome
     value = extract_value(text)
     if value is None:
-        return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
                          f"the claimed conclusion \"{_short(text)}\" cannot be read as a relation or a value")
     results = _results(outcome)
     own = plan.reading.relations
@@ -486,7 +489,7 @@ def _conclusion(context: StepContext, plan: StepPlan, alignment: _Aligned, outco
         verified = results.get(line.number, {}).get("verdict") == StepStatus.VERIFIED.value
         if node is not None and verified and same_value(node, value):
             return outcome
-    return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED,
+    return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED,
                      f"the claimed conclusion {to_text(value)} is not a value this step's relations derive")
 
 
@@ -525,7 +528,7 @@ def _answer(context: StepContext, plan: StepPlan, ancestors: Sequence[tuple[Reas
     if same is False:
         if outcome.status is StepStatus.FAILED:  # the step's own failure comes first; the mismatch is noted
             return outcome.model_copy(update={"details": {**outcome.details, "answer": f"mismatch: {shown}"}})
-        return downgrade(outcome, StepStatus.FAILED, ErrorKind.ANSWER_MISMATCH,
+        return outcome.downgraded(StepStatus.FAILED, ErrorKind.ANSWER_MISMATCH,
                          f"the claimed answer {stated} is not the chain's final value: {final.source}",
                          answer=f"mismatch: {shown}")
     if same is None:
@@ -540,7 +543,7 @@ def _answer(context: StepContext, plan: StepPlan, ancestors: Sequence[tuple[Reas
 def _unchecked_answer(outcome: CheckOutcome, message: str) -> CheckOutcome:
     if outcome.status is not StepStatus.VERIFIED:
         return outcome
-    return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
+    return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
                      f"{message}; the last step does not vouch for an answer nobody checked")
 
 

@@ -10,7 +10,7 @@ import ast
 
 import pytest
 
-from reasonforge.pipeline.soundness import gate
+from reasonforge.pipeline.gate import gate
 from reasonforge.types import (
     ArtifactLanguage,
     CheckLimits,
@@ -197,7 +197,7 @@ def test_code_that_contradicts_the_step_text_fails_though_its_tests_agree_with_i
     src = SMALLEST_AS_LARGEST + "def test_largest():\n    assert largest([3, 1, 2]) == 1\n    assert largest([5]) == 5\n"
     out = check(src, context=ctx("`largest(xs)` returns the largest element of the list."))
     assert out.status is StepStatus.FAILED, out.message
-    assert "returns the largest element" in out.message and out.details["error_kind"] == "unaligned"
+    assert "returns the largest element" in out.message and out.error_kind == "unaligned"
 
 
 def test_the_questions_examples_run_against_a_supplied_artifact():
@@ -213,9 +213,9 @@ def test_step_examples_kill_mutants_and_are_the_evidence():
     step = "`largest(xs)` returns the largest element.\n>>> largest([3, 1, 2])\n3"
     out = check(src, context=ctx(step))
     assert out.status is StepStatus.VERIFIED, out.message
-    evidence = out.details["evidence"]
-    assert evidence["kind"] == "step_examples" and evidence["formaliser"] == "offline_reader"
-    assert "largest([3, 1, 2]) → 3" in evidence["aligned_claim"] and "max(x)" in evidence["aligned_claim"]
+    evidence = out.evidence
+    assert evidence.kind == "examples" and evidence.formaliser == "offline_reader"
+    assert "largest([3, 1, 2]) → 3" in evidence.aligned_claim and "max(x)" in evidence.aligned_claim
     assert check(src).status is StepStatus.FAILED  # without the step's checks the same tests are too weak
 
 
@@ -223,8 +223,8 @@ def test_author_tests_only_still_verify_and_say_so():
     src = LARGEST + "def test_largest():\n    assert largest([3, 1, 2]) == 3\n    assert largest([-1, -5]) == -1\n"
     out = check(src, context=ctx("We scan once, keeping the best so far."))
     assert out.status is StepStatus.VERIFIED, out.message
-    assert out.details["evidence"]["kind"] == "author_tests"
-    assert "def largest(xs): author's tests only" in out.details["evidence"]["aligned_claim"]
+    assert out.evidence.kind == "author_tests"
+    assert "def largest(xs): author's tests only" in out.evidence.aligned_claim
 
 
 def test_a_step_example_for_a_function_the_artifact_lacks_is_unsupported():
@@ -244,13 +244,13 @@ def test_the_gate_accepts_the_checkers_evidence_for_its_step():
     src = LARGEST + "def test_largest():\n    assert largest([3, 1, 2]) == 3\n    assert largest([-1, -5]) == -1\n"
     context = ctx("`largest` returns the largest element.")
     out = gate(context, _translation(src), check(src, context=context), LIMITS)
-    assert out.status is StepStatus.VERIFIED and out.details["evidence"]["kind"] == "step_examples"
+    assert out.status is StepStatus.VERIFIED and out.evidence.kind == "examples"
 
 
 def test_the_gate_refuses_a_verdict_reached_without_the_steps_checks():
     src = LARGEST + "def test_largest():\n    assert largest([3, 1, 2]) == 3\n"
     verdict = check(src, level="quick")  # no context: author's tests only
-    assert verdict.details["evidence"]["kind"] == "author_tests"
+    assert verdict.evidence.kind == "author_tests"
     out = gate(ctx(">>> largest([4, 9])\n9"), _translation(src), verdict, LIMITS)
     assert out.status is StepStatus.UNSUPPORTED and "did not run" in (out.message or "")
 
@@ -310,7 +310,7 @@ def _even(code):
 
 def test_an_implementation_without_tests_is_checked_on_the_texts_examples():
     step = _even("def sum_even(xs):\n    return sum(x for x in xs if x % 2 == 0)\n")
-    assert step.status.value == "verified" and step.details["evidence"]["kind"] == "step_examples"
+    assert step.status.value == "verified" and step.evidence.kind == "examples"
     wrong = _even("def sum_even(xs):\n    return sum(x for x in xs if x % 2 == 1)\n")
     assert wrong.status.value == "failed" and "should give 6, but it returned 4" in wrong.error_message
 
@@ -338,7 +338,8 @@ def test_an_ancestors_tests_are_not_this_steps_evidence():
         "translations": [{"step_id": 1, "language": "python", "formal_representation": artifact},
                          {"step_id": 2, "language": "python", "formal_representation": artifact}]})
     verdict = verify_chain(req)
-    assert verdict.step_verdicts[0].details["evidence"]["kind"] == "step_examples"  # its own code block
+    # its own code block: the author's tests, so its own evidence; the dependant's no more than that
+    assert verdict.step_verdicts[0].evidence.supplied_by == "author"
     second = verdict.step_verdicts[1]
-    assert second.status.value != "verified" or second.details["evidence"]["kind"] == "author_tests"
+    assert second.status.value != "verified" or second.evidence.kind == "author_tests"
     assert verdict.overall.value != "VERIFIED"

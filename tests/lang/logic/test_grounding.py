@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 from reasonforge.lang.logic import Atom, Const, Implies, Not, Var, to_text
 from reasonforge.lang.logic.formulas import conj, exists, forall
+from reasonforge.lang.logic.grounding import NotGroundable, ground_entailment, render_propositional
 from reasonforge.registry import checkers
-from reasonforge.translate.grounding import NotGroundable, ground_entailment, render_propositional
 from reasonforge.types import ArtifactLanguage, CheckLimits, ProofLevel, StepStatus
 
 x = Var("x")

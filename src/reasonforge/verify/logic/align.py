@@ -1,6 +1,6 @@
 """Alignment and provenance for fol, propositional and smtlib artifacts: conclusion equivalent to the reader's claim, premises grounded.
 
-For a step its checker verified, the offline reader (translate.logic.LogicTranslator, its NFKC lexicon over
+For a step its checker verified, the offline reader (lang.english.EnglishReader, its NFKC lexicon over
 the question, the ancestors and the step) reads the givens Γ₀ (the question's sentences), each ancestor's
 claims and the step's claim S: the conjunction of everything the step asserts, its supporting claims A₁…Aₙ
 (sentences before "Therefore …", the A of "Since A, B") and its conclusion K. Γ = Γ₀ ∪ the ancestors' claims
@@ -44,26 +44,31 @@ from itertools import combinations, pairwise
 from typing import Literal
 
 from reasonforge.errors import ArtifactSyntaxError
+from reasonforge.lang.english import ClaimPart, ClaimRole, EnglishReader, StepScope
 from reasonforge.lang.logic import (
-    And,
     Atom,
     Const,
-    Eq,
     Formula,
     Implies,
     Not,
-    Or,
-    Quant,
     Signature,
-    Term,
-    Var,
     parse_fol_artifact,
     signature_of,
     to_text,
 )
-from reasonforge.lang.logic.formulas import children, conj, constants, disj, rebuild
-from reasonforge.pipeline.soundness.common import downgrade, with_evidence
-from reasonforge.translate.logic import ClaimPart, ClaimRole, LogicTranslator, StepReading, StepScope
+from reasonforge.lang.logic.artifacts import entailment_text
+from reasonforge.lang.logic.formulas import (
+    canonical,
+    close,
+    conj,
+    conjuncts,
+    constants,
+    domain_closure,
+    is_instance,
+    rebuild,
+    universal_prefix,
+)
+from reasonforge.registry import checkers
 from reasonforge.types import (
     ArtifactLanguage,
     CheckLimits,
@@ -72,13 +77,14 @@ from reasonforge.types import (
     Evidence,
     EvidenceKind,
     Formaliser,
+    ProofLevel,
     StepContext,
     StepStatus,
     StepTranslation,
 )
 from reasonforge.verify.logic.propositional import PropositionalChecker
 from reasonforge.verify.logic.script import parse_smtlib_artifact
-from reasonforge.verify.logic.smt import EntailmentChecker, FolChecker, fol_status
+from reasonforge.verify.logic.smt import FolChecker, fol_status
 from reasonforge.verify.logic.smt_to_fol import NotFol, smtlib_formulas
 
 log = logging.getLogger(__name__)
@@ -87,6 +93,7 @@ _LISTED = 6  # names or premises quoted in a message before "and N more"
 _TEXT = 240  # characters of a formula quoted in a message
 
 
+@checkers.aligner(ArtifactLanguage.FOL, ArtifactLanguage.SMTLIB, ArtifactLanguage.PROPOSITIONAL)
 def align(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:
     """The outcome once tied to the step (or downgraded); evidence is recorded on a verified outcome."""
     deadline = _Deadline(time.perf_counter() + limits.timeout_s, limits.memory_mb)
@@ -100,22 +107,22 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
         return outcome  # only a verified step must be tied to its text; an honest failure stays as it is
     reading = read_context(context)
     if reading.claim is None:
-        return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
                          f"the step's claim cannot be read, so no artifact can be tied to it: {reading.error}")
     try:
         vocabulary = signature_of([*reading.theory, reading.claim])
     except ValueError as exc:
-        return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
                          f"the reading of the question and the step is inconsistent ({exc})")
     try:
         artifact = _read_artifact(translation, vocabulary)
     except (ArtifactSyntaxError, NotFol, ValueError) as exc:
         message = exc.message if isinstance(exc, ArtifactSyntaxError) else str(exc)
-        return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED,
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED,
                          f"the artifact cannot be compared with the step's claim: {message}")
     mismatch = _vocabulary_mismatch(artifact, vocabulary)
     if mismatch is not None:
-        return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, mismatch)
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, mismatch)
     return _judge(outcome, reading, artifact, vocabulary, translation.language, deadline)
 
 
@@ -142,27 +149,27 @@ class Reading:
 
 
 def read_context(context: StepContext) -> Reading:
-    """Read the givens, the ancestors' claims and the step's claim as `LogicTranslator.read_context` does (its NFKC
-    lexicon over the same texts), noting what could not be read."""
+    """Read the givens, the ancestors' claims and the step's claim as the offline translator does (one NFKC lexicon
+    over the same texts), noting what could not be read."""
     texts = [context.original_query]
     for step in context.ancestors:
         texts += [step.content, step.claimed_conclusion or ""]
     texts += [context.content, context.claimed_conclusion or ""]
-    translator = LogicTranslator()
-    parser = translator.parser(texts)
-    givens = translator.read_givens(context.original_query, parser)
+    reader = EnglishReader()
+    parser = reader.parser(texts)
+    givens = reader.read_givens(context.original_query, parser)
     gaps = [f'the question sentence "{_clip(s, 80)}" is not read' for s in givens.skipped]
     inherited: list[Formula] = []
     for step in context.ancestors:
-        ancestor = translator.read_step(step.content, step.claimed_conclusion, parser)
+        ancestor = reader.read_step(step.content, step.claimed_conclusion, parser)
         if ancestor.error is not None:
             gaps.append(f"step {step.step_id} cannot be read ({ancestor.error})")
         inherited += ancestor.claims
-    reading = translator.read_step(context.content, context.claimed_conclusion, parser)
+    reading = reader.read_step(context.content, context.claimed_conclusion, parser)
     error = reading.error
     if error is None and context.claimed_conclusion and context.claimed_conclusion.strip():
         # The claimed conclusion is part of the claim; when it cannot be read, the claim is not known.
-        claimed = translator.read_step(context.claimed_conclusion, None, parser)
+        claimed = reader.read_step(context.claimed_conclusion, None, parser)
         if claimed.error is not None:
             error = f"its claimed_conclusion cannot be read ({claimed.error})"
     claim = reading.claim if error is None else None
@@ -175,45 +182,39 @@ def read_context(context: StepContext) -> Reading:
 
 # ------------------------------------------------------------------------------- naming a failed sentence
 
-_TRANSLATOR_CHECKERS: dict[ArtifactLanguage, type[EntailmentChecker]] = {
-    ArtifactLanguage.FOL: FolChecker,
-    ArtifactLanguage.PROPOSITIONAL: PropositionalChecker,
-}
-
-
 def _name_failed_sentence(context: StepContext, translation: StepTranslation, outcome: CheckOutcome,
                           limits: CheckLimits, deadline: _Deadline) -> CheckOutcome:
     """The failed outcome, naming the first sentence that does not follow when the artifact is the offline
     translator's for a step of several sentences (the conjunction failed; the reader wants to know which part)."""
-    checker_type = _TRANSLATOR_CHECKERS.get(translation.language)
-    if checker_type is None:
+    if translation.language not in (ArtifactLanguage.FOL, ArtifactLanguage.PROPOSITIONAL):
         return outcome
     reading = read_context(context)
     scope = reading.scope
     if scope is None or reading.claim is None or len({p.formula for p in scope.reading.parts}) < 2:
         return outcome
-    translator = LogicTranslator()
+    ground = context.proof_level is ProofLevel.QUICK
     # The translator's artifact for the whole step, rebuilt: only for it is the per-sentence check the explanation.
-    whole = StepReading(conclusion=reading.claim, parts=(ClaimPart(context.content, reading.claim, ClaimRole.CONCLUSION),))
-    rebuilt = translator.sentence_translations(StepScope(scope.givens, scope.inherited, whole), context.proof_level)
-    if [t.formal_representation for _, t in rebuilt] != [translation.formal_representation]:
+    if entailment_text(scope.premises, reading.claim, ground=ground)[1] != translation.formal_representation:
         return outcome
-    checker = checker_type()
-
-    def check(sentence: StepTranslation) -> CheckOutcome:
+    seen: set[Formula] = set()
+    for part in scope.reading.parts:
+        if part.formula in seen:
+            continue
+        seen.add(part.formula)
+        propositional, text, _ = entailment_text(scope.premises, part.formula, ground=ground)
         left = deadline.at - time.perf_counter()
         if left <= 0:
-            return CheckOutcome(status=StepStatus.UNSUPPORTED, message="out of time naming the failed sentence")
-        return checker.check(sentence.formal_representation, level=context.proof_level,
-                             limits=limits.model_copy(update={"timeout_s": left}))
-
-    found = translator.first_unentailed(scope, check, context.proof_level)
-    if found is None or found[1].status is not StepStatus.FAILED:
-        return outcome  # every sentence follows on its own, or one could not be decided: nothing sure to name
-    part = found[0]
-    message = (f"{outcome.message}; the first of the step's sentences that does not follow from the givens and the "
-               f'ancestors\' claims is "{_clip(part.text, 160)}"')
-    return outcome.model_copy(update={"message": message, "details": {**outcome.details, "unentailed_sentence": part.text}})
+            return outcome
+        checker = PropositionalChecker() if propositional else FolChecker()
+        checked = checker.check(text, level=context.proof_level, limits=limits.model_copy(update={"timeout_s": left}))
+        if checked.status is StepStatus.FAILED:
+            message = (f"{outcome.message}; the first of the step's sentences that does not follow from the givens "
+                       f'and the ancestors\' claims is "{_clip(part.text, 160)}"')
+            return outcome.model_copy(update={"message": message,
+                                              "details": {**outcome.details, "unentailed_sentence": part.text}})
+        if checked.status is not StepStatus.VERIFIED:
+            return outcome  # one could not be decided: nothing sure to name
+    return outcome
 
 
 # ------------------------------------------------------------------------------------------ artifact
@@ -359,14 +360,14 @@ class _Grounds:
 
     def _index(self, formulas: Iterable[Formula]) -> None:
         for gamma in formulas:
-            self.exact.update(_conjuncts(canonical(gamma)))
-            bound, body = _universal_prefix(gamma)
+            self.exact.update(conjuncts(canonical(gamma)))
+            bound, body = universal_prefix(gamma)
             if bound:
-                self.patterns.extend((bound, part) for part in _conjuncts(body))
+                self.patterns.extend((bound, part) for part in conjuncts(body))
 
     def ground(self, premise: Formula) -> Literal["theory", "entailed", "no", "unknown", "contradictory"]:
-        parts = _conjuncts(canonical(premise))
-        if all(p in self.exact or any(_instance(p, pattern, set(bound), {}) for bound, pattern in self.patterns)
+        parts = conjuncts(canonical(premise))
+        if all(p in self.exact or any(is_instance(p, pattern, set(bound), {}) for bound, pattern in self.patterns)
                for p in parts):
             return "theory"
         if self.consistent is None:
@@ -413,7 +414,7 @@ def _judge(outcome: CheckOutcome, reading: Reading, artifact: _Artifact, vocabul
     witnessable: list[_Group] = []
     for members in _components(own, known):
         group = _Group(members, known)
-        exists = deadline.proves(reading.theory, _close("exists", group.body, group.fresh))
+        exists = deadline.proves(reading.theory, close("exists", group.body, group.fresh))
         if not in_conclusion.intersection(group.fresh):
             if exists == "yes":
                 witnesses.append(group)
@@ -437,7 +438,7 @@ def _judge(outcome: CheckOutcome, reading: Reading, artifact: _Artifact, vocabul
         if candidate is readings[0]:
             aligned = result
     if aligned is not None and aligned[0] != "ok":
-        return downgrade(outcome, StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, aligned[1],
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, aligned[1],
                          aligned_with=_clip(to_text(target)), artifact_proves=_clip(to_text(readings[0])))
     if unfounded:
         return _ungrounded(outcome, unfounded, reading)
@@ -454,7 +455,7 @@ def _judge(outcome: CheckOutcome, reading: Reading, artifact: _Artifact, vocabul
     evidence = Evidence(kind=EvidenceKind.CLAIM, aligned_claim=to_text(claim),
                         formaliser=Formaliser.OFFLINE_READER if syntactic else Formaliser.ARTIFACT,
                         note=f"{how}; " + ", ".join(basis))
-    verified = with_evidence(outcome, evidence)
+    verified = outcome.with_evidence(evidence)
     provenance = {**counts, "own_individuals": len(own), "supporting_claims": len(supports)}
     details = {**verified.details, "provenance": provenance, "artifact_proves": _clip(to_text(proven))}
     return verified.model_copy(update={"details": details})
@@ -497,7 +498,7 @@ def _unfounded_support(outcome: CheckOutcome, part: ClaimPart, verdict: str, rea
         status = StepStatus.UNSUPPORTED
     else:
         message += ": a step's own sentences are claims to check, never premises"
-    return downgrade(outcome, status, ErrorKind.UNGROUNDED_PREMISE, message, unentailed_sentence=part.text)
+    return outcome.downgraded(status, ErrorKind.UNGROUNDED_PREMISE, message, unentailed_sentence=part.text)
 
 
 def _ungrounded(outcome: CheckOutcome, unfounded: list[tuple[int, Formula, str]], reading: Reading) -> CheckOutcome:
@@ -520,7 +521,7 @@ def _ungrounded(outcome: CheckOutcome, unfounded: list[tuple[int, Formula, str]]
     else:
         message += " (Z3 could not decide within the time limit whether the givens entail it)"
         status = StepStatus.UNSUPPORTED
-    return downgrade(outcome, status, ErrorKind.UNGROUNDED_PREMISE, message,
+    return outcome.downgraded(status, ErrorKind.UNGROUNDED_PREMISE, message,
                      ungrounded_premise_lines=[line for line, _, _ in unfounded])
 
 
@@ -539,7 +540,7 @@ def _alignment(proven: Formula, claim: Formula, target: Formula, reading: Readin
     backward = deadline.proves([*reading.theory, claim], proven)
     if backward == "no" and language is ArtifactLanguage.PROPOSITIONAL:
         # A grounded artifact speaks of the individuals it names: read the claim over them alone.
-        closure = _domain_closure(artifact.universe or tuple(constants(claim)))
+        closure = domain_closure(artifact.universe or tuple(constants(claim)))
         if closure is not None:
             backward = deadline.proves([*reading.theory, claim, closure], proven)
     if backward == "no":
@@ -549,76 +550,6 @@ def _alignment(proven: Formula, claim: Formula, target: Formula, reading: Readin
         return "undecided", (f"cannot decide within the time limit whether the artifact's conclusion states what "
                              f"the step claims: {both}")
     return "ok", ""
-
-
-# ------------------------------------------------------------------------------------------ formulas
-
-
-def canonical(formula: Formula) -> Formula:
-    """`formula` with bound variables renamed in binding order and nested ∧/∨ flattened (alpha-equivalence)."""
-    return _canon(formula, {}, [0])
-
-
-def _canon(f: Formula, names: dict[str, str], counter: list[int]) -> Formula:
-    if isinstance(f, Atom):
-        return Atom(f.pred, tuple(_rename(t, names) for t in f.args))
-    if isinstance(f, Eq):
-        return Eq(_rename(f.left, names), _rename(f.right, names))
-    if isinstance(f, Quant):
-        new = f"_{counter[0]}"
-        counter[0] += 1
-        return Quant(f.kind, new, _canon(f.body, {**names, f.var: new}, counter))
-    if isinstance(f, (And, Or)):
-        parts = [_canon(a, names, counter) for a in f.args]
-        return conj(parts) if isinstance(f, And) else disj(parts)
-    return rebuild(f, _canon, names, counter)
-
-
-def _rename(t: Term, names: dict[str, str]) -> Term:
-    return Var(names[t.name]) if isinstance(t, Var) and t.name in names else t
-
-
-def _conjuncts(f: Formula) -> list[Formula]:
-    return list(f.args) if isinstance(f, And) else [f]
-
-
-def _universal_prefix(f: Formula) -> tuple[tuple[str, ...], Formula]:
-    bound: list[str] = []
-    f = canonical(f)
-    while isinstance(f, Quant) and f.kind == "forall":
-        bound.append(f.var)
-        f = f.body
-    return tuple(bound), f
-
-
-def _instance(ground: Formula, pattern: Formula, bound: set[str], binding: dict[str, str]) -> bool:
-    """Whether `ground` is `pattern` with its `bound` variables replaced by constants (extends `binding`)."""
-    if type(ground) is not type(pattern):
-        return False
-    if isinstance(pattern, Atom):
-        assert isinstance(ground, Atom)
-        if pattern.pred != ground.pred or len(pattern.args) != len(ground.args):
-            return False
-        return _bind(zip(pattern.args, ground.args), bound, binding)
-    if isinstance(pattern, Eq):
-        assert isinstance(ground, Eq)
-        return _bind(((pattern.left, ground.left), (pattern.right, ground.right)), bound, binding)
-    if isinstance(pattern, Quant):
-        return False  # a quantifier inside the rule: left to the solver
-    mine, theirs = children(pattern), children(ground)
-    if not mine:
-        return pattern == ground  # ⊤ / ⊥
-    return len(mine) == len(theirs) and all(_instance(g, p, bound, binding) for g, p in zip(theirs, mine))
-
-
-def _bind(pairs: Iterable[tuple[Term, Term]], bound: set[str], binding: dict[str, str]) -> bool:
-    for p, g in pairs:
-        if isinstance(p, Var) and p.name in bound:
-            if not isinstance(g, Const) or binding.setdefault(p.name, g.name) != g.name:
-                return False
-        elif p != g:
-            return False
-    return True
 
 
 def _components(premises: list[tuple[int, Formula]], known: set[str]) -> list[list[tuple[int, Formula]]]:
@@ -643,39 +574,10 @@ def _proven(conclusion: Formula, witnesses: list[_Group], hypotheses: list[_Grou
         body = Implies(conj([g.body for g in hypotheses]), body)
     witnessed = {c for g in witnesses for c in g.fresh}
     universal = sorted((in_conclusion | {c for g in hypotheses for c in g.fresh}) - witnessed)
-    body = _close("forall", body, universal)
+    body = close("forall", body, universal)
     for group in reversed(witnesses):
-        body = _close("exists", conj([group.body, body]), group.fresh)
+        body = close("exists", conj([group.body, body]), group.fresh)
     return body
-
-
-def _close(kind: Literal["forall", "exists"], body: Formula, names: Iterable[str]) -> Formula:
-    """Bind the constants `names` in `body` with `kind` quantifiers (variables no formula can already use)."""
-    names = list(names)
-    if not names:
-        return body
-    mapping = {name: f"{name}!{i}" for i, name in enumerate(names)}
-    body = _abstract(body, mapping)
-    for name in reversed(names):
-        body = Quant(kind, mapping[name], body)
-    return body
-
-
-def _abstract(f: Formula, mapping: dict[str, str]) -> Formula:
-    def swap(t: Term) -> Term:
-        return Var(mapping[t.name]) if isinstance(t, Const) and t.name in mapping else t
-
-    if isinstance(f, Atom):
-        return Atom(f.pred, tuple(swap(t) for t in f.args))
-    if isinstance(f, Eq):
-        return Eq(swap(f.left), swap(f.right))
-    return rebuild(f, _abstract, mapping)
-
-
-def _domain_closure(universe: Sequence[str]) -> Formula | None:
-    if not universe:
-        return None
-    return Quant("forall", "d!", disj([Eq(Var("d!"), Const(c)) for c in universe]))
 
 
 def _names(items: Iterable[str], *, quote: bool = True) -> str:

@@ -1,4 +1,4 @@
-"""The logic aligner (pipeline/soundness/logic.py): fol, propositional and smtlib artifacts tied to what the step says.
+"""The logic aligner (verify/logic/align.py): fol, propositional and smtlib artifacts tied to what the step says.
 
 Positive controls first (honest chains and honest supplied artifacts stay verified, with evidence), then each way
 an artifact could be verified for a claim it does not prove.
@@ -14,8 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reasonforge import StepTranslation, VerifyRequest, verify_chain
-from reasonforge.lang.logic import parse_formula
-from reasonforge.pipeline.soundness.logic import align, canonical, read_context
+from reasonforge.lang.logic import canonical, parse_formula
 from reasonforge.translate.logic import LogicTranslator
 from reasonforge.types import (
     CheckLimits,
@@ -26,9 +25,9 @@ from reasonforge.types import (
     StepContext,
     StepStatus,
 )
-from reasonforge.verify.logic import entails
+from reasonforge.verify.logic import align, entails, read_context
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 V, F, U = StepStatus.VERIFIED, StepStatus.FAILED, StepStatus.UNSUPPORTED
 
 
@@ -58,10 +57,10 @@ CATS = "Every cat is a feline. Every feline is a carnivore. Tom is a cat."
 def test_the_offline_translators_chains_stay_verified_with_the_readers_claim(level):
     verdict = verify(CATS, ["Tom is a feline.", "Tom is a carnivore."], level=level)
     assert statuses(verdict) == [V, V], [v.error_message for v in verdict.step_verdicts]
-    evidence = verdict.step_verdicts[1].details["evidence"]
-    assert evidence == {"kind": "claim", "aligned_claim": "Carnivore(tom)", "formaliser": "offline_reader",
-                        "note": evidence["note"]}
-    assert verdict.step_verdicts[1].details["aligned_claim"] == "Carnivore(tom)"
+    evidence = verdict.step_verdicts[1].evidence
+    assert (evidence.kind, evidence.aligned_claim, evidence.formaliser, evidence.supplied_by) == (
+        "claim", "Carnivore(tom)", "offline_reader", "proof")
+    assert verdict.step_verdicts[1].evidence.aligned_claim == "Carnivore(tom)"
 
 
 def test_a_step_restating_givens_and_concluding_is_verified():
@@ -87,7 +86,7 @@ def test_an_honest_supplied_fol_artifact_is_verified_as_the_artifacts_formalisat
     artifact = "∀x (Cat(x) → Feline(x))\n∀y (Feline(y) → Carnivore(y))\nCat(tom)\n⊢ Carnivore(tom) ∧ Feline(tom)"
     verdict = verify(CATS, ["Tom is a feline and a carnivore."], [("fol", artifact)])
     assert statuses(verdict) == [V], verdict.step_verdicts[0].error_message
-    assert verdict.step_verdicts[0].details["evidence"]["formaliser"] == "artifact"
+    assert verdict.step_verdicts[0].evidence.formaliser == "artifact"
 
 
 def test_a_premise_entailed_by_the_givens_is_grounded():
@@ -130,10 +129,10 @@ def test_an_artifact_proving_the_conclusion_is_verified_once_the_supporting_clai
                       ("fol", "∀x (Mammal(x) → WarmBlooded(x))\nMammal(moby)\n⊢ WarmBlooded(moby)")], deps=[[], [1]])
     assert statuses(verdict) == [V, V], [v.error_message for v in verdict.step_verdicts]
     first, second = verdict.step_verdicts
-    assert first.details["aligned_claim"] == "Whale(moby) ∧ (∀x (Whale(x) → Mammal(x))) ∧ Mammal(moby)"  # the whole
+    assert first.evidence.aligned_claim == "Whale(moby) ∧ (∀x (Whale(x) → Mammal(x))) ∧ Mammal(moby)"  # the whole
     assert first.details["provenance"]["supporting_claims"] == 1
-    assert "supporting claim(s) follow from the givens" in first.details["evidence"]["note"]
-    assert second.details["aligned_claim"] == "(∀x (Mammal(x) → WarmBlooded(x))) ∧ WarmBlooded(moby)"
+    assert "supporting claim(s) follow from the givens" in first.evidence.note
+    assert second.evidence.aligned_claim == "(∀x (Mammal(x) → WarmBlooded(x))) ∧ WarmBlooded(moby)"
 
 
 @pytest.mark.parametrize("level", ["quick", "standard", "formal"])

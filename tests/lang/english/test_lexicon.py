@@ -2,7 +2,7 @@
 
 import pytest
 
-from reasonforge.translate.lexicon import (
+from reasonforge.lang.english.lexicon import (
     Lexicon,
     constant_name,
     looks_plural,

@@ -43,9 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from reasonforge.lang.logic import Atom, Const, Formula, Iff, Implies, Not, Or, Term, Var, Xor
-from reasonforge.lang.logic.formulas import conj, disj, exists, forall, free_vars
-from reasonforge.translate.lexicon import (
+from reasonforge.lang.english.lexicon import (
     IRREGULAR_PLURALS,
     VARIABLE_NAMES,
     Lexicon,
@@ -55,6 +53,8 @@ from reasonforge.translate.lexicon import (
     singularize,
     third_person,
 )
+from reasonforge.lang.logic import Atom, Const, Formula, Iff, Implies, Not, Or, Term, Var, Xor
+from reasonforge.lang.logic.formulas import conj, disj, exists, forall, free_vars
 
 
 class NoRule(Exception):

@@ -1,0 +1,171 @@
+"""A maths question and its steps read from their text: the relations a step asserts (`text.extract`, memoised), what
+the question gives (its relations, hypotheses and cases) and what it asks for (`Question`), and GSM8K answer lines.
+The offline translator and the sympy aligner both read through here."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+
+from reasonforge.lang.math.text import StepMath, extract
+
+__all__ = ["Question", "answer_line", "read_question", "read_text", "speaks_of_nonnegatives"]
+
+_NONNEGATIVE = re.compile(
+    r"\b(lengths?|distances?|hypotenuse|sides?|radius|radii|diameter|perimeter|area|heights?|width|ages?|"
+    r"number\s+of|how\s+many)\b",
+    re.IGNORECASE,
+)
+_CACHED_READINGS = 2048
+_CACHED_QUESTIONS = 64
+_CACHED_TEXT = 4096  # characters: a longer text is read again each time, never kept
+# what a question asks for: the object of one of these verbs ("find c", "what is the hypotenuse")
+_ASK = re.compile(
+    r"\b(?:what\s+(?:is|are|was|were|will\s+be)|what's|find|compute|calculate|determine|evaluate|solve\s+for|"
+    r"how\s+many|how\s+much|value\s+of)\s+",
+    re.IGNORECASE,
+)
+_LONE_NAME = re.compile(r"(?:\$|\\\(|\\\[)?\s*([A-Za-z])\s*(?:\$|\\\)|\\\])?(?=\s*(?:[?.,;:]|$|=\s*\?|\s(?:if|when|"
+                        r"given|such|where|and|in|for|that|so)\b))")
+_AND_NAME = re.compile(r"\s*(?:,|and|,\s*and)\s*(?:\$|\\\()?\s*([A-Za-z])\b\s*(?:\$|\\\))?")
+_UNKNOWN_MARK = re.compile(r"(?<![A-Za-z])([A-Za-z])\s*=\s*\?")
+_WORD = re.compile(r"[A-Za-z]+")
+# words of an asked phrase that name no quantity of their own ("the value of", "how many more")
+_NOT_NOUNS = frozenset((
+    "the", "a", "an", "its", "his", "her", "their", "this", "that", "these", "those", "of", "each", "all", "total",
+    "value", "values", "number", "numbers", "more", "many", "much",
+))
+# words that end an asked phrase ("how many pencils does he have")
+_PHRASE_STOPS = frozenset((
+    "is", "are", "was", "were", "be", "been", "will", "does", "do", "did", "has", "have", "had", "can", "could",
+    "would", "should", "with", "if", "when", "given", "in", "on", "at", "for", "to", "from", "by", "and", "or", "as",
+    "than", "then", "so", "such", "that", "which", "who", "whose", "where", "while", "after", "before",
+))
+_MAX_ASKED_WORDS = 4
+
+
+
+
+def read_text(content: str, claimed_conclusion: str | None = None) -> StepMath:
+    """A step's maths as the reader reads it; every relation of claimed_conclusion is a claim (`z = 5` there
+    is what the step concludes, not a case), added when the content does not already claim it."""
+    if len(content) + len(claimed_conclusion or "") > _CACHED_TEXT:
+        return _read_text(content, claimed_conclusion)
+    return _read(content, claimed_conclusion)
+
+
+# The soundness gate re-reads every ancestor of every step, and reads what this translator read: memoised,
+# since the reader is a pure function of the text and its results are immutable. Bounded in entries and in the
+# length of what is kept, so the memory a server holds stays small whatever texts it is sent.
+@functools.lru_cache(maxsize=_CACHED_READINGS)
+def _read(content: str, claimed_conclusion: str | None) -> StepMath:
+    return _read_text(content, claimed_conclusion)
+
+
+def _read_text(content: str, claimed_conclusion: str | None) -> StepMath:
+    math = extract(content)
+    if not claimed_conclusion:
+        return math
+    extra = extract(claimed_conclusion)
+    claimed = {r.text for r in math.claims}
+    added = tuple(r for r in extra.relations if r.text not in claimed)
+    return replace(math, claims=math.claims + added, notes=math.notes + extra.notes, unread=math.unread + extra.unread)
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the question gives (its relations, read as givens) and what it asks for."""
+
+    givens: StepMath = field(default_factory=StepMath)
+    asked_names: frozenset[str] = frozenset()  # "find c", "solve for x", "x = ?"
+    asked_words: frozenset[str] = frozenset()  # "what is the hypotenuse" → hypotenuse
+    nonnegative: bool = False  # it speaks of lengths or counts
+
+    def asked_in(self, text: str) -> frozenset[str]:
+        """The names `text` puts right after an asked word ("the hypotenuse c = 9" → c)."""
+        if not self.asked_words:
+            return frozenset()
+        words = "|".join(sorted(re.escape(w) for w in self.asked_words))
+        found = set()
+        linking = r"(?:\s+(?:is|be|was|equals|will\s+be|is\s+called|we\s+call))?"
+        # one way to split each run of blanks, so a long run costs linear time
+        for m in re.finditer(rf"\b(?:{words})s?\b{linking}[\s,:]*(?:(?:\$|\\\(|\\\[)\s*)?([A-Za-z])(?![\w'])", text,
+                             re.IGNORECASE):
+            name, rest = m.group(1), text[m.end():].lstrip()
+            if name in "aAI" and re.match(r"[A-Za-z]{2,}", rest):
+                continue  # the article "a", the pronoun "I"
+            found.add(name)
+        return frozenset(found)
+
+
+def read_question(query: str) -> Question:
+    """The question's givens (its relations; its hypotheses and cases are givens too) and what it asks for."""
+    return _read_question(query) if len(query) <= _CACHED_TEXT else _question_of(query)
+
+
+@functools.lru_cache(maxsize=_CACHED_QUESTIONS)
+def _read_question(query: str) -> Question:
+    return _question_of(query)
+
+
+def _question_of(query: str) -> Question:
+    if not query.strip():
+        return Question()
+    raw = extract(query)
+    # the question's conditions ("if 2x + 3 = 7", "for n = 5") are what it gives, not hypotheses of a step; a
+    # name it gives several values ("15 when x = 2 and 3 when x = 5") has scenarios, not a value: no given
+    facts = tuple(a.relation for a in raw.assumptions if a.relation is not None and a.relation.op == "=")
+    scenarios = {name for name, count in Counter(r.bound_name for r in (*raw.bindings, *raw.cases)).items()
+                 if count > 1}
+    fixed = tuple(r for r in (*raw.bindings, *raw.cases) if r.bound_name not in scenarios)
+    givens = replace(raw, claims=tuple(sorted((*raw.claims, *facts), key=lambda r: r.span)),
+                     bindings=tuple(sorted(fixed, key=lambda r: r.span)), cases=(),
+                     assumptions=tuple(a for a in raw.assumptions if a.relation is None or a.relation.op != "="))
+    names: set[str] = set(_UNKNOWN_MARK.findall(query))
+    words: set[str] = set()
+    for m in _ASK.finditer(query):
+        rest = query[m.end():]
+        lone = _LONE_NAME.match(rest)
+        if lone:
+            names.add(lone.group(1))
+            tail = rest[lone.end():]
+            while (more := _AND_NAME.match(tail)) is not None:
+                names.add(more.group(1))
+                tail = tail[more.end():]
+            continue
+        taken, previous_end = 0, 0
+        for word in _WORD.finditer(rest[:200]):
+            lower = word.group().lower()
+            if taken and re.search(r"[^\w\s'-]", rest[previous_end:word.start()]):
+                break  # the asked phrase ends with its clause (or at a number, a formula)
+            previous_end = word.end()
+            if lower in _PHRASE_STOPS:
+                break
+            if lower in _NOT_NOUNS or len(lower) < 3:
+                continue
+            words.add(lower)
+            taken += 1
+            if taken == _MAX_ASKED_WORDS:
+                break
+    words.add("answer")
+    question = Question(givens=givens, asked_names=frozenset(names), asked_words=frozenset(words),
+                        nonnegative=bool(_NONNEGATIVE.search(query)))
+    # "what is the length of the third side c?": the question names what it asks for
+    return replace(question, asked_names=question.asked_names | question.asked_in(query))
+
+
+def answer_line(content: str) -> str | None:
+    """The answer of a GSM8K answer line (`#### 72` → `72`), else None (string operations, no regex
+    backtracking over long blank runs)."""
+    stripped = content.strip()
+    if not stripped.startswith("####"):
+        return None
+    answer = stripped[4:].strip()
+    return answer if answer and "\n" not in answer and "\r" not in answer else None
+
+
+def speaks_of_nonnegatives(text: str) -> bool:
+    """Does `text` speak of a length, distance, side, area, age, "number of" or "how many" (nonnegative quantities)?"""
+    return _NONNEGATIVE.search(text) is not None

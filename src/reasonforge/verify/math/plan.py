@@ -1,0 +1,353 @@
+"""The plan of a mathematics step: the `sympy` artifact the offline translator writes for it, built from the
+question's and the ancestors' texts alone (`plan_step`), so the sympy aligner (`align.py`) rebuilds exactly what the
+translator emits and aligns supplied artifacts with it.
+
+Per step, the artifact (format: `relations.py`) holds, in this order:
+- givens from `original_query`: its bindings and cases as `let`, its relations (stated with `=`, `<`, ...,
+  hypotheses "if 2x + 3 = 7" included: the question's conditions are what it gives) as `fact`, its
+  assumptions as `assume` (prose such as "legs 3 and 4" is not read);
+- for each ancestor step in topological order: its bindings as `let`, its claims as `fact`, its
+  assumptions as `assume` (an ancestor's claims are trusted here: if one is false, its own check fails
+  and the cascade invalidates this step). An ancestor's cases ("if x = 2", "for n = 1") held for that
+  step only: such a step passes on its bindings, not its claims or assumptions. A given or ancestor
+  relation stated in other units than the step states the same names in (`3x = 1 hour`, then
+  `3x = 60 minutes`) is restated exactly in the step's units (`fact 3*x = 1*60`) or left out;
+- the step's own assumptions (`assume`), bindings and cases (`define`) and claims (`claim`), plus the
+  claims of `claimed_conclusion` that the content does not already make;
+- `assume v >= 0` for the step's unknowns when the query or the step speaks of a length, distance,
+  hypotenuse, side, radius, area, age, "number of" or "how many" (such quantities are nonnegative);
+- for a GSM8K answer line `#### N`: `claim <last computed value> = N` (or `100*(…) = N`, an answer in
+  percent or cents; `~=` where N is the value rounded to N's written precision), where the last computed
+  value is the right side of the last equation the latest ancestor claims (a binding or case computes
+  nothing); an answer that matches none of these is left unchecked (see `_answer_claim`).
+A step with no claim and no binding gets an empty artifact (→ `unsupported`) whose notes quote it.
+
+Provenance (issue 17): a binding or case of the text (`Let x = 3`, `c = 9`) introduces its name only when
+the name is fresh. Otherwise the relation is a claim to check (`claim`, not `define`):
+- a given of the question (a name its relations use): "Let y = 5" when the question fixed y = 2 is a claim
+  the given refutes (`StepPlan.rebound` names the given), even as a case;
+- a name the question asks for ("find c", "solve for x", or a name the text puts after the asked noun:
+  "what is the hypotenuse?" … "the hypotenuse c = 9"), see `read_question`;
+- a name an ancestor's relations already determine ("Let c = 9" after c² = 3² + 4²).
+An explicit hypothetical case ("If b = 0, then …", "for n = 1") of an asked or determined name stays a case:
+the step asserts an implication, and cases never reach later steps or the answer. A case with no hypothetical
+word (`x = 15`, `x = -1 could be a root`) only names a value: as a claim it is verified when it holds, and the
+gate reports it unsupported, never failed, when it does not (`StepPlan.named`). Several values listed for a
+name that is not fresh (the roots `x = 2 and x = 3`) stay cases, and the gate leaves the step unsupported
+(`StepPlan.alternatives`). A question that gives one name several values ("15 when x = 2 and 3 when x = 5")
+describes scenarios: those are not givens.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import sympy
+
+from reasonforge.lang.math import ExpressionError, Node, Relation, StepMath, evaluate, extract_value, restate, to_text
+from reasonforge.lang.math.expr import rounding_tolerance
+from reasonforge.lang.math.reading import Question, answer_line, read_text, speaks_of_nonnegatives
+from reasonforge.types import ReasoningStep
+
+__all__ = ["Rebound", "StepPlan", "plan_step", "read_step"]
+
+_MAX_QUOTE = 60
+# the words that make a case explicitly hypothetical: the step then asserts an implication
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|when|whenever|suppose|supposing|assume|assuming|consider|considering|for|case|try|trying|test|"
+    r"testing|substitute|substituting|plug|plugging|setting|set|at|with)\b",
+    re.IGNORECASE,
+)
+
+
+def _quote(text: str, limit: int = _MAX_QUOTE) -> str:
+    text = " ".join(text.split()).replace("#", "")
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def read_step(step: ReasoningStep) -> StepMath:
+    """The step's maths as the reader reads it (`lang.math.reading.read_text` of its content and claimed
+    conclusion)."""
+    return read_text(step.content, step.claimed_conclusion)
+
+
+# ---- provenance --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Rebound:
+    """A relation of the step's text that gives a given of the question another value; `asserted` when the text
+    binds it ("Let y = 5", "y is 5", "if y = 5"), not when it only names the value (`y = 5` with no verb)."""
+
+    relation: Relation
+    given: Relation
+    asserted: bool = True
+
+
+def _hypothetical(math: StepMath) -> bool:
+    """Whether a step considers a case, so that its claims hold in that case only."""
+    return bool(math.cases) or any(a.relation is not None and a.relation.op == "=" for a in math.assumptions)
+
+
+def _context_relations(math: StepMath) -> list[tuple[str, Relation]]:
+    """(keyword, relation) for what a given or an ancestor contributes: bindings as let, claims as fact. A step
+    that considers a case ("if x = 2", "for n = 1", "if K^2 = 1") may claim what holds in that case only, so it
+    contributes its bindings alone."""
+    out = []
+    hypothetical = _hypothetical(math)
+    for rel in math.relations:
+        if rel in math.bindings:
+            out.append(("let", rel))
+        elif rel in math.claims and not hypothetical:
+            out.append(("fact", rel))
+    return out
+
+
+def _context_lines(math: StepMath, units: Mapping[str, str]) -> list[str]:
+    """What a given or an ancestor step contributes (see `_context_relations`). A relation stated in other units
+    than the checked step uses for its names (`3x = 1 hour` before `3x = 60 minutes`) is restated in the step's
+    units, or left out when that cannot be done exactly (see `restate`)."""
+    lines = [] if _hypothetical(math) else [f"assume {a.text}" for a in math.assumptions]
+    for keyword, rel in _context_relations(math):
+        targets = {units[name] for name in rel.names if name in units}
+        if rel.unit is None or not targets or targets == {rel.unit}:
+            lines.append(f"{keyword} {rel.text}")
+            continue
+        restated = restate(rel, targets.pop()) if len(targets) == 1 else None
+        if restated is not None:
+            lines.append(f"{keyword} {restated.text}  # {rel.text} in {rel.unit}s, here in {restated.unit}s")
+    return lines
+
+
+def _units(math: StepMath) -> dict[str, str]:
+    """The unit each name's quantities are stated in by this step's own relations (names given two units
+    are left out)."""
+    seen: dict[str, set[str]] = {}
+    for rel in math.relations:
+        if rel.unit:
+            for name in rel.names:
+                seen.setdefault(name, set()).add(rel.unit)
+    return {name: next(iter(units)) for name, units in seen.items() if len(units) == 1}
+
+
+def _closed_value(node: Node) -> sympy.Expr | None:
+    try:
+        value = evaluate(node)
+    except (ExpressionError, TypeError, ValueError):
+        return None
+    return None if value.free_symbols else value
+
+
+def _explicitly_hypothetical(text: str, rel: Relation, breaks: Sequence[int]) -> bool:
+    """Whether the prose of the relation's sentence before it makes it a hypothesis ("If b = 0, then …");
+    `breaks` are the positions of the text's sentence ends, sorted."""
+    start = rel.span[0]
+    if not 0 <= start <= len(text):
+        return False
+    index = bisect.bisect_left(breaks, start)
+    lo = breaks[index - 1] + 1 if index else 0
+    return _HYPOTHETICAL.search(text, lo, start) is not None
+
+
+@dataclass(frozen=True)
+class _Provenance:
+    reading: StepMath
+    rebound: tuple[Rebound, ...] = ()
+    alternatives: tuple[str, ...] = ()
+    named: tuple[Relation, ...] = ()
+    bound: tuple[Relation, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], given_names: frozenset[str],
+                determined: frozenset[str], asked: frozenset[str]) -> _Provenance:
+    """The step's reading once bindings and cases of names that are not fresh are claims (module docstring).
+
+    Values listed for one name (`x = 2` and `x = 1/2`, the roots) are alternatives, not claims that all hold:
+    for a name that is not fresh they stay cases, and the plan says which value is taken is not checked (a
+    case analysis whose every case is explicit, "if b = 0 …; if b = 1 …", is checked case by case). A case
+    with no hypothetical word (`x = -1 could be a root`, `x = 15`) only names a value: made a claim, it is
+    verified when it holds, and `named` lets the gate call it unsupported, not failed, when it does not."""
+    demoted: list[Relation] = []
+    named: list[Relation] = []
+    bound: list[Relation] = []
+    rebound: list[Rebound] = []
+    notes: list[str] = []
+    breaks = [i for i, c in enumerate(text) if c in ".;\n?!"]
+    explicit = {rel for rel in own.cases if _explicitly_hypothetical(text, rel, breaks)}
+    values: dict[str, set[sympy.Expr]] = {}
+    for rel in own.cases:
+        value = _closed_value(rel.rhs_tree)
+        if rel.bound_name and value is not None:  # `X = 11 - 6, X = 5` gives one value twice; `T = M` none
+            values.setdefault(rel.bound_name, set()).add(value)
+    listed = {name for name, seen in values.items() if len(seen) > 1}
+    alternatives: set[str] = set()
+    for rel in (*own.bindings, *own.cases):
+        name = rel.bound_name
+        if name is None:
+            continue
+        fresh = name not in given_names and name not in asked and name not in determined
+        implicit = rel in own.cases and rel not in explicit
+        if rel in own.cases and name in listed:
+            if not fresh and any(r.bound_name == name and r not in explicit for r in own.cases):
+                alternatives.add(name)
+            continue
+        if name in given_names:
+            given = given_values.get(name)
+            value, fixed = _closed_value(rel.rhs_tree), given and _closed_value(given.rhs_tree)
+            if given is not None and value is not None and fixed is not None and value != fixed:
+                rebound.append(Rebound(rel, given, asserted=not implicit))
+            why = "a given of the question"
+        elif rel in explicit:
+            continue  # "If b = 0, then …": an implication over a case
+        elif name in asked:
+            why = "what the question asks for"
+        elif name in determined:
+            why = "determined by an earlier step"
+        else:
+            continue
+        demoted.append(rel)
+        (named if implicit else bound).append(rel)
+        notes.append(f"{name} is {why}: `{rel.text}` is a claim to check, not a binding")
+    notes += [f"the values listed for {name} are alternatives; which of them {name} takes is not checked"
+              for name in sorted(alternatives)]
+    reading = own
+    if demoted:
+        claims = tuple(sorted((*own.claims, *demoted), key=lambda r: r.span))
+        reading = replace(own, claims=claims, bindings=tuple(r for r in own.bindings if r not in demoted),
+                          cases=tuple(r for r in own.cases if r not in demoted))
+    return _Provenance(reading, tuple(rebound), tuple(sorted(alternatives)), tuple(named), tuple(bound), tuple(notes))
+
+
+# ---- the plan of one step --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StepPlan:
+    """One step's artifact, and the reading it was built from: what the gate aligns supplied artifacts with."""
+
+    premises: tuple[str, ...]  # givens, ancestors' relations, assumptions (artifact lines, comments included)
+    own: tuple[str, ...]  # the step's claim and define lines
+    reading: StepMath  # the step's relations after the provenance rules
+    asked: frozenset[str] = frozenset()
+    rebound: tuple[Rebound, ...] = ()
+    alternatives: tuple[str, ...] = ()  # names not fresh whose listed values (`x = 2`, `x = 3`) stay cases
+    named: tuple[Relation, ...] = ()  # claims that were cases with no hypothetical word: named, maybe not asserted
+    bound: tuple[Relation, ...] = ()  # claims that were bindings the text asserts ("Let c = 9") of names not fresh
+    as_bound: str = ""  # the artifact with `bound` as `define` lines again: what the step says under its bindings
+    answer: tuple[int, Relation] | None = None  # for an answer line: the ancestor relation it is checked against
+    notes: tuple[str, ...] = ()
+
+    @property
+    def artifact(self) -> str:
+        """The artifact text ("" when the step has nothing to check)."""
+        if not any(line.startswith(("claim", "define")) for line in self.own):
+            return ""
+        return "\n".join((*self.premises, *self.own)) + "\n"
+
+
+def _own_lines(math: StepMath, bound: Sequence[Relation] = ()) -> list[str]:
+    lines = []
+    for rel in math.relations:
+        keyword = "claim" if rel in math.claims and rel not in bound else "define"
+        lines.append(f"{keyword} {rel.text}  # \"{_quote(rel.source)}\"")
+    return lines
+
+
+def _last_value(ancestors: Sequence[tuple[ReasoningStep, StepMath]], given_values: Mapping[str, Relation],
+                given_names: frozenset[str], asked: frozenset[str]) -> tuple[int, Relation] | None:
+    """The last equation the latest ancestor claims, for a final answer line. A claim as that ancestor's own
+    plan had it: its bindings and cases of names that were not fresh were claims it checked (`x = 15` after
+    10x = 150), a fresh binding or case names a value and computes none. (Each ancestor is taken to follow
+    the ones listed before it, exact for a chain whose steps each use the one before.)"""
+    determined: frozenset[str] = frozenset()
+    latest: tuple[int, Relation] | None = None
+    for step, math in ancestors:
+        reading = _provenance(math, step.content, given_values, given_names, determined, asked).reading
+        equations = [r for r in reading.claims if r.op == "="]
+        if equations:
+            latest = step.step_id, equations[-1]
+        determined |= frozenset().union(*(rel.names for _, rel in _context_relations(math)))
+    return latest
+
+
+def _answer_claim(answer: str, last: tuple[int, Relation] | None) -> tuple[str | None, str]:
+    """The claim for a `#### N` answer line, or (None, why not).
+
+    The answer is compared with the last computed value v, as GSM8K writes it: v itself, or v in percent
+    or cents (100·v), each exactly (`=`) or rounded to the answer's written precision (`~=`, emitted only when
+    v is within half a unit of N's last digit: `15.36` → `#### 15`, never `70` → `#### 71`, so the claim does not
+    rest on how generous `~=` is). An answer that matches no reading is not evidence of an error (the answer
+    may be a value computed earlier), so the line is left unchecked."""
+    value = extract_value(answer)
+    if value is None or last is None:
+        return None, "it has no value, or the step before it computes none"
+    sid, rel = last
+    try:
+        computed, stated = evaluate(rel.rhs_tree), evaluate(value)
+    except ExpressionError as exc:
+        return None, exc.message
+    if computed.free_symbols:
+        return None, f"the last computed value {to_text(rel.rhs_tree)} is not a number"
+    source = f"# the final answer against the last computed value (step {sid}: {rel.text})"
+    allowance = rounding_tolerance(value) or sympy.Rational(1, 2)
+    for shown, scaled, why in ((to_text(rel.rhs_tree), computed, ""),
+                               (f"100*({to_text(rel.rhs_tree)})", 100 * computed, ", in percent or cents")):
+        if scaled == stated:
+            return f"claim {shown} = {to_text(value)}  {source}{why}", ""
+        if abs(scaled - stated) <= allowance:
+            return f"claim {shown} ~= {to_text(value)}  {source}{why}, rounded", ""
+    return None, f"{to_text(value)} is not the last computed value ({rel.text})"
+
+
+def _nonnegative(own: StepMath, context: Sequence[str]) -> list[str]:
+    """`assume v >= 0` for the unknowns of the step's claims (lengths, counts: nonnegative quantities)."""
+    bound = {r.bound_name for r in own.bindings}
+    bound |= {line.split()[1] for line in context if line.startswith("let ")}
+    names = sorted(set().union(*(r.names for r in own.claims)) - bound) if own.claims else []
+    return [f"assume {name} >= 0  # a length or count" for name in names if f"assume {name} >= 0" not in context]
+
+
+def plan_step(step: ReasoningStep, question: Question, ancestors: Sequence[tuple[ReasoningStep, StepMath]],
+              own: StepMath | None = None) -> StepPlan:
+    """The artifact for `step` from the question and its ancestors with their readings (topological order):
+    the one function both this translator and the soundness gate use (module docstring)."""
+    raw = own if own is not None else read_step(step)
+    givens = question.givens
+    given_relations = [rel for _, rel in _context_relations(givens)]
+    given_names = frozenset().union(*(rel.names for rel in given_relations))
+    given_values = {rel.bound_name: rel for rel in given_relations
+                    if rel.bound_name and _closed_value(rel.rhs_tree) is not None}
+    determined = frozenset().union(*(rel.names for _, math in ancestors for _, rel in _context_relations(math)))
+    texts = [step.content, step.claimed_conclusion or "", *(a.content for a, _ in ancestors)]
+    asked = question.asked_names | frozenset().union(*(question.asked_in(t) for t in texts))
+    provenance = _provenance(raw, step.content, given_values, given_names, determined, asked)
+    reading = provenance.reading
+    notes = [*reading.notes, *provenance.notes]
+    own_lines = _own_lines(reading)
+    answer_of = None
+    answer = answer_line(step.content)
+    if answer is not None and raw.empty:
+        last = _last_value(ancestors, given_values, given_names, asked)
+        line, why = _answer_claim(answer, last)
+        if line:
+            own_lines.append(line)
+            answer_of = last
+        else:
+            notes.append(f"the answer line \"{_quote(step.content)}\" is not checked: {why}")
+    premises: list[str] = []
+    units = _units(reading)
+    if not givens.empty or givens.assumptions:
+        premises += ["# givens (from the query)", *_context_lines(givens, units)]
+    for ancestor, math in ancestors:
+        context = _context_lines(math, units)
+        if context:
+            premises += [f"# step {ancestor.step_id}", *context]
+    premises.append(f"# step {step.step_id} (checked)")
+    if question.nonnegative or speaks_of_nonnegatives(step.content):
+        premises += _nonnegative(reading, premises)
+    premises += [f"assume {a.text}" for a in reading.assumptions]
+    as_bound = "\n".join((*premises, *_own_lines(reading, provenance.bound))) + "\n" if provenance.bound else ""
+    return StepPlan(premises=tuple(premises), own=tuple(own_lines), reading=reading, asked=asked,
+                    rebound=provenance.rebound, alternatives=provenance.alternatives, named=provenance.named,
+                    bound=provenance.bound, as_bound=as_bound, answer=answer_of,
+                    notes=tuple(notes))
