@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from reasonforge.chain import (
     StepGraph,
@@ -98,7 +98,7 @@ def verify_chain(
 
 
 def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble,
-                    ancestors: dict[int, list[int]], limits: CheckLimits, registry: CheckerRegistry,
+                    ancestors: Mapping[int, Sequence[int]], limits: CheckLimits, registry: CheckerRegistry,
                     written: dict[int, str], say: Callable[[str], None]) -> dict[int, StepVerdict]:
     """Each member's translations checked on their own, then agreed on per step (`pipeline.agreement`)."""
     runs = []
@@ -107,8 +107,13 @@ def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble
         check_translations(translations, graph)
         check_prover(request, translations)
         runs.append(_check_all(request, graph, translations, limits, registry, member.spec, written,
-                               lambda message, i=index: say(f"{message}, translation {i} of {len(ensemble.members)}")))
+                               _numbered(say, index, len(ensemble.members))))
     return agree(runs, [m.spec for m in ensemble.members], ensemble.min_agree)
+
+
+def _numbered(say: Callable[[str], None], index: int, of: int) -> Callable[[str], None]:
+    """`say`, each message naming which of the ensemble's translations it is about."""
+    return lambda message: say(f"{message}, translation {index} of {of}")
 
 
 def _formalised(request: VerifyRequest, translator: Translator) -> QuestionModel | None:
