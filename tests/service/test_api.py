@@ -296,6 +296,12 @@ def test_free_tier_refuses_formal_with_402(api: Api) -> None:
             "required",
         ),
         ({"task_id": "mine"}, "task_id", "assigned by the service"),
+        (
+            {"translations": [{"step_id": 1, "language": "python",
+                               "formal_representation": "def test_t():\n    assert True\n"}]},
+            "translations[0].language",
+            "the mathematics domain accepts coq, lean4, sympy",
+        ),
         ({"callback_url": "ftp://example.com/x"}, "callback_url", "http"),
         ({"proof_level": "formal", "prover": "lean4"}, "prover", "Lean 4"),
         (
