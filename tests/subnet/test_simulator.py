@@ -1,7 +1,6 @@
 """The incentive simulator: honest skill is rewarded in order and every attack earns less than honesty."""
 
 import json
-import time
 
 import pytest
 
@@ -14,10 +13,7 @@ ADVERSARIES = ("copycat", "vacuous", "timeout_gamer", "sybil")
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_hundred_epochs_rank_honesty_above_every_attack(seed):
-    started = time.perf_counter()
     report = simulate(epochs=100, seed=seed)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 120.0, f"100 epochs took {elapsed:.1f} s"  # a hang guard
     reward = {name: result.total_reward for name, result in report.profiles.items()}
     assert set(reward) == {"elite", "honest", "lazy", *ADVERSARIES}
     assert reward["elite"] > reward["honest"] > reward["lazy"]

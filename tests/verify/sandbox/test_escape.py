@@ -241,12 +241,12 @@ def test_memory_hog_is_stopped() -> None:
 
 def test_cpu_spin_is_stopped() -> None:
     r = py("while True: pass", Limits(cpu_s=1, wall_s=20))
-    assert r.cpu_exceeded and r.elapsed_ms < 10_000
+    assert r.cpu_exceeded and not r.timed_out  # the CPU limit stopped it, not the 20 s wall clock
 
 
 def test_sleep_forever_is_killed_at_wall_limit() -> None:
     r = py("import time; time.sleep(10**6)", Limits(wall_s=1.5))
-    assert r.timed_out and 1400 < r.elapsed_ms < 6000
+    assert r.timed_out and r.elapsed_ms > 1400
 
 
 @pytest.mark.slow
@@ -308,7 +308,7 @@ def test_daemonized_grandchild_dies_with_the_run() -> None:
             os._exit(0)
         print("parent done")
     """)
-    assert r.exit_code == 0 and r.elapsed_ms < 10_000
+    assert r.exit_code == 0 and not r.timed_out  # the detached sleeper did not hold the run open
     deadline = time.monotonic() + 3
     while pool_processes(nonce) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -499,8 +499,7 @@ def test_filling_the_work_dir_with_many_files_is_stopped() -> None:
         time.sleep(5)
         print("LEAK")
     """, Limits(work_mb=32, file_size_mb=4, wall_s=20))
-    assert r.disk_exceeded and not r.ok and "LEAK" not in r.stdout
-    assert r.elapsed_ms < 5000
+    assert r.disk_exceeded and not r.ok and "LEAK" not in r.stdout and not r.timed_out
 
 
 def test_creating_countless_empty_files_is_stopped() -> None:
