@@ -188,11 +188,33 @@ def test_text_option_verifies_plain_reasoning_and_provider_payloads(tmp_path):
     out = run("verify", "--text", "-", "--domain", "logic", "--question", question, "--json",
               stdin=json.dumps(ANTHROPIC_THINKING))
     assert out.returncode == 0, out.stdout + out.stderr
-    assert VerificationVerdict.model_validate_json(out.stdout).total_steps == 2
+    assert VerificationVerdict.model_validate_json(out.stdout).total_steps == 3  # two thought steps, then the answer
     # The same thinking with a false conclusion: not verified, exit 1.
     wrong = json.loads(json.dumps(ANTHROPIC_THINKING).replace("So Moby is a mammal", "So Moby is a fish"))
     out = run("verify", "--text", "-", "--domain", "logic", "--question", question, stdin=json.dumps(wrong))
     assert out.returncode == 1, out.stdout + out.stderr
+
+
+def test_text_option_checks_the_visible_answer_after_the_reasoning():
+    question = "What is 2 + 3?"
+    payload = {"type": "message", "role": "assistant", "content": [
+        {"type": "thinking", "thinking": "2 + 3 = 5"}, {"type": "text", "text": "Also 2 + 2 = 5. The answer is 5."}]}
+    out = run("verify", "--text", "-", "--domain", "mathematics", "--question", question, "--json",
+              stdin=json.dumps(payload))
+    assert out.returncode == 1, out.stdout + out.stderr
+    verdict = VerificationVerdict.model_validate_json(out.stdout)
+    assert [s.status.value for s in verdict.step_verdicts] == ["verified", "failed"] and verdict.claimed_answer == "5"
+    # --source reasoning checks the reasoning alone, as asked; the claimed answer is still the response's
+    out = run("verify", "--text", "-", "--domain", "mathematics", "--question", question, "--source", "reasoning",
+              "--json", stdin=json.dumps(payload))
+    verdict = VerificationVerdict.model_validate_json(out.stdout)
+    assert verdict.total_steps == 1 and verdict.claimed_answer == "5", out.stdout
+    # a heading that claims something is a step; the last answer stated is the one claimed
+    out = run("verify", "--text", "-", "--domain", "mathematics", "--question", question, "--json",
+              stdin="2 + 3 = 5\n\n## Solution\n\n#### 5\n\n## Hence 2 + 3 = 6, so the answer is 6\n")
+    assert out.returncode == 1, out.stdout + out.stderr
+    verdict = VerificationVerdict.model_validate_json(out.stdout)
+    assert verdict.total_steps == 3 and verdict.claimed_answer == "6"
 
 
 @pytest.mark.parametrize(("args", "stdin", "words"), [
@@ -203,6 +225,10 @@ def test_text_option_verifies_plain_reasoning_and_provider_payloads(tmp_path):
     (["--text", "-", "--domain", "logic"], '{"choices": [}', "line 1"),
     (["--text", "-", "--domain", "logic"], '{"object": "list"}', "unrecognised response shape"),
     (["--text", "-", "--domain", "logic"], "   \n", "no answer text"),
+    (["--text", "-", "--domain", "logic"], '{"type": "message", "role": "assistant", "content": [{"type": "image"}]}',
+     "is of type 'image', which is not read"),
+    (["--text", "-", "--domain", "logic"], '{"choices": [{"message": {"content": "a"}}, {"message": {"content": "b"}}]}',
+     "holds 2 choices"),
     (["--text", "-", "--domain", "chemistry"], "a", "chemistry"),
 ])
 def test_text_option_input_errors_exit_2_saying_what(args, stdin, words):

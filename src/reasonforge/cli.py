@@ -207,7 +207,8 @@ def verify(
     ] = None,
     source: Annotated[
         SourceChoice | None,
-        typer.Option("--source", help="With --text: split the response's reasoning, its answer, or auto (default)."),
+        typer.Option("--source", help="With --text: which of the response's text becomes steps: auto (default: all "
+                     "of it, the reasoning and then the answer), only its reasoning, or only its answer."),
     ] = None,
     translations: Annotated[
         str | None, typer.Option("--translations", help="JSON list of StepTranslation to check instead of translating.")

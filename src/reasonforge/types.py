@@ -264,7 +264,8 @@ class VerifyRequest(BaseModel):
 
 
 class ReasoningSource(str, Enum):
-    """Which part of a model's response becomes the chain (`auto`: its reasoning when it has any, else its answer)."""
+    """Which part of a model's response becomes the chain (`auto`: all of it, the reasoning and then the visible
+    answer; `reasoning` or `answer`: that side only)."""
 
     AUTO = "auto"
     REASONING = "reasoning"

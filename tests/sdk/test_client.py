@@ -164,10 +164,10 @@ def test_parse_reasoning_chain_feeds_verify(rf):
             }
         ],
     }
-    steps = rf.parse_reasoning_chain(completion)
+    steps = rf.parse_reasoning_chain(completion)  # the reasoning's two paragraphs, then the visible answer
     assert all(isinstance(s, ReasoningStep) for s in steps) and [
         s.step_id for s in steps
-    ] == [1, 2]
+    ] == [1, 2, 3]
     result = rf.verify(
         reasoning_chain=steps,
         domain="mathematics",
@@ -177,7 +177,7 @@ def test_parse_reasoning_chain_feeds_verify(rf):
         generate_certificate=False,
         timeout_s=120,
     )
-    assert result.status is JobStatus.COMPLETE and result.steps_total == 2
+    assert result.status is JobStatus.COMPLETE and result.steps_total == 3
 
 
 R1_COMPLETION = {

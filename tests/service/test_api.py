@@ -183,7 +183,19 @@ def test_reasoning_as_a_model_wrote_it_is_split_and_verified(api: Api) -> None:
     response = api.client.post("/v1/verify/reasoning", json=body, headers=headers)
     assert response.status_code == 202, response.text
     done = api.wait(response.json()["task_id"], headers)
+    # The visible answer is checked too: it states the claimed answer, so it joins the last step. That step is
+    # verified on its relations only while the maths reader takes the word "boxed" for prose beyond them.
+    assert (done["verdict"], done["steps_verified"], done["steps_total"]) == ("PARTIAL", 3, 3)
+    plain = {**body, "reasoning": {**R1_RESPONSE, "choices": [{**R1_RESPONSE["choices"][0], "message": {
+        **R1_RESPONSE["choices"][0]["message"], "content": "The answer is 6."}}]}}
+    done = api.wait(api.client.post("/v1/verify/reasoning", json=plain, headers=headers).json()["task_id"], headers)
     assert (done["verdict"], done["steps_verified"], done["steps_total"]) == ("VERIFIED", 3, 3)
+    # A false relation in the visible answer is refuted, whatever the reasoning says.
+    wrong = {**body, "reasoning": {**R1_RESPONSE, "choices": [{**R1_RESPONSE["choices"][0], "message": {
+        **R1_RESPONSE["choices"][0]["message"], "content": "Also 2 * n = 7. The answer is 6."}}]}}
+    done = api.wait(api.client.post("/v1/verify/reasoning", json=wrong, headers=headers).json()["task_id"], headers)
+    assert (done["assurance"], done["steps_total"]) == ("refuted", 4)
+    assert [(s["step_id"], s["status"]) for s in done["steps"]][-1] == (4, "failed")
     # Plain text with a wrong final answer: the answer read from "#### 7" is compared with what the chain derived.
     text = {"reasoning": "Let n = 3.\n\nThen 2 * n = 6.\n\n#### 7", "domain": "mathematics",
             "proof_level": "quick", "original_query": "Let n = 3. What is 2n?", "generate_certificate": False}
