@@ -12,7 +12,7 @@ Each case (tests/adversarial/cases/<family>.jsonl, one JSON object per line) is 
   `"question_programs": [...]` the question's formalisations are those programs (as if a fooled model wrote
   them), the steps translated by the rules.
 - a command: `{"id", "family", "why", "cli": {"argv": [...], "stdin": "..."}, "exit": 2}`: the `reasonforge`
-  command must exit with that code and print no traceback.
+  command (run in this process by Typer's runner) must exit with that code and raise no uncaught exception.
 
 Prints cases, wrong and a per-family table (or one JSON object with `--json`); exit 1 when any case is wrong.
 """
@@ -20,9 +20,8 @@ Prints cases, wrong and a per-family table (or one JSON object with `--json`); e
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -33,7 +32,6 @@ from reasonforge.types import CheckLimits
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = REPO / "tests" / "adversarial" / "cases"
-CLI_TIMEOUT_S = 120  # a hang guard, not a speed target
 
 
 def load_cases(folder: Path = CASES, family: str | None = None) -> list[dict[str, Any]]:
@@ -102,16 +100,20 @@ def _run_request(case: dict[str, Any]) -> tuple[bool, str]:
 
 
 def _run_cli(case: dict[str, Any]) -> tuple[bool, str]:
+    """The command run in this process (Typer's runner: the same parsing, error hook and exit codes as the installed
+    `reasonforge`, without an interpreter start per case); an uncaught exception is a traceback."""
+    from typer.testing import CliRunner
+
+    from reasonforge.cli import app
+
     spec = case["cli"]
-    try:
-        out = subprocess.run([sys.executable, "-m", "reasonforge.cli", *spec["argv"]], input=spec.get("stdin", ""),
-                             capture_output=True, text=True, timeout=CLI_TIMEOUT_S, cwd=REPO, check=False)
-    except subprocess.TimeoutExpired:
-        return False, f"no answer within {CLI_TIMEOUT_S} s"
-    traceback = "Traceback (most recent call last)" in out.stderr
-    ok = out.returncode == case.get("exit", 2) and not traceback
-    first = (out.stderr.strip().splitlines() or [""])[-1 if traceback else 0][:160]
-    return ok, f"exit {out.returncode}{' with a traceback' if traceback else ''}: {first}"
+    with contextlib.chdir(REPO):  # paths in a case are the repository's
+        result = CliRunner().invoke(app, spec["argv"], input=spec.get("stdin", ""))
+    traceback = result.exception is not None and not isinstance(result.exception, SystemExit)
+    ok = result.exit_code == case.get("exit", 2) and not traceback
+    stderr = result.stderr if result.stderr_bytes is not None else result.output
+    first = (repr(result.exception) if traceback else (stderr.strip().splitlines() or [""])[0])[:160]
+    return ok, f"exit {result.exit_code}{' with a traceback' if traceback else ''}: {first}"
 
 
 def main(argv: list[str] | None = None) -> int:
