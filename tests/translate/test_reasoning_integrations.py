@@ -56,8 +56,12 @@ def test_langchain_messages_with_thinking_blocks_and_reasoning_content():
 
     from reasonforge.translate.integrations.langchain import message_reasoning
 
-    anthropic = recorded("anthropic_thinking")["content"]  # the block list langchain-anthropic keeps on AIMessage
-    assert len(message_reasoning(AIMessage(content=anthropic))) == 9
+    from reasonforge.chain import parse_reasoning_chain
+
+    response = recorded("anthropic_thinking")
+    anthropic = response["content"]  # the block list langchain-anthropic keeps on AIMessage
+    # the whole output: the thinking and the visible text, split as the provider's response is
+    assert message_reasoning(AIMessage(content=anthropic)) == [s.content for s in parse_reasoning_chain(response)]
     deepseek = recorded("deepseek_reasoner")["choices"][0]["message"]
     message = AIMessage(content=deepseek["content"], additional_kwargs={"reasoning_content": deepseek["reasoning_content"]})
     assert message_reasoning(message)[0].startswith("Okay, the user is asking")

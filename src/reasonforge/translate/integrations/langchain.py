@@ -50,7 +50,8 @@ class ChainVerifier(Protocol):
 
 
 def message_reasoning(message: Any) -> list[str]:
-    """Reasoning steps of one LangChain message: thinking blocks, reasoning_content, `<think>`, else its text."""
+    """The steps of one LangChain message: its reasoning (`reasoning_content`, thinking blocks, `<think>`) and then
+    its text — the whole output, as `chain.parse_reasoning_chain` reads a provider's response."""
     content = getattr(message, "content", message)
     extra = getattr(message, "additional_kwargs", {}) or {}
     thoughts: list[str] = []
@@ -69,12 +70,11 @@ def message_reasoning(message: Any) -> list[str]:
     elif isinstance(content, str):
         inner, outside = split_think(content)
         thoughts.extend(inner)
-        texts.append(outside if inner else content)
+        texts.append(outside)
     reasoning = extra.get("reasoning_content") if isinstance(extra, Mapping) else None
     if isinstance(reasoning, str) and reasoning.strip():
         thoughts.insert(0, reasoning)
-    chosen = thoughts or texts
-    return [unit for text in chosen for unit in split_reasoning(text)]
+    return [unit for text in (*thoughts, *texts) for unit in split_reasoning(text)]
 
 
 class ReasoningVerifier(BaseCallbackHandler):
