@@ -54,9 +54,8 @@ def test_langchain_handler_reports_a_wrong_step():
 def test_langchain_messages_with_thinking_blocks_and_reasoning_content():
     from langchain_core.messages import AIMessage
 
-    from reasonforge.translate.integrations.langchain import message_reasoning
-
     from reasonforge.chain import parse_reasoning_chain
+    from reasonforge.translate.integrations.langchain import message_reasoning
 
     response = recorded("anthropic_thinking")
     anthropic = response["content"]  # the block list langchain-anthropic keeps on AIMessage
