@@ -117,6 +117,9 @@ class ErrorKind(StrEnum):
     ILLICIT_CONVERSION = "illicit_conversion"
     UNDISTRIBUTED_MIDDLE = "undistributed_middle"
     VACUOUS = "vacuous"  # contradictory premises (logic reports it as details `vacuous`, Coq as this kind)
+    CONTRADICTED_PREMISE = "contradicted_premise"  # a premise the step states contradicts the givens or ancestors
+    # the step's conclusion is only assumed: stated with no inference claimed, or one of its own premises restated
+    ASSUMED_CONCLUSION = "assumed_conclusion"
     # the proof assistants (verify/coq, verify/lean)
     TOOL_UNAVAILABLE = "tool_unavailable"
     SANDBOX_UNAVAILABLE = "sandbox_unavailable"

@@ -44,21 +44,25 @@ def test_two_translations_that_prove_the_step_verify_it_with_the_figures():
     assert [b["translator"] for b in agreement["by"]] == ["rule-based-logic", "model"]
 
 
-def test_a_proof_and_a_refutation_disagree_and_nothing_is_concluded():
+def test_a_failed_artifact_that_under_reads_the_step_refutes_nothing_beside_a_proof():
+    # In logic a refutation is the reader's: the model's artifact, which drops a premise the step states, fails
+    # while the step's inference holds as read, so it is not the step's inference (unsupported) and the proof stands.
     verdict = verify_chain(WHALE, translator=Ensemble([rules(), Recorded("model", WEAK)]))
     step = verdict.step_verdicts[0]
-    assert step.status is StepStatus.UNSUPPORTED and step.error_kind is ErrorKind.DISAGREEMENT
-    assert "rule-based-logic proves the step, model refutes it" in step.error_message
-    assert "evidence" not in step.details and verdict.overall is not Overall.VERIFIED
-    assert verdict.failure_report is not None and verdict.failure_report.suggested_fix
+    assert step.status is StepStatus.VERIFIED and verdict.overall is Overall.VERIFIED
+    agreement = step.details["agreement"]
+    assert (agreement["verified"], agreement["failed"]) == (1, 0)
+    assert [b["status"] for b in agreement["by"]] == ["verified", "unsupported"]
+    assert "refutes nothing" in agreement["by"][1]["message"]
 
 
-def test_a_step_the_rules_cannot_read_is_the_models_and_a_lone_refutation_fails():
+def test_a_step_the_rules_cannot_read_is_the_models_and_a_lone_failure_refutes_only_as_read():
     empty = [PLAN[0].model_copy(update={"formal_representation": "", "notes": "not read"})]
     verdict = verify_chain(WHALE, translator=Ensemble([Recorded("rules", empty), Recorded("model", PLAN)]))
     assert verdict.overall is Overall.VERIFIED
-    refuted = verify_chain(WHALE, translator=Ensemble([Recorded("rules", empty), Recorded("model", WEAK)]))
-    assert refuted.step_verdicts[0].status is StepStatus.FAILED
+    lone = verify_chain(WHALE, translator=Ensemble([Recorded("rules", empty), Recorded("model", WEAK)]))
+    assert lone.step_verdicts[0].status is StepStatus.UNSUPPORTED  # its failure is not the reader's refutation
+    assert lone.step_verdicts[0].error_kind is ErrorKind.UNALIGNED
 
 
 def test_fewer_proofs_than_required_is_unsupported():
@@ -71,8 +75,9 @@ def test_fewer_proofs_than_required_is_unsupported():
 
 def test_a_cheating_member_cannot_verify_a_false_step():
     # A member that "proves" the step with a tautology is stopped by the soundness gate, like any artifact.
-    false = WHALE.model_copy(update={"original_query": "All mammals are warm-blooded. Whales are fish. "
-                                                       "Are whales warm-blooded?"})
+    # "Whales are mammals" is contradicted by the givens (a premise nothing contradicted would be an assumption)
+    false = WHALE.model_copy(update={"original_query": "All mammals are warm-blooded. Moby is a whale. Moby is not a "
+                                                       "mammal. Are whales warm-blooded?"})
     tautology = [PLAN[0].model_copy(update={"formal_representation": "(declare-const p Bool)\n(assert p)\n"
                                                                      "(assert (not p))\n(check-sat)\n"})]
     verdict = verify_chain(false, translator=Ensemble([rules(), Recorded("cheat", tautology)]))

@@ -13,14 +13,16 @@ QUERY = "Rex is a cat. If Rex is a cat then Rex is an animal."
 CLAIM = "Rex is an animal."
 
 
-def request(n, deps=None, level="standard"):
+def request(n, deps=None, level="standard", contents=None):
     deps = deps or [None] * n
+    contents = contents or {}
     return VerifyRequest.model_validate(
         {
             "domain": "logic",
             "proof_level": level,
             "original_query": QUERY,
-            "reasoning_chain": [{"step_id": i + 1, "content": CLAIM, "dependencies": d} for i, d in enumerate(deps)],
+            "reasoning_chain": [{"step_id": i + 1, "content": contents.get(i + 1, CLAIM), "dependencies": d}
+                                for i, d in enumerate(deps)],
         }
     )
 
@@ -34,7 +36,9 @@ BAD = "Cat_rex → Animal_rex\nAnimal_rex\n⊢ Cat_rex"  # affirming the consequ
 
 
 def test_diamond_cascade_through_real_checker():
-    req = request(5, deps=[[], [1], [1], [2, 3], [4]])
+    # Step 2 says what does not follow (a logic failure stands only where the reader's reading refutes the step;
+    # a true claim whose artifact fails is merely unsupported)
+    req = request(5, deps=[[], [1], [1], [2, 3], [4]], contents={2: "So Rex is a dog."})
     translations = [prop(1, GOOD), prop(2, BAD), prop(3, GOOD), prop(4, GOOD), prop(5, GOOD)]
     verdict = verify_chain(req, translations=translations)
     statuses = [sv.status for sv in verdict.step_verdicts]

@@ -112,6 +112,10 @@ def assumptions_of(verdicts: Iterable[StepVerdict]) -> list[StepAssumption]:
 _FIXES: dict[ErrorKind, str] = {
     ErrorKind.VACUOUS: "The premises available to this step contradict each other, so it proves nothing; "
     "remove or correct the contradictory premise.",
+    ErrorKind.CONTRADICTED_PREMISE: "A premise this step states contradicts the givens or the steps it builds on; "
+    "correct or remove it.",
+    ErrorKind.ASSUMED_CONCLUSION: "The step states a claim that nothing gives or derives (or restates one of its own "
+    "premises as its conclusion): derive it from the givens or earlier steps, or give it in the question.",
     ErrorKind.AFFIRMING_THE_CONSEQUENT: "This affirms the consequent: from 'if P then Q' and Q, P does not follow. "
     "State P directly or use 'if Q then P' if that is what you mean.",
     ErrorKind.DENYING_THE_ANTECEDENT: "This denies the antecedent: from 'if P then Q' and not P, not Q does not "

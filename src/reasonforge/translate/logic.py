@@ -1,13 +1,14 @@
 """`LogicTranslator`: the offline rule-based translator of logic chains into `fol`/`propositional` artifacts.
 
-The reading (givens, supporting claims, conclusion) is `lang.english.EnglishReader`'s. A step's artifact: the
-givens, then the claims (supporting claims and conclusion) of its ancestors in topological order, deduplicated;
-then `⊢ (supporting claims ∧ conclusion)`, the step's whole claim (`StepReading.claim`). Nothing the step itself
-says is a premise of this artifact; the logic aligner (verify/logic/align.py) decides which of the step's own
-supporting claims the givens entail and which are assumptions. An untranslatable ancestor contributes nothing
-(fewer premises: never a looser check). At proof level `quick` the entailment is Skolemised and grounded to a
-`propositional` artifact (exact; see `lang.logic.grounding`), else the `fol` artifact is kept (the quick checker
-reports it unsupported).
+The reading (givens, supporting claims, conclusion) is `lang.english.EnglishReader`'s. A step's artifact is its
+inference: the givens, then the claims (supporting claims and conclusion) of its ancestors in topological order,
+then the step's own supporting claims (the premises it states), deduplicated; then `⊢ conclusion`. The checker
+decides whether the conclusion follows from all of them; the logic aligner (verify/logic/align.py) decides which
+of the step's own premises the givens and ancestors give or derive, which they contradict (refuted) and which are
+assumptions (the step then rests on conditional evidence), and refutes nothing the reader's reading does not
+refute. An untranslatable ancestor contributes nothing (fewer premises: never a looser check). At proof level
+`quick` the entailment is Skolemised and grounded to a `propositional` artifact (exact; see
+`lang.logic.grounding`), else the `fol` artifact is kept (the quick checker reports it unsupported).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from reasonforge.types import (
 )
 
 TRANSLATOR_NAME = "rule-based-logic"
-TRANSLATOR_VERSION = "2.0"  # 2.0: a step's own sentences are claims, not premises
+TRANSLATOR_VERSION = "3.0"  # 3.0: a step's supporting claims are premises of its inference, its conclusion the goal
 _MAX_QUOTED = 3  # skipped given sentences quoted in notes; the rest are counted
 
 
@@ -97,9 +98,9 @@ class LogicTranslator:
         parser = self.reader.parser([theory, statement])
         givens = self.reader.read_givens(theory, parser)
         reading = self.reader.read_step(statement, None, parser)
-        if negated and reading.claim is not None:
-            negation = negate(reading.claim)
-            reading = StepReading((), negation, None, reading.notes, (ClaimPart(statement, negation, ClaimRole.CONCLUSION),))
+        if reading.claim is not None:  # the whole statement is the goal: nothing it says is a premise here
+            goal = negate(reading.claim) if negated else reading.claim
+            reading = StepReading((), goal, None, reading.notes, (ClaimPart(statement, goal, ClaimRole.CONCLUSION),))
         return self._artifact(0, statement, [], StepScope(givens, (), reading), level, _CompileCheck())
 
     # ---- helpers -----------------------------------------------------------------------------------
@@ -118,8 +119,8 @@ class LogicTranslator:
             quoted = "; ".join(f'"{s}"' for s in givens.skipped[:_MAX_QUOTED])
             more = f" and {len(givens.skipped) - _MAX_QUOTED} more" if len(givens.skipped) > _MAX_QUOTED else ""
             notes.append(f"skipped {len(givens.skipped)} query sentence(s) no rule covers: {quoted}{more}")
-        claim = reading.claim
-        if reading.error is not None or claim is None:
+        premises, conclusion = scope.inference
+        if reading.error is not None or conclusion is None:
             return StepTranslation(
                 step_id=step_id,
                 original_content=content,
@@ -130,12 +131,14 @@ class LogicTranslator:
                 compilation_check=False,
                 notes="; ".join([reading.error or "cannot translate this step", *notes]),
             )
-        if len(reading.parts) > 1:
-            quoted = "; ".join(f'"{p.text}"' for p in reading.parts[:_MAX_QUOTED])
-            more = " …" if len(reading.parts) > _MAX_QUOTED else ""
-            notes.append(f"the step asserts {len(reading.parts)} sentences, all checked (none assumed): {quoted}{more}")
-        premises = list(scope.premises)
-        grounded, text, refused = entailment_text(premises, claim, ground=level is ProofLevel.QUICK and self.ground_quick,
+        supports = [p for p in reading.parts if p.role is ClaimRole.SUPPORT]
+        if supports:
+            quoted = "; ".join(f'"{p.text}"' for p in supports[:_MAX_QUOTED])
+            more = " …" if len(supports) > _MAX_QUOTED else ""
+            notes.append(f"the step states {len(supports)} premise(s) of its own, each to be given, derived or "
+                         f"assumed: {quoted}{more}")
+        grounded, text, refused = entailment_text(premises, conclusion,
+                                                  ground=level is ProofLevel.QUICK and self.ground_quick,
                                                   max_nodes=self.max_ground_nodes)
         language = ArtifactLanguage.PROPOSITIONAL if grounded else ArtifactLanguage.FOL
         if refused is not None:

@@ -75,21 +75,21 @@ CASES = [
     ("Max is not sour.", "¬Sour(max)"),
     ("Fae is not cold-blooded.", "¬ColdBlooded(fae)"),
     # ProofWriter forms
-    ("The bear needs the lion.", "Needs(bear, lion)"),
-    ("The cat does not eat the squirrel.", "¬Eats(cat, squirrel)"),
-    ("The bald eagle is big.", "Big(bald_eagle)"),
-    ("If something sees the lion then it likes the bald eagle.", "∀x (Sees(x, lion) → Likes(x, bald_eagle))"),
+    ("The bear needs the lion.", "Needs(the_bear, the_lion)"),
+    ("The cat does not eat the squirrel.", "¬Eats(the_cat, the_squirrel)"),
+    ("The bald eagle is big.", "Big(the_bald_eagle)"),
+    ("If something sees the lion then it likes the bald eagle.", "∀x (Sees(x, the_lion) → Likes(x, the_bald_eagle))"),
     ("If someone is kind and round then they are red.", "∀x ((Kind(x) ∧ Round(x)) → Red(x))"),
     ("Red, cold things are round.", "∀x ((Red(x) ∧ Cold(x)) → Round(x))"),
     ("All quiet things are rough.", "∀x (Quiet(x) → Rough(x))"),
     ("Rough people are cold.", "∀x (Rough(x) → Cold(x))"),
     ("If Dave is smart and Dave is kind then Dave is quiet.", "(Smart(dave) ∧ Kind(dave)) → Quiet(dave)"),
     ("If someone sees the cat and they are not green then they see the cow.",
-     "∀x ((Sees(x, cat) ∧ ¬Green(x)) → Sees(x, cow))"),
+     "∀x ((Sees(x, the_cat) ∧ ¬Green(x)) → Sees(x, the_cow))"),
     ("If something visits the bear and the bear does not chase it then it needs the squirrel.",
-     "∀x ((Visits(x, bear) ∧ ¬Chases(bear, x)) → Needs(x, squirrel))"),
+     "∀x ((Visits(x, the_bear) ∧ ¬Chases(the_bear, x)) → Needs(x, the_squirrel))"),
     ("If the rabbit is kind and the rabbit sees the squirrel then the squirrel needs the rabbit.",
-     "(Kind(rabbit) ∧ Sees(rabbit, squirrel)) → Needs(squirrel, rabbit)"),
+     "(Kind(the_rabbit) ∧ Sees(the_rabbit, the_squirrel)) → Needs(the_squirrel, the_rabbit)"),
 ]
 
 
@@ -305,3 +305,24 @@ def test_any_word_salad_gets_a_formula_or_no_rule(words):
         parser.parse(sentence)
     except NoRule:
         pass
+
+
+def test_a_definite_description_is_not_the_individual_of_that_name():
+    parser = EnglishParser(Lexicon.from_texts(["The cat is a dog. Cat is a dog."]))
+    assert parser.parse("The cat is a dog.") != parser.parse("Cat is a dog.")
+    assert fol("The cat is a dog.") == "Dog(the_cat)" and fol("Cat is a dog.") == "Dog(cat)"
+    assert fol("Rex chases the cat.") == "Chases(rex, the_cat)"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Rex is a cat?", "Is Rex a cat?", "Rex is a cat, is he?",  # a question asserts nothing
+        "Rex is a cat today.", "Rex is not a cat anymore.", "Rex is a dog without doubt.",  # read as "CatToday"
+        "Rex is a cat again.", "Rex chases the dog after the cat.", "Rex is a cat here.",
+    ],
+)
+def test_a_word_that_would_change_the_sentence_makes_it_unread(sentence):
+    parser = EnglishParser(Lexicon.from_texts([sentence]))
+    with pytest.raises(NoRule):
+        parser.parse(sentence)

@@ -76,3 +76,31 @@ def test_a_marker_with_nothing_after_it_is_not_a_claim():
     # found by the property test above: ", so" ending the sentence left an empty claim
     role = sentence_role("Rex , so")
     assert role.claim.strip()
+
+
+@pytest.mark.parametrize(
+    ("text", "theory"),
+    [
+        ("All men are mortal. Is Socrates mortal? Socrates is a man.", ["All men are mortal.", "Socrates is a man."]),
+        ('All men are mortal. "Is Socrates mortal?" Socrates is a man.', ["All men are mortal.", "Socrates is a man."]),
+        ("Is Socrates mortal? socrates is a man.", ["socrates is a man."]),  # "?" ends a sentence before lower case
+        ("Is Socrates mortal?! Socrates is a man.", ["Socrates is a man."]),
+        ("Socrates is a man (is he mortal?). All men are mortal.", ["All men are mortal."]),
+        ("Could Socrates be mortal. Socrates is a man.", ["Socrates is a man."]),  # an interrogative without its "?"
+        ("Does Socrates die. Will Socrates die. Socrates is a man.", ["Socrates is a man."]),
+        ("Which man is mortal. Socrates is a man.", ["Socrates is a man."]),
+        ("Is Socrates mortal? True or false: Socrates is a man.", []),
+    ],
+)
+def test_a_question_is_never_theory_wherever_and_however_it_is_asked(text, theory):
+    assert split_query(text).theory == theory
+
+
+def test_a_sentence_that_only_opens_like_a_question_word_stays_theory():
+    # "When …" is a conditional the reader refuses, not a question: it must stay theory, so that it is named unread
+    assert split_query("When Rex is a cat, Rex is an animal.").theory == ["When Rex is a cat, Rex is an animal."]
+
+
+def test_sentences_end_after_closing_quotes_and_brackets():
+    assert split_sentences('He said "Rex is red." Bob is blue.') == ['He said "Rex is red."', "Bob is blue."]
+    assert split_sentences("Rex is red (a cat). Bob is blue.") == ["Rex is red (a cat).", "Bob is blue."]

@@ -94,7 +94,7 @@ def test_a_premise_entailed_by_the_givens_is_grounded():
     verdict = verify(CATS, ["Tom is a carnivore."], [("fol", artifact)])
     assert statuses(verdict) == [V], verdict.step_verdicts[0].error_message
     assert verdict.step_verdicts[0].details["provenance"] == {"theory": 1, "entailed": 1, "own_individuals": 0,
-                                                              "supporting_claims": 0}
+                                                              "derived_premises": 0, "assumed_premises": 0}
 
 
 def test_an_ancestors_claim_may_be_a_premise():
@@ -130,8 +130,8 @@ def test_an_artifact_proving_the_conclusion_is_verified_once_the_supporting_clai
     assert statuses(verdict) == [V, V], [v.error_message for v in verdict.step_verdicts]
     first, second = verdict.step_verdicts
     assert first.evidence.aligned_claim == "Whale(moby) ∧ (∀x (Whale(x) → Mammal(x))) ∧ Mammal(moby)"  # the whole
-    assert first.details["provenance"]["supporting_claims"] == 1
-    assert "supporting claim(s) follow from the givens" in first.evidence.note
+    assert first.details["provenance"]["derived_premises"] == 1
+    assert "derived premise(s) follow from the givens" in first.evidence.note
     assert second.evidence.aligned_claim == "(∀x (Mammal(x) → WarmBlooded(x))) ∧ WarmBlooded(moby)"
 
 
@@ -152,75 +152,91 @@ def test_a_supporting_claim_entailed_but_not_given_may_be_the_artifacts_premise(
      "every cat is a bird"),
     ("Tom is a cat.", "Tom is a cat. Every cat is a dog. So Tom is a dog.", "Cat(tom)\nCat(tom) → Dog(tom)\n⊢ Dog(tom)",
      "Every cat is a dog."),
-    ("Tom is a cat.", "Some cat is a dog. Therefore something is a dog.", "Cat(c1) ∧ Dog(c1)\n⊢ ∃x Dog(x)",
-     "Some cat is a dog."),
 ])
-def test_a_false_supporting_claim_fails_the_step_naming_its_sentence(query, content, artifact, sentence):
-    step = verify(query, [content], [("fol", artifact)]).step_verdicts[0]
-    assert step.status is F and step.error_kind is ErrorKind.UNGROUNDED_PREMISE, step.error_message
-    assert f'supporting claim "{sentence}"' in step.error_message and step.details["unentailed_sentence"] == sentence
+def test_an_unstated_supporting_claim_is_an_assumption_of_conditional_evidence(query, content, artifact, sentence):
+    # (was: failed naming the sentence; the assumption rule: what the step states and nothing gives, derives or
+    # contradicts is assumed, the step verified as an inference from it, the chain not VERIFIED)
+    verdict = verify(query, [content], [("fol", artifact)])
+    step = verdict.step_verdicts[0]
+    assert step.status is V, step.error_message
+    assert step.evidence.kind == "conditional" and step.evidence.assumptions == [sentence]
+    assert verdict.overall == "PARTIAL" and verdict.assurance == "conditional"
+
+
+def test_a_supporting_claim_that_alone_gives_the_conclusion_proves_nothing():
+    step = verify("Tom is a cat.", ["Some cat is a dog. Therefore something is a dog."],
+                  [("fol", "Cat(c1) ∧ Dog(c1)\n⊢ ∃x Dog(x)")]).step_verdicts[0]
+    assert step.status is U and step.error_kind is ErrorKind.ASSUMED_CONCLUSION, step.error_message
+
+
+def test_a_supporting_claim_the_givens_contradict_fails_the_step_naming_its_sentence():
+    step = verify("Tom is a cat. No cat is a bird.", ["Since every cat is a bird, Tom is a bird."],
+                  [("fol", "∀x (Cat(x) → Bird(x))\nCat(tom)\n⊢ Bird(tom)")]).step_verdicts[0]
+    assert step.status is F and step.error_kind is ErrorKind.CONTRADICTED_PREMISE, step.error_message
+    assert 'premise "every cat is a bird"' in step.error_message and step.details["sentence"] == "every cat is a bird"
     assert step.details["checker_status"] == "verified"
 
 
-def test_a_false_supporting_claim_is_only_unsupported_when_a_given_could_not_be_read():
+def test_an_assumption_is_only_unsupported_when_a_given_could_not_be_read():
     step = verify("Tom is a cat. Tom chased the mailman yesterday.", ["Since every cat is a bird, Tom is a bird."],
                   [("fol", "∀x (Cat(x) → Bird(x))\nCat(tom)\n⊢ Bird(tom)")]).step_verdicts[0]
     assert step.status is U and "is not read" in step.error_message
 
 
 def test_contradictory_givens_do_not_establish_a_supporting_claim():
+    # (was failed: contradictory givens are a defect of the question; nothing is verified from them, nothing refuted)
     step = verify("Tom is a cat. Tom is not a cat.", ["Every cat is a dog. So Tom is a dog."],
                   [("fol", "Cat(tom)\n∀x (Cat(x) → Dog(x))\n⊢ Dog(tom)")]).step_verdicts[0]
-    assert step.status is F and "contradict each other" in step.error_message
+    assert step.status is U and step.error_kind is ErrorKind.VACUOUS and "contradict each other" in step.error_message
 
 
 def test_true_supporting_claims_do_not_excuse_the_conclusion():
+    # The reading refutes "So Tom is a dog." whatever the artifact: an artifact that is not the step's (a tautology,
+    # the supporting claim restated, the conclusion smuggled in) leaves it failed, not merely unsupported.
     query, content = "Tom is a cat. Every cat is a feline.", "Every cat is a feline. So Tom is a dog."
-    for artifact, status in (("∀x (Cat(x) → Feline(x))\n⊢ Dog(tom) ∨ ¬Dog(tom)", U),
-                             ("∀x (Cat(x) → Feline(x))\n⊢ ∀x (Cat(x) → Feline(x))", U),
-                             ("∀x (Cat(x) → Feline(x))\nDog(tom)\n⊢ Dog(tom)", F)):
+    for artifact in ("∀x (Cat(x) → Feline(x))\n⊢ Dog(tom) ∨ ¬Dog(tom)", "∀x (Cat(x) → Feline(x))\n⊢ ∀x (Cat(x) → Feline(x))",
+                     "∀x (Cat(x) → Feline(x))\nDog(tom)\n⊢ Dog(tom)"):
         step = verify(query, [content], [("fol", artifact)]).step_verdicts[0]
-        assert step.status is status, (artifact, step.error_message)
+        assert step.status is F and step.error_kind is ErrorKind.COUNTEREXAMPLE, (artifact, step.error_message)
     assert "the step concludes Dog(tom)" in verify(query, [content], [("fol", "⊢ Dog(tom) ∨ ¬Dog(tom)")]
                                                    ).step_verdicts[0].error_message
 
 
-def test_an_artifact_proving_the_whole_claim_needs_no_separate_check_but_its_premises_are_still_grounded():
-    # The supporting sentence in the conclusion is proven by the artifact; as a premise it is not a given.
+def test_an_artifact_proving_the_whole_claim_from_the_steps_own_premise_is_conditional():
+    # (was failed: its premise, the step's supporting sentence, is no given; it is now an assumption)
     artifact = "Cat(tom)\n∀x (Cat(x) → Dog(x))\n⊢ (∀x (Cat(x) → Dog(x))) ∧ Dog(tom)"
     step = verify("Tom is a cat.", ["Every cat is a dog. Therefore Tom is a dog."], [("fol", artifact)]).step_verdicts[0]
-    assert step.status is F and "line 2: ∀x (Cat(x) → Dog(x))" in step.error_message
+    assert step.status is V and step.evidence.assumptions == ["Every cat is a dog."], step.error_message
 
 
 # ------------------------------------------------------------------------- naming a failed sentence
 
 
 @pytest.mark.parametrize("level", ["quick", "standard", "formal"])
-def test_the_offline_translators_failed_step_names_its_first_unentailed_sentence(level):
-    step = verify("Tom is a cat.", ["Tom is a cat. Since every cat is a bird, Tom is a bird."], level=level).step_verdicts[0]
+def test_the_failed_step_names_its_first_sentence_that_does_not_follow(level):
+    step = verify("Tom is a cat. Every cat is an animal.", ["Therefore Tom is an animal. Therefore Tom is a bird."],
+                  level=level).step_verdicts[0]
     assert step.status is F, step.error_message
-    assert step.details["unentailed_sentence"] == "every cat is a bird"
-    assert 'the first of the step\'s sentences that does not follow from the givens and the ancestors\' claims is ' \
-           '"every cat is a bird"' in step.error_message
+    assert step.details["sentence"] == "Tom is a bird."
+    assert 'the step\'s conclusion "Tom is a bird." does not follow' in step.error_message
 
 
-def test_a_failed_sentence_is_named_only_for_several_sentences_and_the_translators_own_artifact():
-    single = verify("Tom is a cat.", ["Tom is a bird."]).step_verdicts[0]
-    assert single.status is F and "unentailed_sentence" not in single.details
-    # A supplied artifact fails for its own reasons: the reader's sentences are not what it was checked on.
+def test_a_failed_artifact_stands_only_when_the_reading_refutes_the_step():
+    # the reading refutes "So Tom is a bird." whatever artifact failed, and names the sentence
     supplied = verify("Tom is a cat.", ["Tom is a cat. So Tom is a bird."],
                       [("fol", "Cat(tom)\n⊢ Bird(tom)")]).step_verdicts[0]
-    assert supplied.status is F and "unentailed_sentence" not in supplied.details
-    # The translator's artifact text, supplied verbatim, is the translator's artifact.
-    verbatim = verify("Tom is a cat.", ["Tom is a cat. So Tom is a bird."],
-                      [("fol", "Cat(tom)\n⊢ Cat(tom) ∧ Bird(tom)")]).step_verdicts[0]
-    assert verbatim.status is F and verbatim.details["unentailed_sentence"] == "Tom is a bird."
+    assert supplied.status is F and supplied.details["sentence"] == "Tom is a bird."
+    # an artifact that fails while the step's inference holds as read is not the step's inference
+    holds = verify("Tom is a cat. Every cat is a bird.", ["Tom is a cat. So Tom is a bird."],
+                   [("fol", "Cat(tom)\n⊢ Bird(tom)")]).step_verdicts[0]
+    assert holds.status is U and holds.error_kind is ErrorKind.UNALIGNED and "refutes nothing" in holds.error_message
 
 
-@pytest.mark.parametrize("name", ["whale", "six-step-chain", "affirming-the-consequent"])
+@pytest.mark.parametrize("name", ["whale", "six-step-chain", "affirming-the-consequent", "whale-assumed"])
 def test_examples_keep_their_verdicts(name):
     request = VerifyRequest.model_validate_json((EXAMPLES / f"{name}.json").read_text())
-    expected = {"whale": [V], "six-step-chain": [V, V, F, F, F, V], "affirming-the-consequent": [V, F]}[name]
+    expected = {"whale": [V], "six-step-chain": [V, V, F, F, F, V], "affirming-the-consequent": [V, F],
+                "whale-assumed": [V]}[name]
     verdict = verify_chain(request, limits=CheckLimits(timeout_s=10))
     got = [v.status for v in verdict.step_verdicts]
     # the six-step chain's steps 4 and 5 are invalidated by step 3's failure (a cascade, not their own verdict)
@@ -249,12 +265,17 @@ def test_an_honest_smtlib_artifact_with_its_own_sort_name():
 # ---------------------------------------------------------------------------------------- the refusals
 
 
-def test_the_conclusion_smuggled_in_as_a_premise_fails_naming_it():
+def test_the_conclusion_smuggled_in_as_a_premise_is_refused_naming_it():
+    # "Rex is a dog." claims no inference: what nothing gives, derives or contradicts is assumed, never refuted
+    # (was failed); the smuggled premise is named and the step unsupported
     verdict = verify("Rex is a cat.", ["Rex is a dog."], [("fol", "Dog(rex)\n⊢ Dog(rex)")])
     step = verdict.step_verdicts[0]
-    assert step.status is F and step.error_kind is ErrorKind.UNGROUNDED_PREMISE
+    assert step.status is U and step.error_kind is ErrorKind.UNGROUNDED_PREMISE
     assert "line 1: Dog(rex)" in step.error_message
     assert step.details["checker_status"] == "verified" and step.details["ungrounded_premise_lines"] == [1]
+    # "So Rex is a dog." claims that it follows: the reading refutes it, the smuggled premise named beside
+    step = verify("Rex is a cat.", ["So Rex is a dog."], [("fol", "Dog(rex)\n⊢ Dog(rex)")]).step_verdicts[0]
+    assert step.status is F and step.error_kind is ErrorKind.COUNTEREXAMPLE and "line 1: Dog(rex)" in step.error_message
 
 
 def test_an_ungrounded_premise_is_only_unsupported_when_a_given_could_not_be_read():
@@ -315,9 +336,10 @@ def test_a_quantifier_swap_is_not_the_claim():
 
 
 def test_contradictory_givens_ground_nothing_by_entailment():
+    # (was failed: a defect of the question refutes no step; nothing is verified from it)
     verdict = verify("Rex is a cat. Rex is not a cat.", ["Rex is a dog."], [("fol", "Dog(rex)\n⊢ Dog(rex)")])
     step = verdict.step_verdicts[0]
-    assert step.status is F and "contradict each other" in step.error_message
+    assert step.status is U and step.error_kind is ErrorKind.VACUOUS and "contradict each other" in step.error_message
 
 
 def test_an_own_individual_without_a_given_that_it_exists_is_ungrounded():
@@ -326,13 +348,17 @@ def test_an_own_individual_without_a_given_that_it_exists_is_ungrounded():
     assert statuses(verdict) != [V]
     verdict = verify("Every dog is an animal.", ["Something is an animal."], [("fol", artifact)])
     step = verdict.step_verdicts[0]
-    assert step.status is F and "line 1: Dog(d1)" in step.error_message
+    assert step.status is U and "line 1: Dog(d1)" in step.error_message  # an assumed statement: not refuted
+    verdict = verify("Every dog is an animal.", ["So something is an animal."], [("fol", artifact)])
+    step = verdict.step_verdicts[0]
+    assert step.status is F and "line 1: Dog(d1)" in step.error_message  # an inference that does not follow
 
 
 def test_a_non_ancestor_steps_claim_is_not_a_premise():
     verdict = verify("Rex is a cat.", ["Rex is a dog.", "Rex is a dog."],
                      [("fol", "Cat(rex)\n⊢ Cat(rex) ∨ Dog(rex)"), ("fol", "Dog(rex)\n⊢ Dog(rex)")], deps=[[], []])
-    assert verdict.step_verdicts[1].status is F
+    step = verdict.step_verdicts[1]
+    assert step.status is U and step.error_kind is ErrorKind.UNGROUNDED_PREMISE  # its own statement, no ancestor
 
 
 def test_an_unreadable_claimed_conclusion_leaves_the_step_unsupported():
@@ -364,13 +390,13 @@ def test_smtlib_outside_the_readings_logic_is_refused_naming_what(artifact, word
 def test_an_earlier_negated_assert_is_a_premise_whose_provenance_is_checked():
     artifact = SMT_HEAD + "(assert (not (Cat rex)))\n(assert (Dog rex))\n(assert (not (Dog rex)))"
     verdict = verify("Rex is a cat.", ["Rex is a dog."], [("smtlib", artifact)])
-    assert statuses(verdict) == [F]
+    assert statuses(verdict) == [U] and "line 5" in verdict.step_verdicts[0].error_message
 
 
 def test_push_pop_leaves_only_the_final_stack_to_align():
     artifact = SMT_HEAD + "(push 1)\n(assert (Dog rex))\n(pop 1)\n(assert (Cat rex))\n(assert (not (Dog rex)))"
-    verdict = verify("Rex is a cat.", ["Rex is a dog."], [("smtlib", artifact)])
-    assert statuses(verdict) == [F]  # the checker itself: Cat(rex) does not give Dog(rex)
+    verdict = verify("Rex is a cat.", ["So Rex is a dog."], [("smtlib", artifact)])
+    assert statuses(verdict) == [F]  # the checker itself: Cat(rex) does not give Dog(rex), nor does the reading
 
 
 # ----------------------------------------------------------------------------------- direct calls
@@ -389,21 +415,24 @@ def test_read_context_reads_givens_ancestors_and_the_whole_claim():
     assert reading.error is None and reading.gaps == ()
 
 
-def test_only_verified_outcomes_are_touched():
+def test_an_error_or_unsupported_outcome_is_not_touched_and_a_failure_is_judged_by_the_reading():
     ctx = context("Rex is a cat.", "Rex is a dog.")
     translation = StepTranslation(step_id=1, language="fol", formal_representation="Dog(rex)\n⊢ Dog(rex)")
-    for status in (StepStatus.FAILED, StepStatus.ERROR, StepStatus.UNSUPPORTED):
+    for status in (StepStatus.ERROR, StepStatus.UNSUPPORTED):
         outcome = CheckOutcome(status=status, message="m")
         assert align(ctx, translation, outcome, CheckLimits()) == outcome
+    # "Rex is a dog." states, infers nothing: a failed artifact does not refute it
+    failed = align(ctx, translation, CheckOutcome(status=StepStatus.FAILED, message="m"), CheckLimits())
+    assert failed.status is StepStatus.UNSUPPORTED and failed.error_kind is ErrorKind.ASSUMED_CONCLUSION
 
 
-def test_a_failed_outcome_keeps_its_status_and_details_when_its_sentence_is_named():
+def test_a_failed_outcome_keeps_its_details_when_the_reading_refutes_the_step():
     ctx = context("Tom is a cat.", "Tom is a cat. So Tom is a bird.")
     translation = StepTranslation(step_id=1, language="fol", formal_representation="Cat(tom)\n⊢ Cat(tom) ∧ Bird(tom)")
     outcome = CheckOutcome(status=StepStatus.FAILED, message="m", details={"counterexample": "x"})
     named = align(ctx, translation, outcome, CheckLimits())
     assert named.status is StepStatus.FAILED and named.details["counterexample"] == "x"
-    assert named.message.startswith("m; ") and named.details["unentailed_sentence"] == "Tom is a bird."
+    assert named.message.endswith("the checker: m") and named.details["sentence"] == "Tom is a bird."
 
 
 @pytest.mark.parametrize(("query", "content", "ancestors"), [
@@ -417,6 +446,7 @@ def test_the_aligners_reading_is_the_translators(query, content, ancestors):
     assert reading.givens == scope.givens.formulas and set(reading.ancestor_claims) == set(scope.inherited)
     assert reading.claim == scope.reading.claim and reading.conclusion == scope.reading.conclusion
     assert [p.formula for p in reading.supports] == list(scope.reading.premises)
+    assert reading.scope.inference == scope.inference
 
 
 def test_canonical_forms_ignore_bound_names_and_bracketing():
@@ -457,8 +487,23 @@ NEAR = ["Animal(rex)", "¬¬Animal(rex)", "Animal(rex) ∧ Cat(rex)", "Animal(re
 @given(claim=st.sampled_from(CLAIMS), given_lines=st.lists(st.sampled_from(GIVEN), unique=True),
        extra=st.lists(st.sampled_from(POOL), max_size=2, unique=True), conclusion=st.one_of(st.sampled_from(NEAR), formulas()))
 def test_whatever_the_artifact_a_verified_step_claims_what_the_givens_entail(claim, given_lines, extra, conclusion):
+    """No false VERIFIED: a step verified on claim evidence asserts what the givens entail, one verified on
+    conditional evidence what they entail with the step's own uncontradicted premises it names; no false
+    refutation: a failed step's conclusion does not follow from the givens and its own premises."""
     artifact = "\n".join([*given_lines, *extra, "⊢ " + conclusion])
     step = verify(GIVENS, [claim], [("fol", artifact)]).step_verdicts[0]
-    if step.status is StepStatus.VERIFIED:
-        reading = read_context(context(GIVENS, claim))
-        assert entails(list(reading.givens), reading.claim).status == "entailed", (claim, artifact)
+    reading = read_context(context(GIVENS, claim))
+    givens = list(reading.givens)
+    supports = {part.text: part.formula for part in reading.supports}
+    if step.status is StepStatus.VERIFIED and step.evidence.kind == "claim":
+        assert entails(givens, reading.claim).status == "entailed", (claim, artifact)
+    elif step.status is StepStatus.VERIFIED:
+        assumed = [supports[text] for text in step.evidence.assumptions]
+        assert step.evidence.kind == "conditional" and assumed, (claim, artifact)
+        assert entails([*givens, *assumed], reading.claim).status == "entailed", (claim, artifact)
+        for premise in assumed:
+            assert entails(givens, premise).status == "not_entailed", (claim, artifact)
+            assert entails([*givens, premise], reading.claim).status != "vacuous", (claim, artifact)
+    elif step.status is StepStatus.FAILED:
+        inference = entails([*givens, *supports.values()], reading.conclusion).status
+        assert inference in ("not_entailed", "vacuous"), (claim, artifact, step.error_message)

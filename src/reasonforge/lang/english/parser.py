@@ -13,6 +13,8 @@ Readings chosen where English is ambiguous (each documented in tests):
   Adjectives in front of "thing(s)"/"one(s)" (and "people"/"person" when modified) are separate
   predicates with no noun: "Red, cold things are round" → ∀x (Red(x) ∧ Cold(x) → Round(x)).
 - A sentence-level "A cat is an animal" is generic: ∀x (Cat(x) → Animal(x)).
+- A definite description is its own individual: "the cat" is `the_cat`, never the individual named Cat (`cat`), so
+  "The cat is a dog" says nothing about Cat.
 
 Scope and coordination are read as English reads them, or refused (`Ambiguous`, a `NoRule`: the step is then
 unsupported, never given a formula that says something else):
@@ -28,7 +30,9 @@ unsupported, never given a formula that says something else):
   (which may list properties or names) or over "both A and B"; over a conditional, over "either … or" or over
   several clauses its scope is ambiguous and it is refused. A doubled "not" ("is not not a cat") is refused.
 - "unless", "only" (outside "only if"), "few", "many" and other words that change a sentence's meaning without
-  a rule here are never read as content words, so the sentence is refused rather than misread.
+  a rule here (hedges, times such as "today" or "anymore", prepositions such as "without") are never read as
+  content words, so the sentence is refused rather than misread ("a dog without doubt" is no predicate
+  DogWithoutDoubt). A question ("?") asserts nothing and is refused.
 
 Identifiers: text is read in NFKC form, and only ASCII words are read; a word with any other letter (a Cyrillic
 "а" in "Rех", a Greek "ο") is refused with the script named, so a reader cannot be shown one name and the solver
@@ -91,7 +95,14 @@ _FUNCTION_WORDS = frozenset(
      "us", "our", "my", "your", "instead", "rather", "falsely", "wrongly", "formerly", "allegedly", "supposedly",
      "mostly", "mainly", "partly", "merely", "surely", "certainly", "definitely", "truly", "simply", "purely",
      "largely", "roughly", "highly", "slightly", "fairly", "entirely", "completely", "absolutely", "commonly",
-     "somewhat", "certain", "various", "numerous"]
+     "somewhat", "certain", "various", "numerous",
+     # when, where and how often (read into a noun phrase they would make a predicate "CatToday" that no rule
+     # relates to Cat, and a step would be refuted for what the reader did not read)
+     "today", "yesterday", "tomorrow", "tonight", "anymore", "again", "still", "already", "ever",
+     "once", "twice", "lately", "later", "soon", "nowadays", "here", "there", "together", "alone",
+     "without", "within", "against", "despite", "unlike", "besides", "beyond", "under", "over", "above", "below",
+     "near", "behind", "through", "across", "around", "after", "before", "during", "until", "upon", "inside",
+     "outside", "toward", "towards", "via", "per", "between", "among", "whereas", "while", "whilst"]
 )
 # Counts: "Two cats are black" is no rule about a kind "two cats" (as a name, "Two is positive" is read).
 _NUMBER_WORDS = frozenset(["zero", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
@@ -218,6 +229,8 @@ class EnglishParser:
         problem = identifier_problem(normalize(sentence))
         if problem is not None:
             raise NoRule(problem)
+        if "?" in sentence:
+            raise NoRule("a question asserts nothing: state the claim as a sentence")
         tokens = tokenize(sentence)
         if not tokens:
             raise NoRule("empty sentence")
@@ -475,7 +488,7 @@ class EnglishParser:
             return None if restriction in (False, None) else _Subject(_quantify("all", var, restriction), inner)
 
         if head == "the" and len(toks) > 1 and all(_is_content(t) for t in toks[1:]):
-            return _Subject(_individual(Const(constant_name(low[1:])), None), ctx)
+            return _Subject(_individual(Const(_described(low[1:])), None), ctx)
 
         names = self._names(toks)
         if names is not None and (not plural_verb or len(names) > 1):
@@ -612,7 +625,7 @@ class EnglishParser:
         if len(toks) == 1 and low[0] in _PRONOUNS:
             return Var(ctx.var) if ctx.var is not None else None
         if low[0] == "the" and len(toks) > 1 and all(_is_content(t) for t in toks[1:]):
-            return Const(constant_name(low[1:]))
+            return Const(_described(low[1:]))
         if all(_is_name_token(t) for t in toks):
             return Const(constant_name(toks))
         return None
@@ -694,6 +707,12 @@ def _names_a_kind(pred_toks: list[str]) -> bool:
     rest = rest[1:] if rest[:1] == ["not"] else rest
     rest = rest[1:] if rest[:1] and rest[0] in ("either", "neither", "both") else rest
     return rest[:1] in (["a"], ["an"])
+
+
+def _described(words: list[str]) -> str:
+    """The individual a definite description names: "the cat" is `the_cat`, never the individual named Cat (`cat`):
+    nothing says that the cat is called Cat, so "The cat is a dog" says nothing about Cat."""
+    return constant_name(["the", *words])
 
 
 def _noun_predicate(words: list[str]) -> str:

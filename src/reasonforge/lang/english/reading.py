@@ -1,16 +1,20 @@
 """Controlled English read into formulas: a problem's givens, and each step's sentences with the part each plays in
 what the step claims (supporting claims, conclusion), as the offline translator and the logic aligner read them.
 
-Chain semantics (DESIGN §3.1: the reader never assumes):
+Chain semantics (DESIGN §3.1: the reader never guesses):
 - Givens: the sentences of the question that a rule covers (question sentences such as "True or false: X." or
-  "Are whales warm-blooded?" are the query, not givens; uncovered sentences are skipped and named).
+  "Are whales warm-blooded?", wherever they stand, are the query, not givens; uncovered sentences are skipped and
+  named).
 - A step claims everything it asserts. Its sentences introduced by Therefore/So/Hence/Thus/Consequently (or the
   "B" of "Since A, B" / "B because A") form its conclusion; its other sentences and the "A" of "Since A, B" are
-  *supporting claims*. A step with no marked sentence concludes the conjunction of its sentences.
-  `claimed_conclusion`, when it reads as something the step does not already conclude, is added to the conclusion
-  as a conjunct (stricter, never looser).
-- Text is read in NFKC form; a sentence the parser refuses (no rule, an ambiguous scope, a word outside ASCII)
-  leaves the step unread with the reason, never given a guessed formula.
+  its *supporting claims*, the premises it states (the logic aligner decides which of them the givens give or
+  derive, which contradict them and which are assumptions). A step with no marked sentence concludes the
+  conjunction of its sentences. `claimed_conclusion`, when it reads as something the step does not already
+  conclude, is added to a marked step's conclusion as a conjunct; a step with no marker is read as drawing it
+  from its sentences, which are then its supporting claims. `StepReading.inference` records that the step marks
+  a conclusion: it claims that the conclusion follows.
+- Text is read in NFKC form; a sentence the parser refuses (no rule, an ambiguous scope, a word outside ASCII, a
+  question) leaves the step unread with the reason, never given a guessed formula.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ __all__ = ["ClaimPart", "ClaimRole", "EnglishReader", "Givens", "StepReading", "
 
 
 class ClaimRole(StrEnum):
-    """How a sentence takes part in a step's claim (every role is checked; none is assumed)."""
+    """How a sentence takes part in a step's claim (a conclusion must follow; a supporting claim is a premise the
+    step states, given, derived, contradicted or assumed)."""
 
     SUPPORT = "support"  # said on the way: a sentence before "Therefore …", the "A" of "Since A, B"
     CONCLUSION = "conclusion"  # a marked conclusion, or every sentence of a step with no marker
@@ -51,15 +56,17 @@ class ClaimPart:
 class StepReading:
     """A step read into formulas, or the reason it could not be read.
 
-    `premises`: the step's supporting claims (sentences before its conclusion, reasons), checked, never assumed;
+    `premises`: the step's supporting claims (sentences before its conclusion, reasons), the premises it states;
     `conclusion`: what it concludes; `claims`: both, what dependants may build on; `claim`: their conjunction,
-    the formula the step's artifact proves; `parts`: each sentence with its formula, in the step's order."""
+    everything the step asserts (its artifact proves `conclusion` from the givens, the ancestors' claims and
+    `premises`); `parts`: each sentence with its formula, in the step's order."""
 
     premises: tuple[Formula, ...] = ()
     conclusion: Formula | None = None
     error: str | None = None
     notes: tuple[str, ...] = ()
     parts: tuple[ClaimPart, ...] = ()
+    inference: bool = False  # the step marks a conclusion (Therefore/So/Since …, or a claimed_conclusion)
 
     @property
     def claims(self) -> tuple[Formula, ...]:
@@ -83,7 +90,8 @@ class Givens:
 
 @dataclass(frozen=True)
 class StepScope:
-    """One step as its artifact sees it: what it may use (givens, ancestors' claims) and what it claims."""
+    """One step as its artifact sees it: what it may use (givens, ancestors' claims, the premises it states) and
+    what it claims."""
 
     givens: Givens
     inherited: tuple[Formula, ...]
@@ -91,8 +99,14 @@ class StepScope:
 
     @property
     def premises(self) -> tuple[Formula, ...]:
-        """The artifact's premises: givens, then the ancestors' claims, deduplicated."""
+        """Γ: the givens, then the ancestors' claims, deduplicated."""
         return tuple(unique([*self.givens.formulas, *self.inherited]))
+
+    @property
+    def inference(self) -> tuple[tuple[Formula, ...], Formula | None]:
+        """The step's inference, as its artifact states it: (Γ then the supporting claims, deduplicated; the
+        conclusion), or (Γ, None) when the step is unread."""
+        return tuple(unique([*self.premises, *self.reading.premises])), self.reading.conclusion
 
 
 class EnglishReader:
@@ -148,11 +162,8 @@ class EnglishReader:
                 return StepReading(error=f"cannot translate \"{sentence}\": {exc}")
             read += [(reason, None) for reason in reasons]
             read.append((claim, is_marked))
-        any_marked = any(marked for _, marked in read)
-        support = [part for part, marked in read if marked is None or (any_marked and not marked)]
-        concluded = [ClaimPart(part.text, part.formula, ClaimRole.CONCLUSION)
-                     for part, marked in read if marked or (marked is False and not any_marked)]
         notes: list[str] = []
+        claimed_part: ClaimPart | None = None
         if claimed and claimed.strip():
             claimed_text = sentence_role(normalize(claimed)).claim
             try:
@@ -160,15 +171,27 @@ class EnglishReader:
             except NoRule as exc:
                 notes.append(f"claimed_conclusion \"{claimed}\" not translated ({exc}); checked the content only")
             else:
-                if claimed_formula not in [p.formula for p in concluded]:
-                    concluded.append(ClaimPart(claimed_text, claimed_formula, ClaimRole.CLAIMED))
-                    notes.append("claimed_conclusion differs from the content's conclusion; both are checked")
-        support_formulas = [p.formula for p in support]
+                claimed_part = ClaimPart(claimed_text, claimed_formula, ClaimRole.CLAIMED)
+        any_marked = any(marked for _, marked in read)
+        stated = [part for part, _ in read]
+        if claimed_part is not None and not any_marked and claimed_part.formula not in [p.formula for p in stated]:
+            # "A. B." concluding C (its claimed_conclusion): the content is what C is drawn from
+            support, concluded = stated, [claimed_part]
+            notes.append("claimed_conclusion is drawn from the content's sentences, its supporting claims")
+        else:
+            support = [part for part, marked in read if marked is None or (any_marked and not marked)]
+            concluded = [ClaimPart(part.text, part.formula, ClaimRole.CONCLUSION)
+                         for part, marked in read if marked or (marked is False and not any_marked)]
+            if claimed_part is not None and claimed_part.formula not in [p.formula for p in concluded]:
+                concluded.append(claimed_part)
+                notes.append("claimed_conclusion differs from the content's conclusion; both are checked")
+        support = [ClaimPart(p.text, p.formula, ClaimRole.SUPPORT) for p in support]
         return StepReading(
-            premises=tuple(unique(support_formulas)),
+            premises=tuple(unique([p.formula for p in support])),
             conclusion=conj(unique([p.formula for p in concluded])),
             notes=tuple(notes),
             parts=(*support, *concluded),
+            inference=any_marked or any(p.role is ClaimRole.CLAIMED for p in concluded),
         )
 
     @staticmethod

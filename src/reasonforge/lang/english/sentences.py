@@ -6,10 +6,20 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-# A sentence ends at . ! ? followed by space and a capital, a digit or a quote; common abbreviations
-# ("Mr.", "e.g.") and decimals ("3.5") do not end one.
+# A sentence ends at "." followed (after any closing quotes or brackets) by space and a capital, a digit, a quote
+# or a bracket; common abbreviations ("Mr.", "e.g.") and decimals ("3.5") do not end one. "?" and "!" end a
+# sentence before any space, whatever follows: "Is Rex a cat? rex is a dog." is a question and a sentence.
 _ABBREVIATIONS = ("mr", "mrs", "ms", "dr", "st", "prof", "e.g", "i.e", "etc", "vs", "no")
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=[\"'A-Z0-9(])")
+_CLOSERS = "\"'\u201d\u2019)\\]"
+_BOUNDARY = re.compile(r"([.!?]+)([" + _CLOSERS + r"]*)\s+(?=(\S))")
+_OPENS = re.compile(r"[\"'\u201c\u2018A-Z0-9(\[]")
+# A question ends at "?" (and the closing quotes or brackets after it): it is never a given, wherever it stands.
+_QUESTION_END = re.compile(r"\?[?!]*[" + _CLOSERS + r"]*")
+# Words that open a question even without its "?": none of them can open a sentence the parser reads (each is a
+# function word there), so taking such a sentence for a question never hides a given.
+_INTERROGATIVES = frozenset(["is", "are", "am", "was", "were", "do", "does", "did", "can", "could", "will", "would",
+                             "shall", "should", "may", "might", "must", "has", "have", "had", "who", "what", "which",
+                             "whom", "whose", "why", "how", "where"])
 
 # The benchmark question forms; what follows the prefix (up to the sentence end) is the statement.
 _QUESTION_PREFIX = re.compile(
@@ -40,9 +50,13 @@ def split_sentences(text: str) -> list[str]:
     pieces: list[str] = []
     start = 0
     for match in _BOUNDARY.finditer(text):
-        candidate = text[start : match.start()].strip()
+        punctuation, following = match.group(1), match.group(3)
+        final = "?" in punctuation or "!" in punctuation
+        if not final and not _OPENS.match(following):
+            continue
+        candidate = text[start : match.end(2)].strip()
         last_word = candidate.rsplit(None, 1)[-1].rstrip(".").lower() if candidate else ""
-        if last_word in _ABBREVIATIONS:
+        if not final and last_word in _ABBREVIATIONS:
             continue
         pieces.append(candidate)
         start = match.end()
@@ -61,10 +75,20 @@ class QuerySplit(BaseModel):
 
 
 def split_query(text: str) -> QuerySplit:
-    """Separate theory sentences from questions ("True or false: X." → statement X) in a problem text."""
+    """Separate theory sentences from questions ("True or false: X." → statement X) in a problem text.
+
+    A question is never theory: every span that ends with "?" (a closing quote or bracket after it included, so
+    `"Is Rex a cat?"` too), wherever it stands in the text or in a sentence, and every sentence that opens with an
+    interrogative word ("Is", "Does", "Could", "Will", "Which", …) even without its "?"."""
     theory: list[str] = []
     questions: list[str] = []
     statements: list[str] = []
+
+    def sort(span: str) -> None:
+        for sentence in split_sentences(span):
+            for piece, asked in _question_pieces(sentence):
+                (questions if asked else theory).append(piece)
+
     remaining = text
     while True:
         match = _QUESTION_PREFIX.search(remaining)
@@ -76,11 +100,26 @@ def split_query(text: str) -> QuerySplit:
         questions.append((match.group(0) + statement).strip())
         if statement:
             statements.append(statement)
-        theory.extend(split_sentences(before))
+        sort(before)
         remaining = after[after.find(statement) + len(statement) :] if statement else ""
-    for sentence in split_sentences(remaining):
-        (questions if sentence.endswith("?") else theory).append(sentence)
+    sort(remaining)
     return QuerySplit(theory=theory, questions=questions, statements=statements)
+
+
+def _question_pieces(sentence: str) -> list[tuple[str, bool]]:
+    """The sentence cut after each "?" (with its closing quotes): (piece, is a question) in order."""
+    pieces: list[tuple[str, bool]] = []
+    start = 0
+    for match in _QUESTION_END.finditer(sentence):
+        piece = sentence[start : match.end()].strip()
+        if re.search(r"\w", piece):
+            pieces.append((piece, True))
+        start = match.end()
+    rest = sentence[start:].strip()
+    if re.search(r"\w", rest):  # punctuation left after a question ("?)." ) is nothing to read
+        first = re.match(r"[\W_]*([A-Za-z]+)", rest)
+        pieces.append((rest, first is not None and first.group(1).lower() in _INTERROGATIVES))
+    return pieces
 
 
 class SentenceRole(BaseModel):

@@ -1,42 +1,58 @@
-"""Alignment and provenance for fol, propositional and smtlib artifacts: conclusion equivalent to the reader's claim, premises grounded.
+"""The logic family's aligner: a step's outcome decided by what the reader reads the step to say, and a verified
+artifact tied to it (conclusion equivalent to the reader's, premises given, derived or the step's own).
 
-For a step its checker verified, the offline reader (lang.english.EnglishReader, its NFKC lexicon over
-the question, the ancestors and the step) reads the givens Γ₀ (the question's sentences), each ancestor's
-claims and the step's claim S: the conjunction of everything the step asserts, its supporting claims A₁…Aₙ
-(sentences before "Therefore …", the A of "Since A, B") and its conclusion K. Γ = Γ₀ ∪ the ancestors' claims
-is all the artifact may assume. The artifact is read as formulas (a `propositional` atom `Bird_rex` is the ground atom
-`Bird(rex)` of the reading's vocabulary; an `smtlib` script is read back through Z3, see
-`verify.logic.smt_to_fol`) and then:
+The offline reader (lang.english.EnglishReader, its NFKC lexicon over the question, the ancestors and the step)
+reads the givens Γ₀ (the question's sentences; its questions are never givens), each ancestor's claims, and the
+step: its supporting claims A₁…Aₙ (sentences before "Therefore …", the A of "Since A, B": the premises it
+states) and its conclusion K. Γ = Γ₀ ∪ the ancestors' claims. Then, with Z3 (`_Judge`):
 
-0. *Supporting claims*: unless the artifact proves S itself (its conclusion is the reading, as the offline
-   translator writes it), each Aᵢ must be a formula of Γ, an instance of one, or entailed by Γ (Z3, Γ
-   consistent); one that is not makes the step failed naming its sentence (unsupported when undecided or Γ
-   may be incomplete). The checked Aᵢ join Γ as what the artifact's premises may be.
-1. *Vocabulary*: every predicate the artifact uses is one of the reading's, with the same arity (a name the
-   reading does not use makes the step unsupported, naming it).
-2. *Provenance*: every premise is a formula of Γ (up to bound-variable names), a conjunct of one, a ground
-   instance of a universal one, or entailed by Γ (Z3, with Γ consistent); else the step is failed naming it
-   (unsupported when the solver cannot decide, or when Γ may be incomplete: a question sentence or an ancestor
-   the reader could not read). Constants the reading does not use (an artifact's own witness or "arbitrary
-   element", a grounding's Skolem constant) are handled exactly: a premise about them that Γ does not entail
-   is a hypothesis, universally generalised with the conclusion (`Whale(w)` … ⊢ `WarmBlooded(w)` proves
-   ∀w (Whale(w) → WarmBlooded(w))) or, when Γ entails that such individuals exist, an existential witness.
-3. *Alignment*: what the artifact proves from Γ, C* (its conclusion with those hypotheses), must imply K on
-   its own (absolutely: a tautology never aligns with a contingent claim, whatever Γ says; with 0., Γ then
-   entails all of S), and S must imply C* given Γ (the artifact may not claim more than the step; a `propositional` artifact speaks of the
-   individuals it grounds over, so there S is read over them). Undecided is at best unsupported.
+1. *The premises.* Γ₀ contradicting itself is a defect of the question: nothing is verified from it, the step is
+   `unsupported` (VACUOUS). Γ contradicting itself (the ancestors' claims against the givens or each other), an
+   Aᵢ that Γ contradicts (CONTRADICTED_PREMISE, naming its sentence) and Aᵢ that contradict each other given Γ
+   (VACUOUS) are refutations: `failed`. An Aᵢ that Γ gives or entails is *derived*; one that it neither entails
+   nor contradicts is an *assumption* (but while part of Γ is unread, what is unread may contradict it: then
+   `unsupported`). Undecided within the time limit: `unsupported`.
+2. *The conclusion* (asked when the artifact failed or is refused). K following from Γ ∪ A: the inference holds.
+   K contradicted by Γ ∪ A: refuted. K not following: a step that *claims an inference* (it marks a conclusion —
+   Therefore, So, Since, because, a claimed_conclusion beyond its text — or builds on earlier steps, its
+   dependencies, by default the previous step) is refuted, the fallacy named where `fallacies` names it; a step
+   that claims none (the first step, or one with `dependencies: []`, stating sentences with no marker) states
+   premises: an assumption, `unsupported` (ASSUMED_CONCLUSION), never refuted. A refutation also needs the
+   reading to be sure: when Γ may be incomplete (a question sentence or an ancestor the reader could not read),
+   or when K would follow under a reading the reader did not choose but English allows (a compound noun phrase
+   "warm-blooded mammal" read as entailing "warm-blooded" and "mammal", "the cat" as the individual Cat, "either
+   … or" as inclusive), the step is `unsupported`, not refuted.
+3. *Circularity.* An inference whose conclusion (a conjunct of it that Γ alone does not give) follows from one
+   assumed premise (a conjunct of one) alone assumes what it concludes: it proves nothing, `unsupported`
+   (ASSUMED_CONCLUSION). Several assumptions that together give K are a valid inference from them, reported as
+   such (conditional evidence says exactly that K holds if they do).
 
-Then the outcome records Evidence(kind=CLAIM, aligned_claim=S in FOL text).
+A *failed* outcome stands only when the reading refutes the step (1 or 2): an artifact that fails while the
+reading holds is not the step's inference (`unsupported`, UNALIGNED), and one whose step cannot be read is
+`unsupported`. A *verified* outcome is tied to the step when (the artifact read as formulas: a `propositional`
+atom `Bird_rex` is the ground atom `Bird(rex)` of the reading's vocabulary, an `smtlib` script is read back
+through Z3, see `verify.logic.smt_to_fol`):
 
-A failed outcome is left failed; for the offline translator's own artifact of a step with several sentences,
-the message then names the first sentence that does not follow (`LogicTranslator.first_unentailed`). The formaliser is the offline
-reader when the artifact's conclusion is the reading itself (up to bound-variable names), as the rule-based
-translator writes it; otherwise the artifact's author, with the equivalence checked by Z3.
+- *vocabulary*: every predicate the artifact uses is the reading's, with its arity (else `unsupported`);
+- *provenance*: every premise is a formula of Γ ∪ A (up to bound-variable names), a conjunct or a ground instance
+  of one, or entailed by it; premises about constants the reading does not use (an artifact's own witness or
+  "arbitrary element", a grounding's Skolem constant) are hypotheses, universally generalised with the
+  conclusion (`Whale(w)` … ⊢ `WarmBlooded(w)` proves ∀w (Whale(w) → WarmBlooded(w))), or existential witnesses
+  where Γ ∪ A entails that such individuals exist;
+- *alignment*: what the artifact proves, C* (its conclusion with those hypotheses), implies K on its own (a
+  tautology never aligns with a contingent claim), and the step's whole claim implies C* given Γ.
+
+An artifact refused on provenance or alignment is `failed` when the reading refutes the step (2) and
+`unsupported` otherwise: an invented premise is not a refutation of what the step says. A tied outcome records
+Evidence(kind=CLAIM) when every Aᵢ is derived, else Evidence(kind=CONDITIONAL) with the assumed sentences as its
+`assumptions` (after the circularity check), and `aligned_claim` = the step's whole claim in FOL text. The
+formaliser is the offline reader when the artifact's conclusion is the reading itself (up to bound-variable
+names), as the rule-based translator writes it; otherwise the artifact's author, the equivalence checked by Z3.
 """
 
 from __future__ import annotations
 
-import logging
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -48,10 +64,14 @@ from reasonforge.lang.english import ClaimPart, ClaimRole, EnglishReader, StepSc
 from reasonforge.lang.logic import (
     Atom,
     Const,
+    Eq,
     Formula,
     Implies,
     Not,
+    Or,
     Signature,
+    Var,
+    Xor,
     parse_fol_artifact,
     signature_of,
     to_text,
@@ -64,7 +84,9 @@ from reasonforge.lang.logic.formulas import (
     conjuncts,
     constants,
     domain_closure,
+    forall,
     is_instance,
+    negate,
     rebuild,
     universal_prefix,
 )
@@ -77,17 +99,14 @@ from reasonforge.types import (
     Evidence,
     EvidenceKind,
     Formaliser,
-    ProofLevel,
     StepContext,
     StepStatus,
     StepTranslation,
 )
-from reasonforge.verify.logic.propositional import PropositionalChecker
+from reasonforge.verify.logic.fallacies import name_fallacy
 from reasonforge.verify.logic.script import parse_smtlib_artifact
-from reasonforge.verify.logic.smt import FolChecker, fol_status
+from reasonforge.verify.logic.smt import fol_status
 from reasonforge.verify.logic.smt_to_fol import NotFol, smtlib_formulas
-
-log = logging.getLogger(__name__)
 
 _LISTED = 6  # names or premises quoted in a message before "and N more"
 _TEXT = 240  # characters of a formula quoted in a message
@@ -95,35 +114,38 @@ _TEXT = 240  # characters of a formula quoted in a message
 
 @checkers.aligner(ArtifactLanguage.FOL, ArtifactLanguage.SMTLIB, ArtifactLanguage.PROPOSITIONAL)
 def align(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:
-    """The outcome once tied to the step (or downgraded); evidence is recorded on a verified outcome."""
+    """The outcome once the reader has judged the step and tied the artifact to it (see the module docstring)."""
+    if outcome.status not in (StepStatus.VERIFIED, StepStatus.FAILED):
+        return outcome  # an error or an unsupported outcome claims nothing about the step
     deadline = _Deadline(time.perf_counter() + limits.timeout_s, limits.memory_mb)
-    if outcome.status is StepStatus.FAILED:
-        try:
-            return _name_failed_sentence(context, translation, outcome, limits, deadline)
-        except Exception:  # naming the sentence only explains the verdict: nothing in it may cost the failed verdict
-            log.exception("naming the failed sentence of step %s crashed", context.step_id)
-            return outcome
-    if outcome.status is not StepStatus.VERIFIED:
-        return outcome  # only a verified step must be tied to its text; an honest failure stays as it is
     reading = read_context(context)
     if reading.claim is None:
         return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
-                         f"the step's claim cannot be read, so no artifact can be tied to it: {reading.error}")
+                                  f"the step's claim cannot be read, so no artifact can be tied to it and nothing "
+                                  f"refutes it: {reading.error}")
     try:
         vocabulary = signature_of([*reading.theory, reading.claim])
     except ValueError as exc:
         return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
-                         f"the reading of the question and the step is inconsistent ({exc})")
+                                  f"the reading of the question and the step is inconsistent ({exc})")
+    judge = _Judge(reading, vocabulary, deadline)
+    if outcome.status is StepStatus.FAILED:
+        return _settle_failure(outcome, judge)
+    # A verified artifact whose premises are all of Γ and the step's premises (the translator's own) was checked
+    # consistent by its checker (premises satisfiable first): the reader need not ask Z3 again.
+    premises = judge.premises(consistent=_states_everything(translation, reading))
+    if isinstance(premises, _Finding):
+        return premises.applied(outcome)
     try:
         artifact = _read_artifact(translation, vocabulary)
     except (ArtifactSyntaxError, NotFol, ValueError) as exc:
         message = exc.message if isinstance(exc, ArtifactSyntaxError) else str(exc)
-        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED,
-                         f"the artifact cannot be compared with the step's claim: {message}")
+        return _refused(outcome, judge, ErrorKind.UNALIGNED,
+                        f"the artifact cannot be compared with the step's claim: {message}")
     mismatch = _vocabulary_mismatch(artifact, vocabulary)
     if mismatch is not None:
-        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, mismatch)
-    return _judge(outcome, reading, artifact, vocabulary, translation.language, deadline)
+        return _refused(outcome, judge, ErrorKind.UNALIGNED, mismatch)
+    return _tie(outcome, judge, premises, artifact, translation.language)
 
 
 # ------------------------------------------------------------------------------------------- reading
@@ -140,7 +162,9 @@ class Reading:
     gaps: tuple[str, ...] = ()  # why Γ may miss something an artifact could rightly assume
     supports: tuple[ClaimPart, ...] = ()  # the step's supporting claims, each with its sentence
     conclusion: Formula | None = None  # what the step concludes (the claim less its supporting claims)
-    scope: StepScope | None = None  # the translator's view of the step, for naming the sentence that fails
+    scope: StepScope | None = None  # the translator's view of the step
+    inference: bool = False  # the step claims that its conclusion follows (a marker, or earlier steps it builds on)
+    concluded: tuple[ClaimPart, ...] = ()  # the sentences of its conclusion
 
     @property
     def theory(self) -> tuple[Formula, ...]:
@@ -175,46 +199,282 @@ def read_context(context: StepContext) -> Reading:
     claim = reading.claim if error is None else None
     if error is None and claim is None:
         error = "the reader found nothing the step asserts"
-    supports = tuple(part for part in reading.parts if part.role is ClaimRole.SUPPORT) if claim is not None else ()
+    read = claim is not None
+    supports = tuple(part for part in reading.parts if part.role is ClaimRole.SUPPORT) if read else ()
+    concluded = tuple(part for part in reading.parts if part.role is not ClaimRole.SUPPORT) if read else ()
     return Reading(tuple(givens.formulas), tuple(dict.fromkeys(inherited)), claim, error, tuple(gaps), supports,
-                   reading.conclusion if claim is not None else None, StepScope(givens, tuple(inherited), reading))
+                   reading.conclusion if read else None, StepScope(givens, tuple(inherited), reading),
+                   reading.inference or bool(context.ancestors), concluded)
 
 
-# ------------------------------------------------------------------------------- naming a failed sentence
+# ------------------------------------------------------------------------------------------- the judge
 
-def _name_failed_sentence(context: StepContext, translation: StepTranslation, outcome: CheckOutcome,
-                          limits: CheckLimits, deadline: _Deadline) -> CheckOutcome:
-    """The failed outcome, naming the first sentence that does not follow when the artifact is the offline
-    translator's for a step of several sentences (the conjunction failed; the reader wants to know which part)."""
-    if translation.language not in (ArtifactLanguage.FOL, ArtifactLanguage.PROPOSITIONAL):
-        return outcome
-    reading = read_context(context)
-    scope = reading.scope
-    if scope is None or reading.claim is None or len({p.formula for p in scope.reading.parts}) < 2:
-        return outcome
-    ground = context.proof_level is ProofLevel.QUICK
-    # The translator's artifact for the whole step, rebuilt: only for it is the per-sentence check the explanation.
-    if entailment_text(scope.premises, reading.claim, ground=ground)[1] != translation.formal_representation:
-        return outcome
-    seen: set[Formula] = set()
-    for part in scope.reading.parts:
-        if part.formula in seen:
-            continue
-        seen.add(part.formula)
-        propositional, text, _ = entailment_text(scope.premises, part.formula, ground=ground)
-        left = deadline.at - time.perf_counter()
+
+@dataclass
+class _Deadline:
+    at: float
+    memory_mb: int
+
+    def status(self, formulas: Sequence[Formula]) -> Literal["sat", "unsat", "unknown"]:
+        if not formulas:
+            return "sat"
+        left = self.at - time.perf_counter()
         if left <= 0:
-            return outcome
-        checker = PropositionalChecker() if propositional else FolChecker()
-        checked = checker.check(text, level=context.proof_level, limits=limits.model_copy(update={"timeout_s": left}))
-        if checked.status is StepStatus.FAILED:
-            message = (f"{outcome.message}; the first of the step's sentences that does not follow from the givens "
-                       f'and the ancestors\' claims is "{_clip(part.text, 160)}"')
-            return outcome.model_copy(update={"message": message,
-                                              "details": {**outcome.details, "unentailed_sentence": part.text}})
-        if checked.status is not StepStatus.VERIFIED:
-            return outcome  # one could not be decided: nothing sure to name
-    return outcome
+            return "unknown"
+        try:
+            return fol_status(formulas, timeout_s=left, memory_mb=self.memory_mb)
+        except ValueError:
+            return "unknown"
+
+    def proves(self, premises: Sequence[Formula], goal: Formula) -> Literal["yes", "no", "unknown"]:
+        answer = self.status([*premises, Not(goal)])
+        return {"unsat": "yes", "sat": "no"}.get(answer, "unknown")  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class _Finding:
+    """The reader's verdict on a step where it settles the step whatever the artifact: a refutation (`failed`) or a
+    reason nothing can be verified (`unsupported`)."""
+
+    status: StepStatus
+    kind: ErrorKind
+    message: str
+    sentence: str | None = None  # the step's sentence it names
+
+    @property
+    def refutes(self) -> bool:
+        return self.status is StepStatus.FAILED
+
+    def applied(self, outcome: CheckOutcome, artifact_note: str | None = None) -> CheckOutcome:
+        """`outcome` turned into this finding (the checker's status and message kept as diagnostics)."""
+        message = self.message if artifact_note is None else f"{self.message}; {artifact_note}"
+        extra = {"sentence": self.sentence} if self.sentence is not None else {}
+        if outcome.message:
+            extra["checker_message"] = outcome.message
+        return outcome.downgraded(self.status, self.kind, message, **extra)
+
+
+@dataclass(frozen=True)
+class _Premises:
+    """The step's supporting claims, each derived (given or entailed by Γ) or assumed; Γ ∪ A is consistent."""
+
+    derived: tuple[ClaimPart, ...]
+    assumed: tuple[ClaimPart, ...]
+
+    @property
+    def formulas(self) -> list[Formula]:
+        return [p.formula for p in (*self.derived, *self.assumed)]
+
+
+class _Judge:
+    """The reader's own judgement of a step (Z3 on its reading), asked in stages as the outcome needs them."""
+
+    def __init__(self, reading: Reading, vocabulary: Signature, deadline: _Deadline) -> None:
+        assert reading.claim is not None and reading.conclusion is not None
+        self.reading = reading
+        self.vocabulary = vocabulary
+        self.deadline = deadline
+        self.claim: Formula = reading.claim
+        self.conclusion: Formula = reading.conclusion
+
+    # ---- 1. the premises
+    def premises(self, *, consistent: bool = False) -> _Premises | _Finding:
+        """The supporting claims classified, or the finding that settles the step before its conclusion matters.
+        `consistent`: Γ ∪ A is known to be consistent (then no premise is contradicted)."""
+        reading, deadline = self.reading, self.deadline
+        theory = "sat" if consistent else deadline.status(reading.theory)
+        if theory == "unsat":
+            givens = deadline.status(reading.givens) if reading.ancestor_claims else "unsat"
+            if givens == "unsat":
+                return _Finding(StepStatus.UNSUPPORTED, ErrorKind.VACUOUS,
+                                "the question's givens contradict each other, so nothing can be verified from them "
+                                "(a defect of the question, not a refutation of the step)")
+            if givens == "sat":
+                return _Finding(StepStatus.FAILED, ErrorKind.VACUOUS,
+                                "the claims of the steps it builds on contradict the givens or each other, so the "
+                                "step proves nothing from them")
+        if theory != "sat":
+            return self._undecided("whether the givens and the ancestors' claims are consistent")
+        grounds = _Grounds(reading.theory, deadline)
+        derived: list[ClaimPart] = []
+        assumed: list[ClaimPart] = []
+        for part in _distinct(reading.supports):
+            verdict = grounds.ground(part.formula)
+            if verdict in ("theory", "entailed"):
+                derived.append(part)
+                continue
+            contradicted = "no" if consistent and verdict == "no" else \
+                deadline.proves(reading.theory, negate(part.formula)) if verdict == "no" else "unknown"
+            if contradicted == "yes":
+                return _Finding(StepStatus.FAILED, ErrorKind.CONTRADICTED_PREMISE,
+                                f'the step\'s premise "{_clip(part.text, 120)}" (read as '
+                                f"{_clip(to_text(part.formula), 120)}) is contradicted by the givens and the "
+                                "ancestors' claims", part.text)
+            if contradicted != "no":
+                return self._undecided(f'whether the step\'s premise "{_clip(part.text, 120)}" follows from or '
+                                       "contradicts the givens and the ancestors' claims")
+            assumed.append(part)
+        if assumed and not consistent:
+            joint = deadline.status([*reading.theory, *(p.formula for p in assumed)])
+            if joint == "unsat":
+                quoted = _names([p.text for p in assumed], quote=True)
+                return _Finding(StepStatus.FAILED, ErrorKind.VACUOUS,
+                                f"the step's premises {quoted} contradict each other (with the givens and the "
+                                "ancestors' claims), so the step proves nothing from them")
+            if joint != "sat":
+                return self._undecided("whether the step's premises are consistent with the givens")
+        if assumed and reading.gaps:
+            # an assumption is a premise nothing contradicts: with part of Γ unread, that is not known
+            return _Finding(StepStatus.UNSUPPORTED, ErrorKind.UNGROUNDED_PREMISE,
+                            f'the step\'s premise "{_clip(assumed[0].text, 120)}" is neither given nor derived as far '
+                            f"as the question could be read; but {_names(list(reading.gaps), quote=False)}, so "
+                            "whether it is an assumption or contradicted is not known", assumed[0].text)
+        return _Premises(tuple(derived), tuple(assumed))
+
+    # ---- 2. the conclusion
+    def conclusion_follows(self) -> _Finding | None:
+        """None when K follows from Γ ∪ A; else the finding: refuted, assumed or undecided. (A model of Γ ∪ A ∪ {¬K}
+        shows Γ ∪ A consistent, so no premise is contradicted and the finding is the conclusion's.)"""
+        reading, deadline = self.reading, self.deadline
+        base = [*reading.theory, *(p.formula for p in _distinct(reading.supports))]
+        follows = deadline.proves(base, self.conclusion)
+        if follows == "yes":
+            return None
+        if follows != "no":
+            return self._undecided("whether the step's conclusion follows from its premises")
+        granting = "the givens, the ancestors' claims and the step's own premises" if reading.supports else \
+            "the givens and the ancestors' claims"
+        sentence = self._first_unfollowed(base)
+        quoted = f'"{_clip(sentence, 160)}"' if sentence else _clip(to_text(self.conclusion))
+        contradicted = deadline.proves(base, negate(self.conclusion))
+        if contradicted == "yes":
+            return _Finding(StepStatus.FAILED, ErrorKind.COUNTEREXAMPLE,
+                            f"the step's conclusion {quoted} contradicts {granting}", sentence)
+        if not reading.inference:
+            return _Finding(StepStatus.UNSUPPORTED, ErrorKind.ASSUMED_CONCLUSION,
+                            f"the step states {quoted}, which {granting} neither give, derive nor contradict: an "
+                            "assumption, not a derivation (reported, not refuted)", sentence)
+        if reading.gaps:
+            return _Finding(StepStatus.UNSUPPORTED, ErrorKind.COUNTEREXAMPLE,
+                            f"the step's conclusion {quoted} does not follow from {granting} as far as they could "
+                            f"be read; but {_names(list(reading.gaps), quote=False)}", sentence)
+        other = self._other_reading(base)
+        if other is not None:
+            return _Finding(StepStatus.UNSUPPORTED, ErrorKind.AMBIGUOUS,
+                            f"the step's conclusion {quoted} does not follow from {granting} as read, but it would "
+                            f"if {other}: the reading is not sure enough to refute it", sentence)
+        fallacy = name_fallacy(base, self.conclusion)
+        named = f" ({fallacy.value.replace('_', ' ')})" if fallacy else ""
+        marked = reading.scope is not None and reading.scope.reading.inference
+        hint = "" if marked else ("; it builds on earlier steps, so it claims to follow from them (a step that only "
+                                  "states a premise names no dependencies: `dependencies: []`)")
+        return _Finding(StepStatus.FAILED, fallacy or ErrorKind.COUNTEREXAMPLE,
+                        f"the step's conclusion {quoted} does not follow from {granting}, even granting them all"
+                        f"{named}{hint}", sentence)
+
+    def _first_unfollowed(self, base: list[Formula]) -> str | None:
+        """The first sentence of the conclusion that does not follow (None when it is the only one)."""
+        parts = _distinct(self.reading.concluded)
+        if len(parts) < 2:
+            return parts[0].text if parts else None
+        for part in parts:
+            if self.deadline.proves(base, part.formula) != "yes":
+                return part.text
+        return None
+
+    def _other_reading(self, base: list[Formula]) -> str | None:
+        """What English allows that the reading did not choose and under which K would follow, or None."""
+        postulates, said = _alternative_postulates(self.vocabulary)
+        inclusive = [_inclusive(f) for f in base]
+        goal = _inclusive(self.conclusion)
+        if goal != self.conclusion or inclusive != base:
+            said.append("'either … or' is read as inclusive")
+        if not said:
+            return None
+        for premises in dict.fromkeys([tuple(base), tuple(inclusive)]):
+            if self.deadline.proves([*premises, *postulates], goal) == "yes":
+                return " or ".join(said[:_LISTED])
+        return None
+
+    # ---- 3. circularity
+    def circular(self, premises: _Premises) -> _Finding | None:
+        """The finding when one assumed premise alone gives a conjunct of the conclusion Γ does not give."""
+        if not premises.assumed:
+            return None
+        theory = [*self.reading.theory, *(p.formula for p in premises.derived)]
+        singles = [(part, p) for part in premises.assumed for p in conjuncts(part.formula)]
+        for goal in conjuncts(self.conclusion):
+            if self.deadline.proves(theory, goal) == "yes":
+                continue  # derived without any assumption
+            for part, single in singles:
+                if self.deadline.proves([single], goal) == "yes":
+                    return _Finding(StepStatus.UNSUPPORTED, ErrorKind.ASSUMED_CONCLUSION,
+                                    f'the step\'s conclusion {_clip(to_text(goal), 120)} follows from its own premise '
+                                    f'"{_clip(part.text, 120)}" alone, which nothing gives: it assumes what it '
+                                    "concludes, so it proves nothing", part.text)
+        return None
+
+    def _undecided(self, what: str) -> _Finding:
+        return _Finding(StepStatus.UNSUPPORTED, ErrorKind.TIMEOUT, f"cannot decide within the time limit {what}")
+
+
+def _states_everything(translation: StepTranslation, reading: Reading) -> bool:
+    """Is the artifact the translator's own for this reading (its premises Γ and the step's premises)?"""
+    if reading.scope is None or translation.language not in (ArtifactLanguage.FOL, ArtifactLanguage.PROPOSITIONAL):
+        return False
+    premises, conclusion = reading.scope.inference
+    if conclusion is None:
+        return False
+    grounded = translation.language is ArtifactLanguage.PROPOSITIONAL
+    try:
+        return entailment_text(premises, conclusion, ground=grounded)[1] == translation.formal_representation
+    except ValueError:
+        return False
+
+
+def _distinct(parts: Sequence[ClaimPart]) -> list[ClaimPart]:
+    """`parts`, one per formula, in the step's order."""
+    return list({part.formula: part for part in reversed(parts)}.values())[::-1]
+
+
+_CAMEL = re.compile(r"[A-Z][a-z]*|[0-9]+|[a-z]+")
+
+
+def _alternative_postulates(vocabulary: Signature) -> tuple[list[Formula], list[str]]:
+    """Meaning postulates of readings English allows and the reader does not choose, with what each says: a
+    compound noun phrase's predicate (WarmBloodedMammal) entails the reading's predicates it is made of
+    (WarmBlooded, Mammal) and they entail it; a definite description ("the cat", `the_cat`) names the individual of
+    that name (`cat`). They are only ever used to refuse a refutation, never to verify."""
+    unary = [p for p, arity in vocabulary.predicates.items() if arity == 1]
+    words = {p: _CAMEL.findall(p) for p in unary}
+    x = Var("x")
+    postulates: list[Formula] = []
+    said: list[str] = []
+    for compound in unary:
+        parts = words[compound]
+        for part in unary:
+            size = len(words[part])
+            if part != compound and size < len(parts) and words[part] in (parts[:size], parts[-size:]):
+                postulates.append(forall("x", Implies(Atom(compound, (x,)), Atom(part, (x,)))))
+                said.append(f"a {compound} is a {part}")
+        for cut in range(1, len(parts)):
+            left, right = "".join(parts[:cut]), "".join(parts[cut:])
+            if left in unary and right in unary:
+                postulates.append(forall("x", Implies(conj([Atom(left, (x,)), Atom(right, (x,))]),
+                                                      Atom(compound, (x,)))))
+    names = set(vocabulary.constants)
+    for name in vocabulary.constants:
+        if name.startswith("the_") and name[4:] in names:
+            postulates.append(Eq(Const(name), Const(name[4:])))
+            said.append(f"the {name[4:].replace('_', ' ')} is the individual named {name[4:]}")
+    return postulates, said
+
+
+def _inclusive(formula: Formula) -> Formula:
+    """`formula` with every exclusive "either … or" read as inclusive."""
+    if isinstance(formula, Xor):
+        return Or(tuple(_inclusive(a) for a in formula.args))
+    return rebuild(formula, _inclusive)
 
 
 # ------------------------------------------------------------------------------------------ artifact
@@ -318,82 +578,68 @@ def _vocabulary_mismatch(artifact: _Artifact, vocabulary: Signature) -> str | No
             f"uses {reading_names}{individuals}); write the artifact in the reading's names")
 
 
-# -------------------------------------------------------------------------------------------- judging
+# -------------------------------------------------------------------------------------------- settling
 
 
-@dataclass
-class _Deadline:
-    at: float
-    memory_mb: int
+def _settle_failure(outcome: CheckOutcome, judge: _Judge) -> CheckOutcome:
+    """A failed outcome stands only when the reading refutes the step."""
+    finding = judge.conclusion_follows()
+    if finding is None:  # K follows from Γ ∪ A: unless they are inconsistent, the artifact is not the inference
+        premises = judge.premises()
+        finding = premises if isinstance(premises, _Finding) else None
+    if finding is not None:
+        checker = outcome.message or ""
+        example = checker.partition("; e.g. ")[2]
+        note = f"the checker's counterexample: {example}" if example else (f"the checker: {checker}" if checker else None)
+        return finding.applied(outcome, note)
+    return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED,
+                              "the artifact fails, but the step's conclusion follows from the givens, the ancestors' "
+                              "claims and the premises it states (as read): the artifact is not the step's inference, "
+                              f"so its failure refutes nothing (the checker: {outcome.message})")
 
-    def status(self, formulas: Sequence[Formula]) -> Literal["sat", "unsat", "unknown"]:
-        left = self.at - time.perf_counter()
-        if left <= 0:
-            return "unknown"
-        try:
-            return fol_status(formulas, timeout_s=left, memory_mb=self.memory_mb)
-        except ValueError:
-            return "unknown"
 
-    def proves(self, premises: Sequence[Formula], goal: Formula) -> Literal["yes", "no", "unknown"]:
-        answer = self.status([*premises, Not(goal)])
-        return {"unsat": "yes", "sat": "no"}.get(answer, "unknown")  # type: ignore[return-value]
+def _refused(outcome: CheckOutcome, judge: _Judge, kind: ErrorKind, why: str, **diagnostics: object) -> CheckOutcome:
+    """A verified artifact that cannot be tied to the step: refuted when the reading refutes the step, else
+    unsupported for `why` (an artifact that is not the step refutes nothing)."""
+    finding = judge.conclusion_follows()
+    if finding is not None and finding.refutes:
+        return finding.applied(outcome, f"and the artifact is not the step's: {why}")
+    return outcome.downgraded(StepStatus.UNSUPPORTED, kind, why, **diagnostics)
 
 
 @dataclass
 class _Grounds:
-    """Γ and the ways a premise can be grounded in it, cheapest first."""
+    """What a premise may be (Γ and the step's premises, consistent) and the ways to ground one, cheapest first."""
 
     theory: tuple[Formula, ...]
     deadline: _Deadline
     exact: set[Formula] = field(default_factory=set)
     patterns: list[tuple[tuple[str, ...], Formula]] = field(default_factory=list)
-    consistent: str | None = None
 
     def __post_init__(self) -> None:
-        self._index(self.theory)
-
-    def extend(self, checked: Sequence[Formula]) -> None:
-        """Add formulas already shown to follow from Γ (so Γ's consistency, and what it entails, are unchanged)."""
-        self.theory = tuple(dict.fromkeys([*self.theory, *checked]))
-        self._index(checked)
-
-    def _index(self, formulas: Iterable[Formula]) -> None:
-        for gamma in formulas:
+        for gamma in self.theory:
             self.exact.update(conjuncts(canonical(gamma)))
             bound, body = universal_prefix(gamma)
             if bound:
                 self.patterns.extend((bound, part) for part in conjuncts(body))
 
-    def ground(self, premise: Formula) -> Literal["theory", "entailed", "no", "unknown", "contradictory"]:
+    def ground(self, premise: Formula) -> Literal["theory", "entailed", "no", "unknown"]:
         parts = conjuncts(canonical(premise))
         if all(p in self.exact or any(is_instance(p, pattern, set(bound), {}) for bound, pattern in self.patterns)
                for p in parts):
             return "theory"
-        if self.consistent is None:
-            self.consistent = self.deadline.status(self.theory)
-        if self.consistent == "unsat":
-            return "contradictory"
-        if self.consistent != "sat":
-            return "unknown"
         answer = self.deadline.proves(self.theory, premise)
         return {"yes": "entailed"}.get(answer, answer)  # type: ignore[return-value]
 
 
-def _judge(outcome: CheckOutcome, reading: Reading, artifact: _Artifact, vocabulary: Signature,
-           language: ArtifactLanguage, deadline: _Deadline) -> CheckOutcome:
-    assert reading.claim is not None
-    claim = reading.claim
-    grounds = _Grounds(reading.theory, deadline)
-    # An artifact that proves the whole claim proves its supporting claims too; else each is checked on its own.
-    supports = [] if canonical(artifact.conclusion) == canonical(claim) else _distinct_supports(reading)
-    for part in supports:
-        verdict = grounds.ground(part.formula)
-        if verdict not in ("theory", "entailed"):
-            return _unfounded_support(outcome, part, verdict, reading)
-    grounds.extend([part.formula for part in supports])
-    target = reading.conclusion if supports and reading.conclusion is not None else claim
-    known = set(vocabulary.constants)
+def _tie(outcome: CheckOutcome, judge: _Judge, premises: _Premises, artifact: _Artifact,
+         language: ArtifactLanguage) -> CheckOutcome:
+    """Tie a verified artifact to the step: provenance and alignment, then the evidence it rests on."""
+    reading, deadline = judge.reading, judge.deadline
+    claim = judge.claim
+    grounds = _Grounds(tuple(dict.fromkeys([*reading.theory, *premises.formulas])), deadline)
+    target = judge.conclusion if reading.supports else claim
+    known = set(judge.vocabulary.constants)
     in_conclusion = {c for c in constants(artifact.conclusion) if c not in known}
     counts = {"theory": 0, "entailed": 0}
     unfounded: list[tuple[int, Formula, str]] = []
@@ -406,15 +652,15 @@ def _judge(outcome: CheckOutcome, reading: Reading, artifact: _Artifact, vocabul
             own.append((line, premise))
         else:
             unfounded.append((line, premise, verdict))
-    # Premises about the artifact's own individuals: a group the conclusion does not speak of needs Γ to say that
-    # such individuals exist (a witness); a group it speaks of is a hypothesis of the conclusion (the deduction
-    # theorem: Whale(w) ⊢ WarmBlooded(w) proves ∀w (Whale(w) → WarmBlooded(w))), or a witness where Γ allows.
+    # Premises about the artifact's own individuals: a group the conclusion does not speak of needs Γ ∪ A to say
+    # that such individuals exist (a witness); a group it speaks of is a hypothesis of the conclusion (the deduction
+    # theorem: Whale(w) ⊢ WarmBlooded(w) proves ∀w (Whale(w) → WarmBlooded(w))), or a witness where Γ ∪ A allows.
     witnesses: list[_Group] = []
     hypotheses: list[_Group] = []
     witnessable: list[_Group] = []
     for members in _components(own, known):
         group = _Group(members, known)
-        exists = deadline.proves(reading.theory, close("exists", group.body, group.fresh))
+        exists = deadline.proves(grounds.theory, close("exists", group.body, group.fresh))
         if not in_conclusion.intersection(group.fresh):
             if exists == "yes":
                 witnesses.append(group)
@@ -438,27 +684,53 @@ def _judge(outcome: CheckOutcome, reading: Reading, artifact: _Artifact, vocabul
         if candidate is readings[0]:
             aligned = result
     if aligned is not None and aligned[0] != "ok":
-        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, aligned[1],
-                         aligned_with=_clip(to_text(target)), artifact_proves=_clip(to_text(readings[0])))
+        return _refused(outcome, judge, ErrorKind.UNALIGNED, aligned[1],
+                        aligned_with=_clip(to_text(target)), artifact_proves=_clip(to_text(readings[0])))
     if unfounded:
-        return _ungrounded(outcome, unfounded, reading)
+        return _ungrounded(outcome, judge, unfounded)
+    circular = judge.circular(premises)
+    if circular is not None:
+        return circular.applied(outcome)
     syntactic = aligned is None
-    basis = [f"{counts['theory']} premise(s) are givens, ancestors' claims or instances of them"]
+    basis = [f"{counts['theory']} premise(s) are givens, ancestors' claims, the step's premises or instances of them"]
     if counts["entailed"]:
         basis.append(f"{counts['entailed']} are entailed by them (Z3)")
     if own:
         basis.append(f"{len(own)} about the artifact's own individuals are read as hypotheses or witnesses")
-    if supports:
-        basis.append(f"the step's {len(supports)} supporting claim(s) follow from the givens and ancestors' claims")
-    reads = "the reading's conclusion" if supports else "the reading"
+    if premises.derived:
+        basis.append(f"the step's {len(premises.derived)} derived premise(s) follow from the givens and ancestors' "
+                     "claims")
+    reads = "the reading's conclusion" if reading.supports else "the reading"
     how = f"its conclusion is {reads} itself" if syntactic else f"what it proves is equivalent to {reads} (Z3)"
-    evidence = Evidence(kind=EvidenceKind.CLAIM, aligned_claim=to_text(claim),
+    note = f"{how}; " + ", ".join(basis)
+    kind = EvidenceKind.CLAIM
+    if premises.assumed:
+        kind = EvidenceKind.CONDITIONAL
+        note += ("; an inference from premises the step states that nothing gives, derives or contradicts: "
+                 + "; ".join(f'"{_clip(p.text, 120)}" ({_clip(to_text(p.formula), 120)})' for p in premises.assumed))
+    evidence = Evidence(kind=kind, aligned_claim=to_text(claim),
                         formaliser=Formaliser.OFFLINE_READER if syntactic else Formaliser.ARTIFACT,
-                        note=f"{how}; " + ", ".join(basis))
+                        assumptions=[p.text for p in premises.assumed], note=note)
     verified = outcome.with_evidence(evidence)
-    provenance = {**counts, "own_individuals": len(own), "supporting_claims": len(supports)}
+    provenance = {**counts, "own_individuals": len(own), "derived_premises": len(premises.derived),
+                  "assumed_premises": len(premises.assumed)}
     details = {**verified.details, "provenance": provenance, "artifact_proves": _clip(to_text(proven))}
     return verified.model_copy(update={"details": details})
+
+
+def _ungrounded(outcome: CheckOutcome, judge: _Judge, unfounded: list[tuple[int, Formula, str]]) -> CheckOutcome:
+    shown = "; ".join(f"line {line}: {_clip(to_text(p), 120)}" for line, p, _ in unfounded[:_LISTED])
+    more = f" and {len(unfounded) - _LISTED} more" if len(unfounded) > _LISTED else ""
+    what = "premise" if len(unfounded) == 1 else "premises"
+    message = (f"the artifact assumes what neither the question, the step's ancestors nor the step itself states: "
+               f"{what} {shown}{more}")
+    if any(v == "unknown" for _, _, v in unfounded):
+        message += " (Z3 could not decide within the time limit whether they entail it)"
+    elif judge.reading.gaps:
+        message += (": not entailed by them as far as they could be read; but "
+                    f"{_names(list(judge.reading.gaps), quote=False)}")
+    return _refused(outcome, judge, ErrorKind.UNGROUNDED_PREMISE, message,
+                    ungrounded_premise_lines=[line for line, _, _ in unfounded])
 
 
 @dataclass
@@ -475,54 +747,6 @@ class _Group:
     @property
     def body(self) -> Formula:
         return conj([p for _, p in self.members])
-
-
-def _distinct_supports(reading: Reading) -> list[ClaimPart]:
-    """The step's supporting claims, one per formula, in the step's order."""
-    return list({part.formula: part for part in reversed(reading.supports)}.values())[::-1]
-
-
-def _unfounded_support(outcome: CheckOutcome, part: ClaimPart, verdict: str, reading: Reading) -> CheckOutcome:
-    """The step asserts, on the way to its conclusion, a sentence that does not follow: the step is not proven."""
-    message = (f'the step\'s supporting claim "{_clip(part.text, 120)}" (read as {_clip(to_text(part.formula), 120)}) '
-               "does not follow from the givens and the ancestors' claims")
-    status = StepStatus.FAILED
-    if verdict == "contradictory":
-        message += " (they contradict each other, so entailment from them shows nothing)"
-    elif verdict == "no" and reading.gaps:
-        message += f" as far as they could be read; but {_names(list(reading.gaps), quote=False)}"
-        status = StepStatus.UNSUPPORTED
-    elif verdict == "unknown":
-        message = (f'cannot decide within the time limit whether the step\'s supporting claim "{_clip(part.text, 120)}" '
-                   "follows from the givens and the ancestors' claims")
-        status = StepStatus.UNSUPPORTED
-    else:
-        message += ": a step's own sentences are claims to check, never premises"
-    return outcome.downgraded(status, ErrorKind.UNGROUNDED_PREMISE, message, unentailed_sentence=part.text)
-
-
-def _ungrounded(outcome: CheckOutcome, unfounded: list[tuple[int, Formula, str]], reading: Reading) -> CheckOutcome:
-    verdicts = {v for _, _, v in unfounded}
-    shown = "; ".join(f"line {line}: {_clip(to_text(p), 120)}" for line, p, _ in unfounded[:_LISTED])
-    more = f" and {len(unfounded) - _LISTED} more" if len(unfounded) > _LISTED else ""
-    what = "premise" if len(unfounded) == 1 else "premises"
-    message = f"the artifact assumes what the question and the step's ancestors do not give: {what} {shown}{more}"
-    if "contradictory" in verdicts:
-        message += " (the givens and ancestors' claims contradict each other, so entailment from them grounds nothing)"
-        status = StepStatus.FAILED
-    elif "no" in verdicts and not reading.gaps:
-        message += ": neither a given, an ancestor's claim, nor entailed by them"
-        status = StepStatus.FAILED
-    elif "no" in verdicts:
-        # What was not read might be what the premise says: not decided, so not failed.
-        message += (": neither a given, an ancestor's claim, nor entailed by them as far as they could be read; "
-                    f"but {_names(list(reading.gaps), quote=False)}")
-        status = StepStatus.UNSUPPORTED
-    else:
-        message += " (Z3 could not decide within the time limit whether the givens entail it)"
-        status = StepStatus.UNSUPPORTED
-    return outcome.downgraded(status, ErrorKind.UNGROUNDED_PREMISE, message,
-                     ungrounded_premise_lines=[line for line, _, _ in unfounded])
 
 
 def _alignment(proven: Formula, claim: Formula, target: Formula, reading: Reading, artifact: _Artifact,
