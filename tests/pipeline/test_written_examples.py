@@ -28,8 +28,9 @@ def most_common_key(counts):
 
 def test_most_common_key():
     assert most_common_key({"a": 3, "b": 1}) == "b"
+    assert most_common_key({"x": 2, "y": 5}) == "x"
 ```'''
-MAXIMUM = MINIMUM.replace("min(", "max(").replace('== "b"', '== "a"')
+MAXIMUM = MINIMUM.replace("min(", "max(").replace('== "b"', '== "a"').replace('== "x"', '== "y"')
 RIGHT = '>>> most_common_key({"a": 3, "b": 1})\n\'a\'\n>>> most_common_key({"x": 1})\n\'x\''
 
 

@@ -129,7 +129,7 @@ from reasonforge.verify.code.harness_run import (
 from reasonforge.verify.code.judging import judge_survivors, run_mutants, survivor_entry, untested_functions
 from reasonforge.verify.code.mutants import generate_mutants, implementation_nodes
 from reasonforge.verify.code.policy import hypothesis_tampering
-from reasonforge.verify.code.step_checks import StepPlan, plan_step_checks
+from reasonforge.verify.code.step_checks import ChecksStatus, StepPlan, plan_step_checks
 
 __all__ = ["CHECKER_VERSION", "PythonTestsChecker"]
 
@@ -217,16 +217,25 @@ class PythonTestsChecker:
             return self._done(CheckOutcome(status=StepStatus.ERROR, message=(
                 f"nothing to check: {run.message}; an artifact needs pytest tests (def test_…) or the step's examples"),
                 error_kind=ErrorKind.UNTRANSLATABLE), details, started)
-        if run.status != "passed" and run.step_checks == "disputed":
+        step = run.step
+        if run.status != "passed" and step is not None and step.status is ChecksStatus.DISPUTED:
             # examples a model wrote from the texts may be the ones that are wrong: no refutation, no verdict
             return self._done(CheckOutcome(status=StepStatus.UNSUPPORTED, message=(
                 f"{run.message}; the examples were written from the step's text by a translator that never saw "
                 "the implementation, and the two disagree"), error_kind=ErrorKind.DISAGREEMENT),
                 details, started)
+        if run.status != "passed" and step is not None and step.status in (ChecksStatus.UNPLACED, ChecksStatus.VOID):
+            return self._done(CheckOutcome(status=StepStatus.UNSUPPORTED, message=step.message,
+                                           error_kind=ErrorKind.UNALIGNED), details, started)
         if run.status != "passed":
-            kind = ErrorKind.UNALIGNED if run.step_checks == "failed" else None
+            kind = ErrorKind.UNALIGNED if step is not None and step.status is ChecksStatus.FAILED else None
             return self._done(CheckOutcome(status=StepStatus.FAILED, message=run.message, error_kind=kind), details,
                               started)
+        if step is not None:
+            shortcut = plan.shortcut(tree, run.step_events, step)
+            if shortcut is not None:
+                return self._done(CheckOutcome(status=StepStatus.UNSUPPORTED, message=shortcut,
+                                               error_kind=ErrorKind.UNALIGNED), details, started)
         if level is not ProofLevel.QUICK:
             mutation = self._mutation(artifact, limits, run, plan, details)
             if mutation is not None:
@@ -238,8 +247,11 @@ class PythonTestsChecker:
             formal = self._crosshair(artifact, tree, limits, tools, details)
             if formal is not None:
                 return self._done(formal, details, started)
-        evidence = plan.evidence(tree, run.tests_total, mutants=level is not ProofLevel.QUICK)
-        return self._done(CheckOutcome(status=StepStatus.VERIFIED, evidence=evidence), details, started)
+        evidence = plan.evidence(tree, step, run.tests_total, mutants=level is not ProofLevel.QUICK)
+        # without evidence the artifact is verified but tied to nothing: the aligner makes the step unsupported
+        message = None if evidence is not None else f"no evidence: {plan.no_evidence(tree, step)}"
+        return self._done(CheckOutcome(status=StepStatus.VERIFIED, evidence=evidence, message=message), details,
+                          started)
 
     # ---------------------------------------------------------------------------------- stages
 
@@ -276,7 +288,7 @@ class PythonTestsChecker:
             details["mutation_note"] = "the implementation offers no mutation sites; mutation strength not measured"
             return None
         wall = min(limits.timeout_s, max(3.0, 4 * run.elapsed_ms / 1000))
-        options = run_options(artifact, examples=self.mutant_examples, plan=plan)
+        options = run_options(artifact, examples=self.mutant_examples)
         original, results = run_mutants(artifact, mutants, options=options, examples=self.mutant_examples,
                                         run_timeout_s=wall, memory_mb=limits.memory_mb,
                                         expected=expected_tests(ast.parse(artifact)), plan=plan, workers=self.workers)
