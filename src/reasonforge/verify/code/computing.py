@@ -118,9 +118,10 @@ def _item(arg: Any, at: int, expected: Any) -> bool:
 # ------------------------------------------------------------------------------- the artifact's code
 
 
-def static_shortcut(tree: ast.Module, name: str, inputs: Sequence[tuple[Any, ...]]) -> str | None:
+def static_shortcut(tree: ast.Module, name: str, cases: Sequence[Case]) -> str | None:
     """Why the artifact's `name` can give its examples without computing them (it never reads its parameters,
-    or it holds one of the examples' inputs as a literal), or None."""
+    or it holds one of the examples as a literal: compares its input with it, keys a table by it, lists it
+    with its answer), or None."""
     fn = _function_node(tree, name)
     if fn is not None:
         params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
@@ -133,26 +134,46 @@ def static_shortcut(tree: ast.Module, name: str, inputs: Sequence[tuple[Any, ...
         if params and not read & set(params):
             return (f"{name} never reads its parameter{'s' if len(params) > 1 else ''} {', '.join(params)}: a "
                     "function that ignores its input can match the examples without computing anything")
-    shown = [x for args in inputs for x in args if not any(same_value(x, t) for t in _TRIVIAL)]
-    # a container written out in the code is a lookup wherever it stands; a number or a string may be a
-    # constant the code needs (`n == 2` in a primality test), so only comparing the input with it counts
+    shown = [x for case in cases for x in (*case.args, *(v for _, v in case.kwargs))
+             if not any(same_value(x, t) for t in _TRIVIAL)]
+    # a container written out in the code is a lookup wherever it stands, and so is its text (`str(xs) ==
+    # "[3, 1, 2]"`); a number or a string may be a constant the code needs (`n == 2` in a primality test), so
+    # it counts where the input is compared with it, or where it stands beside the example's answer (a table)
     containers = [x for x in shown if isinstance(x, list | tuple | dict | set | frozenset)]
+    texts = [t for x in containers for t in (repr(x), str(x))]
+    answers = [(case.args[0], case.expected) for case in cases if len(case.args) == 1 and not case.kwargs]
+    containers += texts  # the input's text held as a key or an item is the same lookup
     for node in _implementation(tree):
         if isinstance(node, ast.Compare):
             for side in (node.left, *node.comparators):
                 value = _literal(side)
-                if value is not _UNREAD and any(_same_input(value, x) for x in shown):
+                if value is not _UNREAD and (any(_same_input(value, x) for x in shown) or value in texts):
                     return (f"{name} compares its input with the example's own input {ast.unparse(side)[:60]}: "
                             "a lookup of the examples is not an implementation of the step")
-        elif isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict):
-            value = _literal(node)
-            held = [value] if value is not _UNREAD else []
-            if isinstance(node, ast.Dict):
-                held += [k for k in (_literal(key) for key in node.keys if key is not None) if k is not _UNREAD]
-            if any(_same_input(v, x) for v in held for x in containers):
-                return (f"the artifact holds the example's own input {ast.unparse(node)[:60]} as a literal: a "
-                        "lookup of the examples is not an implementation of the step")
+        elif isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict) and _holds_an_example(node, containers, answers):
+            return (f"the artifact holds an example of the step, {ast.unparse(node)[:60]}, as a literal: a "
+                    "lookup of the examples is not an implementation of the step")
     return None
+
+
+def _holds_an_example(node: ast.AST, containers: list[Any], answers: list[tuple[Any, Any]]) -> bool:
+    """Does this literal display hold an example's input (a container), or an input beside its answer (a dict
+    entry, a pair)?"""
+    value = _literal(node)
+    held = [value] if value is not _UNREAD else []
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        held += [v for v in (_literal(e) for e in node.elts) if v is not _UNREAD]
+    if isinstance(node, ast.Dict):
+        pairs = [(_literal(k), _literal(v)) for k, v in zip(node.keys, node.values, strict=True) if k is not None]
+        held += [k for k, _ in pairs if k is not _UNREAD]
+        if any(same_value(k, i) and same_value(v, a) for k, v in pairs for i, a in answers
+               if not any(same_value(i, t) for t in _TRIVIAL)):
+            return True
+    if isinstance(value, list | tuple) and len(value) == 2 and any(
+            same_value(value[0], i) and same_value(value[1], a) for i, a in answers
+            if not any(same_value(i, t) for t in _TRIVIAL)):
+        return True
+    return any(_same_input(v, x) for v in held for x in containers)
 
 
 def _same_input(value: Any, shown: Any) -> bool:
@@ -394,12 +415,18 @@ def _asserts_a_value(node: ast.AST) -> bool:
 
 
 def _written_case(node: ast.AST, names: set[str]) -> Case | None:
-    """`f(literals) == literal` (either way round) for an implementation function f, as a Case."""
+    """`f(literals) == literal` (either way round) for an implementation function f, as a Case; a side holding
+    exactly one such call inside (`repr(f(3)) == '9'`) counts as that call's case."""
     if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
         return None
     for call, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
         found = literal_call(call, names)
         expected = _literal(other)
-        if found is not None and expected is not _UNREAD:
+        if expected is _UNREAD:
+            continue
+        if found is None:  # `repr(f(3)) == '9'`: the one call inside stands for the case
+            inner = [c for c in (literal_call(n, names) for n in ast.walk(call)) if c is not None]
+            found = inner[0] if len(inner) == 1 else None
+        if found is not None:
             return Case(function=found[0], args=found[1], kwargs=found[2], expected=expected)
     return None

@@ -224,7 +224,8 @@ class PythonTestsChecker:
                 f"{run.message}; the examples were written from the step's text by a translator that never saw "
                 "the implementation, and the two disagree"), error_kind=ErrorKind.DISAGREEMENT),
                 details, started)
-        if run.status != "passed" and step is not None and step.status in (ChecksStatus.UNPLACED, ChecksStatus.VOID):
+        if run.status != "passed" and step is not None and step.status in (ChecksStatus.UNPLACED, ChecksStatus.VOID,
+                                                                           ChecksStatus.UNREAD):
             return self._done(CheckOutcome(status=StepStatus.UNSUPPORTED, message=step.message,
                                            error_kind=ErrorKind.UNALIGNED), details, started)
         if run.status != "passed":

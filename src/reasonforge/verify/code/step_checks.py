@@ -182,6 +182,7 @@ class ChecksStatus(StrEnum):
     FAILED = "failed"  # a check of the texts does not hold (or the run did not report): the step is refuted
     DISPUTED = "disputed"  # only a written example failed: it may be the wrong one
     UNPLACED = "unplaced"  # an example or claim the step must answer names what the artifact does not bind
+    UNREAD = "unread"  # a value the checks ask for came back as something that is not plain data: not comparable
     VOID = "void"  # the artifact reached into the harness: nothing the run reported counts
 
 
@@ -257,19 +258,25 @@ class StepPlan:
             problem = judging.claim(claim)
             if problem is not None:
                 return problem
+        if judging.unread:
+            return StepRun(ChecksStatus.UNREAD, f"{judging.unread_notes[0]}: a value that is neither the expected "
+                           "literal nor anything comparable with it is not a pass, and no refutation either",
+                           skipped=frozenset(judging.skipped), unread=frozenset(judging.unread))
         return StepRun(ChecksStatus.PASSED, skipped=frozenset(judging.skipped), unread=frozenset(judging.unread),
                        notes=tuple(judging.notes))
 
     def shortcut(self, tree: ast.Module, events: list[dict[str, Any]], run: StepRun) -> str | None:
         """Why the artifact gives its examples without computing them (`computing.py`), or None: a lookup or
         ignored parameters in its code, or an output the verifier's perturbations of the input never change."""
-        by_function: dict[str, list[tuple[Any, ...]]] = {}
+        by_function: dict[str, list[Case]] = {}
         for example in self._counted_examples(run):
             for line in example.parsed:
                 if line.call is not None and line.mode in (LineMode.VALUE, LineMode.PRINTED):
-                    by_function.setdefault(line.call[0], []).append(line.call[1] + tuple(v for _, v in line.call[2]))
-        for name, inputs in by_function.items():
-            reason = static_shortcut(tree, name, inputs)
+                    name, args, kwargs = line.call
+                    want = _printed_value(line.want) if line.mode is LineMode.PRINTED else line.want
+                    by_function.setdefault(name, []).append(Case(name, args, kwargs, want))
+        for name, cases in by_function.items():
+            reason = static_shortcut(tree, name, cases)
             if reason is not None:
                 return reason
         values = _values(self, events)
@@ -652,6 +659,7 @@ class _Judging:
         self.skipped: set[str] = set()
         self.unread: set[tuple[str, int]] = set()
         self.notes: list[str] = []
+        self.unread_notes: list[str] = []
 
     def _one(self, block: str, i: int) -> tuple[str, Any] | None | str:
         got = self.results.get((block, i), [])
@@ -706,8 +714,8 @@ class _Judging:
             return _outcome(got)
         if kind == "u":
             self.unread.add((block, i))  # not plain data: not this literal, but no reading of what it is
-            self.notes.append(f"example `{line.source}` returned a value that is not plain data (or too large): "
-                              "not compared, no evidence")
+            self.unread_notes.append(f"the example `{line.source}` returned a value that is not plain data (or is "
+                                     "too large)")
             return None
         if kind != "v":
             return _outcome(got)
@@ -734,8 +742,8 @@ class _Judging:
             kind, result = got
             if kind == "u":
                 self.unread.add((claim.id, j))
-                self.notes.append(f"{claim.function}({value!r}) returned a value that is not plain data: the claim "
-                                  f"\"{claim.claim.phrase}\" is not compared there, and is no evidence")
+                self.unread_notes.append(f"{claim.function}({value!r}) returned a value that is not plain data (the "
+                                         f"claim \"{claim.claim.phrase}\")")
                 continue
             if kind != "v":
                 return StepRun(ChecksStatus.FAILED, f"{head} {_outcome(got)} (expected {want!r})")
