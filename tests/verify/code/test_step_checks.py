@@ -111,6 +111,12 @@ def test_a_question_states_requirements_and_they_are_read():
         ClaimKind.MAX]
     assert read_claims("The function should not return the largest element.", requirement=True) == []
     assert read_claims("If it is sorted, it should return the first element.", requirement=True) == []
+    # a question goes on to qualify what it asks for: read only what ends its sentence
+    assert read_claims("Write `f(xs)`, which returns the list sorted in ascending order, without duplicates.",
+                       requirement=True) == []
+    assert read_claims("Return the largest element with its index.", requirement=True) == []
+    assert [c.kind for c in read_claims("Return the sum of the list in O(n) time.", requirement=True)] == [
+        ClaimKind.SUM]
 
 
 def test_doctest_blocks_in_docstrings_end_at_the_closing_quotes():
@@ -173,6 +179,12 @@ def test_an_unnamed_claim_is_not_placed_when_a_lambda_or_alias_could_be_it():
     # the question's unplaceable claim may be about another step's code: noted, not blocking
     plan = plan_for("Here it is.", "Write a function that returns the largest element.", src=src)
     assert plan.unaligned is None and any("several" in n for n in plan.notes)
+
+
+def test_an_unnamed_claim_of_the_question_is_about_the_function_its_examples_call():
+    src = "def best(xs):\n    return max(xs)\n"
+    plan = plan_for("Here.", "Write a function that returns the largest element.\n" + TWO, src=src)
+    assert [(c.function, c.origin) for c in plan.claims] == [("largest", Origin.QUESTION)]  # never `best`
 
 
 def test_a_claim_of_the_question_is_read_and_placed():

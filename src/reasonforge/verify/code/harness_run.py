@@ -1,6 +1,7 @@
 """Running artifact code under the harness in the sandbox, and reading what comes back.
 
-`run_harness` runs one child process under the harness parent and returns its nonce-checked report;
+`run_harness` runs one child process (after the step-check child, when there are step checks) under the
+harness parent and returns its nonce-checked report;
 `run_tests` runs an artifact's tests (its first, diagnostic run: coverage, recorded calls) and
 `run_variants` runs the original and its mutants exactly alike; `interpret` reads their reports, failing
 closed. The pytest checker (`pytest_checker.py`) and mutant judging (`judging.py`) both run code through
@@ -34,17 +35,31 @@ nothing about the order of runs), in a random order. The first, diagnostic run (
 examples, coverage, recorded calls) can be told apart, so its pass counts for nothing by itself: the
 original must also pass its run among the mutants'.
 
-What an in-process adversary can still do, honestly: the artifact runs in the same process as pytest
-and the plugin, and a process can report anything about itself. Deliberately hostile code can patch
-pytest or the plugin, or write fabricated event lines to the event pipe (it can find the descriptor in
-/proc/self/fd), and so report tests, step checks or property statistics that did not happen; it can
-read its own code (`inspect`, `__code__`) and fail exactly when it is a mutant, or behave differently
-when it sees the harness. No design that runs the artifact's code and asks that process what happened
-rules this out; the nonce only proves the report came from the parent. What bounds a forger is that the
-forgery is explicit code in the artifact, part of the published verdict and certificate, and that the
-checks read from the step's text (`step_checks.py`) are ours, not the author's: a forger must make the
-code behave as the step says whenever the harness asks. For artifacts from untrusted miners, tests
-written by someone else (the validator) and a static or formal proof are the stronger checks.
+The step's own checks run apart (`StepPlan.payload`, harness/rf_child_step.py): the step-check child runs
+first in the sandbox, before any artifact code has run there, on a pipe of its own (the parent tags every
+event with the child it came from). It is sent only the calls to evaluate (the question's, the writer's and
+the step's examples, a claim's function on generated inputs, each example's call on perturbed inputs and once
+more spelled otherwise), under opaque ids new for each check; never an expected output or a reference. It
+captures what it reports with (marshal, os.write, eval, a builtins snapshot) before the artifact loads, takes
+ctypes out of reach and refuses, as tampering, tracing, gc's object walks, other threads' frames and any path
+into /proc; each value goes back as marshal bytes, exact builtin types only, and the verifier reads and compares
+it (type and value) on its own side. So patching the harness, its encoder, the event channel, builtins or
+sys.modules changes what is reported but cannot tell the artifact what to report; a second answer to a call is
+seen, and so is a run that does not finish.
+
+What an in-process adversary can still do, honestly: the artifact runs in the processes whose reports are
+read, and a process can report anything about itself. In the pytest child it can patch pytest or the plugin,
+or write fabricated event lines, and so report tests or property statistics that did not happen (what the
+author's tests say is never more than `self_tested`). In the step-check child it cannot learn the expected
+values, but it can hold them: a lookup of the examples (keyed by their input, in whatever disguise), or a
+correct implementation it uses when it sees the harness (it can tell the processes apart, read its own code,
+read the calls from the child's frames). A lookup the reader sees (the inputs as literals, a table of the
+examples, the same call answered twice differently, an output no perturbation moves) is no evidence; one hidden
+from the reader passes the examples it hard-codes, exactly as a hidden lookup in honest-looking code would; and
+a correct implementation used when checked is what the checks then show the artifact holds. The claims'
+references are computed here on generated inputs, so a claim holds only where the code (some code of the
+artifact) computes it. For artifacts from untrusted miners, tests written by someone else (the validator) and
+a static or formal proof are the stronger checks.
 """
 
 from __future__ import annotations

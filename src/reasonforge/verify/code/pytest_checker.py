@@ -8,14 +8,20 @@ Before anything runs
   (`verify/code/policy.py`); per-test `@settings` are allowed and do not apply: every property runs
   under the harness's profile, and one whose generated examples did not run (explicit examples only,
   assume() rejecting nearly everything, a patched engine) fails (`harness_run.interpret`).
-- The step's own checks are read (`verify/code/step_checks.py`): the `>>>` examples of the step text and
-  of the question, and the step text's plain claims ("returns the largest element"). They run against
-  the artifact in every test run, original and mutants; a mismatch fails the step (`unaligned`), and a
-  step text whose examples or claims cannot be placed on the artifact is `unsupported`.
+- The step's own checks are read (`verify/code/step_checks.py`): the `>>>` examples of the step text, of
+  the question and of a writer that never saw the code, and the plain claims of the step text and the
+  question ("returns the largest element"). They run against the artifact in every test run, original and
+  mutants, in a process of their own (harness/rf_child_step.py) that never sees what they should give; a
+  mismatch fails the step (`unaligned`); an example or claim the step must answer naming what the artifact
+  does not bind, a value that is not plain data, or a run in which the artifact reached into the harness
+  leaves it `unsupported`, and so does an artifact that gives its examples without computing them (a
+  lookup, ignored parameters, an output perturbed inputs do not move: `computing.py`).
 
-Evidence (details `evidence`, a `types.Evidence`): STEP_EXAMPLES lists the examples and claims checked;
-AUTHOR_TESTS (the function signatures, "author's tests only") says the verdict rests on the artifact
-author's tests alone, with a note on what the reader found and could not check.
+Evidence (the outcome's `evidence`, a `types.Evidence`): EXAMPLES lists the examples and claims checked and
+whose they are (the question's, an independent writer's, the author's); AUTHOR_TESTS (the function
+signatures, "author's tests only") says the verdict rests on the artifact author's tests alone. When nothing
+counts (`computing.py`: single or trivial cases, tests that assert nothing or only types), the outcome is
+verified without evidence, its message says why, and the aligner makes the step unsupported.
 
 Levels
 - quick: syntax check; mypy on the artifact when mypy is installed in the sandbox's Python (otherwise

@@ -365,8 +365,11 @@ def plan_step_checks(context: StepContext | None, tree: ast.Module, *, seed: int
     for origin, text in ((Origin.STEP, context.content), (Origin.QUESTION, context.original_query),
                          (Origin.WRITTEN, context.written_examples)):
         _read_examples(plan, origin, text or "")
+    # an unnamed claim of the question is about the function its examples call, when they call one
+    called = {name for e in plan.examples if e.origin is Origin.QUESTION for name in e.names}
     _read_claims(plan, Origin.STEP, context.content or "", bindings, seed)
-    _read_claims(plan, Origin.QUESTION, context.original_query or "", bindings, seed)
+    _read_claims(plan, Origin.QUESTION, context.original_query or "", bindings, seed,
+                 implied=called.pop() if len(called) == 1 else None)
     _plan_probes(plan)
     return plan
 
@@ -446,7 +449,8 @@ def _bind_literals(tree: ast.Module, env: dict[str, Any]) -> None:
                 env.pop(stmt.targets[0].id, None)
 
 
-def _read_claims(plan: StepPlan, origin: Origin, text: str, bindings: Bindings, seed: int) -> None:
+def _read_claims(plan: StepPlan, origin: Origin, text: str, bindings: Bindings, seed: int,
+                 implied: str | None = None) -> None:
     own = defined_functions(text)
     requirement = origin is Origin.QUESTION
     claims = [c for f in own for c in read_claims(ast.get_docstring(f) or "", function=f.name,
@@ -462,7 +466,7 @@ def _read_claims(plan: StepPlan, origin: Origin, text: str, bindings: Bindings, 
         plan.notes.append("no claim in the step text matches the reader's phrase table: its prose is not checked")
     own_one_arg = [f.name for f in own if f.name in bindings.defs and takes_one_argument(bindings.defs[f.name])]
     for claim in claims:
-        target = _place(claim, origin, bindings, own_one_arg)
+        target = _place(claim, origin, bindings, own_one_arg, implied)
         if isinstance(target, _Unplaced):
             if target.blocking and plan.unaligned is None:
                 plan.unaligned = target.reason
@@ -470,7 +474,7 @@ def _read_claims(plan: StepPlan, origin: Origin, text: str, bindings: Bindings, 
                 plan.notes.append(target.reason)
             continue
         plan.claims.append(ClaimCheck(id=f"c{len(plan.claims) + 1}", claim=claim, function=target,
-                                      inputs=tuple(_claim_inputs(claim.kind, seed)), origin=origin))
+                                      inputs=tuple(_claim_inputs(claim.kind, seed, plan.salt)), origin=origin))
 
 
 @dataclass(frozen=True)
@@ -482,7 +486,8 @@ class _Unplaced:
 _CODE_NAME = re.compile(r"`([A-Za-z_]\w*)(?:\([^`]*\))?`|(?<![\w.`])([A-Za-z_]\w*)\(")
 
 
-def _place(claim: ReadClaim, origin: Origin, bindings: Bindings, own_one_arg: list[str]) -> str | _Unplaced:
+def _place(claim: ReadClaim, origin: Origin, bindings: Bindings, own_one_arg: list[str],
+           implied: str | None = None) -> str | _Unplaced:
     said = f"the {origin.value} says \"{claim.phrase}\""
     blocking = origin is Origin.STEP  # a question's claim may be about another step's code
     # a function is named as code (`largest` or largest(...)), never by an English word it shares a name with
@@ -491,6 +496,8 @@ def _place(claim: ReadClaim, origin: Origin, bindings: Bindings, own_one_arg: li
         m.group(1) or m.group(2) for m in _CODE_NAME.finditer(claim.sentence)
         if m.group(1) or m.group(2) in bindings.names))
     named = [n for n in named if not keyword.iskeyword(n) and (n not in _BUILTINS or n in bindings.names)]
+    if not named and implied is not None:
+        named = [implied]
     if len(named) > 1:
         known = [n for n in named if n in bindings.others or (n in bindings.defs and takes_one_argument(bindings.defs[n]))]
         if len(known) != 1:
@@ -565,8 +572,10 @@ def _plan_probes(plan: StepPlan) -> None:
 _NON_EMPTY = {ClaimKind.MAX, ClaimKind.MIN, ClaimKind.MEAN, ClaimKind.MEDIAN}
 
 
-def _claim_inputs(kind: ClaimKind, seed: int) -> list[Any]:
-    rng = random.Random(f"rf-claim:{seed}:{kind.value}")
+def _claim_inputs(kind: ClaimKind, seed: int, salt: str = "") -> list[Any]:
+    """A few fixed inputs, then random ones drawn anew for each check (`salt`): a lookup of them cannot be
+    written in advance."""
+    rng = random.Random(f"rf-claim:{seed}:{salt}:{kind.value}")
     if kind in STRING_CLAIMS:
         fixed: list[Any] = ["", "a", "ab", "abc", "racecar", "Hello, World"]
         letters = "abcdefghijklmnopqrstuvwxyzAB _"

@@ -12,8 +12,10 @@ the largest element`, `returns the list sorted in descending order`), so that "r
 subarray" or "returns the maximum of a and b" are not read as something they do not say; negated or
 conditional phrasing ("does not return", "if the list is sorted, it returns") is never read. A requirement
 ("should return", "must return") is not a claim a step makes about its code, but it is what a question asks
-for: read with `requirement=True` (the question's text), such phrasing counts. What the table does not know
-is not checked, and the evidence says so.
+for: read with `requirement=True` (the question's text), such phrasing counts, and only when nothing but
+the sentence's end (or what the work costs, "in O(n)") follows the phrase: a question goes on to qualify
+("..., without duplicates", "... with its index"). What the table does not know is not checked, and the
+evidence says so.
 """
 
 from __future__ import annotations
@@ -243,11 +245,21 @@ def read_claims(text: str, function: str | None = None, *, requirement: bool = F
             start = _sentence_start(text, m.start())
             if refuse.search(text[max(start, m.start() - 60):m.start()]):
                 continue
+            if requirement and not _ends_the_claim(text[m.end():_sentence_end(text, m.end())]):
+                continue  # "returns the list sorted, without duplicates": the rest of the sentence may qualify it
             taken.append((m.start(), m.end()))
             sentence = " ".join(text[start:_sentence_end(text, m.end())].split())
             found.append((m.start(), ReadClaim(kind=_kind(kind, m), phrase=" ".join(m.group(0).split()),
                                                sentence=sentence, function=function)))
     return [claim for _, claim in sorted(found, key=lambda pair: pair[0])]
+
+
+_COST = re.compile(r"\s*in\s+(?:O\(|(?:linear|constant|one|a\s+single)\b)", re.IGNORECASE)
+
+
+def _ends_the_claim(rest: str) -> bool:
+    """A requirement is read only when nothing but its end, or what it costs, follows it in its sentence."""
+    return not rest.strip(" .!?:") or bool(_COST.match(rest))
 
 
 def _sentence_start(text: str, pos: int) -> int:
