@@ -5,7 +5,7 @@ The writer here answers with fixed examples (what a model might write); the code
 
 from reasonforge.pipeline.run import verify_chain
 from reasonforge.translate import default_translator
-from reasonforge.translate.examples import signatures
+from reasonforge.translate.examples import examples_messages, signatures
 from reasonforge.types import (
     Assurance,
     Domain,
@@ -28,8 +28,9 @@ def most_common_key(counts):
 
 def test_most_common_key():
     assert most_common_key({"a": 3, "b": 1}) == "b"
+    assert most_common_key({"x": 2, "y": 5}) == "x"
 ```'''
-MAXIMUM = MINIMUM.replace("min(", "max(").replace('== "b"', '== "a"')
+MAXIMUM = MINIMUM.replace("min(", "max(").replace('== "b"', '== "a"').replace('== "x"', '== "y"')
 RIGHT = '>>> most_common_key({"a": 3, "b": 1})\n\'a\'\n>>> most_common_key({"x": 1})\n\'x\''
 
 
@@ -96,7 +97,10 @@ def test_the_text_s_own_failing_example_still_fails_the_step():
     assert verdict.step_verdicts[0].status is StepStatus.FAILED
 
 
-def test_the_writer_sees_the_signature_and_docstring_not_the_body():
-    shown = signatures('```python\ndef f(xs: list[int]) -> int:\n    """Largest element."""\n    return max(xs)\n```')
-    assert shown == ["def f(xs: list[int]) -> int:\n    \"\"\"Largest element.\"\"\"\n    ..."]
-    assert "max(" not in shown[0]
+def test_the_writer_sees_the_task_and_the_bare_signature_never_the_authors_words():
+    step = ('Returns the smallest element: `f([3, 1, 2])` is 1.\n```python\ndef f(xs: list[int]) -> int:\n'
+            '    """Smallest element: f([3, 1, 2]) is 1."""\n    return min(xs)\n```')
+    shown = signatures(step)
+    assert shown == ["def f(xs: list[int]) -> int:\n    ..."]
+    (message,) = examples_messages("Write f(xs), the largest element.", shown)
+    assert "largest" in message.content and "mallest" not in message.content and "min(" not in message.content

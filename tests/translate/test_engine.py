@@ -288,7 +288,7 @@ def test_an_endpoint_failure_while_formalising_is_one_model_error_in_strict_mode
     assert written.programs == ["", "answer = 16"]
 
 
-def test_a_code_steps_examples_are_written_from_its_text_and_signature_never_its_body():
+def test_a_code_steps_examples_are_written_from_the_task_and_bare_signature_never_the_authors_words():
     code = {"original_query": "Return the largest element of a non-empty list.", "domain": "code",
             "reasoning_chain": [
                 {"step_id": 1, "content": "Scan once, keeping the largest so far.\n```python\ndef largest(xs):\n"
@@ -301,6 +301,7 @@ def test_a_code_steps_examples_are_written_from_its_text_and_signature_never_its
         [body] = server.posted(CHAT)
     assert written == {1: ">>> largest([3, 9, 2])\n9"}  # step 2 defines no function: nothing asked
     sent = " ".join(m["content"] for m in body["messages"])
-    assert "def largest(xs):" in sent and "The largest element." in sent and "Scan once" in sent
+    assert "def largest(xs):" in sent and "Return the largest element of a non-empty list." in sent
     assert "best = xs[0]" not in sent and "x > best" not in sent  # the implementation is never shown
+    assert "The largest element." not in sent and "Scan once" not in sent  # nor the author's docstring or prose
     assert TranslationEngine().write_examples(request(code)) is None  # offline: no writer

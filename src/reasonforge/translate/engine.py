@@ -282,7 +282,7 @@ class TranslationEngine:
                 continue
             try:
                 reply = await self.backend.complete(ChatRequest(
-                    system=EXAMPLES_SYSTEM, messages=examples_messages(request.original_query, step.content, shown),
+                    system=EXAMPLES_SYSTEM, messages=examples_messages(request.original_query, shown),
                     grammar=EXAMPLES_GRAMMAR, max_tokens=MAX_EXAMPLE_TOKENS, attempt=1 + self.sample * self.max_attempts))
             except ModelError:
                 if self.strict:

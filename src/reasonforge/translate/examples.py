@@ -1,9 +1,11 @@
-"""A model writes a code step's examples from the question and the step's prose, never shown the implementation.
+"""A model writes a code step's examples from the question alone, never shown the implementation or the author's words.
 
 This is the code half of the plan's independent translations: the author's own tests show only that the code
-agrees with itself; examples written by a translator that saw the task, the step's words and the function's
-signature (its name, parameters and docstring, with the body cut out) say what the code should do, and the
-implementation then runs against them (`verify.code.step_checks`, origin WRITTEN, original and every mutant).
+agrees with itself; examples written by a translator that saw the task and the function's bare signature (its
+name and parameters, to know what to call) say what the code should do, and the implementation then runs
+against them (`verify.code.step_checks`, origin WRITTEN, original and every mutant). The writer is not shown
+the step's prose or the function's docstring: they are the author's, and what the author writes could steer
+the examples ("largest([3, 1, 2]) is 1"); examples the author can steer are no independent evidence.
 A failing written example leaves the step `unsupported` (the examples may be the ones that are wrong), never
 `failed`. The reply is `>>> call` / expected-output pairs in one fenced block; under a GBNF grammar (llama.cpp)
 a small model can write nothing else.
@@ -16,7 +18,7 @@ import copy
 import re
 
 from reasonforge.translate.llm import ChatMessage, ChatReply
-from reasonforge.verify.code.step_text import defined_functions, strip_fences
+from reasonforge.verify.code.step_text import defined_functions
 
 __all__ = ["EXAMPLES_GRAMMAR", "EXAMPLES_SYSTEM", "examples_messages", "signatures", "written_examples"]
 
@@ -25,7 +27,7 @@ _MAX_PROMPT_CHARS = 4_000
 
 EXAMPLES_SYSTEM = (
     "You write test examples for a Python function from its task description and signature; you never see its "
-    "body. Write 3 examples in doctest form, each a line `>>> call(...)` followed by a line with the exact "
+    "body or its author's description. Write 3 examples in doctest form, each a line `>>> call(...)` followed by a line with the exact "
     "expected result as a Python literal. Cover an ordinary input and an edge case the description implies. "
     "Reply with the examples in one ```python block and nothing else.")
 
@@ -39,24 +41,19 @@ _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL)
 
 
 def signatures(step_text: str) -> list[str]:
-    """The step's functions as the writer may see them: signature and docstring, the body cut out."""
+    """The step's functions as the writer may see them: name and parameters, the docstring and body cut out."""
     shown = []
     for fn in defined_functions(step_text):
         bare = copy.deepcopy(fn)
-        doc = ast.get_docstring(fn)
-        bare.body = [ast.Expr(ast.Constant(doc))] if doc else []
-        bare.body.append(ast.Expr(ast.Constant(...)))
+        bare.body = [ast.Expr(ast.Constant(...))]
         bare.decorator_list = []
         shown.append(ast.unparse(bare))
     return shown
 
 
-def examples_messages(question: str, step_text: str, shown: list[str]) -> list[ChatMessage]:
-    """The turn that asks for examples of the step's functions (`shown`: their signatures)."""
-    prose = " ".join(strip_fences(step_text).split())
-    parts = [f"Task: {question[:_MAX_PROMPT_CHARS]}" if question.strip() else "",
-             f"What this step's code does: {prose[:_MAX_PROMPT_CHARS]}" if prose else "",
-             "Signature:\n" + "\n\n".join(shown)]
+def examples_messages(question: str, shown: list[str]) -> list[ChatMessage]:
+    """The turn that asks for examples of the step's functions (`shown`: their bare signatures), from the task."""
+    parts = [f"Task: {question[:_MAX_PROMPT_CHARS]}" if question.strip() else "", "Signature:\n" + "\n\n".join(shown)]
     return [ChatMessage(role="user", content="\n\n".join(p for p in parts if p))]
 
 

@@ -1,28 +1,70 @@
-"""The offline reader of code steps (examples, the claim phrase table) and the judging of step checks: no sandbox."""
+"""The offline reader of code steps (examples, the claim phrase table), the placing of checks on the artifact, and
+the judging of what the step-check child reports: no sandbox (the child's events are written here as it writes
+them: marshal bytes, in hex)."""
 
 from __future__ import annotations
 
 import ast
+import marshal
+from typing import Any
 
 import pytest
 
-from reasonforge.types import Domain, ProofLevel, StepContext
+from reasonforge.types import Domain, ProofLevel, ReasoningStep, StepContext
 from reasonforge.verify.code.policy import hypothesis_tampering
-from reasonforge.verify.code.step_checks import Origin, plan_step_checks
+from reasonforge.verify.code.step_checks import ChecksStatus, LineMode, Origin, StepPlan, plan_step_checks
 from reasonforge.verify.code.step_text import ClaimKind, doctest_blocks, read_claims
-from reasonforge.verify.code.values import decode_value, encode_value
 
-LARGEST = "def largest(xs):\n    return max(xs)\n\ndef test_largest():\n    assert largest([1, 2]) == 2\n"
+LARGEST = ("def largest(xs):\n    return max(xs)\n\ndef test_largest():\n    assert largest([1, 2]) == 2\n"
+           "    assert largest([5, 3]) == 5\n")
+TWO = ">>> largest([3, 1, 2])\n3\n>>> largest([-5, -2])\n-2"
 
 
-def ctx(content: str, question: str = "") -> StepContext:
+def ctx(content: str, question: str = "", *, sole: bool = False) -> StepContext:
+    ancestors = [] if sole else [ReasoningStep(step_id=0, content="An earlier step.")]
     return StepContext(step_id=1, content=content, original_query=question, domain=Domain.CODE,
-                       proof_level=ProofLevel.STANDARD)
+                       proof_level=ProofLevel.STANDARD, final=True, ancestors=ancestors)
+
+
+def plan_for(content: str, question: str = "", src: str = LARGEST, **kw: Any) -> StepPlan:
+    return plan_step_checks(ctx(content, question, **kw), ast.parse(src))
+
+
+def sv(block: str, i: int, value: Any = None, kind: str = "v") -> dict[str, Any]:
+    """One result as the child reports it (`block`: the check's own id; `run` sends it under the plan's)."""
+    payload = "" if kind in ("u", "t") else marshal.dumps(value).hex()
+    return {"ev": "sv", "b": block, "i": i, "r": kind, "m": payload}
+
+
+def run(plan: StepPlan, *results: dict[str, Any]) -> list[dict[str, Any]]:
+    """A finished run of the step child reporting `results`, under the ids the plan sent them with."""
+    sent = [{**r, "b": plan.sent_id(r["b"])} for r in results]
+    return [{"ev": "step_loaded"}, *sent, {"ev": "step_done"}]
+
+
+def honest(plan: StepPlan, function: Any = max) -> list[dict[str, Any]]:
+    """The events an honest artifact whose function is `function` would send for `plan`."""
+    out = []
+    for example in plan.examples:
+        for i, line in enumerate(example.parsed):
+            if line.mode is LineMode.STATEMENT:
+                continue
+            if line.mode is LineMode.RAISES:
+                out.append(sv(example.id, i, line.want, "x"))
+            else:
+                out.append(sv(example.id, i, eval(line.sent, {example.names[0]: function})))
+    for claim in plan.claims:
+        out += [sv(f"{claim.id}.{j}", 0, function(v)) for j, v in enumerate(claim.inputs)]
+    return run(plan, *out)
+
+
+# ------------------------------------------------------------------------------------------ the phrase table
 
 
 @pytest.mark.parametrize(("text", "kind"), [
     ("The function returns the largest element.", ClaimKind.MAX),
     ("`largest(xs)` returns the maximum of the list.", ClaimKind.MAX),
+    ("Write `largest(xs)`, which returns the largest element of a non-empty list.", ClaimKind.MAX),
     ("It returns the smallest value in `xs`.", ClaimKind.MIN),
     ("Return the list sorted in descending order.", ClaimKind.SORTED_DESC),
     ("This returns a sorted copy of the list.", ClaimKind.SORTED),
@@ -31,6 +73,15 @@ def ctx(content: str, question: str = "") -> StepContext:
     ("It returns the list reversed.", ClaimKind.REVERSED_LIST),
     ("It returns the number of characters in the string.", ClaimKind.LENGTH_STR),
     ("It returns the length of the list.", ClaimKind.LENGTH_LIST),
+    ("`mean(xs)` returns the arithmetic mean of the list.", ClaimKind.MEAN),
+    ("It returns the average of the numbers in the list.", ClaimKind.MEAN),
+    ("`median(xs)` returns the median.", ClaimKind.MEDIAN),
+    ("`my_abs(x)` returns the absolute value of x.", ClaimKind.ABS),
+    ("`double(n)` returns twice n.", ClaimKind.DOUBLE),
+    ("`double(x)` doubles x.", ClaimKind.DOUBLE),
+    ("`triple(n)` returns three times n.", ClaimKind.TRIPLE),
+    ("`square(n)` squares its argument.", ClaimKind.SQUARE),
+    ("It returns n squared.", ClaimKind.SQUARE),
 ])
 def test_the_phrase_table_reads_plain_claims(text, kind):
     claims = read_claims(text)
@@ -46,9 +97,26 @@ def test_the_phrase_table_reads_plain_claims(text, kind):
     "If the list is sorted, it returns the smallest element.",  # conditional
     "It returns the sum of the even numbers.",  # a filtered sum
     "It sorts the list.",  # in place or not: the text does not say what is returned
+    "It returns twice as much.",  # not a number named
+    "Return the average score.",  # another quantity
+    "It returns the square root of n.",  # not the square
+    "It returns the mean of a and b.",  # not one sequence
 ])
 def test_phrasing_the_table_does_not_know_is_not_read(text):
     assert read_claims(text) == []
+
+
+def test_a_question_states_requirements_and_they_are_read():
+    assert [c.kind for c in read_claims("The function should return the largest element.", requirement=True)] == [
+        ClaimKind.MAX]
+    assert read_claims("The function should not return the largest element.", requirement=True) == []
+    assert read_claims("If it is sorted, it should return the first element.", requirement=True) == []
+    # a question goes on to qualify what it asks for: read only what ends its sentence
+    assert read_claims("Write `f(xs)`, which returns the list sorted in ascending order, without duplicates.",
+                       requirement=True) == []
+    assert read_claims("Return the largest element with its index.", requirement=True) == []
+    assert [c.kind for c in read_claims("Return the sum of the list in O(n) time.", requirement=True)] == [
+        ClaimKind.SUM]
 
 
 def test_doctest_blocks_in_docstrings_end_at_the_closing_quotes():
@@ -57,28 +125,41 @@ def test_doctest_blocks_in_docstrings_end_at_the_closing_quotes():
     assert doctest_blocks('    >>> f(1)\n    2"""') == [[("f(1)", "2")]]
 
 
-def test_examples_of_the_step_and_the_question_are_planned():
+# ------------------------------------------------------------------------------------------------ planning
+
+
+def test_examples_of_the_step_and_the_question_are_planned_with_how_each_line_is_judged():
     question = 'def largest(xs):\n    """Largest.\n    >>> largest([4, 9])\n    9\n    """\n'
-    plan = plan_step_checks(ctx("We write it.\n>>> largest([3, 1, 2])\n3", question), ast.parse(LARGEST))
-    assert [(e.origin, e.lines) for e in plan.examples] == [
-        (Origin.STEP, (("largest([3, 1, 2])", "3"),)), (Origin.QUESTION, (("largest([4, 9])", "9"),))]
+    step = ("We write it.\n>>> largest([3, 1, 2])\n3\n>>> print(largest([7]))\n7\n>>> largest([])\n"
+            "Traceback (most recent call last):\nValueError: empty\n>>> largest([object()])\n<object ...>")
+    plan = plan_for(step, question)
+    assert [(e.origin, e.names) for e in plan.examples] == [(Origin.STEP, ("largest",)), (Origin.QUESTION, ("largest",))]
+    modes = [(line.mode, line.sent, line.want) for line in plan.examples[0].parsed]
+    assert modes == [(LineMode.VALUE, "largest([3, 1, 2])", 3), (LineMode.PRINTED, "largest([7])", "7"),
+                     (LineMode.RAISES, "largest([])", "ValueError"), (LineMode.UNREAD, "largest([object()])", None)]
+    assert any("not a literal the comparison can read exactly" in n for n in plan.notes)
     assert plan.unaligned is None and plan.claims == []
 
 
-def test_a_question_example_about_other_code_is_skipped_with_a_note():
-    plan = plan_step_checks(ctx("Helper first.", ">>> solve([1])\n1"), ast.parse(LARGEST))
-    assert plan.examples == [] and plan.unaligned is None
-    assert any("solve" in n for n in plan.notes)
+def test_the_child_is_sent_calls_never_what_they_should_give():
+    plan = plan_for("`largest` returns the largest element.\n" + TWO)
+    payload = repr(plan.payload())
+    assert "largest([3, 1, 2])" in payload and "largest([-5, -2])" in payload
+    blocks = plan.payload()["blocks"]
+    assert {b["id"] for b in blocks} >= {plan.sent_id(i) for i in ("e1", "c1.0", "p1")}
+    # neither the examples' outputs (3, -2) nor a claim's reference values appear as data: only sources and names
+    assert all(set(b) == {"id", "names", "lines"} for b in blocks)
+    assert all(isinstance(src, str) and report in (True, False) for b in blocks for src, report in b["lines"])
 
 
-def test_a_step_example_about_code_the_artifact_lacks_is_unaligned():
-    plan = plan_step_checks(ctx(">>> smallest([3, 1])\n1"), ast.parse(LARGEST))
-    assert plan.unaligned is not None and "smallest" in plan.unaligned
+def test_an_example_that_checks_no_code_of_the_artifact_is_not_counted():
+    plan = plan_for(">>> 1 + 1\n2")
+    assert plan.examples == [] and any("no code of the artifact computes" in n for n in plan.notes)
 
 
-def test_a_claim_is_placed_on_the_function_the_sentence_names():
-    src = LARGEST + "\ndef helper(xs):\n    return xs\n"
-    plan = plan_step_checks(ctx("`largest` returns the largest element."), ast.parse(src))
+def test_a_claim_is_placed_on_the_function_the_sentence_names_whatever_binds_it():
+    src = "def decoy(xs):\n    return max(xs)\n\n\nlargest = lambda xs: min(xs)\n"
+    plan = plan_for("`largest(xs)` returns the largest element.", src=src)
     assert [(c.function, c.claim.kind) for c in plan.claims] == [("largest", ClaimKind.MAX)]
     assert len(plan.claims[0].inputs) == 40 and all(plan.claims[0].inputs)  # max needs non-empty lists
 
@@ -86,73 +167,226 @@ def test_a_claim_is_placed_on_the_function_the_sentence_names():
 def test_a_claim_in_a_docstring_is_about_its_function():
     step = '```python\ndef top(xs):\n    """Return the largest element."""\n    return max(xs)\n```'
     src = "def top(xs):\n    return max(xs)\n\ndef other(xs):\n    return xs\n"
-    plan = plan_step_checks(ctx(step), ast.parse(src))
-    assert [c.function for c in plan.claims] == ["top"]
+    assert [c.function for c in plan_for(step, src=src).claims] == ["top"]
 
 
-def test_a_claim_that_fits_several_functions_unnamed_is_unaligned():
-    src = LARGEST + "\ndef other(xs):\n    return xs\n"
-    plan = plan_step_checks(ctx("The function returns the largest element."), ast.parse(src))
+def test_an_unnamed_claim_is_not_placed_when_a_lambda_or_alias_could_be_it():
+    src = "def decoy(xs):\n    return max(xs)\n\n\npick = lambda xs: min(xs)\n"
+    plan = plan_for("The function returns the largest element.", src=src)
     assert plan.claims == [] and plan.unaligned is not None and "several" in plan.unaligned
+    dynamic = "def decoy(xs):\n    return max(xs)\n\n\nglobals()['pick'] = min\n"
+    assert plan_for("The function returns the largest element.", src=dynamic).unaligned is not None
+    # the question's unplaceable claim may be about another step's code: noted, not blocking
+    plan = plan_for("Here it is.", "Write a function that returns the largest element.", src=src)
+    assert plan.unaligned is None and any("several" in n for n in plan.notes)
+
+
+def test_an_unnamed_claim_of_the_question_is_about_the_function_its_examples_call():
+    src = "def best(xs):\n    return max(xs)\n"
+    plan = plan_for("Here.", "Write a function that returns the largest element.\n" + TWO, src=src)
+    assert [(c.function, c.origin) for c in plan.claims] == [("largest", Origin.QUESTION)]  # never `best`
+
+
+def test_a_claim_of_the_question_is_read_and_placed():
+    plan = plan_for("Done.", "Write `total(xs)`, which returns the sum of the elements of the list.",
+                    src="def total(xs):\n    return sum(xs)\n")
+    assert [(c.function, c.claim.kind, c.origin) for c in plan.claims] == [("total", ClaimKind.SUM, Origin.QUESTION)]
+    assert "(question: " in plan.claims[0].describe()
 
 
 def test_unknown_phrasing_is_noted_not_checked():
-    plan = plan_step_checks(ctx("It returns the element that beats all others."), ast.parse(LARGEST))
+    plan = plan_for("It returns the element that beats all others.")
     assert plan.checks == 0 and any("phrase table" in n for n in plan.notes)
-    evidence = plan.evidence(ast.parse(LARGEST), tests=1)
-    assert evidence.kind == "author_tests" and "author's tests only" in evidence.aligned_claim
+    evidence = plan.evidence(ast.parse(LARGEST), None, tests=1)
+    assert evidence is not None and evidence.kind == "author_tests"
     assert "def largest(xs)" in evidence.aligned_claim
 
 
-def _events(**results):
-    return [{"ev": "step_check", "id": k, **v} for k, v in results.items()]
+# ------------------------------------------------------------------------------------------------- judging
 
 
-def test_judging_compares_literals_by_value_and_the_rest_by_repr():
-    plan = plan_step_checks(ctx(">>> largest([3, 1, 2])\n3\n>>> largest(['a'])\n'a'\n>>> print(largest([5]))\n5"),
-                            ast.parse(LARGEST))
-    lines = [{"i": 0, "value": 3, "repr": "3", "printed": "", "error": None},
-             {"i": 1, "value": "a", "repr": "'a'", "printed": "", "error": None},
-             {"i": 2, "printed": "5\n", "error": None}]
-    assert plan.judge(_events(e1={"lines": lines})) is None
-    wrong = [{**lines[0], "value": 1, "repr": "1"}, *lines[1:]]
-    assert "should give 3, but it returned 1" in (plan.judge(_events(e1={"lines": wrong})) or "")
-    assert "did not run" in (plan.judge(_events(e1={"lines": lines[:2]})) or "")
-    assert "did not report" in (plan.judge([]) or "")  # a missing result is a failure
-    assert plan.judge(_events(e1={"lines": lines}) * 2) is not None  # so is a second one
+def test_values_are_compared_by_type_and_value():
+    plan = plan_for("x", TWO)
+    assert plan.judge(honest(plan)).status is ChecksStatus.PASSED
+    wrong = plan.judge(run(plan, sv("e1", 0, 1), sv("e1", 1, -5)))
+    assert wrong.status is ChecksStatus.FAILED and "should give 3, but it returned 1" in wrong.message
+    as_float = plan.judge(run(plan, sv("e1", 0, 3.0), sv("e1", 1, -2)))
+    assert as_float.status is ChecksStatus.FAILED and "returned 3.0" in as_float.message
 
 
 def test_a_bool_only_equals_a_bool():
-    plan = plan_step_checks(ctx(">>> largest([True])\nTrue"), ast.parse(LARGEST))
-    assert plan.judge(_events(e1={"lines": [{"i": 0, "value": 1, "repr": "1", "error": None}]})) is not None
-    assert plan.judge(_events(e1={"lines": [{"i": 0, "value": True, "repr": "True", "error": None}]})) is None
+    plan = plan_for(">>> largest([True])\nTrue")
+    assert plan.judge(run(plan, sv("e1", 0, 1))).status is ChecksStatus.FAILED
+    assert plan.judge(run(plan, sv("e1", 0, True))).status is ChecksStatus.PASSED
 
 
-def test_an_expected_traceback_needs_that_exception():
-    plan = plan_step_checks(ctx(">>> largest([])\nTraceback (most recent call last):\n...\nValueError: empty"),
-                            ast.parse(LARGEST))
-    assert plan.judge(_events(e1={"lines": [{"i": 0, "error": "ValueError: max() arg is empty"}]})) is None
-    assert plan.judge(_events(e1={"lines": [{"i": 0, "error": "TypeError: no"}]})) is not None
-    assert plan.judge(_events(e1={"lines": [{"i": 0, "value": 0, "repr": "0", "error": None}]})) is not None
+def test_a_value_that_is_not_plain_data_is_unread_never_passed():
+    # the child's marshal refuses an object whose repr is the answer, or a str subclass with a forged repr
+    plan = plan_for("x", TWO)
+    judged = plan.judge(run(plan, sv("e1", 0, kind="u"), sv("e1", 1, -2)))
+    assert judged.status is ChecksStatus.UNREAD and ("e1", 0) in judged.unread
+    assert "not plain data" in judged.message
+    assert plan.judge(run(plan, sv("e1", 0, kind="u"), sv("e1", 1, 5))).status is ChecksStatus.FAILED
 
 
-def test_claims_are_judged_against_the_reference_on_every_input():
-    plan = plan_step_checks(ctx("`largest` returns the largest element."), ast.parse(LARGEST))
-    inputs = plan.claims[0].inputs
-    right = _events(c1={"calls": [{"value": max(x), "repr": repr(max(x)), "error": None} for x in inputs]})
-    assert plan.judge(right) is None
-    wrong = _events(c1={"calls": [{"value": min(x), "repr": repr(min(x)), "error": None} for x in inputs]})
-    assert "returns the largest element" in (plan.judge(wrong) or "")
-    short = _events(c1={"calls": right[0]["calls"][:-1]})
-    assert plan.judge(short) is not None
+def test_an_expected_traceback_needs_that_exception_and_a_print_is_its_value_printed():
+    plan = plan_for(">>> largest([])\nTraceback (most recent call last):\n...\nValueError: empty")
+    assert plan.judge(run(plan, sv("e1", 0, "ValueError", "x"))).status is ChecksStatus.PASSED
+    assert plan.judge(run(plan, sv("e1", 0, "TypeError", "x"))).status is ChecksStatus.FAILED
+    assert plan.judge(run(plan, sv("e1", 0, 0))).status is ChecksStatus.FAILED
+    plan = plan_for(">>> print(largest(['a b']))\na b")
+    assert plan.judge(run(plan, sv("e1", 0, "a b"))).status is ChecksStatus.PASSED
+    assert plan.judge(run(plan, sv("e1", 0, "a c"))).status is ChecksStatus.FAILED
 
 
-def test_values_round_trip_and_malformed_ones_are_refused():
-    for value in [1, "a", [1, (2, 3)], {"k": {1, 2}}, frozenset({1}), b"x", 1.5, float("inf"), None, True]:
-        assert decode_value(encode_value(value)) == value
-    for bad in [{"$": "nope", "v": []}, {"$": "set", "v": [[1]]}, {"x": 1}, [[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]:
-        with pytest.raises(ValueError):
-            decode_value(bad)
+def test_a_run_that_does_not_report_each_check_exactly_once_fails():
+    plan = plan_for("x", TWO)
+    assert plan.judge([]).status is ChecksStatus.FAILED  # never finished
+    assert plan.judge(run(plan, sv("e1", 0, 3))).status is ChecksStatus.FAILED  # a line missing
+    twice = run(plan, sv("e1", 0, 3), sv("e1", 0, 3), sv("e1", 1, -2))
+    assert plan.judge(twice).status is ChecksStatus.FAILED
+    assert plan.judge([{"ev": "import_error", "m": marshal.dumps("ImportError").hex()}]).status is ChecksStatus.FAILED
+
+
+def test_a_run_in_which_the_artifact_reached_into_the_harness_counts_for_nothing():
+    plan = plan_for("x", TWO)
+    events = [{"ev": "tamper", "m": marshal.dumps("sys.settrace").hex()}, *honest(plan)]
+    judged = plan.judge(events)
+    assert judged.status is ChecksStatus.VOID and "sys.settrace" in judged.message
+
+
+def test_a_question_example_the_artifact_does_not_bind_is_skipped_unless_the_step_is_the_only_one():
+    plan = plan_for("Helper first.", ">>> solve([1, 2])\n3\n>>> solve([5, 5])\n10")
+    judged = plan.judge(run(plan, sv("e1", -1, ["solve"], "n")))
+    assert judged.status is ChecksStatus.PASSED and judged.skipped == {"e1"}
+    assert any("solve" in n for n in judged.notes)
+    sole = plan_for("Helper first.", ">>> solve([1, 2])\n3\n>>> solve([5, 5])\n10", sole=True)
+    judged = sole.judge(run(sole, sv("e1", -1, ["solve"], "n")))
+    assert judged.status is ChecksStatus.UNPLACED and "not the code the step describes" in judged.message
+
+
+def test_a_step_example_or_claim_about_code_the_artifact_does_not_bind_is_unplaced():
+    plan = plan_for(">>> smallest([3, 1])\n1")
+    assert plan.judge(run(plan, sv("e1", -1, ["smallest"], "n"))).status is ChecksStatus.UNPLACED
+    plan = plan_for("`smallest(xs)` returns the smallest element.")
+    events = run(plan, *[sv(f"c1.{j}", -1, ["smallest"], "n") for j in range(40)])
+    assert plan.judge(events).status is ChecksStatus.UNPLACED
+
+
+def test_claims_are_judged_against_the_reference_computed_here():
+    plan = plan_for("`largest` returns the largest element.")
+    assert plan.judge(honest(plan, max)).status is ChecksStatus.PASSED
+    wrong = plan.judge(honest(plan, min))
+    assert wrong.status is ChecksStatus.FAILED and "returns the largest element" in wrong.message
+    short = [e for e in honest(plan, max) if e.get("b") != plan.sent_id("c1.39")]
+    assert plan.judge(short).status is ChecksStatus.FAILED
+
+
+def test_a_numeric_claim_accepts_an_int_or_a_float_never_a_floor():
+    plan = plan_for("`mean(xs)` returns the arithmetic mean of the list.", src="def mean(xs):\n    return 0\n")
+    assert plan.judge(honest(plan, lambda xs: sum(xs) / len(xs))).status is ChecksStatus.PASSED
+    assert plan.judge(honest(plan, lambda xs: sum(xs) // len(xs))).status is ChecksStatus.FAILED
+    plan = plan_for("`double(n)` returns twice n.", src="def double(n):\n    return n + 2\n")
+    assert plan.judge(honest(plan, lambda n: n + 2)).status is ChecksStatus.FAILED
+    assert plan.judge(honest(plan, lambda n: 2.0 * n)).status is ChecksStatus.PASSED
+
+
+def test_written_examples_that_fail_are_disputed_not_refuting():
+    context = ctx("x").model_copy(update={"written_examples": TWO})
+    plan = plan_step_checks(context, ast.parse(LARGEST))
+    assert plan.judge(run(plan, sv("e1", 0, 1), sv("e1", 1, -5))).status is ChecksStatus.DISPUTED
+
+
+# ------------------------------------------------------------------------------------------------ evidence
+
+
+def test_the_questions_examples_are_the_questions_evidence():
+    plan = plan_for("Here it is.", TWO)
+    judged = plan.judge(honest(plan))
+    evidence = plan.evidence(ast.parse(LARGEST), judged, tests=1)
+    assert evidence is not None and (evidence.kind, evidence.supplied_by) == ("examples", "question")
+    assert "largest([3, 1, 2]) → 3; largest([-5, -2]) → -2 (question)" in evidence.aligned_claim
+
+
+@pytest.mark.parametrize(("question", "why"), [
+    (">>> largest([3, 1, 2])\n3", "whatever its input (one example is all there is)"),
+    (">>> largest([3, 1])\n3\n>>> largest([9, 1])\n9", "the first item"),
+    (">>> largest([1, 3])\n3\n>>> largest([1, 9])\n9", "the last item"),
+    (">>> largest([5])\n5\n>>> largest([5])\n5", "whatever its input"),
+])
+def test_examples_a_trivial_function_gives_are_no_evidence(question, why):
+    plan = plan_for("Here it is.", question, src="def largest(xs):\n    return max(xs)\n")
+    judged = plan.judge(honest(plan))
+    assert plan.evidence(ast.parse("def largest(xs):\n    return max(xs)\n"), judged, tests=0) is None
+    assert why in plan.no_evidence(ast.parse("def largest(xs):\n    return max(xs)\n"), judged)
+
+
+def test_a_traceback_example_is_checked_but_shows_no_computation():
+    question = ">>> largest([])\nTraceback (most recent call last):\nValueError: empty"
+    src = "def largest(xs):\n    raise ValueError(xs)\n"
+    plan = plan_for("Here it is.", question, src=src)
+    judged = plan.judge(honest(plan))
+    assert judged.status is ChecksStatus.PASSED and plan.evidence(ast.parse(src), judged, tests=0) is None
+
+
+def test_the_supplier_is_the_strongest_whose_checks_alone_suffice():
+    written = ">>> largest([3, 1, 2])\n3\n>>> largest([0, -4])\n0"
+    context = ctx("We scan once.\n" + TWO, ">>> largest([7, 8])\n8").model_copy(update={"written_examples": written})
+    plan = plan_step_checks(context, ast.parse(LARGEST))
+    judged = plan.judge(honest(plan))
+    # the question's one example is no evidence alone; with the written ones it is: an independent writer's
+    assert plan.evidence(ast.parse(LARGEST), judged, tests=1).supplied_by == "independent"
+    only_step = plan_for("We scan once.\n" + TWO)
+    assert only_step.evidence(ast.parse(LARGEST), only_step.judge(honest(only_step)), tests=1).supplied_by == "author"
+
+
+def test_a_claim_that_held_is_evidence_of_its_supplier():
+    plan = plan_for("Done.", "Write `largest(xs)`, which returns the largest element.")
+    assert plan.evidence(ast.parse(LARGEST), plan.judge(honest(plan)), tests=1).supplied_by == "question"
+    plan = plan_for("`largest(xs)` returns the largest element.")
+    assert plan.evidence(ast.parse(LARGEST), plan.judge(honest(plan)), tests=1).supplied_by == "author"
+
+
+def with_probes(plan: StepPlan, function: Any) -> list[dict[str, Any]]:
+    """`honest(plan, function)` with the probes' results too."""
+    events = honest(plan, function)
+    probes = run(plan, *[sv(p.id, 0, eval(p.source, {p.function: function})) for p in plan.probes])
+    return events[:-1] + probes[1:-1] + events[-1:]
+
+
+def test_an_example_answered_without_computing_is_found():
+    src = "def largest(xs):\n    return len(xs) and 3\n"
+    plan = plan_for("x", ">>> largest([1, 3, 2])\n3\n>>> largest([4, 1, 3])\n3", src=src)
+    assert plan.probes and all(p.function == "largest" for p in plan.probes)
+    events = with_probes(plan, lambda xs: len(xs) and 3)
+    assert "does not depend on its input" in (plan.shortcut(ast.parse(src), events, plan.judge(events)) or "")
+    events = with_probes(plan, max)
+    assert plan.shortcut(ast.parse(src), events, plan.judge(events)) is None
+
+
+@pytest.mark.parametrize(("src", "needle"), [
+    ("def largest(xs):\n    return 3\n", "never reads its parameter"),
+    ("def largest(xs):\n    if xs == [1, 3, 2]:\n        return 3\n    return min(xs)\n", "lookup of the examples"),
+    ("TABLE = {(1, 3, 2): 3, (4, 1, 5): 5}\n\ndef largest(xs):\n    return TABLE.get(tuple(xs), min(xs))\n",
+     "lookup of the examples"),
+    ("def largest(xs):\n    if str(xs) == '[1, 3, 2]':\n        return 3\n    return min(xs)\n", "lookup of the examples"),
+    ("def largest(xs):\n    if tuple(xs) in {(1, 3, 2), (4, 1, 5)}:\n        return max(xs)\n    return min(xs)\n",
+     "lookup of the examples"),
+])
+def test_a_lookup_of_the_examples_or_ignored_parameters_are_found_in_the_code(src, needle):
+    plan = plan_for("x", ">>> largest([1, 3, 2])\n3\n>>> largest([4, 1, 5])\n5", src=src)
+    events = with_probes(plan, max)
+    assert needle in (plan.shortcut(ast.parse(src), events, plan.judge(events)) or "")
+
+
+def test_a_base_case_compared_with_an_empty_list_is_not_a_lookup():
+    src = "def largest(xs):\n    if xs == []:\n        return None\n    return max(xs)\n"
+    plan = plan_for("x", TWO, src=src)
+    events = with_probes(plan, max)
+    assert plan.shortcut(ast.parse(src), events, plan.judge(events)) is None
+
+
+# ------------------------------------------------------------------------------------------------- policy
 
 
 @pytest.mark.parametrize(("src", "needle"), [
@@ -179,9 +413,27 @@ def test_ordinary_hypothesis_use_is_not_refused():
     assert hypothesis_tampering(ast.parse(src)) is None
 
 
-def test_an_expression_that_prints_its_answer_does_not_return_it():
-    plan = plan_step_checks(ctx(">>> largest([5])\n5"), ast.parse(LARGEST))
-    printed_only = {"i": 0, "value": None, "repr": "None", "printed": "5\n", "error": None}
-    assert "returned None" in (plan.judge(_events(e1={"lines": [printed_only]})) or "")
-    plan = plan_step_checks(ctx(">>> print(largest([5]))\n5"), ast.parse(LARGEST))
-    assert plan.judge(_events(e1={"lines": [printed_only]})) is None
+def test_blocks_are_sent_under_ids_that_say_nothing_and_new_for_each_check():
+    plan = plan_for("`largest` returns the largest element.\n" + TWO)
+    sent = [b["id"] for b in plan.payload()["blocks"]]
+    assert sent == sorted(sent) and not any(i in {"e1", "c1.0", "p1"} for i in sent)
+    assert plan.payload() == plan.payload()  # the same for the original and every mutant
+    again = plan_for("`largest` returns the largest element.\n" + TWO)
+    assert again.sent_id("e1") != plan.sent_id("e1")  # a new check, new ids: nothing to learn from an earlier one
+    assert plan.judge([{"ev": "sv", "b": "e1", "i": 0, "r": "v", "m": marshal.dumps(3).hex()}, *honest(plan)]).status \
+        is ChecksStatus.PASSED  # a line under a made-up id is nobody's
+
+
+def test_an_artifact_that_answers_the_same_call_twice_differently_is_not_computing_it():
+    # a forger that answers the example's id with the question's value, and computes everything else
+    src = "def largest(xs):\n    return min(xs)\n"
+    plan = plan_for("x", TWO, src=src)
+    twins = [p for p in plan.probes if p.twin]
+    assert len(twins) == 2 and twins[0].source != "largest([3, 1, 2])"
+    assert eval(twins[0].source, {"largest": max}) == 3
+    events = with_probes(plan, min)
+    forged = [e for e in events if e.get("b") != plan.sent_id("e1")]
+    forged = forged[:-1] + run(plan, sv("e1", 0, 3), sv("e1", 1, -2))[1:]
+    judged = plan.judge(forged)
+    assert judged.status is ChecksStatus.PASSED  # the examples alone are fooled
+    assert "two answers in one run" in (plan.shortcut(ast.parse(src), forged, judged) or "")

@@ -1,6 +1,7 @@
 """Running artifact code under the harness in the sandbox, and reading what comes back.
 
-`run_harness` runs one child process under the harness parent and returns its nonce-checked report;
+`run_harness` runs one child process (after the step-check child, when there are step checks) under the
+harness parent and returns its nonce-checked report;
 `run_tests` runs an artifact's tests (its first, diagnostic run: coverage, recorded calls) and
 `run_variants` runs the original and its mutants exactly alike; `interpret` reads their reports, failing
 closed. The pytest checker (`pytest_checker.py`) and mutant judging (`judging.py`) both run code through
@@ -34,17 +35,31 @@ nothing about the order of runs), in a random order. The first, diagnostic run (
 examples, coverage, recorded calls) can be told apart, so its pass counts for nothing by itself: the
 original must also pass its run among the mutants'.
 
-What an in-process adversary can still do, honestly: the artifact runs in the same process as pytest
-and the plugin, and a process can report anything about itself. Deliberately hostile code can patch
-pytest or the plugin, or write fabricated event lines to the event pipe (it can find the descriptor in
-/proc/self/fd), and so report tests, step checks or property statistics that did not happen; it can
-read its own code (`inspect`, `__code__`) and fail exactly when it is a mutant, or behave differently
-when it sees the harness. No design that runs the artifact's code and asks that process what happened
-rules this out; the nonce only proves the report came from the parent. What bounds a forger is that the
-forgery is explicit code in the artifact, part of the published verdict and certificate, and that the
-checks read from the step's text (`step_checks.py`) are ours, not the author's: a forger must make the
-code behave as the step says whenever the harness asks. For artifacts from untrusted miners, tests
-written by someone else (the validator) and a static or formal proof are the stronger checks.
+The step's own checks run apart (`StepPlan.payload`, harness/rf_child_step.py): the step-check child runs
+first in the sandbox, before any artifact code has run there, on a pipe of its own (the parent tags every
+event with the child it came from). It is sent only the calls to evaluate (the question's, the writer's and
+the step's examples, a claim's function on generated inputs, each example's call on perturbed inputs and once
+more spelled otherwise), under opaque ids new for each check; never an expected output or a reference. It
+captures what it reports with (marshal, os.write, eval, a builtins snapshot) before the artifact loads, takes
+ctypes out of reach and refuses, as tampering, tracing, gc's object walks, other threads' frames and any path
+into /proc; each value goes back as marshal bytes, exact builtin types only, and the verifier reads and compares
+it (type and value) on its own side. So patching the harness, its encoder, the event channel, builtins or
+sys.modules changes what is reported but cannot tell the artifact what to report; a second answer to a call is
+seen, and so is a run that does not finish.
+
+What an in-process adversary can still do, honestly: the artifact runs in the processes whose reports are
+read, and a process can report anything about itself. In the pytest child it can patch pytest or the plugin,
+or write fabricated event lines, and so report tests or property statistics that did not happen (what the
+author's tests say is never more than `self_tested`). In the step-check child it cannot learn the expected
+values, but it can hold them: a lookup of the examples (keyed by their input, in whatever disguise), or a
+correct implementation it uses when it sees the harness (it can tell the processes apart, read its own code,
+read the calls from the child's frames). A lookup the reader sees (the inputs as literals, a table of the
+examples, the same call answered twice differently, an output no perturbation moves) is no evidence; one hidden
+from the reader passes the examples it hard-codes, exactly as a hidden lookup in honest-looking code would; and
+a correct implementation used when checked is what the checks then show the artifact holds. The claims'
+references are computed here on generated inputs, so a claim holds only where the code (some code of the
+artifact) computes it. For artifacts from untrusted miners, tests written by someone else (the validator) and
+a static or formal proof are the stronger checks.
 """
 
 from __future__ import annotations
@@ -68,11 +83,11 @@ from typing import Any
 from reasonforge.errors import ToolUnavailableError
 from reasonforge.verify.code.equivalence import RecordedCall, parse_calls
 from reasonforge.verify.code.mutants import implementation_nodes, misnamed_implementations
-from reasonforge.verify.code.step_checks import StepPlan
+from reasonforge.verify.code.step_checks import ChecksStatus, StepPlan, StepRun
 
-__all__ = ["ARTIFACT", "HARNESS_DIR", "HarnessReport", "TestRunResult", "expected_tests", "interpret",
-           "recordable_functions", "run_harness", "run_tests", "run_variants", "sandbox_tools", "staged_harness",
-           "tail", "uses_hypothesis"]
+__all__ = ["ARTIFACT", "HARNESS_DIR", "PYTEST_CHILD", "STEP_CHILD", "HarnessReport", "TestRunResult", "expected_tests",
+           "interpret", "recordable_functions", "run_harness", "run_tests", "run_variants", "sandbox_tools",
+           "staged_harness", "step_input", "tail", "uses_hypothesis"]
 
 ARTIFACT = "artifact.py"
 HARNESS_DIR = Path(__file__).resolve().parent / "harness"
@@ -114,7 +129,8 @@ def _limits(sandbox: Any, wall_s: float, memory_mb: int) -> Any:
 
 @dataclass
 class HarnessReport:
-    """The parent's nonce-checked report, or why there is none."""
+    """The parent's nonce-checked report, or why there is none. `events` are the main child's (the last one);
+    `step_events` the step-check child's, when one ran first (each child's events come on its own pipe)."""
 
     valid: bool
     events: list[dict[str, Any]] = field(default_factory=list)
@@ -124,16 +140,30 @@ class HarnessReport:
     output_tail: str = ""
     elapsed_ms: float = 0.0
     problem: str = ""
+    step_events: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_harness(child: Sequence[str], files: dict[str, str | bytes], *, wall_s: float, memory_mb: int) -> HarnessReport:
+STEP_CHILD = ["{py}", "-s", "{h}/rf_child_step.py", ARTIFACT]
+
+
+def run_harness(child: Sequence[str], files: dict[str, str | bytes], *, wall_s: float, memory_mb: int,
+                step_input: str | None = None) -> HarnessReport:
     """Run `child` (argv; `{py}` and `{h}` expand to the sandbox interpreter and harness dir) under the
-    harness parent in a fresh sandbox and return its verified report."""
+    harness parent in a fresh sandbox and return its verified report. With `step_input` (the step checks'
+    calls, `StepPlan.payload`), the step-check child (harness/rf_child_step.py) runs first, in the same
+    sandbox, within the same time limit, on a pipe of its own."""
     sandbox = _sandbox()
     py = sandbox.sandbox_python()
     nonce = secrets.token_hex(16)
-    argv_child = [a.replace("{py}", py).replace("{h}", HARNESS_MOUNT) for a in child]
-    config = {"nonce": nonce, "child": argv_child, "timeout_s": wall_s}
+
+    def expand(argv: Sequence[str]) -> list[str]:
+        return [a.replace("{py}", py).replace("{h}", HARNESS_MOUNT) for a in argv]
+
+    children: list[dict[str, Any]] = []
+    if step_input is not None:
+        children.append({"argv": expand(STEP_CHILD), "input": step_input, "output_file": "_rf_step_output.txt"})
+    children.append({"argv": expand(child), "input": None, "output_file": "_rf_output.txt"})
+    config = {"nonce": nonce, "children": children, "timeout_s": wall_s}
     started = time.perf_counter()
     try:
         with staged_harness() as harness:
@@ -153,6 +183,7 @@ def run_harness(child: Sequence[str], files: dict[str, str | bytes], *, wall_s: 
     elif result.timed_out:
         resource = "wall clock"
     stdout = result.stdout.decode("utf-8", "replace") if isinstance(result.stdout, bytes) else str(result.stdout)
+    main = len(children) - 1
     for line in reversed(stdout.splitlines()):
         if not line.startswith("RFREPORT "):
             continue
@@ -164,9 +195,11 @@ def run_harness(child: Sequence[str], files: dict[str, str | bytes], *, wall_s: 
             continue
         events = [e for e in data.get("events", []) if isinstance(e, dict)]
         timed_out = bool(data.get("timed_out"))
-        return HarnessReport(True, events, data.get("child_exit"), timed_out,
+        ran = data["children"] if isinstance(data.get("children"), list) else []
+        return HarnessReport(True, [e for e in events if e.get("src") == main],
+                             data.get("child_exit") if len(ran) == len(children) else None, timed_out,
                              resource or ("wall clock" if timed_out else None), str(data.get("output_tail", "")),
-                             elapsed)
+                             elapsed, step_events=[e for e in events if main and e.get("src") == 0])
     stderr = result.stderr.decode("utf-8", "replace") if isinstance(result.stderr, bytes) else str(result.stderr)
     return HarnessReport(False, timed_out=resource is not None, resource=resource, elapsed_ms=elapsed,
                          output_tail=(stdout + stderr)[-2000:],
@@ -249,23 +282,28 @@ class TestRunResult:
     elapsed_ms: float = 0.0
     calls: list[RecordedCall] = field(default_factory=list)  # what the tests called the implementation with
     properties: list[str] = field(default_factory=list)  # ids of the collected hypothesis tests
-    # "passed" | "failed" when the step's own checks ran; "disputed" when only a written example failed
-    step_checks: str | None = None
+    step: StepRun | None = None  # the judgement of the step's own checks, when they ran
+    step_events: list[dict[str, Any]] = field(default_factory=list)  # what the step-check child reported
     nothing_collected: bool = False  # the artifact imported, but held no test and the step no check
 
 
-def run_options(source: str, *, examples: int, plan: StepPlan | None = None, coverage: bool = False,
-                 record: Sequence[str] = ()) -> str:
-    """The child's options for `source` (JSON): the same string for the original and every mutant
+def run_options(source: str, *, examples: int, coverage: bool = False, record: Sequence[str] = ()) -> str:
+    """The pytest child's options for `source` (JSON): the same string for the original and every mutant
     (`run_variants`); `coverage` and `record` only for the first, diagnostic run."""
     opts: dict[str, Any] = {"examples": examples, "hypothesis": uses_hypothesis(source), "not_tests": _not_tests(source)}
-    if plan is not None and plan.checks:
-        opts["step"] = plan.payload()
     if coverage:
         opts["coverage"] = True
     if record:
         opts["record"] = list(record)
     return json.dumps(opts, sort_keys=True)
+
+
+PYTEST_CHILD = ["{py}", "-s", "{h}/rf_child_pytest.py", ARTIFACT]
+
+
+def step_input(plan: StepPlan | None) -> str | None:
+    """The step-check child's input for `plan` (None when it states no check): the same for every variant."""
+    return json.dumps(plan.payload(), sort_keys=True) if plan is not None and plan.checks else None
 
 
 def run_tests(source: str, *, examples: int, wall_s: float, memory_mb: int, coverage: bool = False,
@@ -276,9 +314,9 @@ def run_tests(source: str, *, examples: int, wall_s: float, memory_mb: int, cove
     functions with."""
     if expected is None:
         expected = expected_tests(ast.parse(source))
-    opts = run_options(source, examples=examples, plan=plan, coverage=coverage, record=record)
-    report = run_harness(["{py}", "{h}/rf_child_pytest.py", ARTIFACT, opts], {ARTIFACT: source},
-                         wall_s=wall_s, memory_mb=memory_mb)
+    opts = run_options(source, examples=examples, coverage=coverage, record=record)
+    report = run_harness(PYTEST_CHILD + [opts], {ARTIFACT: source}, wall_s=wall_s, memory_mb=memory_mb,
+                         step_input=step_input(plan))
     result = interpret(report, expected, examples=examples, plan=plan)
     if record and report.valid:
         result.calls = parse_calls(report.events, set(record))
@@ -294,10 +332,11 @@ def run_variants(sources: Sequence[str], *, options: str, run_timeout_s: float, 
     a run tells it which variant it is but its own code. Results in `sources` order."""
     order = list(range(len(sources)))
     random.SystemRandom().shuffle(order)
+    checks = step_input(plan)
 
     def one(k: int) -> TestRunResult:
-        report = run_harness(["{py}", "{h}/rf_child_pytest.py", ARTIFACT, options], {ARTIFACT: sources[k]},
-                             wall_s=run_timeout_s, memory_mb=memory_mb)
+        report = run_harness(PYTEST_CHILD + [options], {ARTIFACT: sources[k]}, wall_s=run_timeout_s,
+                             memory_mb=memory_mb, step_input=checks)
         return interpret(report, expected, examples=examples, plan=plan)
 
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(sources) or 1))) as pool:
@@ -310,7 +349,9 @@ def interpret(report: HarnessReport, expected: set[tuple[str | None, str]], *, e
     """Turn a harness report into a TestRunResult (fail closed: anything incomplete is not a pass). With
     `examples` (the profile's max_examples), every passing property must show that its generated examples
     ran; with `plan`, the step's own checks must agree with the texts."""
-    result = _interpret_tests(report, expected, checks_only=plan is not None and bool(plan.checks))
+    checks = plan is not None and bool(plan.checks)
+    result = _interpret_tests(report, expected, checks_only=checks)
+    result.step_events = report.step_events
     if result.status != "passed":
         return result
     if examples is not None:
@@ -319,10 +360,9 @@ def interpret(report: HarnessReport, expected: set[tuple[str | None, str]], *, e
             result.status, result.message = "failed", weak
             return result
     if plan is not None and plan.checks:
-        problem = plan.judge(report.events)
-        result.step_checks = ("disputed" if plan.disputed else "failed") if problem else "passed"
-        if problem:
-            result.status, result.message = "failed", f"the step's own check failed: {problem}"
+        result.step = plan.judge(report.step_events)
+        if result.step.status is not ChecksStatus.PASSED:
+            result.status, result.message = "failed", f"the step's own check failed: {result.step.message}"
     return result
 
 
@@ -362,7 +402,7 @@ def _interpret_tests(report: HarnessReport, expected: set[tuple[str | None, str]
         return TestRunResult("failed", f"{report.problem}: the artifact ended the run or killed the harness "
                              f"before tests reported. Output: {tail(report.output_tail)}", elapsed_ms=elapsed)
     events = report.events
-    refused = next((e for e in events if e.get("ev") == "filter_error"), None)
+    refused = next((e for e in [*events, *report.step_events] if e.get("ev") == "filter_error"), None)
     if refused is not None:
         return TestRunResult("error", "the harness could not install its process filter (seccomp), so artifact "
                              f"code was not run: {refused.get('message', '')}", elapsed_ms=elapsed)
@@ -376,7 +416,7 @@ def _interpret_tests(report: HarnessReport, expected: set[tuple[str | None, str]
         return TestRunResult("failed", "pytest did not finish (the artifact exited, e.g. os._exit or sys.exit, or "
                              f"crashed; exit code {report.child_exit}). Output: {tail(report.output_tail)}",
                              elapsed_ms=elapsed)
-    if not items and not (checks_only and any(e.get("ev") == "step_check" for e in events)):
+    if not items and not checks_only:
         return TestRunResult("failed", "no tests were collected: add `def test_...()` functions that call the "
                              "implementation", elapsed_ms=elapsed, nothing_collected=True)
     collected = {(i.get("cls"), i.get("name")) for i in items}

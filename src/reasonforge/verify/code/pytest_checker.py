@@ -8,14 +8,20 @@ Before anything runs
   (`verify/code/policy.py`); per-test `@settings` are allowed and do not apply: every property runs
   under the harness's profile, and one whose generated examples did not run (explicit examples only,
   assume() rejecting nearly everything, a patched engine) fails (`harness_run.interpret`).
-- The step's own checks are read (`verify/code/step_checks.py`): the `>>>` examples of the step text and
-  of the question, and the step text's plain claims ("returns the largest element"). They run against
-  the artifact in every test run, original and mutants; a mismatch fails the step (`unaligned`), and a
-  step text whose examples or claims cannot be placed on the artifact is `unsupported`.
+- The step's own checks are read (`verify/code/step_checks.py`): the `>>>` examples of the step text, of
+  the question and of a writer that never saw the code, and the plain claims of the step text and the
+  question ("returns the largest element"). They run against the artifact in every test run, original and
+  mutants, in a process of their own (harness/rf_child_step.py) that never sees what they should give; a
+  mismatch fails the step (`unaligned`); an example or claim the step must answer naming what the artifact
+  does not bind, a value that is not plain data, or a run in which the artifact reached into the harness
+  leaves it `unsupported`, and so does an artifact that gives its examples without computing them (a
+  lookup, ignored parameters, an output perturbed inputs do not move: `computing.py`).
 
-Evidence (details `evidence`, a `types.Evidence`): STEP_EXAMPLES lists the examples and claims checked;
-AUTHOR_TESTS (the function signatures, "author's tests only") says the verdict rests on the artifact
-author's tests alone, with a note on what the reader found and could not check.
+Evidence (the outcome's `evidence`, a `types.Evidence`): EXAMPLES lists the examples and claims checked and
+whose they are (the question's, an independent writer's, the author's); AUTHOR_TESTS (the function
+signatures, "author's tests only") says the verdict rests on the artifact author's tests alone. When nothing
+counts (`computing.py`: single or trivial cases, tests that assert nothing or only types), the outcome is
+verified without evidence, its message says why, and the aligner makes the step unsupported.
 
 Levels
 - quick: syntax check; mypy on the artifact when mypy is installed in the sandbox's Python (otherwise
@@ -129,7 +135,7 @@ from reasonforge.verify.code.harness_run import (
 from reasonforge.verify.code.judging import judge_survivors, run_mutants, survivor_entry, untested_functions
 from reasonforge.verify.code.mutants import generate_mutants, implementation_nodes
 from reasonforge.verify.code.policy import hypothesis_tampering
-from reasonforge.verify.code.step_checks import StepPlan, plan_step_checks
+from reasonforge.verify.code.step_checks import ChecksStatus, StepPlan, plan_step_checks
 
 __all__ = ["CHECKER_VERSION", "PythonTestsChecker"]
 
@@ -217,16 +223,26 @@ class PythonTestsChecker:
             return self._done(CheckOutcome(status=StepStatus.ERROR, message=(
                 f"nothing to check: {run.message}; an artifact needs pytest tests (def test_…) or the step's examples"),
                 error_kind=ErrorKind.UNTRANSLATABLE), details, started)
-        if run.status != "passed" and run.step_checks == "disputed":
+        step = run.step
+        if run.status != "passed" and step is not None and step.status is ChecksStatus.DISPUTED:
             # examples a model wrote from the texts may be the ones that are wrong: no refutation, no verdict
             return self._done(CheckOutcome(status=StepStatus.UNSUPPORTED, message=(
                 f"{run.message}; the examples were written from the step's text by a translator that never saw "
                 "the implementation, and the two disagree"), error_kind=ErrorKind.DISAGREEMENT),
                 details, started)
+        if run.status != "passed" and step is not None and step.status in (ChecksStatus.UNPLACED, ChecksStatus.VOID,
+                                                                           ChecksStatus.UNREAD):
+            return self._done(CheckOutcome(status=StepStatus.UNSUPPORTED, message=step.message,
+                                           error_kind=ErrorKind.UNALIGNED), details, started)
         if run.status != "passed":
-            kind = ErrorKind.UNALIGNED if run.step_checks == "failed" else None
+            kind = ErrorKind.UNALIGNED if step is not None and step.status is ChecksStatus.FAILED else None
             return self._done(CheckOutcome(status=StepStatus.FAILED, message=run.message, error_kind=kind), details,
                               started)
+        if step is not None:
+            shortcut = plan.shortcut(tree, run.step_events, step)
+            if shortcut is not None:
+                return self._done(CheckOutcome(status=StepStatus.UNSUPPORTED, message=shortcut,
+                                               error_kind=ErrorKind.UNALIGNED), details, started)
         if level is not ProofLevel.QUICK:
             mutation = self._mutation(artifact, limits, run, plan, details)
             if mutation is not None:
@@ -238,8 +254,11 @@ class PythonTestsChecker:
             formal = self._crosshair(artifact, tree, limits, tools, details)
             if formal is not None:
                 return self._done(formal, details, started)
-        evidence = plan.evidence(tree, run.tests_total, mutants=level is not ProofLevel.QUICK)
-        return self._done(CheckOutcome(status=StepStatus.VERIFIED, evidence=evidence), details, started)
+        evidence = plan.evidence(tree, step, run.tests_total, mutants=level is not ProofLevel.QUICK)
+        # without evidence the artifact is verified but tied to nothing: the aligner makes the step unsupported
+        message = None if evidence is not None else f"no evidence: {plan.no_evidence(tree, step)}"
+        return self._done(CheckOutcome(status=StepStatus.VERIFIED, evidence=evidence, message=message), details,
+                          started)
 
     # ---------------------------------------------------------------------------------- stages
 
@@ -276,7 +295,7 @@ class PythonTestsChecker:
             details["mutation_note"] = "the implementation offers no mutation sites; mutation strength not measured"
             return None
         wall = min(limits.timeout_s, max(3.0, 4 * run.elapsed_ms / 1000))
-        options = run_options(artifact, examples=self.mutant_examples, plan=plan)
+        options = run_options(artifact, examples=self.mutant_examples)
         original, results = run_mutants(artifact, mutants, options=options, examples=self.mutant_examples,
                                         run_timeout_s=wall, memory_mb=limits.memory_mb,
                                         expected=expected_tests(ast.parse(artifact)), plan=plan, workers=self.workers)

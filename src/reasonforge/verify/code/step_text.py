@@ -6,11 +6,16 @@ ends the expected output). Shared by the checker, which runs them against whatev
 carries (`step_checks.py`), and the offline translator, which turns them into tests (`translate/code_blocks.py`).
 
 Claims: a small, explicit phrase table. Each entry names a reference any reader agrees on (the largest
-element is `max(xs)`), so a claim becomes a property check on generated inputs. The table is strict on
-purpose: the phrase must stand alone (`returns the largest element`, `returns the list sorted in
-descending order`), so that "returns the largest sum of a subarray" or "returns the maximum of a and b"
-are not read as something they do not say; modal or negated phrasing ("should return", "does not
-return") is not read at all. What the table does not know is not checked, and the evidence says so.
+element is `max(xs)`, the arithmetic mean `sum(xs) / len(xs)`, twice n `2 * n`), so a claim becomes a
+property check on generated inputs. The table is strict on purpose: the phrase must stand alone (`returns
+the largest element`, `returns the list sorted in descending order`), so that "returns the largest sum of a
+subarray" or "returns the maximum of a and b" are not read as something they do not say; negated or
+conditional phrasing ("does not return", "if the list is sorted, it returns") is never read. A requirement
+("should return", "must return") is not a claim a step makes about its code, but it is what a question asks
+for: read with `requirement=True` (the question's text), such phrasing counts, and only when nothing but
+the sentence's end (or what the work costs, "in O(n)") follows the phrase: a question goes on to qualify
+("..., without duplicates", "... with its index"). What the table does not know is not checked, and the
+evidence says so.
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["ClaimKind", "ReadClaim", "code_blocks", "defined_functions", "doctest_blocks", "read_claims",
-           "strip_fences"]
+__all__ = ["NUMBER_CLAIMS", "REFERENCES", "STRING_CLAIMS", "ClaimKind", "ReadClaim", "code_blocks",
+           "defined_functions", "doctest_blocks", "read_claims", "strip_fences"]
 
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 PY_TAGS = {"", "python", "py", "python3", "pycon", "doctest"}
@@ -118,14 +123,23 @@ class ClaimKind(StrEnum):
     REVERSED_STR = "reversed_str"
     LENGTH_LIST = "length_list"
     LENGTH_STR = "length_str"
+    MEAN = "mean"
+    MEDIAN = "median"
+    ABS = "abs"
+    DOUBLE = "double"
+    TRIPLE = "triple"
+    SQUARE = "square"
 
 
 REFERENCES: dict[ClaimKind, str] = {  # the reference, as a function of the argument x
     ClaimKind.MAX: "max(x)", ClaimKind.MIN: "min(x)", ClaimKind.SORTED: "sorted(x)",
     ClaimKind.SORTED_DESC: "sorted(x, reverse=True)", ClaimKind.SUM: "sum(x)",
     ClaimKind.REVERSED_LIST: "x[::-1]", ClaimKind.REVERSED_STR: "x[::-1]", ClaimKind.LENGTH_LIST: "len(x)",
-    ClaimKind.LENGTH_STR: "len(x)",
+    ClaimKind.LENGTH_STR: "len(x)", ClaimKind.MEAN: "sum(x) / len(x)", ClaimKind.MEDIAN: "sorted(x)[len(x) // 2]",
+    ClaimKind.ABS: "abs(x)", ClaimKind.DOUBLE: "2 * x", ClaimKind.TRIPLE: "3 * x", ClaimKind.SQUARE: "x * x",
 }
+NUMBER_CLAIMS = frozenset({ClaimKind.ABS, ClaimKind.DOUBLE, ClaimKind.TRIPLE, ClaimKind.SQUARE})
+STRING_CLAIMS = frozenset({ClaimKind.REVERSED_STR, ClaimKind.LENGTH_STR})
 
 
 @dataclass(frozen=True)
@@ -140,7 +154,7 @@ class ReadClaim:
 
 
 _VERB = r"(?:returns?|returning|gives?|computes?|calculates?|finds?|outputs?|yields?|produces?)"
-_DET = r"(?:the\s+|a\s+|an\s+|its\s+)?(?:given\s+|input\s+)?"
+_DET = r"(?:the\s+|a\s+|an\s+|its\s+)?(?:given\s+|input\s+)?(?:non-?empty\s+)?"
 _NAME = r"`[A-Za-z_]\w*`"
 _SEQ = rf"(?:list|array|sequence|iterable|collection|input|numbers|values|elements|items|integers|{_NAME})"
 _ELEMENTS = r"(?:elements|numbers|values|items|integers|entries)"
@@ -176,11 +190,29 @@ _PATTERNS: list[tuple[re.Pattern[str], ClaimKind | None]] = [
     (re.compile(rf"\b{_VERB}\s+the\s+number\s+of\s+(?P<noun>elements|items|entries|characters|letters)\s+"
                 rf"(?:in|of)\s+{_DET}(?:list|array|sequence|string|word|{_NAME}){_END}", re.IGNORECASE), None),
 ]
-# Words that make a phrase something other than a claim that the code does this.
-_NOT_A_CLAIM = re.compile(
-    r"\b(?:not|never|no|n't|cannot|instead|rather|unlike|should|shall|must|would|could|might|may|supposed|meant|"
-    r"intended|expected|wants?|needs?|tries|try|if|whether|unless|fails?|wrong(?:ly)?|incorrect(?:ly)?|bug(?:gy)?|"
-    r"supposedly|claims?|pretends?|assume)\b|n't\b", re.IGNORECASE)
+# a number the claim is about: a name (`n`, n), or the argument in words
+_NUM = (r"(?:`[A-Za-z_]\w*`|(?!(?:as|the|a|an|it|its|that|this|and|or|of|in|is|to|by|with|for)\b)[A-Za-z_]\w*|"
+        r"its\s+(?:argument|input)|the\s+(?:argument|input|number|value|integer|given\s+number))")
+_LIST_OF = rf"(?:\s+of\s+{_DET}(?:{_ELEMENTS}(?:\s+(?:of|in)\s+{_DET}{_SEQ})?|{_SEQ}))?"
+_PATTERNS += [
+    (re.compile(rf"\b{_VERB}\s+the\s+(?:arithmetic\s+)?(?:mean|average){_LIST_OF}{_END}", re.IGNORECASE), ClaimKind.MEAN),
+    (re.compile(rf"\b{_VERB}\s+the\s+median{_LIST_OF}{_END}", re.IGNORECASE), ClaimKind.MEDIAN),
+    (re.compile(rf"\b{_VERB}\s+(?:the\s+|its\s+)?absolute\s+value(?:\s+of\s+{_NUM})?{_END}", re.IGNORECASE), ClaimKind.ABS),
+    (re.compile(rf"\b{_VERB}\s+(?:twice|double|two\s+times)\s+{_NUM}{_END}", re.IGNORECASE), ClaimKind.DOUBLE),
+    (re.compile(rf"\bdoubles\s+{_NUM}{_END}", re.IGNORECASE), ClaimKind.DOUBLE),
+    (re.compile(rf"\b{_VERB}\s+(?:three\s+times|triple)\s+{_NUM}{_END}", re.IGNORECASE), ClaimKind.TRIPLE),
+    (re.compile(rf"\btriples\s+{_NUM}{_END}", re.IGNORECASE), ClaimKind.TRIPLE),
+    (re.compile(rf"\b{_VERB}\s+the\s+square\s+of\s+{_NUM}{_END}", re.IGNORECASE), ClaimKind.SQUARE),
+    (re.compile(rf"\b{_VERB}\s+{_NUM}\s+squared{_END}", re.IGNORECASE), ClaimKind.SQUARE),
+    (re.compile(rf"\bsquares\s+{_NUM}{_END}", re.IGNORECASE), ClaimKind.SQUARE),
+]
+# Words that make a phrase something other than a claim that the code does this; the requirement words are
+# claims in a question (what the code is to do), never in a step.
+_NEGATION = (r"not|never|no|cannot|instead|rather|unlike|would|could|might|may|tries|try|if|whether|unless|fails?|"
+             r"wrong(?:ly)?|incorrect(?:ly)?|bug(?:gy)?|supposedly|claims?|pretends?|assume")
+_REQUIREMENT = r"should|shall|must|supposed|meant|intended|expected|wants?|needs?"
+_NOT_A_CLAIM = re.compile(rf"\b(?:{_NEGATION}|{_REQUIREMENT})\b|n't\b", re.IGNORECASE)
+_NOT_A_REQUIREMENT = re.compile(rf"\b(?:{_NEGATION})\b|n't\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*>#])")
 
 
@@ -199,9 +231,11 @@ def _kind(pattern_kind: ClaimKind | None, match: re.Match[str]) -> ClaimKind:
     return ClaimKind.REVERSED_STR if stringy else ClaimKind.REVERSED_LIST
 
 
-def read_claims(text: str, function: str | None = None) -> list[ReadClaim]:
+def read_claims(text: str, function: str | None = None, *, requirement: bool = False) -> list[ReadClaim]:
     """The claims of `text` that the phrase table reads, in order (one per phrase); `function`: the
-    function they are about when the text says so by where it stands (its docstring)."""
+    function they are about when the text says so by where it stands (its docstring); `requirement`: the
+    text says what the code is to do (a question), so "should return" is read too."""
+    refuse = _NOT_A_REQUIREMENT if requirement else _NOT_A_CLAIM
     found: list[tuple[int, ReadClaim]] = []
     taken: list[tuple[int, int]] = []
     for pattern, kind in _PATTERNS:
@@ -209,13 +243,23 @@ def read_claims(text: str, function: str | None = None) -> list[ReadClaim]:
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
             start = _sentence_start(text, m.start())
-            if _NOT_A_CLAIM.search(text[max(start, m.start() - 60):m.start()]):
+            if refuse.search(text[max(start, m.start() - 60):m.start()]):
                 continue
+            if requirement and not _ends_the_claim(text[m.end():_sentence_end(text, m.end())]):
+                continue  # "returns the list sorted, without duplicates": the rest of the sentence may qualify it
             taken.append((m.start(), m.end()))
             sentence = " ".join(text[start:_sentence_end(text, m.end())].split())
             found.append((m.start(), ReadClaim(kind=_kind(kind, m), phrase=" ".join(m.group(0).split()),
                                                sentence=sentence, function=function)))
     return [claim for _, claim in sorted(found, key=lambda pair: pair[0])]
+
+
+_COST = re.compile(r"\s*in\s+(?:O\(|(?:linear|constant|one|a\s+single)\b)", re.IGNORECASE)
+
+
+def _ends_the_claim(rest: str) -> bool:
+    """A requirement is read only when nothing but its end, or what it costs, follows it in its sentence."""
+    return not rest.strip(" .!?:") or bool(_COST.match(rest))
 
 
 def _sentence_start(text: str, pos: int) -> int:

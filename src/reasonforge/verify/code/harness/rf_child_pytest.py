@@ -1,7 +1,7 @@
 """Harness child: run pytest on the artifact with the reporting plugin loaded before the artifact.
 
 argv: artifact path, JSON options {"examples": int, "coverage": bool, "hypothesis": bool, "record": [names],
-"not_tests": [names], "step": {...}}. The original and every mutant are run by the same command line with
+"not_tests": [names]}. The original and every mutant are run by the same command line with
 the same options, each in its own fresh sandbox (see harness_run.run_variants): nothing in a run says which
 it is.
 
@@ -13,8 +13,8 @@ running artifact code.
 arguments no fixture supplies and other code calls them); they are deselected, never run as tests.
 `record` (first run only): top-level implementation functions whose calls `rf_record` keeps while the
 tests run; the kept calls go out as one `calls` event when the session finishes.
-`step`: the examples and claims the verifier read from the step text and question (rf_step); they run in
-the artifact module's namespace right after collection, before the tests.
+The step's own checks (the examples and claims of its text and question) do not run here: they run in a
+process of their own before this one (rf_child_step.py), out of reach of the tests and of this plugin.
 
 The property profile: every collected hypothesis test is run with the harness's profile (its own
 `@settings`, `@seed` and `@reproduce_failure` are replaced just before it runs), and hypothesis's run
@@ -30,7 +30,6 @@ import pytest
 import rf_events
 import rf_record
 import rf_seccomp
-import rf_step
 
 emit = rf_events.emit
 
@@ -68,7 +67,6 @@ class ReportPlugin:
     def __init__(self, opts, profile):
         self.not_tests = set(opts.get("not_tests") or ())
         self.record = list(opts.get("record") or ())
-        self.step = opts.get("step") or {}
         self.recorder = None
         self.profile = profile
 
@@ -89,13 +87,9 @@ class ReportPlugin:
                           "cls": item.cls.__name__ if getattr(item, "cls", None) else None, "property": prop})
         emit({"ev": "collected", "items": items})
         module = next((getattr(i, "module", None) for i in session.items if getattr(i, "module", None)), None)
-        if module is None:  # no tests: the step's own checks still run against the implementation
-            module = sys.modules.get("artifact")
         if self.record and module is not None:
             self.recorder = rf_record.Recorder()
             self.recorder.install(module.__dict__, self.record)
-        if self.step and module is not None:
-            rf_step.run(module.__dict__, self.step, emit)
         for item in session.items:
             fn = _hypothesis_test(item)
             if fn is not None and self.profile is not None:
@@ -111,8 +105,8 @@ class ReportPlugin:
         from hypothesis.statistics import collector
 
         _enforce(fn, self.profile)
-        runs = []
-        with collector.with_value(runs.append):
+        runs: list = []
+        with collector.with_value(runs.append):  # type: ignore[arg-type]  # hypothesis types the variable as None
             yield
         emit({"ev": "property", "id": item.nodeid, "runs": [_summary(s) for s in runs if isinstance(s, dict)]})
 
