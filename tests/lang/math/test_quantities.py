@@ -142,3 +142,19 @@ def test_a_unit_constant_needs_every_unit_it_converts_between() -> None:
 
 def test_money_after_a_word_is_a_quantity() -> None:
     assert [q.value for q in stated_quantities("2 soft drinks for$ 4 each")] == [2, 4]
+
+
+def test_a_coefficient_is_grounded_as_a_term_never_as_a_bare_number() -> None:
+    # 4x + x = 5x is algebra, but its 5 counts the 1 that x silently is: no source for a bare 5
+    assert _walk(DUCKS, "Let x be the eggs. 4x + x = 5x", "16 - 3 - 5 = 8") == [[], ["5"]]
+
+
+def test_a_tainted_name_stays_tainted_in_any_expression() -> None:
+    assert _walk(DUCKS, "Let x be the eggs. x + 3 = 3 + x", "Let x = 5", "16 - 3 - x = 8", "2(x + 3) = 16") == [
+        [], ["5"], ["x (from 5)"], ["x (from 5)"]]
+
+
+def test_a_coefficient_grounds_a_number_only_where_its_unknown_is_spoken_of() -> None:
+    # 5x = 16 - 3 - 3 = 10 solves to x = 10/5: the 5 is x's coefficient; beside no x it is an invented 5
+    assert _walk(DUCKS, "Let x be the eggs. 4x + x = 5x", "5x = 16 - 3 - 3", "x = 10/5 = <<10/5=2>>2",
+                 "16 - 5 = 11") == [[], [], [], ["5"]]

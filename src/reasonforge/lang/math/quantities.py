@@ -355,6 +355,11 @@ class Grounds:
     names: dict[str, sympy.Expr] = field(default_factory=dict)
     constrained: set[str] = field(default_factory=set)  # names grounded relations constrain, with no one value
     tainted: dict[str, str] = field(default_factory=dict)
+    # the coefficients of grounded terms, by their unknown: 3 of 3x grounds a 3 only where x is spoken of (x = 60/3)
+    coefficients: dict[str, set[sympy.Expr]] = field(default_factory=dict)
+    # the computations of grounded relations, as written: a calculator annotation restating one (`<<60/3=20>>`
+    # after x = 60/3) computes nothing new
+    computed: set[Node] = field(default_factory=set)
 
     def walk(self, rel: Relation) -> list[Ungrounded]:
         """The ungrounded operands of `rel`; records what it grounds (its results, the names it determines or
@@ -362,9 +367,10 @@ class Grounds:
         free = [n for n in sorted(rel.names) if n not in self.names and n not in self.tainted
                 and n not in self.constrained]
         sides: list[tuple[Node, list[str]]] = []
+        local = {c for name in rel.names for c in self.coefficients.get(name, ())}
         for side in self._operand_sides(rel, free):
             results: list[sympy.Expr] = []
-            side_missing = self._side(side, results)
+            side_missing = self._side(side, results, local)
             if not side_missing:  # `4·3 − 5 = 12 − 5`: the left side's 12 grounds the right side's
                 self._add(*results)
             sides.append((side, side_missing))
@@ -381,21 +387,21 @@ class Grounds:
             return [Ungrounded(operand, rel) for operand in missing]
         for side in (rel.lhs_tree, rel.rhs_tree):
             self._add(self._value(side))
+            self.computed.update(_compounds(side))
         if identity:
             return []  # an identity holds whatever its unknowns are: it determines none of them
         for name, value in self._determined(rel, free).items():
             if value is not None:
-                self.names[name] = value
-                self._add(value)
+                self._determine(name, value)
         self.constrained.update(name for name in free if name not in self.names)
         if rel.op == "=" and isinstance(rel.lhs_tree, Name) and rel.lhs_tree.name in self.constrained \
                 and (value := self._closed(rel.rhs_tree)) is not None:
-            self.names[rel.lhs_tree.name] = value  # `z = 5` once z² = 25 constrains z: the checker derives it
+            self._determine(rel.lhs_tree.name, value)  # `z = 5` once z² = 25 constrains z: the checker derives it
         return []
 
     def _add(self, *values: sympy.Expr | None) -> None:
-        """Record grounded values; an expression of unknowns with its terms and their coefficients (7·S gives
-        7: S + 2S + 4S computes it)."""
+        """Record grounded values; an expression of unknowns with its terms (`12 + 8x` gives 12 and 8·x, never a
+        bare 8: "4x + x = 5x" computes its 5 from the 1 that x silently is)."""
         for value in values:
             if value is None:
                 continue
@@ -403,9 +409,17 @@ class Grounds:
             if value.free_symbols:
                 for term in sympy.Add.make_args(value):
                     self.values.add(term)
-                    coefficient = term.as_coeff_Mul()[0]
-                    if coefficient not in (1, -1):
-                        self.values.add(abs(coefficient))
+                    coefficient, rest = term.as_coeff_Mul()
+                    if len(rest.free_symbols) == 1 and coefficient not in (1, -1):
+                        (symbol,) = rest.free_symbols
+                        self.coefficients.setdefault(symbol.name, set()).add(abs(coefficient))
+
+    def _determine(self, name: str, value: sympy.Expr) -> None:
+        """Give `name` a grounded value, and the grounded expressions of it theirs (8·x is 208 once x = 26)."""
+        self.names[name] = value
+        for known in [v for v in self.values if any(s.name == name for s in v.free_symbols)]:
+            self._add(sympy.expand(known.subs({s: value for s in known.free_symbols if s.name == name})))
+        self._add(value)
 
     def _identity(self, rel: Relation) -> bool:
         """Whether `rel` is an equation of unknowns that holds whatever they are (a rewriting)."""
@@ -443,24 +457,39 @@ class Grounds:
         except (ExpressionError, TypeError, ValueError, ZeroDivisionError, RecursionError):
             return None
 
-    def _side(self, node: Node, results: list[sympy.Expr]) -> list[str]:
+    def _form(self, node: Node) -> sympy.Expr | None:
+        """The value of an expression of names with none of them replaced (its form), expanded."""
+        if len(names_in(node)) > _MAX_UNKNOWNS:
+            return None
+        try:
+            return sympy.expand(evaluate(node))
+        except (ExpressionError, TypeError, ValueError, ZeroDivisionError, RecursionError):
+            return None
+
+    def _side(self, node: Node, results: list[sympy.Expr], local: set[sympy.Expr]) -> list[str]:
         """The ungrounded operands of one side (as written), collecting the values of its grounded
-        subexpressions into `results`."""
+        subexpressions into `results`; `local` are the values grounded in this relation only (coefficients)."""
         missing: list[str] = []
-        self._node(node, None, missing, results, root=True)
+        self._node(node, None, missing, results, local, root=True)
         return missing
 
     def _node(self, node: Node, parent: Node | None, missing: list[str], results: list[sympy.Expr],
-              root: bool = False) -> bool:
+              local: set[sympy.Expr], root: bool = False) -> bool:
         """Whether `node` is grounded (its operands are), naming each ungrounded operand in `missing`. A
         subexpression whose value is already grounded counts as that value (`16 - (3 + 1)` where 4 is
         stated), except a whole side: its value coinciding with a known one is no derivation of it."""
-        if not isinstance(node, Num) and (value := self._value(node)) is not None and value in self.values \
-                and (not root or value.free_symbols):
+        compound = not isinstance(node, Num | Name)  # a literal or a name is decided by its own rule below
+        if compound and node in self.computed and not names_in(node) & self.tainted.keys():
+            return True
+        if compound and (value := self._value(node)) is not None and value in self.values \
+                and (not root or value.free_symbols) and not names_in(node) & self.tainted.keys():
             return True  # a whole side of unknowns equal to a grounded one is its rewriting (`x + 2x = 3x`)
+        if compound and names_in(node) and not names_in(node) & self.tainted.keys() \
+                and (form := self._form(node)) is not None and form in self.values:
+            return True  # `11x` once x + 2x + 8x computed it: the same expression, whatever x's value is now
         if isinstance(node, Num):
             value = node.value
-            if value in self.values or -value in self.values or _identity(node, parent):
+            if value in self.values or -value in self.values or value in local or _identity(node, parent):
                 return True
             if value in self.parts and isinstance(parent, Binary) and parent.op in ("*", "/"):
                 return True
@@ -482,7 +511,7 @@ class Grounds:
             children = [node.arg]
         else:
             children = []
-        verdicts = [self._node(child, node, missing, results) for child in children]  # every operand named
+        verdicts = [self._node(child, node, missing, results, local) for child in children]  # every operand named
         grounded = all(verdicts)
         if grounded and (value := self._value(node)) is not None:
             results.append(value)
@@ -503,6 +532,15 @@ class Grounds:
             return {name: None}
         value = solutions[0] if len(solutions) == 1 and not solutions[0].free_symbols else None
         return {name: value}
+
+
+def _compounds(node: Node) -> list[Node]:
+    """`node` and its subexpressions that are computations (neither a literal nor a name)."""
+    if isinstance(node, Num | Name):
+        return []
+    children = [node.left, node.right] if isinstance(node, Binary) else list(node.args) if isinstance(node, Call) \
+        else [node.arg] if isinstance(node, Unary | Postfix) else []
+    return [node, *(c for child in children for c in _compounds(child))]
 
 
 def _identity(node: Num, parent: Node | None) -> bool:

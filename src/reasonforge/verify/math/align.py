@@ -176,7 +176,7 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     elif outcome.status is StepStatus.VERIFIED:
         outcome = _conclusion(context, plan, aligned, _definitions(context, plan, aligned, outcome))
     if outcome.status is StepStatus.FAILED and alignment is not None:
-        outcome = _refutable(context, question, plan, alignment, outcome)
+        outcome = _refutable(context, plan, alignment, outcome)
     assumed = _assumed(context, question, plan, ancestors)
     if outcome.status is not StepStatus.ERROR and (contradicted := _contradicted(context, question, assumed)):
         return outcome.downgraded(StepStatus.FAILED, ErrorKind.CONTRADICTION, contradicted)
@@ -265,8 +265,7 @@ _COUNTED = re.compile(r"\d(?:[\d,.]*\d)?%?\s*((?:[A-Za-z]+(?:['’][A-Za-z]+)?\s
 _SENTENCE_END = re.compile(r"[;?!\n]|\.(?=\s|$)")
 
 
-def _refutable(context: StepContext, question: Question, plan: StepPlan, alignment: _Aligned,
-               outcome: CheckOutcome) -> CheckOutcome:
+def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> CheckOutcome:
     """A false relation fails the step only when the reader read all of the prose that governs it (its sentence):
     connectives, calculation verbs, quantity words and the question's own words. A word it does not know ("Some
     students write 2 + 2 = 5", a word of another language) may say the relation is not asserted: unsupported,
@@ -293,8 +292,7 @@ def _refutable(context: StepContext, question: Question, plan: StepPlan, alignme
 
 
 def _stem(word: str) -> str:
-    """A crude singular, present form, so the question's "sells" reads "sold"'s neighbours: -ies, -es, -s, -ed, -ing
-    taken off."""
+    """A crude stem (-ies, -ing, -ed, -es, -s taken off), so "sells" in the question reads "selling" in a step."""
     word = word.lower().replace("’", "'").removesuffix("'s")
     for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
