@@ -143,7 +143,9 @@ def test_a_quantity_restated_in_other_units_is_checked_in_those_units():
     # GSM8K row 3377: x is in hours in step 2 and in minutes from step 3 on
     steps = ["So the time for running and weight lifting is x + 2x = 3x = 1 hour",
              "Thus 3x = 60 minutes", "Thus x = 60/3 = <<60/3=20>>20 minutes spent weight lifting."]
-    query = "Kyle spends 2 hours at practice. How many minutes does he spend lifting weights?"
+    # the question states the hour and the "twice" that step 1 uses: every operand is grounded
+    query = ("Kyle spends 1 hour running and lifting weights, running twice as long as he lifts. How many minutes "
+             "does he spend lifting weights?")
     verdict = verify(chain(*steps, query=query))
     assert [v.status for v in verdict.step_verdicts] == [StepStatus.VERIFIED] * 3, verdict.step_verdicts
     assert "fact 3*x = 1*60  # 3*x = 1 in hours, here in minutes" in verdict.step_verdicts[1].formal_representation
@@ -180,6 +182,32 @@ def test_the_question_s_conditions_are_givens():
     assert not question.givens.cases and not question.givens.assumptions
 
 
+@pytest.mark.parametrize(
+    ("query", "givens"),
+    [
+        ("Is x = 5? Find x + 1.", []),
+        ("x = 5?", []),
+        ("Could x = 5? Find 2x.", []),
+        ("Does x = 5 hold? What is x + 1?", []),
+        ("If y = 2, is x = 5? Find x + y.", ["y = 2"]),  # the condition is given, the asked relation is not
+        ("What is x if 2x + 3 = 7?", ["2*x + 3 = 7"]),
+        ("Given x = 3 and y = 4, what is x + y?", ["x = 3", "y = 4"]),
+    ],
+)
+def test_a_question_s_interrogative_relations_are_never_givens(query, givens):
+    assert [r.text for r in read_question(query).givens.relations] == givens
+
+
+def test_givens_that_contradict_each_other_are_reported():
+    for query, pair in (("Let x = 3. Let x = 4.", ("x = 3", "x = 4")), ("Let x = 3. x + 1 = 5.", ("x = 3", "x + 1 = 5")),
+                        ("Let x = 3. Suppose x > 5.", ("x = 3", "x > 5"))):
+        question = read_question(query)
+        assert [(a.text, b.text) for a, b in question.conflicts] == [pair], query
+        assert question.conflicting_names == {"x"} and "x" not in question.given_values
+    for query in ("Let x = 3. x + 1 = 4.", "f gives 15 when x = 2 and 3 when x = 5."):  # consistent; scenarios
+        assert read_question(query).conflicts == (), query
+
+
 def plan(text, query="", ancestors=()):
     before = [(ReasoningStep(step_id=i + 1, content=t), read_step(ReasoningStep(step_id=i + 1, content=t)))
               for i, t in enumerate(ancestors)]
@@ -210,7 +238,13 @@ def test_an_explicit_case_of_an_asked_or_determined_name_stays_a_case():
     determined = plan("For x = 2, x^2 - 5x + 6 = 0.", ancestors=["So x^2 - 5x + 6 = 0."])
     assert determined.own[0].startswith("define x = 2")
     given = plan("If y = 5, then 3y = 15.", query="Given y = 2, compute 3y.")
-    assert given.own[0].startswith("claim y = 5") and given.rebound  # a given is not rebound even in a case
+    # a case of a given is a claim against it, but one the step supposes: never asserted, never a rebinding
+    assert given.own[0].startswith("claim y = 5")
+    assert [(r.relation.text, r.asserted, r.hypothesis) for r in given.rebound] == [("y = 5", False, True)]
+    supposed = plan("Suppose y = 5. Then 3y = 15.", query="Given y = 2, compute 3y.")
+    assert [(r.asserted, r.hypothesis) for r in supposed.rebound] == [(False, True)]
+    let = plan("Let y = 5. Then 3y = 15.", query="Given y = 2, compute 3y.")
+    assert [(r.asserted, r.hypothesis) for r in let.rebound] == [(True, False)]
 
 
 @pytest.mark.parametrize(

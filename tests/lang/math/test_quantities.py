@@ -5,7 +5,15 @@ from __future__ import annotations
 import sympy
 
 from reasonforge.lang.math import extract
-from reasonforge.lang.math.quantities import grounding_values, stated_quantities, ungrounded_operands
+from reasonforge.lang.math.quantities import (
+    Grounds,
+    fraction_parts,
+    grounding_values,
+    stated_forms,
+    stated_quantities,
+    ungrounded_operands,
+    unit_constants,
+)
 
 JANET = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins with "
          "four. She sells the rest for $2 per egg, a 25% markup over one third of a dozen, 1,250.50 in all.")
@@ -63,3 +71,90 @@ def test_a_number_word_before_percent_is_a_percent_and_counts_keep_their_last_le
     assert twenty.percent and sympy.Rational("0.2") in grounding_values([twenty], [])
     (orange,) = stated_quantities("It costs 1 orange per day.")
     assert orange.counts == "orange per day"
+
+
+# ---- the grounding rule (Grounds): stated quantities, grounded results, constants of the question's units -----------
+DUCKS = ("Janet’s ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
+         "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck egg. "
+         "How much in dollars does she make every day at the farmers' market?")
+
+
+def _grounds(question: str) -> Grounds:
+    stated = stated_quantities(question)
+    return Grounds(values={*stated_forms(stated), *unit_constants([question])}, parts=fraction_parts(stated))
+
+
+def _walk(question: str, *texts: str) -> list[list[str]]:
+    """The ungrounded operands of each text's relations, walked in order."""
+    grounds = _grounds(question)
+    return [[m.operand for rel in extract(t).relations for m in grounds.walk(rel)] for t in texts]
+
+
+def test_a_result_grounds_only_when_its_operands_do() -> None:
+    assert _walk(DUCKS, "4 + 1 = 5", "16 - 3 - 5 = 8", "8 * 2 = 16") == [["1"], ["5"], ["8"]]
+    assert _walk(DUCKS, "16 - 3 - 4 = 9", "9 * 2 = 18") == [[], []]
+    assert _walk(DUCKS, "16 - 3 - (4 + 1) = 8") == [["1"]]
+
+
+def test_names_carry_the_grounding_of_their_derivation() -> None:
+    assert _walk(DUCKS, "Let m = 5", "16 - 3 - m = 8") == [["5"], ["m (from 5)"]]
+    assert _walk(DUCKS, "Let e = 16", "e - 3 - 5 = 8") == [[], ["5"]]
+    assert _walk(DUCKS, "x = 16 - 3 - 5", "x = 8", "2x = 16") == [["5"], ["x (from 5)"], ["x (from 5)"]]
+    assert _walk(DUCKS, "Let x = 16 - 3 - 4", "x * 2 = 18") == [[], []]
+    # an unknown is no operand; solved from grounded operands it is grounded
+    assert _walk("Jim has 301 models: 3 more than twice the Chevys, and 4 times as many Buicks as Fords.",
+                 "Fords: 3 + 2x", "Buicks: 4(3 + 2x) = 12 + 8x", "x + 3 + 2x + 12 + 8x = 301", "11x + 15 = 301",
+                 "11x = 286", "x = 26", "12 + 8(26) = 220") == [[]] * 7
+
+
+def test_nothing_is_grounded_for_free() -> None:
+    # 1 and 0 only where they change nothing; an exponent belongs to its operator
+    assert _walk(DUCKS, "16 - 3 - 4 - 1 = 8", "(16 - 3 - 4) * 1 = 9", "9 / 1 + 0 = 9", "3^2 - 4 = 5") == [
+        ["1"], [], [], []]
+    # a whole side whose value happens to be known is no derivation of it
+    assert _walk(DUCKS, "16 - 3 - 11 = 2") == [["11"]]
+    assert _walk(DUCKS, "16 - 3 - 5 = 2 * 4") == [["5"]]
+
+
+def test_a_fraction_s_parts_ground_a_product_never_a_binding() -> None:
+    question = "A tank holds 20 liters and is 3/4 full. How many liters are in it?"
+    assert _walk(question, "20 * 3 / 4 = 15") == [[]]
+    assert _walk(question, "Let n = 3") == [["3"]]
+    assert _walk("A right triangle has legs 3 and 4/3.", "Let y = 4") == [["4"]]
+
+
+def test_a_radical_is_one_quantity() -> None:
+    (radical,) = [q for q in stated_quantities("legs 3 and 4√3") if q.value != 3]
+    assert radical.value == 4 * sympy.sqrt(3) and radical.text == "4√3"
+    assert [q.value for q in stated_quantities("legs 3 and $4\\sqrt{3}$")] == [3, 4 * sympy.sqrt(3)]
+    assert _walk("legs 3 and 4√3", "Let y = 4") == [["4"]]
+
+
+def test_a_unit_constant_needs_every_unit_it_converts_between() -> None:
+    assert sympy.Integer(7) not in unit_constants([DUCKS])  # days, but no weeks
+    assert sympy.Integer(7) in unit_constants(["He runs 3 miles a day. How far does he run in a week?"])
+    assert sympy.Integer(100) not in unit_constants(["She sells eggs for $2."])  # no cents
+    assert sympy.Integer(100) in unit_constants(["It costs 50 cents, or half a dollar."])
+    assert {sympy.Integer(5), sympy.Integer(10)} <= unit_constants(["He has 6 nickels and 4 dimes."])
+    assert sympy.Integer(25) not in unit_constants(["She ate a quarter of the cake."])  # ¼, not a coin
+    assert sympy.Integer(7) in grounding_values([], ["every day"])  # a formalisation's constants: any unit
+
+
+def test_money_after_a_word_is_a_quantity() -> None:
+    assert [q.value for q in stated_quantities("2 soft drinks for$ 4 each")] == [2, 4]
+
+
+def test_a_coefficient_is_grounded_as_a_term_never_as_a_bare_number() -> None:
+    # 4x + x = 5x is algebra, but its 5 counts the 1 that x silently is: no source for a bare 5
+    assert _walk(DUCKS, "Let x be the eggs. 4x + x = 5x", "16 - 3 - 5 = 8") == [[], ["5"]]
+
+
+def test_a_tainted_name_stays_tainted_in_any_expression() -> None:
+    assert _walk(DUCKS, "Let x be the eggs. x + 3 = 3 + x", "Let x = 5", "16 - 3 - x = 8", "2(x + 3) = 16") == [
+        [], ["5"], ["x (from 5)"], ["x (from 5)"]]
+
+
+def test_a_coefficient_grounds_a_number_only_where_its_unknown_is_spoken_of() -> None:
+    # 5x = 16 - 3 - 3 = 10 solves to x = 10/5: the 5 is x's coefficient; beside no x it is an invented 5
+    assert _walk(DUCKS, "Let x be the eggs. 4x + x = 5x", "5x = 16 - 3 - 3", "x = 10/5 = <<10/5=2>>2",
+                 "16 - 5 = 11") == [[], [], [], ["5"]]

@@ -1,17 +1,25 @@
 """A maths question and its steps read from their text: the relations a step asserts (`text.extract`, memoised), what
-the question gives (its relations, hypotheses and cases) and what it asks for (`Question`), and GSM8K answer lines.
-The offline translator and the sympy aligner both read through here."""
+the question gives (its relations, hypotheses and cases; never the relation it asks about: "Is x = 5?") and what
+it asks for (`Question`), which of its givens contradict each other (`Question.conflicts`: two values bound to one
+name, or a given relation false under the values bound), and GSM8K answer lines. The offline translator and the
+sympy aligner both read through here."""
 
 from __future__ import annotations
 
 import functools
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+import sympy
+
+from reasonforge.lang.math.expr import ExpressionError, Node, evaluate
+from reasonforge.lang.math.step import Relation
 from reasonforge.lang.math.text import StepMath, extract
 
-__all__ = ["Question", "answer_line", "read_question", "read_text", "speaks_of_nonnegatives"]
+__all__ = ["Question", "answer_line", "false_under", "holds_property", "read_question", "read_text",
+           "speaks_of_nonnegatives"]
 
 _NONNEGATIVE = re.compile(
     r"\b(lengths?|distances?|hypotenuse|sides?|radius|radii|diameter|perimeter|area|heights?|width|ages?|"
@@ -82,6 +90,31 @@ class Question:
     asked_names: frozenset[str] = frozenset()  # "find c", "solve for x", "x = ?"
     asked_words: frozenset[str] = frozenset()  # "what is the hypotenuse" → hypotenuse
     nonnegative: bool = False  # it speaks of lengths or counts
+    # givens that contradict each other ("Let x = 3. Let x = 4.", "Let x = 3. x + 1 = 5."): nothing follows
+    # from them, so no step that uses their names is proven (the vacuity check)
+    conflicts: tuple[tuple[Relation, Relation], ...] = ()
+
+    @property
+    def names(self) -> frozenset[str]:
+        """Every name the question's givens use or it asks for."""
+        used = {n for r in self.givens.relations for n in r.names}
+        used |= {n for a in self.givens.assumptions for n in (a.relation.names if a.relation else {a.name or ""})}
+        return frozenset(used - {""}) | self.asked_names
+
+    @property
+    def given_values(self) -> dict[str, sympy.Expr]:
+        """The closed values the question binds its names to (none for a name it gives two values)."""
+        values: dict[str, sympy.Expr] = {}
+        for rel in self.givens.relations:
+            value = _closed_value(rel.rhs_tree) if rel.bound_name else None
+            if rel.bound_name and value is not None and rel.bound_name not in self.conflicting_names:
+                values[rel.bound_name] = value
+        return values
+
+    @property
+    def conflicting_names(self) -> frozenset[str]:
+        """The names of the givens that contradict each other."""
+        return frozenset().union(*(a.names | b.names for a, b in self.conflicts))
 
     def asked_in(self, text: str) -> frozenset[str]:
         """The names `text` puts right after an asked word ("the hypotenuse c = 9" → c)."""
@@ -113,15 +146,17 @@ def _read_question(query: str) -> Question:
 def _question_of(query: str) -> Question:
     if not query.strip():
         return Question()
-    raw = extract(query)
+    raw = extract(query, question=True)
     # the question's conditions ("if 2x + 3 = 7", "for n = 5") are what it gives, not hypotheses of a step; a
-    # name it gives several values ("15 when x = 2 and 3 when x = 5") has scenarios, not a value: no given
+    # name it gives several values in cases ("15 when x = 2 and 3 when x = 5") has scenarios, not a value: no
+    # given. Bindings of one name to two values ("Let x = 3. Let x = 4.") are no scenarios: they contradict.
     facts = tuple(a.relation for a in raw.assumptions if a.relation is not None and a.relation.op == "=")
-    scenarios = {name for name, count in Counter(r.bound_name for r in (*raw.bindings, *raw.cases)).items()
-                 if count > 1}
+    hypotheses = Counter(r.bound_name for r in (*raw.cases, *facts) if r.bound_name)
+    scenarios = {name for name, count in Counter(r.bound_name for r in (*raw.bindings, *raw.cases, *facts)).items()
+                 if name is not None and count > 1 and hypotheses[name]}
     fixed = tuple(r for r in (*raw.bindings, *raw.cases) if r.bound_name not in scenarios)
-    givens = replace(raw, claims=tuple(sorted((*raw.claims, *facts), key=lambda r: r.span)),
-                     bindings=tuple(sorted(fixed, key=lambda r: r.span)), cases=(),
+    claims = tuple(sorted((*raw.claims, *(f for f in facts if f.bound_name not in scenarios)), key=lambda r: r.span))
+    givens = replace(raw, claims=claims, bindings=tuple(sorted(fixed, key=lambda r: r.span)), cases=(),
                      assumptions=tuple(a for a in raw.assumptions if a.relation is None or a.relation.op != "="))
     names: set[str] = set(_UNKNOWN_MARK.findall(query))
     words: set[str] = set()
@@ -151,9 +186,79 @@ def _question_of(query: str) -> Question:
                 break
     words.add("answer")
     question = Question(givens=givens, asked_names=frozenset(names), asked_words=frozenset(words),
-                        nonnegative=bool(_NONNEGATIVE.search(query)))
+                        nonnegative=bool(_NONNEGATIVE.search(query)),
+                        conflicts=_conflicts(raw.bindings, (*fixed, *claims, *(
+                            a.relation for a in givens.assumptions if a.relation is not None))))
     # "what is the length of the third side c?": the question names what it asks for
     return replace(question, asked_names=question.asked_names | question.asked_in(query))
+
+
+def _closed_value(node: Node) -> sympy.Expr | None:
+    try:
+        value = evaluate(node)
+    except (ExpressionError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    return None if value.free_symbols else value
+
+
+def _conflicts(bindings: Sequence[Relation], givens: Sequence[Relation]) -> tuple[tuple[Relation, Relation], ...]:
+    """Pairs of givens that cannot both hold: two bindings of one name to different values, or a given
+    relation that is false once the names it uses are replaced by the values bound to them (decided exactly;
+    a pair that cannot be decided is not reported)."""
+    out: list[tuple[Relation, Relation]] = []
+    values: dict[str, tuple[Relation, sympy.Expr]] = {}
+    for rel in bindings:
+        value = _closed_value(rel.rhs_tree) if rel.bound_name else None
+        if rel.bound_name is None or value is None:
+            continue
+        seen = values.get(rel.bound_name)
+        if seen is None:
+            values[rel.bound_name] = (rel, value)
+        elif sympy.simplify(seen[1] - value) != 0:
+            out.append((seen[0], rel))
+    if out:
+        return tuple(out)
+    for rel in givens:
+        if rel.bound_name in values and values[rel.bound_name][0] is rel or not rel.names <= values.keys():
+            continue
+        if false_under(rel, {name: value for name, (_, value) in values.items()}):
+            out.append((values[min(rel.names)][0], rel))
+    return tuple(out)
+
+
+def false_under(rel: Relation, values: Mapping[str, sympy.Expr]) -> bool:
+    """Whether `rel` is false once its names take `values` (exactly decided; undecided is not false)."""
+    try:
+        gap = evaluate(rel.lhs_tree) - evaluate(rel.rhs_tree)
+        gap = sympy.simplify(gap.subs({s: values[s.name] for s in gap.free_symbols if s.name in values}))
+    except (ExpressionError, TypeError, ValueError, ZeroDivisionError, RecursionError):
+        return False
+    if gap.free_symbols or not gap.is_real:
+        return False
+    return bool({"=": gap != 0, "!=": gap == 0, "<": gap >= 0, ">": gap <= 0, "<=": gap > 0,
+                 ">=": gap < 0}.get(rel.op, False))
+
+
+_PROPERTY_TESTS = {
+    "even": lambda v: v.is_integer and v % 2 == 0, "odd": lambda v: v.is_integer and v % 2 == 1,
+    "positive": lambda v: v > 0, "negative": lambda v: v < 0, "nonnegative": lambda v: v >= 0,
+    "nonpositive": lambda v: v <= 0, "integer": lambda v: v.is_integer, "prime": lambda v: v.is_integer and
+    sympy.isprime(int(v)), "rational": lambda v: v.is_rational, "real": lambda v: v.is_real,
+}
+
+
+def holds_property(value: sympy.Expr, properties: Sequence[str]) -> bool:
+    """Whether a closed value has every property it is said to have (`even`, `positive`, `prime`, …); a property
+    the reader does not know, or one it cannot decide, counts as holding (never a contradiction it cannot show)."""
+    for prop in properties:
+        test = _PROPERTY_TESTS.get(prop.replace("-", ""))
+        try:
+            verdict = test(value) if test is not None and value.is_real else True
+        except (TypeError, ValueError):
+            verdict = True
+        if verdict is False or verdict is sympy.false:
+            return False
+    return True
 
 
 def answer_line(content: str) -> str | None:

@@ -480,11 +480,12 @@ _NUMBER_WORDS = {
 _BEFORE_ALWAYS = _FRACTION_WORDS | _NUMBER_WORDS | {
     "twice", "double", "doubled", "triple", "tripled", "thrice", "quadruple", "quadrupled", "times", "minus",
     "negative", "square", "squared", "cube", "cubed", "root", "sqrt", "reciprocal", "inverse", "opposite", "dozen",
-    "dozens", "score", "mod", "modulo", "factorial", "log", "logarithm", "power", "exponent",
+    "dozens", "score", "mod", "modulo", "factorial", "log", "logarithm", "power", "exponent", "halve", "halving",
+    "halved", "doubling", "tripling", "squaring", "cubing", "negate", "negating", "invert", "inverting",
 }
 # a word that joins the number before it to the number after it ("5 and 3", "12 by 4", "5 more than 3"), with
 # how many words may stand between them ("more than", "out of": two)
-_BEFORE_JOINING = {"and": 1, "to": 1, "by": 1, "from": 1, "than": 2, "over": 1, "into": 1, "of": 2, "per": 1,
+_BEFORE_JOINING = {"and": 1, "to": 1, "by": 1, "from": 2, "away": 2, "than": 2, "over": 1, "into": 1, "of": 2, "per": 1,
                    "plus": 1, "less": 1, "more": 1, "fewer": 1, "off": 1, "versus": 1, "vs": 1, "x": 1}
 _COPULAS = {"is", "are", "was", "were", "equals", "equal", "be", "makes", "gives"}
 # "the sum of 5 and 3 = 8": after these, "and" joins two operands; elsewhere it joins clauses
@@ -529,7 +530,8 @@ def _left_hazard(run: Run) -> str | None:
     k = len(words) - 1
     while k >= 0 and words[k] in _SKIP_BEFORE | {"of"}:
         k -= 1
-    noun = k > 0 and words[k - 1] in _DETERMINERS  # "the second half 4 * 85": a noun, not an operator
+    # "the second half 4 * 85": a noun, not an operator; but "the root of 49" applies it to the number
+    noun = k > 0 and words[k - 1] in _DETERMINERS and "of" not in words[k + 1:]
     if k >= 0 and not noun and (words[k] in _BEFORE_ALWAYS or any(part in _BEFORE_ALWAYS
                                                                  for part in words[k].split("-"))):
         return f"\"{words[k]}\" before it changes its value"
@@ -839,8 +841,9 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
             problem = problems[k] or problems[k + 1]
             # `Darcy = 2*Dexter`, `= total/3 = 186/3`: an expression with a prose word for an operand relates
             # prose quantities, like "Total = 8" does: not a relation the reader reads
-            operand = any(p is not None and p[1] == _PROSE_OPERAND for p in (problems[k], problems[k + 1]))
-            other = problems[k + 1] if problems[k] is not None and problems[k][1] == _PROSE_OPERAND else problems[k]
+            mine, theirs = problems[k], problems[k + 1]
+            operand = any(p is not None and p[1] == _PROSE_OPERAND for p in (mine, theirs))
+            other = theirs if mine is not None and mine[1] == _PROSE_OPERAND else mine
             if operand and (other is None or other[1] == _PROSE_OPERAND):
                 continue
             if problem is not None:
@@ -1018,6 +1021,12 @@ def _prose_reading(rel: Relation, lhs: Sequence[Tok], rhs: Sequence[Tok], last_s
         bounds = _truncated_bounds(rel, lhs, rhs) if rel.op in ("=", "~=") else None
         if bounds is None:
             return [], "a truncated decimal (…) inside an expression has no exact reading"
+        # `0.999... = 1`: a recurring 9 reaches the next unit of its last digit, so the open end of the
+        # truncation reading is a value the dots may mean exactly (neither side of it is read)
+        strict = next(b for b in bounds if b.op in ("<", ">"))
+        other, end = _closed(strict.lhs_tree), _closed(strict.rhs_tree)
+        if other is not None and end is not None and other == end:
+            return [], "the dots may be a truncation or a recurring digit, which reaches the value on the other side"
         return bounds, ""
     window = min(len(text), rel.span[1] + _TAIL_WINDOW)
     stop = _SENTENCE_END.search(text, rel.span[1], window)

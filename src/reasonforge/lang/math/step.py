@@ -91,6 +91,10 @@ class UnreadReason(StrEnum):
     NEGATION = "negation"  # prose negation whose scope over the relation cannot be read exactly
     AMBIGUOUS = "ambiguous"  # the prose allows two readings that disagree (a range `3-4`, `1,5`, "of")
     SYMBOL = "symbol"  # a symbol or digit outside the reader's alphabet (`≡`, `৪`, fullwidth `１`)
+    SCRIPT = "script"  # its sentence holds words of a script the reader does not read (`Неверно, что 3 + 3 = 6`)
+    # the sentence does not assert it: a question, a hypothesis ("If 2 + 2 = 5, …", "Suppose … that 2 + 2 = 5"),
+    # a counterfactual ("… would be absurd"), a report or a quoted mistake ("A common mistake is to write …")
+    NOT_ASSERTED = "not_asserted"
 
 
 @dataclass(frozen=True)

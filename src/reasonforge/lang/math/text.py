@@ -32,8 +32,17 @@ Read exactly or not at all (issue 17): every relation symbol of the text is read
 ("Total = 8", "Darcy = 2*Dexter"), or is listed in `StepMath.unread` with why (`step.UnreadReason`), so a step is
 never verified on its other relations while the text asserts one the reader dropped. Words around a run that
 change a side's value are read where the reading is exact ("half of 12", "twice 5", "a third of", "two-thirds of",
-"three times 4", "4 squared", "the square root of 16", "3 + 3 is not 7") and otherwise leave the relation unread
-("half of 12 + 4", "5 more than 3 = 8", "= 3 dozen", "= about 7", `3 = 3,5`, a range `3-4 hours`); units are
+"three times 4", "4 squared", "the square root of 16", "the square of 7", "the cube of x", "the double of 8",
+"3 + 3 is not 7") and otherwise leave the relation unread ("half of 12 + 4", "the square of 3 + 4", "the root of
+49", "we halve 10", "10 take away 3", "5 more than 3 = 8", "= 3 dozen", "= about 7", `3 = 3,5`, a range `3-4
+hours`); a relation its sentence does not assert is unread too (`_asserted`): in a question ("Is x = 5?",
+unless a condition introduces it: "What is x if 2x = 6?"), in a hypothesis when it has no unknowns ("If 2 + 2 = 5
+then 3 + 3 = 7": both; "Suppose, for contradiction, that 2 + 2 = 5"), in a report or a verdict on it ("A common
+mistake is to write 2 + 2 = 5", "… is refuted", "We check whether …", "… unless 1 = 0"), in a sentence with words
+of a script the reader does not read (Cyrillic, Han, full-width Latin, a Cyrillic о inside "not") or with an
+invisible or combining character; a calculator annotation is a calculator's record, asserted whatever the prose
+around it says. A truncated decimal whose next unit is the other side (`0.999... = 1`) may be a recurring one:
+unread. Units are
 dimension-checked (`3 m + 3 m = 7 m` is 3 + 3 = 7; `2 hours = 120 minutes` converts exactly; euros plus dollars,
 dollars plus hours, dozens plus bare numbers are unread); a truncated decimal (`0.666...`) is read as the
 interval it states; prose negation is read where its scope is exact ("It is not true that R", "R is false")
@@ -59,6 +68,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -235,8 +245,9 @@ def _variables(streams: Sequence[tuple[Origin, list[Tok], _Region | None]]) -> f
     return frozenset(names)
 
 
-def extract(text: str) -> StepMath:
-    """Read the relations a step asserts (see the module docstring). Never raises on odd input."""
+def extract(text: str, question: bool = False) -> StepMath:
+    """Read the relations a step asserts (see the module docstring); `question`: the text is a question, whose
+    conditions are what it gives (only its interrogative relations are not read). Never raises on odd input."""
     streams = _streams(text)
     found = Found(decimal_comma=_DECIMAL_COMMA.search(text) is not None, scales=scales_in(text),
                   variables=_variables(streams), percents=percents_in(text))
@@ -259,7 +270,8 @@ def extract(text: str) -> StepMath:
         if rel.text not in texts:
             texts.add(rel.text)
             unique.append(rel)
-    unique = _negations(text, unique, found)
+    unique, negated = _negations(text, unique, found)
+    unique = _asserted(text, unique, found, negated, question)
     unread = _accounted(text, found, annotations)
     kinds = classify(text, unique)
     assumptions = kinds["assumption"] + domain_assumptions(text)
@@ -439,12 +451,14 @@ def _clause_before(text: str, start: int) -> str:
     return _DELIMITERS.sub(" ", prefix)
 
 
-def _negations(text: str, relations: list[Relation], found: Found) -> list[Relation]:
+def _negations(text: str, relations: list[Relation], found: Found) -> tuple[list[Relation], set[tuple[int, int]]]:
     """Prose negation: "It is not true that 3 + 3 = 6" claims 3 + 3 ≠ 6 and "3 + 3 = 7 is false" claims
     3 + 3 ≠ 7 (the relation negated, when it is the only one in its clause and no other negation is there);
     any other negation in the relation's clause ("not", "n't", "wrong", "instead", …, before it or as its
-    predicate after it) leaves it unread: its scope is not read, so the relation is never read as asserted."""
+    predicate after it) leaves it unread: its scope is not read, so the relation is never read as asserted.
+    Returns the relations and the spans of those read negated."""
     out: list[Relation] = []
+    negated: set[tuple[int, int]] = set()
     unread_until = -1  # a chain `a ≤ b ≤ c` after "this contradicts": each of its pairs is under the negation
     for k, rel in enumerate(relations):
         if rel.span[0] < unread_until:
@@ -462,13 +476,14 @@ def _negations(text: str, relations: list[Relation], found: Found) -> list[Relat
             k + 1 < len(relations) and not _CLAUSE_END.search(text, rel.span[1], max(rel.span[1], relations[k + 1].span[0])))
         if (that is not None) != exact_after and not words_before and alone and rel.op in _NEGATE:
             out.append(replace(rel, op=_NEGATE[rel.op]))
+            negated.add(rel.span)
         elif that is not None or words_before or _NEGATION_AFTER.match(tail):
             found.miss(text, rel.span[0], rel.span[1], UnreadReason.NEGATION,
                        "prose negation whose scope over it is not read exactly", -1)
             unread_until = rel.span[1]
         else:
             out.append(rel)
-    return out
+    return out, negated
 
 
 def _negation_over(before: str) -> bool:
@@ -483,6 +498,163 @@ def _negation_over(before: str) -> bool:
         return False
     between = before[last.end():]
     return not between.split() or _PROPOSITION.search(between) is not None
+
+
+# ---- whether the sentence asserts a relation --------------------------------------------------------------------
+# Sentence ends: `.` only before a blank or the end (`3.5`, `0.999...` inside a relation are not ends)
+_SENTENCE_MARK = re.compile(r"[;?!\n\u3002\uff01\uff1f\uff1b]|\.(?=\s|$)")
+_LETTERS = re.compile(r"[^\W\d_]+", re.UNICODE)
+# words that make the sentence a report, a quotation or a verdict on a relation rather than its assertion ("A
+# common mistake is to write 2 + 2 = 5", "The claim 2 + 2 = 5 is refuted", "Tom thinks …"); an exact negation
+# ("It is false that R", "R is false") is read by `_negations` first
+_REPORTING = frozenset("""
+mistake mistakes mistaken mistakenly error errors erroneous erroneously wrong wrongly incorrect incorrectly typo
+typos false falsely untrue absurd absurdity nonsense refute refutes refuted disprove disproves disproved
+contradiction contradictions contradict contradicts contradicted contradictory counterexample claim claims claimed
+claiming think thinks thought believe believes believed belief guess guesses guessed guessing pretend pretends
+imagine imagines hypothetically supposedly allegedly whether unless
+""".split())  # noqa: SIM905 - a word list reads better as text
+# words that open a hypothesis: a relation with no unknowns after them is not asserted ("If 2 + 2 = 5 then …",
+# "Suppose, for contradiction, that 2 + 2 = 5"); one with unknowns is a case or an assumption (`roles.classify`)
+_ANTECEDENT = frozenset({"if", "provided", "providing"})  # their clause ends at a comma, colon or "then"
+_SUPPOSITION = frozenset({"suppose", "supposing", "assume", "assuming"})  # to the sentence end
+_CONDITIONS = frozenset({"if", "given", "when", "whenever", "where", "such", "suppose", "supposing", "assume",
+                         "assuming", "let", "for", "with", "provided"})
+_CLAUSE_BREAK = re.compile(r"[,:]|\b(?:then|because|since|so|thus|hence|therefore)\b", re.IGNORECASE)
+_CLAUSE_WORDS = re.compile(r"\b(?:because|since|so|thus|hence|therefore|but|while|whereas)\b", re.IGNORECASE)
+_SCRIPTS_LATIN = ("LATIN",)  # é in "café" is Latin; full-width Latin is not (`FULLWIDTH LATIN …`)
+# characters that change what a word reads without showing (`n\u200bot`, a combining stroke, private use)
+_HIDDEN = frozenset({"Cf", "Mn", "Me", "Co", "Cs", "Cn"})
+
+
+def _breaks(text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
+    """Positions of the sentence ends of `text` that lie in no relation's span, sorted."""
+    ordered = sorted(spans)
+    starts = [a for a, _ in ordered]
+    out = []
+    for m in _SENTENCE_MARK.finditer(text):
+        k = bisect.bisect_right(starts, m.start()) - 1
+        if k >= 0 and ordered[k][0] <= m.start() < ordered[k][1]:
+            continue
+        out.append(m.start())
+    return out
+
+
+def _unread_script(prose: str) -> str | None:
+    """A word of the prose in a script the reader does not read (Cyrillic, Han, full-width Latin, a Greek word:
+    `Λάθος`), else None; a lone Greek letter is a name (θ), letterlike symbols (ℕ, ℝ) are maths."""
+    for word in _LETTERS.findall(prose):
+        letters = [ch for ch in word if unicodedata.category(ch).startswith("L") and not 0x2100 <= ord(ch) <= 0x214F]
+        if len(letters) == 1 and unicodedata.name(letters[0], "").startswith("GREEK"):
+            continue
+        for ch in letters:
+            if not ch.isascii() and not unicodedata.name(ch, "").startswith(_SCRIPTS_LATIN):
+                return word
+    return None
+
+
+def _masked(text: str, lo: int, hi: int, spans: Sequence[tuple[int, int]]) -> str:
+    """text[lo:hi] with the relations' spans blanked (same length, so positions still fit)."""
+    chars = list(text[lo:hi])
+    for a, b in spans:
+        for k in range(max(a, lo), min(b, hi)):
+            chars[k - lo] = " "
+    return "".join(chars)
+
+
+def _asserted(text: str, relations: list[Relation], found: Found, negated: set[tuple[int, int]],
+              question: bool) -> list[Relation]:
+    """The relations their sentence asserts; the others are unread (never verified, never refuted as if
+    asserted). Not asserted: a relation in a question sentence ("Is x = 5?", "x = 5?"; unless a condition
+    introduces it: "What is x if 2x = 6?"); in a sentence holding words of a script the reader does not read; in
+    a sentence that reports, quotes or judges it ("A common mistake is to write 2 + 2 = 5", "… would be
+    absurd", "We check whether …", "… unless 1 = 0"); a relation without unknowns in a hypothesis ("If 2 + 2 = 5
+    then 3 + 3 = 7": both; "Suppose, for contradiction, that 2 + 2 = 5"; "Were 2 + 2 = 5, …"). In a question
+    (`question`), only its interrogative relations are left out: its conditions are what it gives. Calculator
+    annotations are a calculator's record, asserted whatever the prose around them says."""
+    spans = [r.span for r in relations] + [u.span for u, _ in found.unread]
+    breaks = _breaks(text, spans)
+    out: list[Relation] = []
+    for rel in relations:
+        if rel.origin == "annotation":
+            out.append(rel)
+            continue
+        k = bisect.bisect_left(breaks, rel.span[0])
+        lo = breaks[k - 1] + 1 if k else 0
+        hi = breaks[k] if k < len(breaks) else len(text)
+        terminator = text[hi] if hi < len(text) else ""
+        inside = [r.span for r in relations if lo <= r.span[0] < hi]
+        prose = _masked(text, lo, hi, inside)
+        before = prose[:rel.span[0] - lo]
+        why = _not_asserted(rel, prose, before, terminator, negated, question,
+                            closed_antecedent=any(_closed_antecedent(prose[:r.span[0] - lo])
+                                                  for r in relations if lo <= r.span[0] < hi and not r.names))
+        if why is None:
+            out.append(rel)
+            continue
+        reason, detail = why
+        found.miss(text, rel.span[0], rel.span[1], reason, detail, -1)
+    return out
+
+
+def _words_in(prose: str) -> list[str]:
+    """The words of the prose, lowercase; words joined by a slash are one ("true/false questions")."""
+    return [w.lower().replace("’", "'") for w in re.findall(r"[A-Za-z]+(?:['’/][A-Za-z]+)*", prose)]
+
+
+def _clause(prose: str, start: int, end: int) -> str:
+    """The clause of the sentence's prose that holds [start, end): cut where a reason or a consequence starts
+    ("guessed 800 because 8 x 100 = 800": the reason is asserted), never at a comma ("Tom thinks, as usual, that
+    …" keeps the report)."""
+    lo = max((m.end() for m in _CLAUSE_WORDS.finditer(prose, 0, start)), default=0)
+    stop = _CLAUSE_WORDS.search(prose, end)
+    return prose[lo:stop.start() if stop else len(prose)]
+
+
+def _closed_antecedent(before: str) -> bool:
+    """The prose before a relation opens a hypothesis that reaches it ("If", "Suppose, for contradiction, that",
+    "Were" opening the sentence)."""
+    words = _words_in(before)
+    if words[:1] == ["were"]:
+        return True
+    for m in reversed(list(re.finditer(r"[A-Za-z]+(?:['’][A-Za-z]+)*", before))):
+        word = m.group().lower().replace("’", "'")
+        if word in _SUPPOSITION:
+            return True
+        if word in _ANTECEDENT:
+            return _CLAUSE_BREAK.search(before, m.end()) is None
+    return False
+
+
+def _not_asserted(rel: Relation, prose: str, before: str, terminator: str, negated: set[tuple[int, int]],
+                  question: bool, closed_antecedent: bool) -> tuple[UnreadReason, str] | None:
+    """Why the sentence does not assert `rel` (`_asserted`), else None."""
+    if terminator in ("?", "\uff1f") and not _condition_before(before):
+        return UnreadReason.NOT_ASSERTED, "a question asserts nothing"
+    if question:
+        return None
+    if (mark := next((c for c in prose if unicodedata.category(c) in _HIDDEN), None)) is not None:
+        return UnreadReason.SYMBOL, f"its sentence holds an invisible or combining character (U+{ord(mark):04X})"
+    if (word := _unread_script(prose)) is not None:
+        return UnreadReason.SCRIPT, f"its sentence holds \"{word}\", in a script the reader does not read"
+    words = _words_in(_clause(prose, len(before), len(before) + rel.span[1] - rel.span[0]))
+    reporting = sorted(set(words) & _REPORTING)
+    if rel.span in negated:
+        reporting = [w for w in reporting if w not in ("false", "untrue", "wrong", "incorrect")]
+    if reporting:
+        return UnreadReason.NOT_ASSERTED, f"\"{reporting[0]}\" in its sentence: it may not assert it"
+    if not rel.names and (closed_antecedent or _closed_antecedent(before)):
+        return UnreadReason.NOT_ASSERTED, "a hypothesis, or what follows from one: the sentence does not assert it"
+    return None
+
+
+def _condition_before(before: str) -> bool:
+    """A condition word introduces the relation inside a question ("What is x if 2x = 6?", "Given x = 3 and
+    y = 4, …"): no comma or colon between it and the relation."""
+    for m in reversed(list(re.finditer(r"[A-Za-z]+", before))):
+        if m.group().lower() in _CONDITIONS:
+            return re.search(r"[,:]", before[m.end():]) is None
+    return False
 
 
 def _homogeneous_linear(node: Node) -> bool:

@@ -275,7 +275,7 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
             elif tok.kind == "punct" and tok.text == ":" and _label_colon(out):
                 out.append(replace(tok, kind="break"))  # "Day 3:100+20", "Bowler 2:3x": a label
             elif tok.kind == "punct" and tok.text == ":" and _time_of_day(tokens, i, prev):
-                out[-1] = replace(prev, kind="word")  # a time of day is a label, not a value
+                out[-1] = replace(out[-1], kind="word")  # a time of day is a label, not a value
                 out.append(replace(tokens[i + 1], kind="word"))
                 i += 2
                 continue
@@ -308,7 +308,7 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
             i = last + 1
             continue
         if attached and _ORDINAL.fullmatch(low) and len(low) <= 2 and low != "s":
-            out[-1] = replace(prev, kind="word")  # 2nd, 3rd: not a value
+            out[-1] = replace(out[-1], kind="word")  # 2nd, 3rd: not a value
             out.append(tok)
         elif low == "x" and _after_value(out) and _times_x(tokens, i):
             out.append(Tok("op", "*", tok.start, tok.end, tok.space))  # 3 x 4, 3x4, "3 x the height"
@@ -328,7 +328,7 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
         elif attached and len(word) == 1:
             out.append(Tok("name", word, tok.start, tok.end, False))
         elif attached:
-            out[-1] = replace(prev, kind="word")
+            out[-1] = replace(out[-1], kind="word")
             out.append(tok)
         elif (width := _count_noun(tokens, i, out)) > 0:
             out.extend(replace(t, kind="unit") for t in tokens[i:i + width])  # "6 monkeys / 10 animals"
@@ -478,8 +478,14 @@ def _word_operator(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> tuple[l
             _next_value_start(tokens, i + 2) or _as_many_as(tokens, i + 2)):
         return [Tok("num", str(_SMALL_NUMBERS[low]), tok.start, tok.end, tok.space)], i + 1
     j = i + (low == "the")
+    if _word(tokens, j) in _POWER_NOUNS and _word(tokens, j + 1) == "of":
+        return _power_of(tokens, i, j + 2, _POWER_NOUNS[_word(tokens, j) or ""])
     if _word(tokens, j) in ("square", "cube") and _word(tokens, j + 1) == "root" and _word(tokens, j + 2) == "of":
         func, after = ("sqrt" if _word(tokens, j) == "square" else "cbrt"), j + 3
+    elif j > i and _word(tokens, j) in _MULTIPLIERS and _MULTIPLIERS[_word(tokens, j) or ""][1] == 1 \
+            and _word(tokens, j + 1) == "of":
+        p, q = _MULTIPLIERS[_word(tokens, j) or ""]  # "the double of 8", "the triple of x": a multiple
+        func, after = None, j + 1
     elif (fraction := _spoken_fraction(tokens, i)) is not None and not is_value_end(prev) \
             and not (prev is not None and prev.kind == "word" and prev.text.lower() in _NOT_MULTIPLIER_AFTER):
         p, q, after = fraction
@@ -508,6 +514,29 @@ def _word_operator(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> tuple[l
     return [Tok("lp", "(", tok.start, tok.start, tok.space), Tok("num", str(p), tok.start, tok.start),
             Tok("op", "/", tok.start, tok.start), Tok("num", str(q), tok.start, tok.end), Tok("rp", ")", tok.end, tok.end),
             Tok("op", "*", tok.end, last.end)], after
+
+
+_POWER_NOUNS = {"square": "2", "cube": "3"}
+
+
+def _power_of(tokens: Sequence[Tok], i: int, after: int, exponent: str) -> tuple[list[Tok], int] | None:
+    """`the square of 7`, `the cube of x`: the operand right after "of" (a number or a letter) to that power;
+    an operand that is not a lone number or letter, or that something after it extends (`the square of 3 + 4`),
+    gives an unreadable token, so the side is not read (never the operand without its power)."""
+    tok = tokens[i]
+    if _word(tokens, after) == "the":
+        after += 1
+    end = _atom_end(tokens, after)
+    last = tokens[after - 1]
+    unread = [Tok("unsup", " ".join(t.text for t in tokens[i:after]), tok.start, last.end, tok.space)]
+    if end is None or end != after + 1 or tokens[after].kind == "unit" or not _operand_alone(tokens, end):
+        return unread, after
+    operand = tokens[after]
+    if operand.kind == "word":
+        operand = Tok("name", operand.text, operand.start, operand.end, operand.space)
+    return [Tok("lp", "(", tok.start, tok.start, tok.space), replace(operand, space=False),
+            Tok("rp", ")", operand.end, operand.end), Tok("op", "^", operand.end, operand.end),
+            Tok("num", exponent, operand.end, operand.end)], end
 
 
 def _after_value(out: Sequence[Tok]) -> bool:

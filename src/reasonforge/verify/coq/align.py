@@ -30,11 +30,14 @@ from typing import Any, Literal
 
 import sympy
 
+from reasonforge.lang.math.grounding import step_grounding
+from reasonforge.lang.math.reading import read_text
 from reasonforge.registry import checkers
 from reasonforge.types import (
     ArtifactLanguage,
     CheckLimits,
     CheckOutcome,
+    ErrorKind,
     EvidenceKind,
     StepContext,
     StepStatus,
@@ -310,5 +313,19 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     if outcome.status is not StepStatus.VERIFIED or (
             evidence is not None and evidence.kind is EvidenceKind.THEOREM and evidence.aligned_claim.strip()
             and (outcome.details.get("alignment") or {}).get("status") == "aligned"):
-        return outcome
+        return _grounded(context, outcome)
     return outcome.model_copy(update={"evidence": None})
+
+
+def _grounded(context: StepContext, outcome: CheckOutcome) -> CheckOutcome:
+    """A word problem's proven step whose operands its question does not ground is unsupported, as at quick
+    (`lang.math.grounding`): the theorem holds, but an invented number in it is no quantity of the story."""
+    if outcome.status is not StepStatus.VERIFIED:
+        return outcome
+    grounding = step_grounding(context.original_query, [read_text(a.content, a.claimed_conclusion)
+                                                        for a in context.ancestors],
+                               read_text(context.content, context.claimed_conclusion))
+    if grounding is None or not grounding.missing:
+        return outcome
+    return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNGROUNDED_OPERAND, grounding.message(),
+                              ungrounded_operands=[m.operand for m in grounding.missing])

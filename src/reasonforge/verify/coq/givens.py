@@ -41,9 +41,12 @@ _GOAL = re.compile(r"\b(prove|show|verify|check|find|determine|compute|calculate
                    r"does|do|can|could|should|must)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.?!;](?=\s|$)")
 _NUMBER = r"(\d+(?:\.\d+)?)"
-# "a right triangle with legs 3 and 4": the hypotenuse h of it satisfies 3² + 4² = h², h ≥ 0 (Pythagoras).
+# "a right triangle with legs 3 and 4": the hypotenuse h of it satisfies 3² + 4² = h², h ≥ 0 (Pythagoras). Each leg
+# is read whole or not at all: "3 and 4√3", "3 and 4/3", "3 and 4 cm²" grant nothing (the clause must end there)
 _RIGHT_TRIANGLE = re.compile(rf"\bright(?:[- ]angled)?\s+triangle\s+(?:with|whose|having|has)\s+legs\s+(?:are\s+|of\s+"
-                             rf"(?:lengths?\s+)?|measuring\s+)?{_NUMBER}\s*(?:,\s*and|and|,)\s*{_NUMBER}(?!\w|\.\d)",
+                             rf"(?:lengths?\s+)?|measuring\s+)?{_NUMBER}\s*(?:,\s*and|and|,)\s*{_NUMBER}"
+                             rf"(?=\s*(?:$|[,;?!]|\.(?:\s|$)|\s+(?:and|with|where|in|so|then|units?|cm|mm|m|km|inches|feet|ft|"
+                             rf"meters?|centimeters?)\b))",
                              re.IGNORECASE)
 
 

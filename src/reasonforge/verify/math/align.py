@@ -5,10 +5,14 @@ artifact the offline translator writes (`translate.math_quick.plan_step`: the *p
 binding rules: a binding or case of a name that is given, asked for or determined is a claim to check), and
 holds the checked artifact to it:
 
-1. Givens: a relation of the text that binds a given of the question to another value ("Let y = 5", "if
-   y = 5", "y is 5" when the question fixed y = 2) fails the step, naming the given (ErrorKind.BINDING). A
-   failure that rests only on values the text names without asserting them (`y = 5.`, `x = -1 could be a
-   root`: `StepPlan.named`) is unsupported instead: the prose does not say the value holds.
+1. Givens: a relation of the text that binds a given of the question to another value ("Let y = 5", "y is 5"
+   when the question fixed y = 2) fails the step, naming the given (ErrorKind.BINDING). A failure that rests
+   only on values the text names without asserting them (`y = 5.`, `x = -1 could be a root`: `StepPlan.named`)
+   is unsupported instead: the prose does not say the value holds. A value the step supposes ("If y = 5,
+   then …", "Suppose y = 5") makes it an implication over a case the givens exclude (vacuously true): the step
+   is unsupported (UNDECIDED), never refuted and never verified. Givens that contradict each other
+   (`Question.conflicts`: "Let x = 3. Let x = 4.") prove nothing: a step that uses their names is unsupported
+   (VACUOUS) whatever its check says.
 2. Alignment: the artifact's `let`, `fact`, `define` and `claim` lines, in order, are the plan's: same keyword,
    same relation, sides equal up to exact evaluation. A side with a decimal or a percent, or under `~=`, must be
    written as the plan writes it (its written precision is part of what the checker checks), and so must a side
@@ -40,19 +44,33 @@ holds the checked artifact to it:
    OFFLINE_READER when the artifact's lines are the plan's as written, ARTIFACT when they are equivalent
    rewritings. The kind says what the check covers: CLAIM when the relations are all the text asserts (what is
    left once they are taken out is connectives and citations: "So", "Therefore", "Let", "By the Pythagorean
-   theorem"), RELATIONS when the prose asserts more ("she sells 16 - 3 - 4 = 9 eggs" also says what the 9 eggs
-   are): only the arithmetic inside it was checked, and the note quotes the rest. A RELATIONS step is verified
-   but does not make its chain VERIFIED (`chain.cascade.overall_of`). The note also lists the definitions
-   (fresh names) and the answer comparison.
-8. Problem grounding (a word problem: the question states no relation and names no unknown): every literal
-   operand of the step's numeric relations must be a quantity the question states (in a form solutions write
-   it: 20 % as 0.2, its complement 80 %, ¾ as 3 and 4), an ancestor's result, a value an earlier relation of the
-   step gives, or a named constant of the units the problem speaks of (60 minutes, 7 days, 12 months, 100 %),
-   else the verified step is unsupported (UNGROUNDED_OPERAND, naming it and listing what the question states):
-   "16 - 3 - 5 = 8" holds, but the 5 comes from nowhere (`lang.math.quantities`).
+   theorem"; never an operator word such as "square" or "take away", nor a word of any other script),
+   RELATIONS when the prose asserts more ("she sells 16 - 3 - 4 = 9 eggs" also says what the 9 eggs are): only
+   the arithmetic inside it was checked, and the note quotes the rest. CONDITIONAL (with
+   `Evidence.assumptions`) when the claim was proven from premises the step states that are neither given nor
+   derived ("Assume x > 0. Then x = 2."; not the antecedent of an implication it asserts, "If K² = 1, then …",
+   nor a property of a name it introduces, "n = 2k where k is an integer"); such a premise the givens
+   contradict fails the step (CONTRADICTION), unless it is supposed for a reductio ("for contradiction"). A
+   RELATIONS or CONDITIONAL step is verified but does not make its chain VERIFIED (`chain.cascade.overall_of`).
+   The note also lists the definitions (fresh names) and the answer comparison.
+8. Problem grounding (a question that states quantities of a story and no relation beyond bindings of names to
+   numbers, whatever it names its unknown; `lang.math.grounding`): every operand of the step's relations must
+   be grounded: a quantity the question states (in a form solutions write it: 20 % as 0.2, its complement 80 %,
+   ¾ as × 3 ÷ 4), a grounded result of the derivation so far (a value computed only from grounded operands,
+   never a number an ancestor merely wrote), a name bound or solved from grounded operands, or a named constant
+   of the units the question speaks of (60 for minutes and hours, 7 for days and weeks: every unit of it), else
+   the verified step is unsupported (UNGROUNDED_OPERAND, naming it and listing what the question states):
+   "16 - 3 - 5 = 8" holds, but the 5 comes from nowhere, and neither "4 + 1 = 5" nor "Let m = 5" gives it a
+   source (`lang.math.quantities.Grounds`).
+9. Refutation reads all of the prose: a false relation fails the step only when every word of its sentence is
+   read (connectives, calculation verbs, quantity words, what numbers count, the question's own words) or when
+   it is a calculator annotation; otherwise ("Students often write 2 + 2 = 5") the step may not assert it:
+   unsupported (UNREADABLE_CLAIM). The reader leaves a relation unread where its sentence does not assert it (a
+   question, a hypothesis, a report, another script: `lang.math.text`).
 
 Only a verified outcome is promoted by nothing: a failed outcome of an aligned artifact stays failed (the text
-is wrong), a failed or verified outcome of an unaligned one is unsupported (it is about something else).
+is wrong, rule 9 aside), a failed or verified outcome of an unaligned one is unsupported (it is about something
+else).
 """
 
 from __future__ import annotations
@@ -78,9 +96,10 @@ from reasonforge.lang.math.expr import (
     names_in,
     to_text,
 )
-from reasonforge.lang.math.quantities import grounding_values, relation_values, stated_quantities, ungrounded_operands
-from reasonforge.lang.math.reading import Question, answer_line, read_question
-from reasonforge.lang.math.step import Relation, StepMath
+from reasonforge.lang.math.grounding import step_grounding
+from reasonforge.lang.math.quantities import stated_quantities
+from reasonforge.lang.math.reading import Question, answer_line, false_under, holds_property, read_question
+from reasonforge.lang.math.step import Assumption, Relation, StepMath
 from reasonforge.lang.math.text import extract, extract_value
 from reasonforge.registry import checkers
 from reasonforge.types import (
@@ -117,11 +136,22 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     ancestors = [(a, read_step(a)) for a in context.ancestors]
     question = read_question(context.original_query)
     plan = plan_step(step, question, ancestors)
+    if vacuous := sorted(question.conflicting_names & set().union(*(r.names for r in plan.reading.relations))):
+        a, b = question.conflicts[0]
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.VACUOUS,
+                         f"the question's givens contradict each other ({a.text}; {b.text}): nothing about "
+                         f"{', '.join(vacuous)} follows from them")
     if asserted := [r for r in plan.rebound if r.asserted]:
         first = asserted[0]
         return outcome.downgraded(StepStatus.FAILED, ErrorKind.BINDING,
                          f"{first.given.bound_name} is a given of the question ({first.given.text}); this step "
                          f"rebinds it: {first.relation.text}")
+    if supposed := [r for r in plan.rebound if r.hypothesis]:
+        first = supposed[0]
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+                         f"{first.given.bound_name} is a given of the question ({first.given.text}); this step "
+                         f"supposes another value ({first.relation.text}), and what holds under that supposition "
+                         "is not checked")
     try:
         lines = parse_artifact(translation.formal_representation)
     except ArtifactSyntaxError:
@@ -144,9 +174,14 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
                             f"the step also asserts what the reader could not read exactly: "
                             f"{plan.reading.unread[0].message}; its other relations are not all it says")
     elif outcome.status is StepStatus.VERIFIED:
-        outcome = _conclusion(context, plan, alignment, _definitions(context, plan, alignment, outcome))
+        outcome = _conclusion(context, plan, aligned, _definitions(context, plan, aligned, outcome))
+    if outcome.status is StepStatus.FAILED and alignment is not None:
+        outcome = _refutable(context, plan, alignment, outcome)
+    assumed = _assumed(context, question, plan, ancestors)
+    if outcome.status is not StepStatus.ERROR and (contradicted := _contradicted(context, question, assumed)):
+        return outcome.downgraded(StepStatus.FAILED, ErrorKind.CONTRADICTION, contradicted)
     if outcome.status is StepStatus.VERIFIED:
-        outcome = _grounded(context, question, plan, ancestors, outcome)
+        outcome = _grounded(context, plan, ancestors, outcome)
     if context.final and context.claimed_answer.strip():
         outcome = _answer(context, plan, ancestors, alignment, outcome)
     if outcome.status is not StepStatus.VERIFIED or alignment is None:
@@ -162,12 +197,17 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     if prose:
         unchecked = f"only the arithmetic was checked; the step also says \"{prose}\", which no relation states"
         note = "; ".join(x for x in (unchecked, note) if x)
-    kind = EvidenceKind.RELATIONS if prose else EvidenceKind.CLAIM
+    assumptions = [a.text for a in assumed]
+    if assumptions:
+        note = "; ".join(x for x in (note, f"proven from what the step assumes: {'; '.join(assumptions)}") if x)
+    kind = EvidenceKind.RELATIONS if prose else EvidenceKind.CONDITIONAL if assumptions else EvidenceKind.CLAIM
     return outcome.with_evidence(Evidence(kind=kind, aligned_claim=relations, formaliser=alignment.formaliser,
-                                           note=note))
+                                           assumptions=assumptions, note=note))
 
 
-# Words that assert nothing about the problem: connectives, the verbs of calculation, pronouns.
+# Words that assert nothing about the problem: connectives, the verbs of calculation, pronouns. No operator word
+# ("square", "double", "take away", "times"): one the reader read is inside its relation's span, and one it did
+# not read says something about a value that no relation states.
 _FILLER = frozenset("""
 so therefore thus hence then now we i you us our it its this that these those the a an let be is are was were
 equals equal equaling to of and also finally next first second third last step here note since because as which
@@ -177,8 +217,7 @@ plugged in into solve solving solved for with from both sides side divide dividi
 multiplied add adding added subtract subtracting subtracted simplify simplifying simplified rearrange
 rearranging rearranged becomes become leaves leave true holds hold check checking can will must write writing
 written expression equation equations result results value values answer answers when where if suppose assume
-assuming given using use by or on at over times plus minus squared cubed sqrt root square cube double doubling
-doubled doubles halve halving halved halves triple tripling tripled take taking takes took away
+assuming given using use by or on at
 """.split())  # noqa: SIM905 - a word list reads better as text
 # "By the Pythagorean theorem", "by the distributive law": a justification names a known fact, it claims none.
 # Only a name (capitalised: Pythagorean, Vieta's) or a known adjective may qualify it, and at most two words:
@@ -187,7 +226,9 @@ _CITATION = re.compile(r"\b(?:[Bb]y|[Ff]rom|[Uu]sing|[Aa]pplying|[Vv]ia)\s+(?:th
                        r"(?:(?:[A-Z][\w'’\-]*|distributive|commutative|associative|quadratic|binomial|remainder|"
                        r"factor|triangle|sine|cosine|power|product|quotient|chain)\s+){0,2}"
                        r"(?:theorem|rule|formula|law|identity|property|definition|lemma|principle)s?\b")
-_WORDS = re.compile(r"[A-Za-z]{2,}")
+# a word in any script: Latin words of two letters or more (one letter is a name), and any run of letters of
+# another script (`Неверно`, `是错误的`), whose words the reader never reads
+_WORDS = re.compile(r"[A-Za-z]{2,}|[^\W\d_A-Za-z]+")
 
 
 def prose_beyond_relations(text: str, relations: Sequence[Relation]) -> str:
@@ -203,31 +244,143 @@ def prose_beyond_relations(text: str, relations: Sequence[Relation]) -> str:
     return " ".join(words)[:120]
 
 
-# ---- problem grounding ----------------------------------------------------------------------------------------
-def _grounded(context: StepContext, question: Question, plan: StepPlan,
-              ancestors: Sequence[tuple[ReasoningStep, StepMath]], outcome: CheckOutcome) -> CheckOutcome:
-    """A word problem's verified step stays verified only if every operand of its numeric relations is a stated
-    quantity, an ancestor's result or a named constant of the problem's units (8. in the module docstring)."""
-    stated = stated_quantities(context.original_query)
-    if not _word_problem(question) or not stated:
-        return outcome  # no question, or one in algebra: its numbers are not the quantities of a story
-    texts = [context.original_query, context.content, *(a.content for a, _ in ancestors)]
-    # an ancestor's prose numbers ground too: a step that states a number outside any relation is at best
-    # verified on its relations (evidence RELATIONS), so a chain resting on such a number is never VERIFIED
-    told = [q for a, _ in ancestors for q in stated_quantities(a.content)]
-    allowed = set(grounding_values([*stated, *told], texts))
-    for _, math in ancestors:
-        for rel in math.relations:
-            allowed.update(relation_values(rel))
-    missing = ungrounded_operands(plan.reading.relations, frozenset(allowed))
-    if not missing:
+# ---- what the prose around a false relation says --------------------------------------------------------------
+# Words that may govern a relation without changing whether it is asserted: the connectives and verbs of
+# calculation (`_FILLER`), pronouns, articles, prepositions, and the nouns and verbs of quantities and money.
+_GOVERNING = _FILLER | frozenset("""
+he she they them him her his hers their theirs my mine me your yours its there what how many much more less
+fewer each every all some any no per another other others total sum difference product quotient number numbers
+amount amounts cost costs price prices pay pays paid paying spend spends spent spending buy buys bought buying
+sell sells sold selling earn earns earned make makes made making need needs needed left remaining remain remains
+altogether together overall in all out up down off over under into onto after before during within about around
+had having do does did done getting taking taken took take takes use uses used using so far just only still
+already now today daily weekly monthly yearly hour hours minute minutes day days week weeks month months year
+years dollar dollars cent cents percent unit units time times once twice half thing things item items piece pieces
+than like term terms right know knew known come comes came produce produces combine combining go goes went
+who whose whom whole full rest same both either one two three four five six seven eight nine ten eleven twelve
+twenty thirty forty fifty hundred thousand million dozen third quarter fourth fifth
+""".split())  # noqa: SIM905 - a word list reads better as text
+# the words right after a number name what it counts ("4 + 4 + 6 = 18 hot dogs", "$.125 an ounce")
+_COUNTED = re.compile(r"\d(?:[\d,.]*\d)?%?\s*((?:[A-Za-z]+(?:['’][A-Za-z]+)?\s*){1,2})")
+_SENTENCE_END = re.compile(r"[;?!\n]|\.(?=\s|$)")
+
+
+def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> CheckOutcome:
+    """A false relation fails the step only when the reader read all of the prose that governs it (its sentence):
+    connectives, calculation verbs, quantity words and the question's own words. A word it does not know ("Some
+    students write 2 + 2 = 5", a word of another language) may say the relation is not asserted: unsupported,
+    never refuted on that reading. A calculator annotation is asserted by the calculator, whatever the prose."""
+    results = _results(outcome)
+    own = plan.reading.relations
+    failed = [own[i] for i, line in enumerate(alignment.own_lines)
+              if i < len(own) and results.get(line.number, {}).get("verdict") == StepStatus.FAILED.value]
+    if not failed:
         return outcome
-    first = missing[0]
-    listed = ", ".join(q.describe() for q in stated[:8]) or "none"
-    return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNGROUNDED_OPERAND,
-                     f"{first.operand} in {first.relation.text} is not a quantity the question states, an earlier "
-                     f"step's result or a named constant of its units (the question states: {listed})",
-                     ungrounded_operands=[m.operand for m in missing])
+    known = _GOVERNING | {_stem(w) for w in _WORDS.findall(context.original_query.lower())} | _GOVERNING_STEMS
+    unknown: list[tuple[Relation, list[str]]] = []
+    for rel in failed:
+        if rel.origin == "annotation":
+            return outcome  # a calculator's record that is false: refuted whatever the prose says
+        words = [w for w in _governing_words(context.content, rel, own) if _stem(w) not in known]
+        if not words:
+            return outcome  # a false relation the reader read whole
+        unknown.append((rel, words))
+    rel, words = unknown[0]
+    return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
+                     f"{outcome.message}; but the prose around it (\"{' '.join(words[:6])}\") is not read, so the "
+                     f"step may not assert {rel.text}")
+
+
+def _stem(word: str) -> str:
+    """A crude stem (-ies, -ing, -ed, -es, -s taken off), so "sells" in the question reads "selling" in a step."""
+    word = word.lower().replace("’", "'").removesuffix("'s")
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: len(word) - len(suffix)] + keep
+    return word
+
+
+_GOVERNING_STEMS = frozenset(_stem(w) for w in _GOVERNING)
+
+
+def _governing_words(text: str, rel: Relation, relations: Sequence[Relation]) -> list[str]:
+    """The words of the relation's sentence outside every relation's span and citation, in any script."""
+    start, end = rel.span
+    lo = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
+    stop = _SENTENCE_END.search(text, end)
+    hi = stop.start() if stop else len(text)
+    chars = list(text[lo:hi])
+    for other in relations:
+        for k in range(max(other.span[0], lo), min(other.span[1], hi)):
+            chars[k - lo] = " "
+    prose = _CITATION.sub(" ", "".join(chars))
+    names = {n for r in relations for n in r.names}
+    counted = {w.lower() for m in _COUNTED.finditer(text, lo, hi) for w in m.group(1).split()}
+    return [w for w in _WORDS.findall(prose) if w not in names and w.lower() not in counted]
+
+
+# ---- assumptions ----------------------------------------------------------------------------------------------
+_IMPLICATION = re.compile(r"\b(?:if|when|whenever)\b[^.;:]*$", re.IGNORECASE)
+
+
+def _assumed(context: StepContext, question: Question, plan: StepPlan,
+             ancestors: Sequence[tuple[ReasoningStep, StepMath]]) -> list[Assumption]:
+    """The premises the step states that are neither given nor derived (issue rule 8): its own assumptions
+    ("assume x > 0", "suppose n is even"), less those the question gives, an ancestor claims, that only qualify
+    names this step introduces ("n = 2k where k is an integer"), and the antecedents of an implication it
+    asserts ("if K² = 1, then …": the step claims the implication, not K² = 1)."""
+    given = {a.text for a in question.givens.assumptions} | {r.text for r in question.givens.relations}
+    derived = {r.text for _, math in ancestors for r in math.claims}
+    known = set(question.names) | {n for _, math in ancestors for r in math.relations for n in r.names}
+    known |= {a.name for _, math in ancestors for a in math.assumptions if a.name}
+    out = []
+    for assumption in plan.reading.assumptions:
+        names = assumption.relation.names if assumption.relation is not None else frozenset({assumption.name or ""})
+        if assumption.text in given or assumption.text in derived or not names & known:
+            continue
+        start = assumption.span[0]
+        lo = max((m.end() for m in _SENTENCE_END.finditer(context.content, 0, start)), default=0)
+        if _IMPLICATION.search(context.content, lo, start):
+            continue
+        out.append(assumption)
+    return out
+
+
+# "Suppose, for contradiction, that x > 5": a premise assumed in order to refute it is no claim that it holds
+_REDUCTIO = re.compile(r"\b(?:contradiction|contrary|absurd|absurdity|sake|hypothetically|otherwise)\b", re.IGNORECASE)
+
+
+def _contradicted(context: StepContext, question: Question, assumed: Sequence[Assumption]) -> str | None:
+    """Why a premise the step assumes contradicts the question's givens (their values make it false), else None.
+    A premise supposed for a reductio ("for contradiction", "to the contrary") is not refuted."""
+    values = question.given_values
+    for assumption in assumed:
+        start = assumption.span[0]
+        lo = max((m.end() for m in _SENTENCE_END.finditer(context.content, 0, start)), default=0)
+        stop = _SENTENCE_END.search(context.content, start)
+        if _REDUCTIO.search(context.content, lo, stop.start() if stop else len(context.content)):
+            continue
+        if assumption.relation is not None and assumption.relation.names <= values.keys() \
+                and false_under(assumption.relation, values):
+            return f"the step assumes {assumption.text}, which the question's givens contradict"
+        if assumption.name in values and not holds_property(values[assumption.name], assumption.properties):
+            return f"the step assumes {assumption.text}, which the question's givens contradict"
+    return None
+
+
+# ---- problem grounding ----------------------------------------------------------------------------------------
+def _grounded(context: StepContext, plan: StepPlan, ancestors: Sequence[tuple[ReasoningStep, StepMath]],
+              outcome: CheckOutcome) -> CheckOutcome:
+    """A word problem's verified step stays verified only if every operand of its relations is grounded (8. in
+    the module docstring; the rule: `lang.math.quantities.Grounds`): by a quantity the question states, a
+    grounded result of the derivation so far (the question's bindings, the ancestors' relations, the step's
+    earlier ones), or a named constant of the units the question speaks of. Nothing the chain writes grounds
+    anything by being written (an ancestor's prose number, a binding's invented value)."""
+    grounding = step_grounding(context.original_query, [math for _, math in ancestors], plan.reading)
+    if grounding is None or not grounding.missing:
+        return outcome
+    return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNGROUNDED_OPERAND, grounding.message(),
+                              ungrounded_operands=[m.operand for m in grounding.missing])
 
 
 def is_word_problem(query: str) -> bool:

@@ -25,7 +25,9 @@ A step with no claim and no binding gets an empty artifact (→ `unsupported`) w
 Provenance (issue 17): a binding or case of the text (`Let x = 3`, `c = 9`) introduces its name only when
 the name is fresh. Otherwise the relation is a claim to check (`claim`, not `define`):
 - a given of the question (a name its relations use): "Let y = 5" when the question fixed y = 2 is a claim
-  the given refutes (`StepPlan.rebound` names the given), even as a case;
+  the given refutes (`StepPlan.rebound` names the given); as a case or a supposition ("If y = 5, …",
+  "Suppose y = 5") it is a value the step supposes (`Rebound.hypothesis`), which the gate neither refutes nor
+  verifies;
 - a name the question asks for ("find c", "solve for x", or a name the text puts after the asked noun:
   "what is the hypotenuse?" … "the hypotenuse c = 9"), see `read_question`;
 - a name an ancestor's relations already determine ("Let c = 9" after c² = 3² + 4²).
@@ -34,8 +36,9 @@ the step asserts an implication, and cases never reach later steps or the answer
 word (`x = 15`, `x = -1 could be a root`) only names a value: as a claim it is verified when it holds, and the
 gate reports it unsupported, never failed, when it does not (`StepPlan.named`). Several values listed for a
 name that is not fresh (the roots `x = 2 and x = 3`) stay cases, and the gate leaves the step unsupported
-(`StepPlan.alternatives`). A question that gives one name several values ("15 when x = 2 and 3 when x = 5")
-describes scenarios: those are not givens.
+(`StepPlan.alternatives`). A question that gives one name several values in cases ("15 when x = 2 and 3 when
+x = 5") describes scenarios: those are not givens; one that binds a name to two values ("Let x = 3. Let x = 4.")
+contradicts itself (`Question.conflicts`, see `lang.math.reading`).
 """
 
 from __future__ import annotations
@@ -78,11 +81,15 @@ def read_step(step: ReasoningStep) -> StepMath:
 @dataclass(frozen=True)
 class Rebound:
     """A relation of the step's text that gives a given of the question another value; `asserted` when the text
-    binds it ("Let y = 5", "y is 5", "if y = 5"), not when it only names the value (`y = 5` with no verb)."""
+    binds it ("Let y = 5", "y is 5"), not when it only names the value (`y = 5` with no verb) or supposes it
+    (`hypothesis`: "if y = 5", "suppose y = 5")."""
 
     relation: Relation
     given: Relation
     asserted: bool = True
+    # "If x = 5 then …", "Suppose x = 5": the step reasons under a value the givens exclude; what it derives
+    # there is an implication this plan cannot check (the given would refute it, vacuously true as it is)
+    hypothesis: bool = False
 
 
 def _hypothetical(math: StepMath) -> bool:
@@ -176,6 +183,8 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
     notes: list[str] = []
     breaks = [i for i, c in enumerate(text) if c in ".;\n?!"]
     explicit = {rel for rel in own.cases if _explicitly_hypothetical(text, rel, breaks)}
+    # "Suppose x = 5", "Assume x = 5": a binding under a hypothesis word supposes the value, it does not assert it
+    supposed = {rel for rel in own.bindings if _explicitly_hypothetical(text, rel, breaks)}
     values: dict[str, set[sympy.Expr]] = {}
     for rel in own.cases:
         value = _closed_value(rel.rhs_tree)
@@ -196,8 +205,9 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
         if name in given_names:
             given = given_values.get(name)
             value, fixed = _closed_value(rel.rhs_tree), given and _closed_value(given.rhs_tree)
+            hypothesis = rel in explicit or rel in supposed
             if given is not None and value is not None and fixed is not None and value != fixed:
-                rebound.append(Rebound(rel, given, asserted=not implicit))
+                rebound.append(Rebound(rel, given, asserted=not implicit and not hypothesis, hypothesis=hypothesis))
             why = "a given of the question"
         elif rel in explicit:
             continue  # "If b = 0, then …": an implication over a case
