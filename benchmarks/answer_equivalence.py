@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from reasonforge.chain import final_answer
-from reasonforge.verify.math.answers import answers_match, math_verify_same, reader_same
+from reasonforge.lang.math.answers import answers_match, math_verify_same, reader_same
 
 from _common import REPO, display_path, read_rows, share
 

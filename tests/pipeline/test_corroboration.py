@@ -4,10 +4,23 @@ The formaliser here is a translator that writes the rules' step artifacts and an
 question: the programs are read, grounded and evaluated for real, the steps checked for real.
 """
 
+import pytest
+
 from reasonforge.pipeline.run import verify_chain
 from reasonforge.translate import default_translator
 from reasonforge.translate.question import QuestionPrograms
-from reasonforge.types import Assurance, Domain, Overall, ProofLevel, ReasoningStep, Spec, StepStatus, VerifyRequest
+from reasonforge.types import (
+    Assurance,
+    Domain,
+    Overall,
+    ProofLevel,
+    Prover,
+    ReasoningStep,
+    Spec,
+    StepStatus,
+    VerifyRequest,
+)
+from reasonforge.verify import coq as coq_checker
 
 JANET = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
          "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck "
@@ -26,7 +39,8 @@ class Formaliser:
         self.asked = 0
 
     def translate_chain(self, request, ancestors):
-        return default_translator(request.domain, level=request.proof_level).translate_chain(request, ancestors)
+        return default_translator(request.domain, level=request.proof_level,
+                                  prover=request.prover).translate_chain(request, ancestors)
 
     def formalise_question(self, request):
         self.asked += 1
@@ -152,3 +166,45 @@ def test_a_restated_number_must_count_what_it_counts_in_the_question_or_the_form
     assert kinds(verdict)[0] != "corroborated"
     verdict = verify_chain(request(["Janet sells 9 eggs a day.", *RIGHT]), translator=Formaliser([PROGRAM] * 3))
     assert kinds(verdict)[0] == "corroborated"
+
+
+# ---- bare arithmetic in a word problem: never proven by the rules, corroborated by an independent model -----------
+BARE = ["16 - 3 - 4 = 9", "9 * 2 = 18"]
+ADDED = ["16 + 3 + 4 = 23", "23 * 2 = 46"]  # the wrong operation: true arithmetic, another problem
+
+
+def test_bare_arithmetic_in_a_word_problem_is_relations_until_corroborated():
+    alone = verify_chain(request(BARE))
+    assert alone.overall is Overall.PARTIAL and alone.assurance is Assurance.ARITHMETIC
+    assert kinds(alone) == ["relations", "relations"]
+    assert "word problem" in alone.step_verdicts[0].evidence.note
+    corroborated = verify_chain(request(BARE), translator=Formaliser([PROGRAM] * 3))
+    assert corroborated.overall is Overall.VERIFIED and corroborated.assurance is Assurance.CORROBORATED
+    assert kinds(corroborated) == ["corroborated", "corroborated"]
+
+
+def test_a_wrong_operation_is_never_proven_and_not_corroborated_by_the_right_model():
+    alone = verify_chain(request(ADDED, answer="46"))
+    assert alone.overall is Overall.PARTIAL and alone.assurance is Assurance.ARITHMETIC
+    modelled = verify_chain(request(ADDED, answer="46"), translator=Formaliser([PROGRAM] * 3))
+    assert modelled.overall is Overall.PARTIAL and kinds(modelled) == ["relations", "relations"]
+    assert modelled.step_verdicts[-1].details["question_model"]["agrees"] is False
+
+
+def test_a_trailing_check_leaves_the_answer_unread_and_nothing_is_corroborated_on_it():
+    checked = [*BARE, "Check: 18 / 2 = 9"]
+    verdict = verify_chain(request(checked, answer="9"), translator=Formaliser([PROGRAM] * 3))
+    last = verdict.step_verdicts[-1]
+    assert last.status is StepStatus.UNSUPPORTED and "re-derives a value known before it" in last.error_message
+    assert verdict.overall is not Overall.VERIFIED
+
+
+@pytest.mark.skipif(coq_checker.unavailable_reason() is not None, reason="needs coqc and the sandbox")
+def test_at_formal_a_word_problems_theorems_are_relations_and_corroboration_still_lifts_them():
+    formal = request(BARE).model_copy(update={"proof_level": ProofLevel.FORMAL, "prover": Prover.COQ})
+    alone = verify_chain(formal)
+    assert alone.overall is Overall.PARTIAL and kinds(alone) == ["relations", "relations"]
+    corroborated = verify_chain(formal, translator=Formaliser([PROGRAM] * 3))
+    assert corroborated.overall is Overall.VERIFIED and corroborated.assurance is Assurance.CORROBORATED
+    wrong = request(ADDED, answer="46").model_copy(update={"proof_level": ProofLevel.FORMAL, "prover": Prover.COQ})
+    assert verify_chain(wrong, translator=Formaliser([PROGRAM] * 3)).overall is Overall.PARTIAL

@@ -11,7 +11,16 @@ from reasonforge import VerifyRequest, verify_chain
 from reasonforge.chain import validate_request
 from reasonforge.translate import default_translator
 from reasonforge.translate.math_coq import CoqMathTranslator
-from reasonforge.types import CONTEXT_STEP_ID, ArtifactLanguage, Domain, Overall, ProofLevel, Prover, StepStatus
+from reasonforge.types import (
+    CONTEXT_STEP_ID,
+    ArtifactLanguage,
+    Assurance,
+    Domain,
+    Overall,
+    ProofLevel,
+    Prover,
+    StepStatus,
+)
 from reasonforge.verify import coq as coq_checker
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -102,10 +111,14 @@ def test_the_pythagoras_example_verifies_on_the_theorem_for_the_questions_triang
     other = VerifyRequest.model_validate_json((EXAMPLES / "pythagoras-formal.json").read_text().replace(
         "legs 3 and 4", "legs 3 and 5"))
     verdict = verify_chain(other)
-    assert [v.status for v in verdict.step_verdicts] == [StepStatus.VERIFIED, *[StepStatus.UNSUPPORTED] * 3]
-    for v in verdict.step_verdicts[1:]:
+    assert [v.status for v in verdict.step_verdicts] == [StepStatus.VERIFIED, *[StepStatus.UNSUPPORTED] * 2,
+                                                         StepStatus.FAILED]
+    for v in verdict.step_verdicts[1:3]:
         assert v.error_kind == "ungrounded_premise", v.error_message
     assert "cited_2" in verdict.step_verdicts[1].error_message
+    # and the claimed answer z = 5 is not the hypotenuse of those legs, which the question determines: refuted
+    last = verdict.step_verdicts[3]
+    assert last.error_kind == "answer_mismatch" and "legs 3 and 5 is sqrt(34)" in last.error_message
     # The hypotenuse is an unknown the question does not call an integer: it is declared over R, not Z.
     context = translate(pythagoras())[CONTEXT_STEP_ID].formal_representation
     assert "Parameter z : R." in context and "Open Scope R_scope." in context
@@ -116,12 +129,18 @@ def test_parity_and_rational_chains_verify_end_to_end():
     parity = request("Prove that if n is an even integer, then n² is divisible by 4.",
                      ["Since n is even, we can write n = 2k for some integer k.", "Then n² = (2k)² = 4k².",
                       "So n² is divisible by 4."])
-    clips = request("Natalia sold 48 clips in April and half as many in May.",
-                    ["In May she sold 48 / 2 = 24 clips.", "Altogether she sold 48 + 24 = 72 clips."])
-    for req in (parity, clips):
+    rational = request("Let q = 1/2.", ["So q + 1/4 = 3/4.", "Then 2 * (3/4) = 1.5."])
+    for req in (parity, rational):
         verdict = verify_chain(req)
         assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.error_message) for v in verdict.step_verdicts]
         assert all(v.evidence.kind == "theorem" for v in verdict.step_verdicts)
+    # a word problem's theorems prove its arithmetic, not what its numbers count: relations, as at quick
+    clips = request("Natalia sold 48 clips in April and half as many in May.",
+                    ["In May she sold 48 / 2 = 24 clips.", "Altogether she sold 48 + 24 = 72 clips."])
+    verdict = verify_chain(clips)
+    assert verdict.overall is Overall.PARTIAL and verdict.assurance is Assurance.ARITHMETIC
+    assert all(v.verified and v.evidence.kind == "relations" for v in verdict.step_verdicts)
+    assert "word problem" in verdict.step_verdicts[0].evidence.note
 
 
 @needs_coq

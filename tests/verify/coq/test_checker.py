@@ -583,3 +583,89 @@ def test_no_probe_result_is_no_evidence_of_consistent_givens():
     judge = Judge(Givens(), {}, {1: step_claims("So x = 3")}, {1: []}, {1: set()})
     out = coq_checker.CoqChecker()._audit_step(work, 1, audit, set(), None, judge)
     assert out.status is StepStatus.ERROR and "consistency probe" in out.message
+
+
+# ----------------------------------------------------------------- the maths domain's reading holds at formal
+JANET = ("Janet’s ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her "
+         "friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck "
+         "egg. How much in dollars does she make every day at the farmers' market?")
+
+
+def gated(content, query="", *, conclusion=None, answer="", final=False, ancestors=()):
+    """The gate's verdict on a Coq outcome the judge verified with aligned THEOREM evidence for `content`."""
+    from reasonforge.pipeline.gate import gate
+    from reasonforge.types import CheckOutcome, Evidence, StepTranslation
+
+    ctx = StepContext(step_id=len(ancestors) + 1, content=content, claimed_conclusion=conclusion, original_query=query,
+                      domain=Domain.MATHEMATICS, proof_level=ProofLevel.FORMAL, claimed_answer=answer, final=final,
+                      ancestors=[ReasoningStep(step_id=i, content=a) for i, a in enumerate(ancestors, 1)])
+    tr = StepTranslation(step_id=ctx.step_id, language=ArtifactLanguage.COQ, formal_representation="")
+    evidence = Evidence(kind="theorem", aligned_claim="t : the step's relations", formaliser="artifact")
+    verified = CheckOutcome(status=StepStatus.VERIFIED, evidence=evidence, details={"alignment": {"status": "aligned"}})
+    return gate(ctx, tr, verified, CheckLimits())
+
+
+def test_a_theorem_proves_relations_not_the_prose_around_them():
+    for content, query, words in (("She sells 20 eggs, since 16 - 3 - 4 = 9.", "", "She sells eggs"),
+                                  ("x is prime, as 2 + 2 = 4.", "Let x = 4.", "prime"),
+                                  ("3 + 3 = 6 is what most think, but really it is seven.", "", "really seven")):
+        out = gated(content, query)
+        assert out.status is StepStatus.VERIFIED and out.evidence.kind is EvidenceKind.RELATIONS, content
+        assert words in out.evidence.note
+    # what the Coq reader compares is no prose: parity, divisibility, domains, existential binders, citations
+    for content in ("Since n is even, we can write n = 2k for some integer k.", "So n² is divisible by 4.",
+                    "By the Pythagorean theorem, x² + y² = z²", "Then n² = (2k)² = 4k²."):
+        assert gated(content).evidence.kind is EvidenceKind.THEOREM, content
+
+
+def test_every_step_of_a_word_problem_is_relations_at_formal_too():
+    out = gated("16 + 3 + 4 = 23", JANET)
+    assert out.status is StepStatus.VERIFIED and out.evidence.kind is EvidenceKind.RELATIONS
+    assert "word problem" in out.evidence.note
+    assert gated("2 + 3 = 5", "What is 2 + 3?").evidence.kind is EvidenceKind.THEOREM
+
+
+def test_a_claimed_conclusion_the_text_does_not_state_is_unsupported():
+    assert gated("Therefore z = 5", conclusion="z = 5").status is StepStatus.VERIFIED
+    for conclusion in ("z = 7", "9", "the triangle is obtuse"):
+        out = gated("Therefore z = 5", conclusion=conclusion)
+        assert out.status is StepStatus.UNSUPPORTED and out.error_kind is ErrorKind.UNALIGNED, conclusion
+    assert gated("So n² is divisible by 4.", conclusion="n² is divisible by 4").status is StepStatus.VERIFIED
+    assert gated("So 2 + 2 = 4.", conclusion="4").status is StepStatus.VERIFIED
+
+
+def test_the_claimed_answer_is_compared_at_formal():
+    steps = ["Let x = 3 and y = 4", "By Pythagorean theorem, x² + y² = z²", "So z² = 9 + 16 = 25"]
+    query = "Find the hypotenuse of a right triangle with legs 3 and 4"
+    for answer in ("z = 7", "7", "\\boxed{7}"):
+        out = gated("Therefore z = 5", query, answer=answer, final=True, ancestors=steps)
+        assert out.status is StepStatus.FAILED and out.error_kind is ErrorKind.ANSWER_MISMATCH, answer
+    for answer in ("$7$, not $5$", "\\neg 5", "5 cm", "5 or 7"):
+        out = gated("Therefore z = 5", query, answer=answer, final=True, ancestors=steps)
+        assert out.status is StepStatus.UNSUPPORTED and out.error_kind is ErrorKind.UNREADABLE_CLAIM, answer
+    out = gated("Therefore z = 5", query, answer="z = 5", final=True, ancestors=steps)
+    assert out.status is StepStatus.VERIFIED and "claimed answer z = 5" in out.evidence.note
+    # a trailing check is not the unknown: Janet's 9 eggs re-derived after her $18
+    out = gated("Check: 18 / 2 = 9", JANET, answer="9", final=True, ancestors=["16 - 3 - 4 = 9", "9 * 2 = 18"])
+    assert out.status is StepStatus.UNSUPPORTED and "re-derives" in out.message
+    # an answer that is a claim must be one of the last step's
+    prove = "Prove that if n is an even integer, then n² is divisible by 4."
+    assert gated("So n² is divisible by 4.", prove, answer="n² is divisible by 4", final=True).status \
+        is StepStatus.VERIFIED
+    assert gated("So n² is divisible by 4.", prove, answer="n² is divisible by 8", final=True).status \
+        is StepStatus.UNSUPPORTED
+
+
+@needs_coq
+def test_formal_chains_are_held_to_the_reading_end_to_end():
+    data = json.loads((EXAMPLES / "pythagoras-formal.json").read_text())
+    assert verify_chain(VerifyRequest.model_validate(data)).overall is Overall.VERIFIED
+    data["claimed_answer"] = "z = 7"
+    last = verify_chain(VerifyRequest.model_validate(data)).step_verdicts[-1]
+    assert last.status is StepStatus.FAILED and last.error_kind == ErrorKind.ANSWER_MISMATCH
+    janet = VerifyRequest.model_validate({
+        "original_query": JANET, "domain": "mathematics", "proof_level": "formal", "prover": "coq",
+        "claimed_answer": "46", "reasoning_chain": [{"step_id": 1, "content": "16 + 3 + 4 = 23"},
+                                                    {"step_id": 2, "content": "23 * 2 = 46"}]})
+    verdict = verify_chain(janet)
+    assert verdict.overall is Overall.PARTIAL and [v.evidence.kind for v in verdict.step_verdicts] == ["relations"] * 2

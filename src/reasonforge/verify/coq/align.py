@@ -19,6 +19,17 @@ Context, its ancestors' claims, the numeric values known so far and the number d
 - Every claim covered: aligned. One not covered: misaligned, with "the theorem proves X but the step
   claims Y". No claim readable in the text (or one seen but not comparable): unreadable, and no theorem can
   verify the step. No theorem statement readable: unread. The caller reports both as unsupported.
+
+The registered aligner (`align`, run by the soundness gate) keeps only the THEOREM evidence the judge recorded,
+then holds it to the maths domain's reading, as the sympy aligner does whatever artifact arrived:
+- a `claimed_conclusion` must be a claim (or the value of a claim) of the step's text, which the theorems cover;
+- prose beyond what the readers compare (`lang.math.prose`: "She sells 20 eggs, since 16 - 3 - 4 = 9") and every
+  step of a word problem (`lang.math.problem`) leave the step verified on its relations only (evidence
+  RELATIONS, the chain PARTIAL): a theorem about the numbers says nothing about what they count;
+- on the last step, the claimed answer is compared with the value of the unknown the question asks for
+  (`lang.math.answers.check_answer`): a mismatch fails the step (ANSWER_MISMATCH), an answer that cannot be
+  read or compared, or whose value no verified theorem derives, leaves it unsupported; an answer that is a
+  claim ("n² is divisible by 4") must be one of the last step's claims.
 """
 
 from __future__ import annotations
@@ -30,20 +41,26 @@ from typing import Any, Literal
 
 import sympy
 
+from reasonforge.lang.math.answers import StepText, check_answer, same_value, value_of
+from reasonforge.lang.math.expr import to_text
 from reasonforge.lang.math.grounding import step_grounding
+from reasonforge.lang.math.problem import WORD_PROBLEM_NOTE, read_problem, word_problem
+from reasonforge.lang.math.prose import prose_beyond_relations
 from reasonforge.lang.math.reading import read_text
+from reasonforge.lang.math.text import extract_value
 from reasonforge.registry import checkers
 from reasonforge.types import (
     ArtifactLanguage,
     CheckLimits,
     CheckOutcome,
     ErrorKind,
+    Evidence,
     EvidenceKind,
     StepContext,
     StepStatus,
     StepTranslation,
 )
-from reasonforge.verify.coq.claims import DOMAIN_RANK, StepClaims
+from reasonforge.verify.coq.claims import DOMAIN_RANK, DOMAIN_WORDS, PROPERTY_ATOMS, StepClaims, read_spans, step_claims
 from reasonforge.verify.coq.terms import Atom, Statement, Unsupported, atoms_equivalent, statement_of, truth
 
 __all__ = ["MAX_CLAIMS", "MAX_FACTS", "TYPE_RANK", "Alignment", "Knowledge", "align", "align_theorems", "domain_of_value", "holds", "rename", "render_statement"]
@@ -307,14 +324,23 @@ def _mappings(own: StepClaims, claims: Sequence[Atom], witnesses: Mapping[str, t
 @checkers.aligner(ArtifactLanguage.COQ)
 def align(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:
     """A verified Coq step stands only on the evidence the chain checker recorded when it aligned the step's
-    theorems with its claims (`align_theorems`, in the judge): THEOREM evidence with an aligned claim. Anything
-    else is stripped, and the gate then leaves the step unsupported."""
+    theorems with its claims (`align_theorems`, in the judge): THEOREM evidence with an aligned claim; anything
+    else is stripped, and the gate then leaves the step unsupported. Then the maths domain's reading holds
+    whatever artifact arrived (`_domain_rules`): a claimed conclusion the theorems do not cover, prose beyond the
+    relations, a word problem and its ungrounded operands (`_grounded`), and the claimed answer (on the last step)."""
+    if outcome.status in (StepStatus.ERROR, StepStatus.INVALIDATED):
+        return outcome
     evidence = outcome.evidence
-    if outcome.status is not StepStatus.VERIFIED or (
+    if outcome.status is StepStatus.VERIFIED and not (
             evidence is not None and evidence.kind is EvidenceKind.THEOREM and evidence.aligned_claim.strip()
             and (outcome.details.get("alignment") or {}).get("status") == "aligned"):
-        return _grounded(context, outcome)
-    return outcome.model_copy(update={"evidence": None})
+        outcome = outcome.model_copy(update={"evidence": None})
+    elif outcome.status is StepStatus.VERIFIED:
+        outcome = _domain_rules(context, outcome)
+        outcome = _grounded(context, outcome)
+    if context.final and context.claimed_answer.strip():
+        outcome = _answer(context, outcome)
+    return outcome
 
 
 def _grounded(context: StepContext, outcome: CheckOutcome) -> CheckOutcome:
@@ -329,3 +355,104 @@ def _grounded(context: StepContext, outcome: CheckOutcome) -> CheckOutcome:
         return outcome
     return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNGROUNDED_OPERAND, grounding.message(),
                               ungrounded_operands=[m.operand for m in grounding.missing])
+
+
+# ---- the maths domain's reading, whatever the artifact -----------------------------------------------------------
+def _domain_rules(context: StepContext, outcome: CheckOutcome) -> CheckOutcome:
+    """A theorem proves the relations the step states. A claimed conclusion they do not state is unchecked
+    (unsupported); what the prose says besides them ("She sells 20 eggs, since 16 - 3 - 4 = 9"), and any step of
+    a word problem (`lang.math.problem`), leave the step verified on its relations only (evidence RELATIONS), as
+    the sympy aligner does: no artifact proves what the text's reader does not read."""
+    evidence = outcome.evidence
+    assert evidence is not None
+    if (why := _unchecked_conclusion(context)) is not None:
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, why)
+    reading = read_text(context.content)
+    text = list(context.content)
+    compared = [a.span for a in reading.assumptions if a.relation is not None or (
+        a.properties and all(p in PROPERTY_ATOMS or p in DOMAIN_WORDS for p in a.properties))]
+    for start, end in [*compared, *read_spans(context.content)]:
+        text[start:end] = " " * (end - start)  # what the Coq reader compares besides the relations
+    prose = prose_beyond_relations("".join(text), reading.relations)
+    story = word_problem(context.original_query)
+    if not prose and not story:
+        return outcome
+    notes = [f"only the relations were proven; the step also says \"{prose}\", which no relation states"] if prose \
+        else []
+    notes += [WORD_PROBLEM_NOTE] if story else []
+    return outcome.with_evidence(Evidence(kind=EvidenceKind.RELATIONS, aligned_claim=evidence.aligned_claim,
+                                          formaliser=evidence.formaliser, supplied_by=evidence.supplied_by,
+                                          note="; ".join([*notes, *([evidence.note] if evidence.note else [])])))
+
+
+def _unchecked_conclusion(context: StepContext) -> str | None:
+    """Why the step's `claimed_conclusion` is not what its text states (the theorems cover the text's claims
+    only), or None: each claim of it must be one of the text's, a value it states the value of one."""
+    conclusion = (context.claimed_conclusion or "").strip()
+    if not conclusion:
+        return None
+    stated = _claims_within(conclusion, context.content)
+    if stated is not None:
+        return None if stated else f"the claimed conclusion \"{conclusion[:60]}\" is not a claim the step's text states"
+    value = extract_value(conclusion)
+    if value is None:
+        return f"the claimed conclusion \"{conclusion[:60]}\" cannot be read as a relation or a value"
+    if any((node := value_of(rel, None)) is not None and same_value(node, value)
+           for rel in read_text(context.content).claims):
+        return None
+    return f"the claimed conclusion {to_text(value)} is not a value the step's relations derive"
+
+
+def _claims_within(claimed: str, content: str) -> bool | None:
+    """Is each claim the Coq reader reads in `claimed` (a relation, a parity or divisibility) a claim of `content`?
+    None when it reads no claim there (or one it cannot compare)."""
+    # a conclusion asserts what it states: read as concluded ("Therefore z = 5"), not as a bare case ("z = 5")
+    said = step_claims(f"Therefore {claimed}")
+    if not said.claims or said.uncompared or said.premises:
+        return None
+    own = step_claims(content).claims
+    return all(any(_spelling(a.text) == _spelling(c.text) or (a.expr is not None and a.expr.free_symbols
+                                                                and atoms_equivalent(a, c)) for c in own)
+               for a in said.claims)
+
+
+def _answer(context: StepContext, outcome: CheckOutcome) -> CheckOutcome:
+    """The claimed answer against the value of the unknown the question asks for, as the chain's texts state it
+    (`lang.math.answers.check_answer`, the rule the sympy aligner applies): a mismatch fails the last step
+    (ANSWER_MISMATCH), an answer that cannot be read or compared, or whose value no verified step derives, leaves
+    a verified last step unsupported. A claimed answer that is a proposition ("n² is divisible by 4") must be a
+    claim of the last step, which its theorem covers."""
+    last = StepText(context.step_id, context.content, read_text(context.content, context.claimed_conclusion))
+    ancestors = [StepText(a.step_id, a.content, read_text(a.content, a.claimed_conclusion)) for a in context.ancestors]
+    check = check_answer(context.claimed_answer, read_problem(context.original_query), last, ancestors)
+    if check.status == "unread" and (same := _claims_within(context.claimed_answer, context.content)) is not None:
+        if same:
+            return outcome
+        return _unchecked(outcome, f"the claimed answer \"{context.claimed_answer[:60]}\" is not a claim of the last "
+                          "step")
+    if check.status == "unread":
+        return _unchecked(outcome, check.message)
+    if check.status == "different":
+        if outcome.status is StepStatus.FAILED:  # the step's own failure comes first; the mismatch is noted
+            return outcome.model_copy(update={"details": {**outcome.details, "answer": f"mismatch: {check.message}"}})
+        return outcome.downgraded(StepStatus.FAILED, ErrorKind.ANSWER_MISMATCH, check.message,
+                                  answer=f"mismatch: {check.message}")
+    covered = read_text(context.content).claims  # the theorems cover the content's relations, not the conclusion's
+    for final in check.finals:
+        own = final.step_id == context.step_id
+        if (own and (outcome.status is not StepStatus.VERIFIED or final.relation not in covered)) or (
+                not own and not any(a.step_id == final.step_id and final.relation in a.math.claims for a in ancestors)):
+            return _unchecked(outcome, f"the claimed answer matches {final.source}, which no verified theorem "
+                              "derives")
+    if outcome.status is not StepStatus.VERIFIED or outcome.evidence is None:
+        return outcome
+    note = "; ".join(x for x in (outcome.evidence.note, f"claimed answer {check.message}") if x)
+    return outcome.model_copy(update={"details": {**outcome.details, "answer": check.message},
+                                      "evidence": outcome.evidence.model_copy(update={"note": note})})
+
+
+def _unchecked(outcome: CheckOutcome, message: str) -> CheckOutcome:
+    if outcome.status is not StepStatus.VERIFIED:
+        return outcome
+    return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
+                              f"{message}; the last step does not vouch for an answer nobody checked")

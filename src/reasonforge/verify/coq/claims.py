@@ -37,8 +37,22 @@ from reasonforge.lang.math.step import StepMath
 from reasonforge.lang.math.text import extract
 from reasonforge.verify.coq.terms import Atom
 
-__all__ = ["ASSUMING", "DOMAIN_RANK", "PROPERTY_ATOMS", "SOME", "Clauses", "Phrase", "StepClaims", "domain_of",
-           "mentioned_names", "phrases", "relation_atom", "step_claims"]
+__all__ = [
+    "ASSUMING",
+    "DOMAIN_RANK",
+    "DOMAIN_WORDS",
+    "PROPERTY_ATOMS",
+    "SOME",
+    "Clauses",
+    "Phrase",
+    "StepClaims",
+    "domain_of",
+    "mentioned_names",
+    "phrases",
+    "read_spans",
+    "relation_atom",
+    "step_claims",
+]
 
 _SUPERSCRIPTS = str.maketrans({"²": "^2", "³": "^3", "⁴": "^4"})
 # One maths word (`n²`, `(2k)²`, `n^2`): prose never joins it. It starts only where a word starts: without the
@@ -94,6 +108,7 @@ class Phrase:
     x: Node
     d: Node | None
     text: str
+    span: tuple[int, int] = (0, 0)
 
     def atom(self) -> Atom | None:
         """The claim as an atom (`Mod(x, d) = 0`), or None when a side has no value."""
@@ -148,12 +163,23 @@ def phrases(text: str) -> list[Phrase]:
             if x is None:
                 continue
             if kind == "parity":
-                out.append(Phrase(m.group("p").lower(), x, None, m.group(0).strip()))
+                out.append(Phrase(m.group("p").lower(), x, None, m.group(0).strip(), m.span()))
                 continue
             d = _node(m.group("d"))
             if d is not None:
-                out.append(Phrase("divides", x, d, m.group(0).strip()))
+                out.append(Phrase("divides", x, d, m.group(0).strip(), m.span()))
     return out
+
+
+def read_spans(text: str) -> list[tuple[int, int]]:
+    """Where this reader reads a claim or a binder besides the shared extractor's relations and assumptions:
+    parity and divisibility phrases (premises too) and existential introductions ("for some integer k")."""
+    spans = [m.span() for pattern, _ in _PHRASES for m in pattern.finditer(text)]
+    return spans + [m.span() for m in SOME.finditer(text)]
+
+
+DOMAIN_WORDS = frozenset(("integer", "natural", "whole", "positive", "rational", "real", "nonnegative"))
+"""The properties that say which numbers a name ranges over (`domain_of` reads them)."""
 
 
 def domain_of(properties: tuple[str, ...] | list[str], words: str = "") -> str | None:

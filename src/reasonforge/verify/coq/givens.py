@@ -9,7 +9,8 @@ it sits in a condition of that sentence ("Prove that if n is even, then ..." giv
 sentence with alternatives or a denial ("x = 2 or x = 3", "x is not 3") gives nothing: its relations are not
 each true, and a Context hypothesis read from them would assume more than the question says.
 
-One named theorem is read as well: a question that gives "a right triangle with legs 3 and 4" gives the
+One named theorem is read as well: a question that gives "a right triangle with legs 3 and 4" (the maths reader's
+`lang.math.problem.right_triangles`, with whole-number or decimal legs: "4√3" and "4/3" are not 4) gives the
 Pythagorean relation between those legs and a fresh name of its hypotenuse, and that the name is a length
 (`grounding` accepts exactly those two Context hypotheses; nothing else a triangle implies).
 """
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from reasonforge.lang.math.expr import ExpressionError, evaluate
+from reasonforge.lang.math.problem import right_triangles
 from reasonforge.lang.math.text import extract
 from reasonforge.verify.coq.claims import (
     ASSUMING,
@@ -40,14 +42,6 @@ _GOAL = re.compile(r"\b(prove|show|verify|check|find|determine|compute|calculate
                    r"explain|justify|demonstrate|deduce|conclude|establish|confirm|derive|express|simplify|is\s+it|"
                    r"does|do|can|could|should|must)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.?!;](?=\s|$)")
-_NUMBER = r"(\d+(?:\.\d+)?)"
-# "a right triangle with legs 3 and 4": the hypotenuse h of it satisfies 3² + 4² = h², h ≥ 0 (Pythagoras). Each leg
-# is read whole or not at all: "3 and 4√3", "3 and 4/3", "3 and 4 cm²" grant nothing (the clause must end there)
-_RIGHT_TRIANGLE = re.compile(rf"\bright(?:[- ]angled)?\s+triangle\s+(?:with|whose|having|has)\s+legs\s+(?:are\s+|of\s+"
-                             rf"(?:lengths?\s+)?|measuring\s+)?{_NUMBER}\s*(?:,\s*and|and|,)\s*{_NUMBER}"
-                             rf"(?=\s*(?:$|[,;?!]|\.(?:\s|$)|\s+(?:and|with|where|in|so|then|units?|cm|mm|m|km|inches|feet|ft|"
-                             rf"meters?|centimeters?)\b))",
-                             re.IGNORECASE)
 
 
 @dataclass
@@ -142,9 +136,10 @@ def read_givens(question: str) -> Givens:
                 op, expr = PROPERTY_ATOMS[prop](v)
                 out.atoms.append(Atom(op, expr, f"{assumption.name} is {prop}"))
                 out.texts.append(f"{assumption.name} is {prop}")
-    for m in _RIGHT_TRIANGLE.finditer(question):
-        if sentences.asserted(m.start()):
-            out.right_triangles.append((sympy.Rational(m.group(1)), sympy.Rational(m.group(2))))
+    for triangle in right_triangles(question):  # the maths reader's: "legs 3 and 4√3" is not legs 3 and 4
+        a, b = triangle.legs
+        if a.is_Rational and b.is_Rational and sentences.asserted(triangle.span[0]):
+            out.right_triangles.append((a, b))
     out.contradiction = _contradiction(out.atoms)
     return out
 

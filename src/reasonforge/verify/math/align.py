@@ -31,28 +31,36 @@ holds the checked artifact to it:
    does not verify the step when the name is what the question asks for ("the hypotenuse c = 9"), or when it
    states a lone name's value as a conclusion with nothing determining it ("Therefore c = 9"), or when the
    chain's last step derives nothing (every relation of it a definition).
-6. The claimed answer (last step only; an empty `claimed_answer` claims nothing): read as a value (`72`, `$5`,
-   `\\boxed{5}`) or as `name = value`, and compared with the chain's final value: the answer line's value
-   (`#### 72`), else the value the last step's last equation (for `name = value`, its last equation for that
-   name) gives, else the latest ancestor's. A mismatch fails the last step (ANSWER_MISMATCH, both values in the
-   message; a checker error stays an error, an earlier failure keeps its message). An answer that cannot be
-   read, or that the chain states no value to compare with, or that only an unchecked value matches, leaves a
-   verified last step unsupported (UNREADABLE_CLAIM): a VERIFIED chain must not carry an answer nobody checked.
-   Where the reader cannot compare the two (`\\{1, 2\\}`, `2\\sqrt{2}` against `\\sqrt{8}`), `math-verify` does
-   (`verify.math.answers`); the answer note then says so.
+6. The claimed answer (last step only; an empty `claimed_answer` claims nothing) is compared with the value of
+   the unknown the question asks for, as the chain states it (`lang.math.answers.check_answer`, the rule every
+   maths aligner applies, Coq's included): the answer is read strictly (a negation, a second value, a rate or a
+   unit other than the question's is refused, never read as its first number), and compared with the last
+   value the chain gives the asked name (the answer's own name first), else a GSM8K answer line's (`#### 72`),
+   else the last step's last value, else the latest ancestor's; a last relation that only re-derives a known
+   value (a check line) leaves the final value ambiguous. A mismatch fails the last step (ANSWER_MISMATCH, both
+   values in the message; a checker error stays an error, an earlier failure keeps its message), and so does an
+   answer that is not the value the question itself determines ("What is 2 + 3?", the hypotenuse of the
+   triangle it gives). An answer that cannot be read or compared, an ambiguous final value, or a value no
+   verified relation derives leaves a verified last step unsupported (UNREADABLE_CLAIM): a VERIFIED chain must
+   not carry an answer nobody checked. Sets, intervals and radicals the reader cannot compare go to `math-verify`
+   once the reader has read the answer as one value.
 7. Evidence: aligned_claim = the step's relations `; `-joined (an answer line: its claim); formaliser
    OFFLINE_READER when the artifact's lines are the plan's as written, ARTIFACT when they are equivalent
    rewritings. The kind says what the check covers: CLAIM when the relations are all the text asserts (what is
    left once they are taken out is connectives and citations: "So", "Therefore", "Let", "By the Pythagorean
-   theorem"; never an operator word such as "square" or "take away", nor a word of any other script),
-   RELATIONS when the prose asserts more ("she sells 16 - 3 - 4 = 9 eggs" also says what the 9 eggs are): only
-   the arithmetic inside it was checked, and the note quotes the rest. CONDITIONAL (with
-   `Evidence.assumptions`) when the claim was proven from premises the step states that are neither given nor
-   derived ("Assume x > 0. Then x = 2."; not the antecedent of an implication it asserts, "If K² = 1, then …",
-   nor a property of a name it introduces, "n = 2k where k is an integer"); such a premise the givens
-   contradict fails the step (CONTRADICTION), unless it is supposed for a reductio ("for contradiction"). A
-   RELATIONS or CONDITIONAL step is verified but does not make its chain VERIFIED (`chain.cascade.overall_of`).
-   The note also lists the definitions (fresh names) and the answer comparison.
+   theorem", `lang.math.prose`; never an operator word such as "square" or "take away", nor a word of any other
+   script) and the question is not a word problem; RELATIONS when the prose asserts more ("she sells 16 - 3 - 4 =
+   9 eggs" also says what the 9 eggs are): only the arithmetic inside it was checked, and the note quotes the
+   rest; RELATIONS too for every step of a word problem (`lang.math.problem`: the question states quantities of
+   something and does not determine its answer): `16 + 3 + 4 = 23` is true arithmetic whether or not its numbers
+   are the eggs the question counts, and no rule reads what a number counts, so the rules alone never prove a
+   word problem's step (only independent formalisations of the question, `pipeline.corroboration`, lift it to
+   CORROBORATED). CONDITIONAL (with `Evidence.assumptions`) when the claim was proven from premises the step
+   states that are neither given nor derived ("Assume x > 0. Then x = 2."; not the antecedent of an implication
+   it asserts, "If K² = 1, then …", nor a property of a name it introduces, "n = 2k where k is an integer"); such
+   a premise the givens contradict fails the step (CONTRADICTION), unless it is supposed for a reductio ("for
+   contradiction"). A RELATIONS or CONDITIONAL step is verified but does not make its chain VERIFIED
+   (`chain.cascade.overall_of`). The note also lists the definitions (fresh names) and the answer comparison.
 8. Problem grounding (a question that states quantities of a story and no relation beyond bindings of names to
    numbers, whatever it names its unknown; `lang.math.grounding`): every operand of the step's relations must
    be grounded: a quantity the question states (in a form solutions write it: 20 % as 0.2, its complement 80 %,
@@ -83,6 +91,16 @@ from typing import Any
 import sympy
 
 from reasonforge.errors import ArtifactSyntaxError
+from reasonforge.lang.math.answers import (
+    Refusal,
+    Stated,
+    StepText,
+    check_answer,
+    final_value,
+    read_answer,
+    same_value,
+    value_of,
+)
 from reasonforge.lang.math.expr import (
     Binary,
     Call,
@@ -97,8 +115,9 @@ from reasonforge.lang.math.expr import (
     to_text,
 )
 from reasonforge.lang.math.grounding import step_grounding
-from reasonforge.lang.math.quantities import stated_quantities
-from reasonforge.lang.math.reading import Question, answer_line, false_under, holds_property, read_question
+from reasonforge.lang.math.problem import WORD_PROBLEM_NOTE, read_problem, word_problem
+from reasonforge.lang.math.prose import CITATION, FILLER, WORDS, prose_beyond_relations
+from reasonforge.lang.math.reading import Question, false_under, holds_property, read_question
 from reasonforge.lang.math.step import Assumption, Relation, StepMath
 from reasonforge.lang.math.text import extract, extract_value
 from reasonforge.registry import checkers
@@ -116,7 +135,6 @@ from reasonforge.types import (
     StepStatus,
     StepTranslation,
 )
-from reasonforge.verify.math.answers import math_verify_same, read_answer, same_value
 from reasonforge.verify.math.plan import StepPlan, plan_step, read_step
 from reasonforge.verify.math.relations import ArithmeticChecker, Line, parse_artifact
 
@@ -173,8 +191,8 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
         outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
                             f"the step also asserts what the reader could not read exactly: "
                             f"{plan.reading.unread[0].message}; its other relations are not all it says")
-    elif outcome.status is StepStatus.VERIFIED:
-        outcome = _conclusion(context, plan, aligned, _definitions(context, plan, aligned, outcome))
+    elif outcome.status is StepStatus.VERIFIED and alignment is not None:
+        outcome = _conclusion(context, plan, alignment, _definitions(context, plan, alignment, outcome))
     if outcome.status is StepStatus.FAILED and alignment is not None:
         outcome = _refutable(context, plan, alignment, outcome)
     assumed = _assumed(context, question, plan, ancestors)
@@ -197,57 +215,22 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     if prose:
         unchecked = f"only the arithmetic was checked; the step also says \"{prose}\", which no relation states"
         note = "; ".join(x for x in (unchecked, note) if x)
+    story = word_problem(context.original_query)
+    if story:
+        note = "; ".join(x for x in (WORD_PROBLEM_NOTE, note) if x)
     assumptions = [a.text for a in assumed]
     if assumptions:
         note = "; ".join(x for x in (note, f"proven from what the step assumes: {'; '.join(assumptions)}") if x)
-    kind = EvidenceKind.RELATIONS if prose else EvidenceKind.CONDITIONAL if assumptions else EvidenceKind.CLAIM
+    kind = EvidenceKind.RELATIONS if prose or story else EvidenceKind.CONDITIONAL if assumptions \
+        else EvidenceKind.CLAIM
     return outcome.with_evidence(Evidence(kind=kind, aligned_claim=relations, formaliser=alignment.formaliser,
                                            assumptions=assumptions, note=note))
 
 
-# Words that assert nothing about the problem: connectives, the verbs of calculation, pronouns. No operator word
-# ("square", "double", "take away", "times"): one the reader read is inside its relation's span, and one it did
-# not read says something about a value that no relation states.
-_FILLER = frozenset("""
-so therefore thus hence then now we i you us our it its this that these those the a an let be is are was were
-equals equal equaling to of and also finally next first second third last step here note since because as which
-gives give giving yields yield get gets got have has obtain obtains find finds found means mean follows follow
-compute computing computed calculate calculating calculated substitute substituting substituted plug plugging
-plugged in into solve solving solved for with from both sides side divide dividing divided multiply multiplying
-multiplied add adding added subtract subtracting subtracted simplify simplifying simplified rearrange
-rearranging rearranged becomes become leaves leave true holds hold check checking can will must write writing
-written expression equation equations result results value values answer answers when where if suppose assume
-assuming given using use by or on at
-""".split())  # noqa: SIM905 - a word list reads better as text
-# "By the Pythagorean theorem", "by the distributive law": a justification names a known fact, it claims none.
-# Only a name (capitalised: Pythagorean, Vieta's) or a known adjective may qualify it, and at most two words:
-# otherwise a claim could hide inside a pretend citation ("by the Janet sells nine eggs rule").
-_CITATION = re.compile(r"\b(?:[Bb]y|[Ff]rom|[Uu]sing|[Aa]pplying|[Vv]ia)\s+(?:the\s+)?"
-                       r"(?:(?:[A-Z][\w'’\-]*|distributive|commutative|associative|quadratic|binomial|remainder|"
-                       r"factor|triangle|sine|cosine|power|product|quotient|chain)\s+){0,2}"
-                       r"(?:theorem|rule|formula|law|identity|property|definition|lemma|principle)s?\b")
-# a word in any script: Latin words of two letters or more (one letter is a name), and any run of letters of
-# another script (`Неверно`, `是错误的`), whose words the reader never reads
-_WORDS = re.compile(r"[A-Za-z]{2,}|[^\W\d_A-Za-z]+")
-
-
-def prose_beyond_relations(text: str, relations: Sequence[Relation]) -> str:
-    """What the text asserts besides its relations (their spans, citations and connectives taken out); ""
-    when the relations are all it says."""
-    keep = list(text)
-    for rel in relations:
-        start, end = rel.span
-        keep[start:end] = " " * (end - start)
-    rest = _CITATION.sub(" ", "".join(keep))
-    names = {n for rel in relations for n in (*names_in(rel.lhs_tree), *names_in(rel.rhs_tree))}
-    words = [w for w in _WORDS.findall(rest) if w.lower() not in _FILLER and w not in names]
-    return " ".join(words)[:120]
-
-
 # ---- what the prose around a false relation says --------------------------------------------------------------
 # Words that may govern a relation without changing whether it is asserted: the connectives and verbs of
-# calculation (`_FILLER`), pronouns, articles, prepositions, and the nouns and verbs of quantities and money.
-_GOVERNING = _FILLER | frozenset("""
+# calculation (`lang.math.prose.FILLER`), pronouns, articles, prepositions, and the nouns and verbs of quantities and money.
+_GOVERNING = FILLER | frozenset("""
 he she they them him her his hers their theirs my mine me your yours its there what how many much more less
 fewer each every all some any no per another other others total sum difference product quotient number numbers
 amount amounts cost costs price prices pay pays paid paying spend spends spent spending buy buys bought buying
@@ -276,7 +259,7 @@ def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcom
               if i < len(own) and results.get(line.number, {}).get("verdict") == StepStatus.FAILED.value]
     if not failed:
         return outcome
-    known = _GOVERNING | {_stem(w) for w in _WORDS.findall(context.original_query.lower())} | _GOVERNING_STEMS
+    known = _GOVERNING | {_stem(w) for w in WORDS.findall(context.original_query.lower())} | _GOVERNING_STEMS
     unknown: list[tuple[Relation, list[str]]] = []
     for rel in failed:
         if rel.origin == "annotation":
@@ -313,10 +296,10 @@ def _governing_words(text: str, rel: Relation, relations: Sequence[Relation]) ->
     for other in relations:
         for k in range(max(other.span[0], lo), min(other.span[1], hi)):
             chars[k - lo] = " "
-    prose = _CITATION.sub(" ", "".join(chars))
+    prose = CITATION.sub(" ", "".join(chars))
     names = {n for r in relations for n in r.names}
     counted = {w.lower() for m in _COUNTED.finditer(text, lo, hi) for w in m.group(1).split()}
-    return [w for w in _WORDS.findall(prose) if w not in names and w.lower() not in counted]
+    return [w for w in WORDS.findall(prose) if w not in names and w.lower() not in counted]
 
 
 # ---- assumptions ----------------------------------------------------------------------------------------------
@@ -384,38 +367,36 @@ def _grounded(context: StepContext, plan: StepPlan, ancestors: Sequence[tuple[Re
 
 
 def is_word_problem(query: str) -> bool:
-    """Whether `query` is a word problem whose numbers are quantities of a story (rule 8 applies to it)."""
-    return _word_problem(read_question(query)) and bool(stated_quantities(query))
+    """Whether `query` is a word problem (`lang.math.problem`): its steps are verified on their arithmetic only
+    (evidence RELATIONS), unless independent formalisations of it corroborate them."""
+    return word_problem(query)
 
 
 def step_results(context: StepContext) -> list[Node]:
     """The closed values the step's claims give, in order (`16 - 3 - 4 = 9` gives 9); none for a step that
     claims no value."""
     plan = _plan(context)
-    return [node for rel in plan.reading.claims if (node := _value_of(rel, None)) is not None]
+    return [node for rel in plan.reading.claims if (node := value_of(rel, None)) is not None]
 
 
 def chain_answer(context: StepContext) -> Node | None:
-    """The answer of a chain, from its last step's context: the claimed answer as a value, else the chain's final
-    value (rule 6); None when neither can be read."""
-    claimed = read_answer(context.claimed_answer) if context.claimed_answer.strip() else None
-    if claimed is not None:
-        return claimed[1]
-    ancestors = [(a, read_step(a)) for a in context.ancestors]
-    final = _final_value(context, _plan(context), ancestors, None, CheckOutcome(status=StepStatus.UNSUPPORTED,
-                                                                                 message=""), None)
-    return final.value if final is not None else None
+    """The answer of a chain, from its last step's context: the claimed answer as one value, else the chain's
+    final value (rule 6) when it is not ambiguous; None when neither can be read."""
+    if context.claimed_answer.strip():
+        claimed = read_answer(context.claimed_answer)
+        if isinstance(claimed, Refusal) or len(claimed.parts) != 1:
+            return None
+        return claimed.parts[0].value
+    ancestors = [StepText(a.step_id, a.content, read_step(a)) for a in context.ancestors]
+    last = StepText(context.step_id, context.content, _plan(context).reading)
+    final = final_value(read_problem(context.original_query), last, ancestors, None)
+    return final.stated.value if final is not None and not final.rederived else None
 
 
 def _plan(context: StepContext) -> StepPlan:
     step = ReasoningStep(step_id=context.step_id, content=context.content,
                          claimed_conclusion=context.claimed_conclusion)
     return plan_step(step, read_question(context.original_query), [(a, read_step(a)) for a in context.ancestors])
-
-
-def _word_problem(question: Question) -> bool:
-    """A question in prose: it states no relation and asks for no named unknown (its numbers are quantities)."""
-    return question.givens.empty and not question.asked_names
 
 
 # ---- alignment ---------------------------------------------------------------------------------------------------
@@ -638,7 +619,7 @@ def _conclusion(context: StepContext, plan: StepPlan, alignment: _Aligned, outco
     results = _results(outcome)
     own = plan.reading.relations
     for rel, line in zip(own, alignment.own_lines):
-        node = _value_of(rel, None) if rel in plan.reading.claims else None
+        node = value_of(rel, None) if rel in plan.reading.claims else None
         verified = results.get(line.number, {}).get("verdict") == StepStatus.VERIFIED.value
         if node is not None and verified and same_value(node, value):
             return outcome
@@ -647,50 +628,39 @@ def _conclusion(context: StepContext, plan: StepPlan, alignment: _Aligned, outco
 
 
 # ---- the claimed answer -----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Final:
-    """The chain's final value: the node, where it was stated, and whether a verified check derived it."""
-
-    value: Node
-    source: str
-    derived: bool
-
-
 def _answer(context: StepContext, plan: StepPlan, ancestors: Sequence[tuple[ReasoningStep, StepMath]],
             alignment: _Aligned | None, outcome: CheckOutcome) -> CheckOutcome:
-    """Rule 5 of the module docstring (`alignment` None: the artifact is not the step's, so nothing in the last
+    """Rule 6 of the module docstring (`alignment` None: the artifact is not the step's, so nothing in the last
     step counts as derived, but a value it states still shows a mismatch)."""
-    claimed = read_answer(context.claimed_answer)
-    name, value = claimed if claimed is not None else (None, None)
-    final = _final_value(context, plan, ancestors, alignment, outcome, name)
-    if final is None:
-        which = f"value of {name}" if name else "value"
-        return _unchecked_answer(outcome, f"the chain states no {which} to compare the claimed answer "
-                                 f"\"{_short(context.claimed_answer)}\" with")
-    same = same_value(final.value, value) if value is not None else None
-    compared_by = "reader"
-    if same is None:  # a form the reader cannot compare (`\{1, 2\}`, `2\sqrt{2}`): the equivalence checker
-        same, compared_by = math_verify_same(to_text(final.value), context.claimed_answer), "math-verify"
-    if same is None and claimed is None:
-        return _unchecked_answer(outcome, f"the claimed answer \"{_short(context.claimed_answer)}\" cannot be read "
-                                 "as a value or as `name = value`")
-    stated = (f"{name} = {to_text(value)}" if name else to_text(value)) if value is not None \
-        else _short(context.claimed_answer)
-    shown = f"{stated} against the final value {final.source}" + (" (by math-verify)" if compared_by != "reader"
-                                                                     else "")
-    if same is False:
+    results = _results(outcome)
+    own_lines = alignment.own_lines if alignment is not None else ()
+    last = StepText(context.step_id, context.content, plan.reading)
+    check = check_answer(context.claimed_answer, read_problem(context.original_query), last,
+                         [StepText(a.step_id, a.content, math) for a, math in ancestors])
+    if check.status == "unread":
+        return _unchecked_answer(outcome, check.message)
+    if check.status == "different":
         if outcome.status is StepStatus.FAILED:  # the step's own failure comes first; the mismatch is noted
-            return outcome.model_copy(update={"details": {**outcome.details, "answer": f"mismatch: {shown}"}})
-        return outcome.downgraded(StepStatus.FAILED, ErrorKind.ANSWER_MISMATCH,
-                         f"the claimed answer {stated} is not the chain's final value: {final.source}",
-                         answer=f"mismatch: {shown}")
-    if same is None:
-        return _unchecked_answer(outcome, f"the claimed answer {stated} cannot be compared exactly with the "
-                                 f"final value {final.source}")
-    if not final.derived:
-        return _unchecked_answer(outcome, f"the claimed answer {stated} matches {final.source}, which no "
-                                 "verified relation derives")
-    return outcome.model_copy(update={"details": {**outcome.details, "answer": shown}})
+            return outcome.model_copy(update={"details": {**outcome.details, "answer": f"mismatch: {check.message}"}})
+        return outcome.downgraded(StepStatus.FAILED, ErrorKind.ANSWER_MISMATCH, check.message,
+                                  answer=f"mismatch: {check.message}")
+
+    def derived(final: Stated) -> bool:
+        if final.step_id != context.step_id:
+            # an ancestor's claim is vouched for by its own verdict: the chain is VERIFIED only if it is
+            return any(a.step_id == final.step_id and final.relation in math.claims for a, math in ancestors)
+        own = plan.reading.relations
+        if final.relation is None:  # the answer line: its claim is the plan's last line
+            line = own_lines[-1] if plan.answer is not None and own_lines else None
+        else:
+            line = own_lines[own.index(final.relation)] if final.relation in own and len(own_lines) == len(own) \
+                else None
+        return line is not None and results.get(line.number, {}).get("verdict") == StepStatus.VERIFIED.value
+
+    if not all(derived(final) for final in check.finals):
+        return _unchecked_answer(outcome, f"the claimed answer matches {check.message.split(' against ', 1)[-1]}, "
+                                 "which no verified relation derives")
+    return outcome.model_copy(update={"details": {**outcome.details, "answer": check.message}})
 
 
 def _unchecked_answer(outcome: CheckOutcome, message: str) -> CheckOutcome:
@@ -703,54 +673,6 @@ def _unchecked_answer(outcome: CheckOutcome, message: str) -> CheckOutcome:
 def _short(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def _final_value(context: StepContext, plan: StepPlan, ancestors: Sequence[tuple[ReasoningStep, StepMath]],
-                 alignment: _Aligned | None, outcome: CheckOutcome, name: str | None) -> _Final | None:
-    """The chain's final value (for `name`, the final value of that name), or None where it states none."""
-    results = _results(outcome)
-    own_lines = alignment.own_lines if alignment is not None else ()
-    answer = answer_line(context.content)
-    if answer is not None and plan.reading.empty:
-        written = extract_value(answer)
-        if written is None:
-            return None
-        line = own_lines[-1] if plan.answer is not None and own_lines else None
-        checked = line is not None and results.get(line.number, {}).get("verdict") == StepStatus.VERIFIED.value
-        return _Final(written, f"{to_text(written)} (the answer line of step {context.step_id})", checked)
-    own = plan.reading.relations
-    for rel in reversed(plan.reading.claims):
-        node = _value_of(rel, name)
-        if node is not None:
-            line = own_lines[own.index(rel)] if rel in own and len(own_lines) == len(own) else None
-            verified = line is not None and results.get(line.number, {}).get("verdict") == StepStatus.VERIFIED.value
-            return _Final(node, f"{rel.text} (step {context.step_id})", verified)
-    for step, math in reversed(ancestors):
-        # a named answer may be a binding's value ("Let y = 4"): stated, not derived
-        stated = [r for r in math.relations if r in math.claims or name is not None and r in math.bindings]
-        for rel in reversed(stated):
-            node = _value_of(rel, name)
-            if node is not None:
-                # an ancestor's claim is vouched for by its own verdict: the chain is VERIFIED only if it is
-                return _Final(node, f"{rel.text} (step {step.step_id})", rel in math.claims)
-    return None
-
-
-def _value_of(rel: Relation, name: str | None) -> Node | None:
-    """The closed value a claim gives (for `name`, the value it gives that name), else None."""
-    if rel.op not in ("=", "~="):
-        return None
-    lhs, rhs = rel.lhs_tree, rel.rhs_tree
-    if name is not None:
-        for name_side, value_side in ((lhs, rhs), (rhs, lhs)):
-            if isinstance(name_side, Name) and name_side.name == name and not names_in(value_side):
-                return value_side
-        return None
-    if not names_in(rhs):
-        return rhs
-    if not names_in(lhs):
-        return lhs
-    return None
 
 
 def _answer_text(plan: StepPlan) -> str:

@@ -1,0 +1,56 @@
+"""What a step's text asserts besides the relations a reader took out of it.
+
+`prose_beyond_relations` blanks the relations' spans, citations of a known fact ("By the Pythagorean theorem")
+and connectives ("So", "Therefore", "we get"), and returns the words that are left: "she sells 16 - 3 - 4 = 9
+eggs" leaves "she sells eggs", a claim about what the 9 counts that no relation states. Every maths aligner
+(sympy, Coq) asks it, so the domain's rule — a step verified on its relations proves its whole claim only when
+nothing is left — holds whatever artifact checked the relations.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from reasonforge.lang.math.expr import names_in
+from reasonforge.lang.math.step import Relation
+
+__all__ = ["CITATION", "FILLER", "WORDS", "prose_beyond_relations"]
+
+# Words that assert nothing about the problem: connectives, the verbs of calculation, pronouns. No operator word
+# ("square", "double", "take away", "times"): one the reader read is inside its relation's span, and one it did
+# not read says something about a value that no relation states.
+FILLER = frozenset("""
+so therefore thus hence then now we i you us our it its this that these those the a an let be is are was were
+equals equal equaling to of and also finally next first second third last step here note since because as which
+gives give giving yields yield get gets got have has obtain obtains find finds found means mean follows follow
+compute computing computed calculate calculating calculated substitute substituting substituted plug plugging
+plugged in into solve solving solved for with from both sides side divide dividing divided multiply multiplying
+multiplied add adding added subtract subtracting subtracted simplify simplifying simplified rearrange
+rearranging rearranged becomes become leaves leave true holds hold check checking can will must write writing
+written expression equation equations result results value values answer answers when where if suppose assume
+assuming given using use by or on at
+""".split())  # noqa: SIM905 - a word list reads better as text
+# "By the Pythagorean theorem", "by the distributive law": a justification names a known fact, it claims none.
+# Only a name (capitalised: Pythagorean, Vieta's) or a known adjective may qualify it, and at most two words:
+# otherwise a claim could hide inside a pretend citation ("by the Janet sells nine eggs rule").
+CITATION = re.compile(r"\b(?:[Bb]y|[Ff]rom|[Uu]sing|[Aa]pplying|[Vv]ia)\s+(?:the\s+)?"
+                       r"(?:(?:[A-Z][\w'’\-]*|distributive|commutative|associative|quadratic|binomial|remainder|"
+                       r"factor|triangle|sine|cosine|power|product|quotient|chain)\s+){0,2}"
+                       r"(?:theorem|rule|formula|law|identity|property|definition|lemma|principle)s?\b")
+# a word in any script: Latin words of two letters or more (one letter is a name), and any run of letters of
+# another script (`Неверно`, `是错误的`), whose words the reader never reads
+WORDS = re.compile(r"[A-Za-z]{2,}|[^\W\d_A-Za-z]+")
+
+
+def prose_beyond_relations(text: str, relations: Sequence[Relation]) -> str:
+    """What the text asserts besides its relations (their spans, citations and connectives taken out); ""
+    when the relations are all it says."""
+    keep = list(text)
+    for rel in relations:
+        start, end = rel.span
+        keep[start:end] = " " * (end - start)
+    rest = CITATION.sub(" ", "".join(keep))
+    names = {n for rel in relations for n in (*names_in(rel.lhs_tree), *names_in(rel.rhs_tree))}
+    words = [w for w in WORDS.findall(rest) if w.lower() not in FILLER and w not in names]
+    return " ".join(words)[:120]
