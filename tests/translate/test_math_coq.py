@@ -111,8 +111,9 @@ def test_the_pythagoras_example_verifies_on_the_theorem_for_the_questions_triang
     other = VerifyRequest.model_validate_json((EXAMPLES / "pythagoras-formal.json").read_text().replace(
         "legs 3 and 4", "legs 3 and 5"))
     verdict = verify_chain(other)
-    assert [v.status for v in verdict.step_verdicts] == [StepStatus.VERIFIED, *[StepStatus.UNSUPPORTED] * 2,
-                                                         StepStatus.FAILED]
+    assert [v.status for v in verdict.step_verdicts] == [*[StepStatus.UNSUPPORTED] * 3, StepStatus.FAILED]
+    # "Let y = 4" binds a number the question does not state (its legs are 3 and 5): ungrounded, at formal too
+    assert verdict.step_verdicts[0].error_kind == "ungrounded_operand", verdict.step_verdicts[0].error_message
     for v in verdict.step_verdicts[1:3]:
         assert v.error_kind == "ungrounded_premise", v.error_message
     assert "cited_2" in verdict.step_verdicts[1].error_message

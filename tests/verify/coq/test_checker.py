@@ -659,7 +659,8 @@ def test_the_claimed_answer_is_compared_at_formal():
 @needs_coq
 def test_formal_chains_are_held_to_the_reading_end_to_end():
     data = json.loads((EXAMPLES / "pythagoras-formal.json").read_text())
-    assert verify_chain(VerifyRequest.model_validate(data)).overall is Overall.VERIFIED
+    verdict = verify_chain(VerifyRequest.model_validate(data))
+    assert verdict.overall is Overall.VERIFIED, [(v.step_id, v.status, v.error_message) for v in verdict.step_verdicts]
     data["claimed_answer"] = "z = 7"
     last = verify_chain(VerifyRequest.model_validate(data)).step_verdicts[-1]
     assert last.status is StepStatus.FAILED and last.error_kind == ErrorKind.ANSWER_MISMATCH

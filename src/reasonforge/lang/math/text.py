@@ -586,7 +586,8 @@ def _asserted(text: str, relations: list[Relation], found: Found, negated: set[t
         inside = [r.span for r in relations if lo <= r.span[0] < hi]
         prose = _masked(text, lo, hi, inside)
         before = prose[:rel.span[0] - lo]
-        why = _not_asserted(rel, prose, before, terminator, negated, question,
+        after = prose[rel.span[1] - lo:]
+        why = _not_asserted(rel, prose, before, after, terminator, negated, question,
                             closed_antecedent=any(_closed_antecedent(prose[:r.span[0] - lo])
                                                   for r in relations if lo <= r.span[0] < hi and not r.names))
         if why is None:
@@ -626,10 +627,16 @@ def _closed_antecedent(before: str) -> bool:
     return False
 
 
-def _not_asserted(rel: Relation, prose: str, before: str, terminator: str, negated: set[tuple[int, int]],
-                  question: bool, closed_antecedent: bool) -> tuple[UnreadReason, str] | None:
+# In a question, "x = 3, y = 4: what is x + y?": what stands before the colon is what it gives, not what it asks
+_ASKING_AFTER_COLON = re.compile(r"[^:]*:\s*(?:what|which|find|compute|calculate|evaluate|determine|how)\b",
+                                 re.IGNORECASE)
+
+
+def _not_asserted(rel: Relation, prose: str, before: str, after: str, terminator: str,
+                  negated: set[tuple[int, int]], question: bool, closed_antecedent: bool) -> tuple[UnreadReason, str] | None:
     """Why the sentence does not assert `rel` (`_asserted`), else None."""
-    if terminator in ("?", "\uff1f") and not _condition_before(before):
+    if terminator in ("?", "\uff1f") and not _condition_before(before) \
+            and not (question and _ASKING_AFTER_COLON.match(after)):
         return UnreadReason.NOT_ASSERTED, "a question asserts nothing"
     if question:
         return None
