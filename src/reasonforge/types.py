@@ -137,7 +137,7 @@ class ErrorKind(StrEnum):
     ALIGNMENT = "alignment"
     REFUSED = "refused"
     NOT_CHECKED = "not_checked"
-    # the soundness gate (pipeline/soundness): what ties an artifact to its step
+    # the gate (pipeline/gate.py, with the family's aligner): what ties an artifact to its step
     UNREADABLE_CLAIM = "unreadable_claim"  # the offline reader cannot read what the step claims
     UNALIGNED = "unaligned"  # the artifact's conclusion is not what the step's text claims
     UNGROUNDED_PREMISE = "ungrounded_premise"  # a premise is neither a given, an ancestor's claim, nor entailed

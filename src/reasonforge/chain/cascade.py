@@ -132,7 +132,7 @@ _FIXES: dict[ErrorKind, str] = {
     "(or the solutions of the earlier equations it contradicts).",
     ErrorKind.CONTRADICTION: "This relation can never hold for any value of its unknowns (e.g. x = x + 1); "
     "check the algebra that produced it.",
-    # the soundness gate (pipeline/soundness): what ties an artifact to its step
+    # the gate (pipeline/gate.py, with the family's aligner): what ties an artifact to its step
     ErrorKind.UNREADABLE_CLAIM: "The step's claim could not be read, so no artifact can verify it; state it in "
     "simpler sentences (one claim per sentence) as the message suggests.",
     ErrorKind.UNALIGNED: "The artifact proves something other than what the step says; make its conclusion state "
