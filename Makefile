@@ -68,6 +68,7 @@ run: install
 lint: install
 	@$(PY) -m ruff check --quiet src tests benchmarks scripts
 	@$(PY) scripts/check_imports.py
+	@$(PY) -m mypy
 
 test: lint
 	@$(PY) -m pytest -n 2 $(PYTEST_ARGS)

@@ -41,6 +41,7 @@ handed another.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -427,7 +428,7 @@ class EnglishParser:
                                                "one: say 'Every …' or 'Some …'")
                 continue
             try:
-                return subject.wrap(lambda term, c=subject.ctx, p=pred_toks: self._predicate(p, term, c))
+                return subject.wrap(functools.partial(self._predicate, pred_toks, ctx=subject.ctx))
             except NoRule as exc:
                 first_error = first_error or exc
         if refusal is not None or first_error is not None:
@@ -463,12 +464,12 @@ class EnglishParser:
         if head in _UNIVERSAL_PRONOUNS | _NEGATIVE_PRONOUNS | _INDEFINITE_PRONOUNS:
             if head in _INDEFINITE_PRONOUNS and ctx.indefinite and ctx.var is not None:
                 restriction = self._noun_restriction(["thing"] + toks[1:], ctx.var, ctx)
-                if restriction is False:
+                if isinstance(restriction, bool):
                     return None
                 return _Subject(_individual(Var(ctx.var), restriction), ctx)
             var, inner = ctx.fresh()
             restriction = self._noun_restriction(["thing"] + toks[1:], var, inner)
-            if restriction is False:
+            if isinstance(restriction, bool):
                 return None
             kind = (
                 "all" if head in _UNIVERSAL_PRONOUNS or head in ("anything", "anyone", "anybody")
@@ -482,10 +483,10 @@ class EnglishParser:
         if head in ("a", "an") and len(toks) > 1:
             if ctx.indefinite and ctx.var is not None:  # "If a cat is hungry then it ..."
                 restriction = self._noun_restriction(toks[1:], ctx.var, ctx)
-                return None if restriction in (False, None) else _Subject(_individual(Var(ctx.var), restriction), ctx)
+                return None if restriction is None or isinstance(restriction, bool) else _Subject(_individual(Var(ctx.var), restriction), ctx)
             var, inner = ctx.fresh()  # generic: "A whale is a mammal"
             restriction = self._noun_restriction(toks[1:], var, inner)
-            return None if restriction in (False, None) else _Subject(_quantify("all", var, restriction), inner)
+            return None if restriction is None or isinstance(restriction, bool) else _Subject(_quantify("all", var, restriction), inner)
 
         if head == "the" and len(toks) > 1 and all(_is_content(t) for t in toks[1:]):
             return _Subject(_individual(Const(_described(low[1:])), None), ctx)
@@ -575,9 +576,9 @@ class EnglishParser:
         adjectives = all(len(c) == 1 and not looks_plural(c[0]) for c in first)
         # a modifier of an earlier kind may scope over the rest ("big cats and dogs": big dogs too?)
         separable = all(len(c) == 1 for c in first)
-        one_kind = [[*(Atom(predicate_name([c[0].lower()]), (Var(var),)) for c in first),
+        one_kind: list[list[Formula]] = [[*(Atom(predicate_name([c[0].lower()]), (Var(var),)) for c in first),
                      Atom(_noun_predicate([t.lower() for t in last]), (Var(var),))]]
-        each_kind = [[Atom(_noun_predicate([t.lower() for t in c]), (Var(var),))] for c in chunks]
+        each_kind: list[list[Formula]] = [[Atom(_noun_predicate([t.lower() for t in c]), (Var(var),))] for c in chunks]
         if not listed:  # "big, red dogs"
             if adjectives:
                 return one_kind

@@ -283,7 +283,8 @@ class _LineParser:
                 if sep.kind == ",":
                     self.repair("read ',' as '∧'", sep.col)
                 operands.append(self.expr(prec + 1, sep))
-            left = {"and": And, "or": Or, "xor": Xor}[kind](tuple(operands))
+            left = And(tuple(operands)) if kind == "and" else Or(tuple(operands)) if kind == "or" \
+                else Xor(tuple(operands))
 
     def unary(self, after: _Tok | None) -> Formula:
         tok = self.peek()

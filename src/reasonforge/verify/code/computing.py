@@ -139,7 +139,7 @@ def static_shortcut(tree: ast.Module, name: str, cases: Sequence[Case]) -> str |
     # a container written out in the code is a lookup wherever it stands, and so is its text (`str(xs) ==
     # "[3, 1, 2]"`); a number or a string may be a constant the code needs (`n == 2` in a primality test), so
     # it counts where the input is compared with it, or where it stands beside the example's answer (a table)
-    containers = [x for x in shown if isinstance(x, list | tuple | dict | set | frozenset)]
+    containers: list[Any] = [x for x in shown if isinstance(x, list | tuple | dict | set | frozenset)]
     texts = [t for x in containers for t in (repr(x), str(x))]
     answers = [(case.args[0], case.expected) for case in cases if len(case.args) == 1 and not case.kwargs]
     containers += texts  # the input's text held as a key or an item is the same lookup

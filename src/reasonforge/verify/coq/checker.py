@@ -298,7 +298,7 @@ class CoqChecker:
         bad = self._forbidden(assumptions)
         if bad:
             return _outcome(StepStatus.FAILED, bad, error_kind=ErrorKind.ASSUMPTIONS, **w.details)
-        used = [_context_name(a) for a in assumptions.axioms if _context_name(a)]
+        used = [name for a in assumptions.axioms if (name := _context_name(a))]
         used_hypotheses = [g for g in used if g not in parameters]
         if used_hypotheses and "probe" not in audit.get("Context", {}):
             # No verdict from the probe is no evidence of consistency: never verify on givens it did not look at.
@@ -404,7 +404,7 @@ def _ancestor_names(work: Mapping[int, _Step]) -> dict[int, set[str]]:
     for sid, w in work.items():
         contents = ([a.content for a in w.step.context.ancestors] if w.step.context is not None
                     else [texts[a] for a in w.step.ancestors if a in texts])
-        out[sid] = set().union(*(_guarded(mentioned_names, c, set()) for c in contents)) if contents else set()
+        out[sid] = set().union(*(_guarded(mentioned_names, c, set[str]()) for c in contents)) if contents else set()
     return out
 
 

@@ -18,6 +18,7 @@ import bisect
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Any
 
 from reasonforge.errors import ArtifactSyntaxError
 from reasonforge.lang.logic.parse import identifier_problem
@@ -51,10 +52,11 @@ class Lit(str):
     """A literal as written: numeral, decimal, `#x..`, `#b..` or a `"string"` with its quotes."""
 
 
-class SList(list):  # type: ignore[type-arg]
+class SList(list[Any]):
     """A parenthesised list; `pos` is the offset of its `(`."""
 
     __slots__ = ("pos",)
+    pos: int
 
 
 @dataclass

@@ -12,7 +12,7 @@ premise cannot be made trivially true by a theory the reading never speaks of.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import z3
 
@@ -155,7 +155,7 @@ class _Reader:
             self.individual(e.var_sort(i), f"the quantified variable {e.var_name(i)}")
             names.append(f"v{len(env) + i}")
         body = self.formula(e.body(), [*env, *names], depth + 1)
-        kind = "forall" if e.is_forall() else "exists"
+        kind: Literal["forall", "exists"] = "forall" if e.is_forall() else "exists"
         for name in reversed(names):
             body = Quant(kind, name, body)
         return body

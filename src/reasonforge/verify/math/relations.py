@@ -267,7 +267,7 @@ def _values(line: Line, lhs: sympy.Expr, rhs: sympy.Expr) -> dict[str, str]:
 
 def _false_message(line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sympy.Rational | None) -> str:
     shown = [f"{to_text(side)} = {describe(value)}" for side, value in ((line.lhs, lhs), (line.rhs, rhs))
-             if not isinstance(side, Num)]  # a literal's value is what it says
+             if side is not None and not isinstance(side, Num)]  # a literal's value is what it says
     message = f"{line.relation} is false"
     if shown:
         message += ": " + ", ".join(shown)
@@ -708,7 +708,8 @@ def _timeout_outcome(timeout_s: float | None) -> CheckOutcome:
 
 
 # ---- the worker ----------------------------------------------------------------------------------------------------
-def _context() -> multiprocessing.context.BaseContext:
+def _context() -> (multiprocessing.context.ForkContext | multiprocessing.context.ForkServerContext
+                    | multiprocessing.context.SpawnContext):
     """How to start the worker: fork when this process has a single thread (fast, ~10 ms, and nothing is
     re-imported); from a multi-threaded process (a server), a fork server that preloads SymPy, since
     forking a threaded process can deadlock. (The fork server re-imports the main module of a script,

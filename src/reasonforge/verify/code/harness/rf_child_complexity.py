@@ -30,6 +30,7 @@ def main():
         emit({"ev": "filter_error", "message": str(exc)})
         os._exit(3)
     spec = importlib.util.spec_from_file_location("rf_artifact_module", artifact)
+    assert spec is not None and spec.loader is not None  # a path to a .py file always has a loader
     module = importlib.util.module_from_spec(spec)
     sys.modules["rf_artifact_module"] = module
     spec.loader.exec_module(module)

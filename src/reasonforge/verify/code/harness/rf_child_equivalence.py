@@ -100,7 +100,8 @@ def reach_targets(code, span):
     """{id(code object): instruction offsets} of the changed code: instructions inside `span`, or, where
     the compiler folded the change into a larger instruction (a constant expression), those overlapping it."""
     l1, c1, l2, c2 = span
-    inside, overlap = {}, {}
+    inside: dict[int, set[int]] = {}
+    overlap: dict[int, set[int]] = {}
     for co in _codes(code):
         for ins in dis.get_instructions(co):
             p = ins.positions
@@ -221,7 +222,7 @@ def judge(cfg, k, inputs, kept):
             continue
         mutant_limit = min(max(2 * limit, 20 * o.elapsed), 6 * limit)
         tracing = reach is not None and not reach.hit
-        if tracing:
+        if reach is not None and tracing:
             reach.start()
         try:
             m = rf_compare.run_call(fm, args, kwargs, mutant_limit)

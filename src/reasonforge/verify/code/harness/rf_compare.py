@@ -150,7 +150,7 @@ def same(a, b, depth=0):
 
 def _state(obj):
     base = next((t for t in _PLAIN if isinstance(obj, t)), None)
-    plain = base(obj) if base not in (None, type(None)) else None
+    plain = None if base is None or base is type(None) else base(obj)  # type: ignore[misc]
     return [plain, dict(getattr(obj, "__dict__", {}) or {})]
 
 

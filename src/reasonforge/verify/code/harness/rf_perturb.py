@@ -10,6 +10,7 @@ dropped, an element perturbed. Positions are drawn from a seeded random.Random, 
 """
 
 import json
+from typing import Any
 
 import rf_values
 
@@ -22,6 +23,7 @@ def variants(value, rng, depth=0):
     t = type(value)
     if depth > MAX_DEPTH:
         return []
+    out: list[Any]
     if t is bool:
         out = [not value]
     elif t is int:
@@ -85,7 +87,7 @@ def _map_numbers(value, f):
 
 
 def _mapping(d, rng, depth):
-    out = [{}]
+    out: list[dict[Any, Any]] = [{}]
     keys = list(d)
     if keys:
         drop = rng.choice(keys)
@@ -103,7 +105,7 @@ def _mapping(d, rng, depth):
 
 
 def _set(s, rng, depth):
-    out = [set()]
+    out: list[set[Any]] = [set()]
     items = sorted(s, key=repr)
     if items:
         drop = rng.choice(items)
