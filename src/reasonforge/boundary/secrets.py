@@ -15,6 +15,7 @@ those (`Authorization: Bearer …`, `x-api-key`). Three rules strip them:
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -67,8 +68,8 @@ def redact_url(url: str) -> str:
 
 
 def url_secrets(url: str) -> set[str]:
-    """The credentials written into `url`: its password (raw and percent-decoded), its userinfo, the values of its
-    secret-named query parameters."""
+    """The credentials written into `url`: its password and userinfo (raw, percent-decoded, and base64-encoded as
+    HTTP Basic credentials), the values of its secret-named query parameters."""
     out: set[str] = set()
     if "://" not in url:
         return out
@@ -80,7 +81,9 @@ def url_secrets(url: str) -> set[str]:
     if "@" in parts.netloc:
         userinfo = parts.netloc.rpartition("@")[0]
         user, _, password = userinfo.partition(":")
-        out |= {userinfo, password, unquote(password), unquote(userinfo)}
+        # as written, percent-decoded, and as the Basic credentials an HTTP client sends for it
+        basic = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+        out |= {userinfo, password, unquote(password), unquote(userinfo), basic}
         if not password:
             out |= {user, unquote(user)}  # a token sent as the user name (https://TOKEN@host)
     out |= {value for key, value in pairs if is_secret_name(key)}
