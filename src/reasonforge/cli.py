@@ -378,10 +378,12 @@ def _read_model(source: str, what: str, model: type[_Model], limit: int) -> _Mod
     """`source` (a file, or '-') read as JSON and validated as `model`; a validation error becomes `fail`."""
     from pydantic import ValidationError
 
-    from reasonforge.chain import load_json
+    from reasonforge.boundary.files import DOCUMENT_JSON
+    from reasonforge.boundary.jsontext import load_json
 
     try:
-        return model.model_validate(load_json(_read_source(source, what, limit), what=what))
+        # bounded depth and numbers, no repeated key, no NaN: a verdict or certificate is read as strictly as a request
+        return model.model_validate(load_json(_read_source(source, what, limit), what=what, limits=DOCUMENT_JSON))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(top level)"

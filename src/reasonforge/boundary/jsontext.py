@@ -6,7 +6,8 @@ a repeated key (the decoder keeps the last one, other readers the first), NaN an
 longer than `max_integer_digits` (the decoder converts them in quadratic time) and numbers that overflow to
 infinity, and a lone surrogate escape (`"\\ud800"`, which cannot be written out again). `check_json` runs the same
 checks without keeping the decoded value, for readers that hand the text to pydantic's own decoder afterwards.
-`read_json_lines` applies them to each line of a JSON-lines text, naming the line.
+`read_json_lines` applies them to each line of a JSON-lines text, naming the line; `scan_json` is the scan alone, for
+a reader that decodes with `json.loads` afterwards and words its own syntax errors.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ import codecs
 import json
 import re
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from reasonforge.errors import InputError
 
 __all__ = ["JsonLimits", "check_json", "decode_text", "field_path", "line_column", "load_json", "quoted",
-           "read_json_lines"]
+           "read_json_lines", "scan_json"]
 
 QUOTE_CHARS = 40  # how much of a key or number an error message quotes
 _NON_FINITE = frozenset({"NaN", "Infinity", "-Infinity"})
@@ -115,6 +117,25 @@ def _path(frames: Sequence[_Frame], what: str) -> str:
     return path if len(path) <= 2 * QUOTE_CHARS else path[: 2 * QUOTE_CHARS] + "…"
 
 
+def scan_json(text: str, what: str, limits: JsonLimits | None = None) -> None:
+    """Refuse (InputError, with line and column) deep nesting, repeated keys, NaN/Infinity and oversized numbers in
+    `text`, in one linear pass; syntax errors are left to the decoder that runs next (it stops at or before them).
+    Every message starts with `what` (a file and line, for a file's reader)."""
+    with _named(what):
+        _scan(text, what, limits or JsonLimits())
+
+
+@contextmanager
+def _named(what: str) -> Iterator[None]:
+    """Prefix `what` to an InputError's message that does not start with it (a field path does not name the file)."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.message.startswith(what):
+            raise
+        raise InputError(f"{what}: {exc.message}", field=exc.field) from None
+
+
 def _scan(text: str, what: str, limits: JsonLimits) -> None:
     """One linear pass over the JSON tokens: refuse deep nesting, repeated keys, NaN/Infinity and oversized numbers.
 
@@ -155,10 +176,11 @@ def _scan(text: str, what: str, limits: JsonLimits) -> None:
                     return
                 if key in top.keys:
                     holder = stack[:-1]  # the path to this object, without the key it was on
+                    inside = f"in {_path(holder, what)}; " if holder else ""
                     raise InputError(
-                        f"{what} repeats the key {quoted(key)} at {line_column(text, at)} (in {_path(holder, what)}; "
-                        f"first at {line_column(text, top.keys[key])}); JSON decoders disagree on which one counts, "
-                        "so send each key once", field=field_path([*_parts(holder), key]))
+                        f"{what} repeats the key {quoted(key)} at {line_column(text, at)} ({inside}first at "
+                        f"{line_column(text, top.keys[key])}); JSON decoders disagree on which one counts, so send "
+                        "each key once", field=field_path([*_parts(holder), key]))
                 top.keys[key] = at
                 top.key, top.expect_key = key, False
         elif token in _NON_FINITE:
@@ -252,7 +274,8 @@ def check_json(text: str | bytes, *, what: str = "request", limits: JsonLimits |
     with its own schema (pydantic's `model_validate_json`): that decoder keeps the last of repeated keys and has no
     depth bound of ours."""
     text = decode_text(text, what=what) if isinstance(text, bytes) else text
-    load_json(text, what=what, limits=limits)
+    with _named(what):
+        load_json(text, what=what, limits=limits)
     return text
 
 
@@ -268,4 +291,7 @@ def read_json_lines(text: str | bytes, *, what: str, limits: JsonLimits | None =
         line = line.removesuffix("\r")
         if not line.strip():
             continue
-        yield number, load_json(line, what=f"{what} line {number}", limits=limits)
+        where = f"{what} line {number}"
+        with _named(where):
+            value = load_json(line, what=where, limits=limits)
+        yield number, value
