@@ -39,11 +39,30 @@ def test_which_file_is_read(tmp_path: Path) -> None:
     ("workers = [1, 2]\n", "must be a string, number or true/false"),
     ("workers = \n", "not valid TOML"),
     ("[service]\nworkers = 1\n", "unknown setting 'service'"),
+    ("workers = 1\nworkers = 2\n", r"not valid TOML: Cannot overwrite a value \(at line 2"),  # a key given twice
+    # once a RecursionError (tomllib recurses per level), or minutes and gigabytes (quadratic in a key's parts)
+    ("workers = " + "[" * 100_000 + "]" * 100_000 + "\n", "nested more than 8 levels deep at line 1, column 19"),
+    ("workers = " + "{a = " * 100_000 + "1" + "}" * 100_000 + "\n", "nested more than 8 levels deep at line 1"),
+    ("a" + ".a" * 300_000 + " = 1\n", "has a key of more than 8 dotted parts at line 1, column 16"),
+    ("[a" + '."a"' * 200_000 + "]\n", "has a key of more than 8 dotted parts at line 1"),
 ])
 def test_bad_files_are_refused_by_name(tmp_path: Path, text: str, message: str) -> None:
     (tmp_path / "reasonforge.toml").write_text(text)
     with pytest.raises(InputError, match=message):
         applied_config({}, cwd=tmp_path)
+
+
+@pytest.mark.parametrize("text", [
+    'translator = "[[[{{{ a.b.c.d.e.f.g.h.i.j"  # [[[[[[[[[ a.b.c.d.e.f.g.h.i.j\n',
+    "model = '''\n[[[[[[[[[[[[\n'''\nworkers = 2\n",
+    'model = """\\"""[[[[[[[[[[[[a.b.c.d.e.f.g.h.i.j"""\nmodel_timeout_s = 1.5\n',
+    "workers = 2\nmodel_timeout_s = 1.5\nmodel = 'a.b.c.d.e.f.g.h.i.j'\n",
+])
+def test_brackets_and_dots_in_strings_comments_and_numbers_are_not_nesting(tmp_path: Path, text: str) -> None:
+    (tmp_path / "reasonforge.toml").write_text(text)
+    env: dict[str, str] = {}
+    _, applied = applied_config(env, cwd=tmp_path)
+    assert applied and all(env[name] for name in applied)
 
 
 def test_cli_reads_it_and_says_where_each_setting_comes_from(tmp_path: Path) -> None:
@@ -58,3 +77,7 @@ def test_cli_reads_it_and_says_where_each_setting_comes_from(tmp_path: Path) -> 
     bad = subprocess.run([sys.executable, "-m", "reasonforge.cli", "schema", "VerifyRequest"], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "unknown setting 'translater'" in bad.stderr and "Traceback" not in bad.stderr
+    (tmp_path / "reasonforge.toml").write_text("workers = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    deep = subprocess.run([sys.executable, "-m", "reasonforge.cli", "config"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert deep.returncode == 2 and "nested more than 8 levels deep" in deep.stderr and "Traceback" not in deep.stderr

@@ -79,19 +79,23 @@ def _main(
 @app.command("config")
 def show_config() -> None:
     """Show which configuration file is read and every REASONFORGE_* setting in force, with where it comes from."""
+    from reasonforge.boundary.secrets import env_secrets, is_secret_name, redact_url, scrub
     from reasonforge.config_file import config_path, known_settings, read_config
 
     path = config_path()
     from_file = read_config(path) if path is not None else {}
     none = "none (reasonforge.toml, ~/.config/reasonforge/config.toml or REASONFORGE_CONFIG)"
     typer.echo(f"configuration file: {path if path is not None else none}")
+    secrets = env_secrets()
     for key in sorted(known_settings()):
         name = f"REASONFORGE_{key.upper()}"
         if name not in os.environ:
             continue
-        secret = any(word in key for word in ("key", "secret", "password")) or "@" in os.environ[name]
-        source = "file" if from_file.get(name) == os.environ[name] else "environment"
-        typer.echo(f"{name}={'***' if secret else os.environ[name]}  ({source})")
+        # a key or secret is never shown; a URL is shown without its userinfo and secret parameters
+        value = os.environ[name]
+        shown = "***" if is_secret_name(key) else scrub(redact_url(value), secrets)
+        source = "file" if from_file.get(name) == value else "environment"
+        typer.echo(f"{name}={shown}  ({source})")
 
 
 # 0: every step's claim proven; 1: a step is refuted; 3: nothing refuted, but not everything proven (2 is bad
@@ -375,10 +379,12 @@ def _read_model(source: str, what: str, model: type[_Model], limit: int) -> _Mod
     """`source` (a file, or '-') read as JSON and validated as `model`; a validation error becomes `fail`."""
     from pydantic import ValidationError
 
-    from reasonforge.chain import load_json
+    from reasonforge.boundary.files import DOCUMENT_JSON
+    from reasonforge.boundary.jsontext import load_json
 
     try:
-        return model.model_validate(load_json(_read_source(source, what, limit), what=what))
+        # bounded depth and numbers, no repeated key, no NaN: a verdict or certificate is read as strictly as a request
+        return model.model_validate(load_json(_read_source(source, what, limit), what=what, limits=DOCUMENT_JSON))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(top level)"

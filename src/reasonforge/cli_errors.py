@@ -2,6 +2,7 @@
 
 Commands raise a ReasonForgeError and let it escape: every app built as `ReasonForgeTyper` turns it into
 that line, so no command needs its own `except ReasonForgeError` and none ever shows a traceback for one.
+The line shows no credential: URL userinfo, bearer tokens and the environment's keys are scrubbed from it.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperCommand, TyperGroup
 
+from reasonforge.boundary.secrets import env_secrets, scrub
 from reasonforge.errors import InputError, ReasonForgeError
 
 EXIT_INPUT_ERROR = 2
 
 
 def fail(message: str) -> typer.Exit:
-    """Print `message` as an error on stderr and return the exit (code 2) for the caller to raise."""
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    """Print `message` (scrubbed of credentials) as an error on stderr and return the exit (code 2) to raise."""
+    shown = scrub(message, env_secrets())
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(shown)}", highlight=False, soft_wrap=True)
     return typer.Exit(EXIT_INPUT_ERROR)
 
 

@@ -8,20 +8,23 @@
 
 Each key is a variable's name without the prefix, in lower case (`model_base_url` → REASONFORGE_MODEL_BASE_URL).
 One file is read: REASONFORGE_CONFIG if set, else ./reasonforge.toml, else the user's config file. A variable
-set in the environment wins over the file. An unknown key is an error (a typo must not silently do nothing)."""
+set in the environment wins over the file. An unknown key is an error (a typo must not silently do nothing), and so is
+a key given twice (TOML forbids it), a file over 1 MiB, or arrays, inline tables or dotted keys nested deeper than 8
+levels (refused with their line before the TOML decoder recurses into them)."""
 
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 
+from reasonforge.boundary.tomltext import load_toml
 from reasonforge.errors import InputError
 
 __all__ = ["MAX_CONFIG_BYTES", "OTHER_SETTINGS", "applied_config", "config_path", "known_settings"]
 
 MAX_CONFIG_BYTES = 1024 * 1024
+MAX_CONFIG_DEPTH = 8  # every setting is a string, number or boolean: deeper nesting is refused with its line
 PREFIX = "REASONFORGE_"
 OTHER_SETTINGS = (
     "model", "model_base_url", "model_api_key", "model_max_tokens", "model_timeout_s", "model_concurrency",
@@ -75,11 +78,11 @@ def read_config(path: Path) -> dict[str, str]:
     if len(data) > MAX_CONFIG_BYTES:
         raise InputError(f"the configuration file {path} is over {MAX_CONFIG_BYTES} bytes", field="config")
     try:
-        parsed = tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"the configuration file {path} is not UTF-8 text", field="config") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"the configuration file {path} is not valid TOML: {exc}", field="config") from None
+    # nesting bounded before tomllib recurses; a key given twice is a TOML error, named with its line
+    parsed = load_toml(text, f"the configuration file {path}", max_depth=MAX_CONFIG_DEPTH)
     known = known_settings()
     out: dict[str, str] = {}
     for key, value in parsed.items():

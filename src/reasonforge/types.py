@@ -5,7 +5,9 @@ from __future__ import annotations
 from enum import Enum, StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from reasonforge.boundary.secrets import redact_args
 
 
 class Domain(str, Enum):
@@ -299,13 +301,22 @@ class ReasoningSubmission(BaseModel):
 
 
 class Spec(BaseModel):
-    """Identity of a checker or translator run, recorded in verdict details so it can be replayed."""
+    """Identity of a checker or translator run, recorded in verdict details so it can be replayed.
+
+    A spec never holds a credential, whoever builds it and from whatever it is read: its args are stripped of URL
+    userinfo, secret query parameters, bearer tokens and the values of secret-named keys (`boundary.secrets`)."""
 
     model_config = ConfigDict(frozen=True)
 
     name: str
     version: str
     args: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("args", mode="after")
+    @classmethod
+    def _without_credentials(cls, args: dict[str, Any]) -> dict[str, Any]:
+        redacted: dict[str, Any] = redact_args(args)
+        return redacted
 
 
 class Evidence(BaseModel):

@@ -1,6 +1,9 @@
 """Reasoning chains out of recorded provider payloads and plain text: every text the response states is a step,
 and the answer it claims is the last one it states."""
 
+import copy
+from typing import Any
+
 import pytest
 
 from reasonforge.chain import (
@@ -13,7 +16,7 @@ from reasonforge.chain import (
     split_reasoning,
 )
 from reasonforge.chain.reasoning import stated_answer
-from reasonforge.errors import InputError
+from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.types import ReasoningSubmission
 
 from llm_replay import recorded
@@ -376,3 +379,63 @@ def test_reasoning_from_bytes_tells_payloads_from_text():
         reasoning_from_bytes(b'{"choices": [}')
     with pytest.raises(InputError, match="UTF-8"):
         reasoning_from_bytes(b"\xff\xfe")
+
+
+@pytest.mark.parametrize(("payload", "message"), [
+    ({"object": "response", "output": [{"type": "reasoning", "summary": 5}]},
+     "response.output[0].summary is a number, not an array"),
+    ({"object": "response", "output": [{"type": "reasoning", "summary": [], "content": 7}]},
+     "response.output[0].content is a number, not an array"),
+    ({"object": "response", "output": [{"type": "reasoning", "summary": ["text"]}]},
+     "response.output[0].summary[0] is a string, not an object"),
+    ({"object": "response", "output": [{"type": "message", "content": 3}]},
+     "response.output[0].content is a number, not an array"),
+    ({"object": "response", "output": [{"type": "message", "content": [{"type": "output_text", "text": [1]}]}]},
+     "response.output[0].content[0].text is an array, not a string"),
+    ({"choices": [{"message": {"content": "x", "reasoning_content": ["a"]}}]},
+     "choices[0].message.reasoning_content is an array, not a string"),
+    ({"choices": [{"message": {"content": 5}}]}, "choices[0].message.content is a number"),
+    ({"type": "message", "content": [{"type": "thinking", "thinking": {"a": 1}}]},
+     "message.content[0].thinking is an object, not a string"),
+    ({"type": "message", "content": [{"type": "text", "text": True}]},
+     "message.content[0].text is a boolean, not a string"),
+])
+def test_a_field_of_the_wrong_type_is_refused_by_its_path(payload, message):
+    # once a TypeError (a number iterated) or silently read as if the field were absent
+    with pytest.raises(ReasoningChainError) as info:
+        request_from_reasoning(ReasoningSubmission(reasoning=payload, domain="mathematics"))
+    assert message in info.value.message
+
+
+def _fields(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path]
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
+    for key, item in items:
+        out += _fields(item, (*path, key))
+    return out
+
+
+def _with(payload: Any, path: tuple[Any, ...], value: Any) -> Any:
+    out = copy.deepcopy(payload)
+    holder = out
+    for part in path[:-1]:
+        holder = holder[part]
+    holder[path[-1]] = value
+    return out
+
+
+OTHER_KINDS = (None, True, 0, 2.5, "", "text", [], [1, "a"], {}, {"type": "text"})
+
+
+@pytest.mark.parametrize("name", ["openai_responses_reasoning", "deepseek_reasoner", "openai_chat_json_mode",
+                                  "openai_chat_tool_calls", "anthropic_thinking", "anthropic_tool_use"])
+def test_any_field_of_a_recorded_payload_replaced_by_any_kind_is_read_or_refused(name):
+    """The family: every field of a real response, replaced by a value of each JSON kind, is read into a request
+    or refused with a ReasonForgeError: never another exception."""
+    payload = recorded(name)
+    for path in _fields(payload)[1:]:
+        for value in OTHER_KINDS:
+            try:
+                request_from_reasoning(ReasoningSubmission(reasoning=_with(payload, path, value), domain="logic"))
+            except ReasonForgeError:
+                pass

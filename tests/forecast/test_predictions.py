@@ -53,6 +53,13 @@ def write(tmp_path, *lines: str) -> Path:
     ('{"id": "a", "probabilities": [0.5, 0.5], "outcomes": ["A", "B", "C"]}', "2 probabilities for 3 outcomes"),
     ('{"id": "a", "probabilities": [0.5, 0.5], "outcomes": ["A", "A"]}', "outcomes must be unique"),
     ('{"id": "a", "probability": 0.5, "outcomes": ["A", "B"]}', "give 'probabilities' with it"),
+    # once committed silently with the last value (JSON readers disagree on which one counts)
+    ('{"id": "a", "probability": 0.1, "probability": 0.9}', 'repeats the key "probability" at line 1, column 33'),
+    ('{"id": "a", "id": "b", "probability": 0.1}', 'repeats the key "id"'),
+    ('{"id": "a", "reply": "x", "reasoning": ' + "[" * 100_000 + "]" * 100_000 + "}",  # once a RecursionError
+     "the row is nested more than 8 levels deep at line 1, column 47 (in reasoning[0][0][0][0][0][0][0])"),
+    ('{"id": "a", "probability": 0.1, "model": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}",
+     "nested more than 8 levels deep"),
 ])
 def test_bad_rows_are_refused_with_file_and_line(tmp_path, line, message):
     path = write(tmp_path, '{"id": "ok", "probability": 0.5}', "", line)

@@ -120,3 +120,30 @@ def test_the_local_model_formalises_a_word_problem_under_the_program_grammar(mon
     assert all(p.splitlines()[-1].startswith("answer = ") for p in written.programs)
     model = question_model(question, written)
     assert len(model.rejected) + model.agreeing <= 2 and model.samples == 2
+
+
+@needs_local_model
+def test_the_local_model_stops_at_its_deadline_and_answers_afterwards(monkeypatch):
+    # The deadline is checked at every token inside llama.cpp's loop: a reply asked for hundreds of tokens under
+    # a deadline of 0.05 s ends there as one ModelError, and the model (its context reused) answers the next call.
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(REAL_MODEL_DIR))
+    from reasonforge.translate.llm import ModelError
+    from reasonforge.translate.local_model import LocalModelBackend
+
+    request = ChatRequest(system="You are terse.", messages=[ChatMessage(role="user", content="Count from 1 to 300.")],
+                          max_tokens=400)
+    hurried = LocalModelBackend(local_settings(timeout_s=0.05))
+    with pytest.raises(ModelError, match="did not finish its reply within the deadline of 0.05 s"):
+        asyncio.run(hurried.complete(request))
+    hurried.settings = hurried.settings.model_copy(update={"timeout_s": 600.0})
+    reply = asyncio.run(hurried.complete(request.model_copy(update={"max_tokens": 8})))
+    assert reply.text and reply.usage.output_tokens > 0
+
+
+@needs_local_model
+def test_the_model_timeout_variable_sets_the_local_models_deadline(monkeypatch):
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(REAL_MODEL_DIR))
+    assert settings_from_env("local", env={"REASONFORGE_MODEL_TIMEOUT_S": "7"}).timeout_s == 7.0
+    assert settings_from_env("local", env={}).timeout_s == 600.0
+    with pytest.raises(InputError, match="REASONFORGE_MODEL_TIMEOUT_S"):
+        settings_from_env("local", env={"REASONFORGE_MODEL_TIMEOUT_S": "inf"})

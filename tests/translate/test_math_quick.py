@@ -1,6 +1,5 @@
 """MathTranslator end to end through verify_chain: artifacts per step, the cascade, hostile steps."""
 
-import time
 
 import pytest
 
@@ -122,10 +121,8 @@ def test_case_analysis_does_not_leak_into_later_steps():
         ("So 10^10^10 = 5", StepStatus.ERROR, "not evaluated"),
     ],
 )
-def test_hostile_steps_get_a_clear_status_and_message_quickly(content, status, words):
-    started = time.perf_counter()
-    verdict = verify(chain(content, query="Compute."))
-    assert time.perf_counter() - started < 600  # a hang guard only: each check is bounded at 10 s
+def test_hostile_steps_get_a_clear_status_and_message(content, status, words):
+    verdict = verify(chain(content, query="Compute."))  # each check is bounded; pytest-timeout guards hangs
     (step,) = verdict.step_verdicts
     assert step.status is status, step
     assert words in (step.error_message or "")

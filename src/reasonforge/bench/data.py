@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from reasonforge.boundary.files import DOCUMENT_JSON, read_limited
+from reasonforge.boundary.jsontext import scan_json
 from reasonforge.errors import InputError, not_utf8
 from reasonforge.types import Domain, ProofLevel, VerifyRequest
 
@@ -47,10 +49,11 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise InputError(f"data file '{path}' does not exist or is not a file", field="data")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_limited(path, what="data", field="data").decode("utf-8")
     except UnicodeDecodeError:
         raise not_utf8(path, field="data") from None
     if text.lstrip().startswith("["):
+        scan_json(text, path.name, DOCUMENT_JSON)  # depth, repeated keys, NaN: refused before decoding
         try:
             rows = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -60,6 +63,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
+            scan_json(line, f"{path.name} line {number}", DOCUMENT_JSON)
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError as exc:

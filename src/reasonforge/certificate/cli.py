@@ -15,10 +15,12 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from reasonforge.boundary.files import json_document
 from reasonforge.certificate.common import CertificateError, certificate_dir, data_home
 from reasonforge.certificate.params import FULL, SMALL
 from reasonforge.certificate.schema import CommitmentOpening, VerificationCertificate
 from reasonforge.cli_errors import ReasonForgeTyper
+from reasonforge.errors import InputError
 from reasonforge.types import VerificationVerdict
 
 app = ReasonForgeTyper(
@@ -40,16 +42,14 @@ def _first_error(exc: ValidationError) -> str:
 
 
 def _read(path: Path, what: str) -> str:
-    """A UTF-8 text file's contents, or a CertificateError saying why it cannot be read."""
+    """A JSON file's text once it is bounded (size, depth, numbers), UTF-8, and has no repeated key (pydantic's
+    decoder would keep the last one); otherwise a CertificateError saying why and where."""
+    if not path.exists() and not path.is_symlink():
+        raise CertificateError(f"{path}: no such {what} file")
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise CertificateError(f"{path}: no such {what} file") from exc
-    except UnicodeDecodeError as exc:
-        raise CertificateError(f"{path}: {what} file is not UTF-8 text ({exc.reason} at byte {exc.start}); "
-                               "give the JSON file that reasonforge wrote") from exc
-    except OSError as exc:
-        raise CertificateError(f"{path}: cannot read the {what} file ({exc.strerror or exc}); give a file") from exc
+        return json_document(path, what=what, field=what)
+    except InputError as exc:
+        raise CertificateError(exc.message) from None
 
 
 def _load_cert(path: Path) -> VerificationCertificate:

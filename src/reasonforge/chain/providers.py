@@ -295,7 +295,7 @@ def from_anthropic_message(data: Mapping[str, Any]) -> Reasoning:
     kinds: list[str] = []
     cited_text: list[str] = []  # text blocks that continue one another (a cited sentence is cut into blocks)
     last_cited = False
-    for where, block in _items(data, "content", "content"):
+    for where, block in _items(data, "content", "message"):
         kind = _type(block, where)
         kinds.append(kind)
         cited = bool(block.get("citations"))

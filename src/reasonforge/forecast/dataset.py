@@ -21,6 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from reasonforge.boundary.files import DOCUMENT_JSON
+from reasonforge.boundary.jsontext import scan_json
 from reasonforge.errors import InputError, not_utf8
 
 DEFAULT_DATA_RESOURCE = ("data", "forecastbench", "questions.slice.jsonl")
@@ -123,8 +125,9 @@ def load_items(path: str | Path, *, lenient: bool = False) -> LoadedItems:
                 if not line.strip():
                     continue
                 try:
+                    scan_json(line, "the row", DOCUMENT_JSON)  # depth, repeated keys, NaN: refused before decoding
                     items.append(parse_row(json.loads(line)))
-                except (json.JSONDecodeError, ValueError, ValidationError, TypeError, KeyError) as exc:
+                except (InputError, json.JSONDecodeError, ValueError, ValidationError, TypeError, KeyError) as exc:
                     issue = RowIssue(file=str(path), line=line_no, message=_why(exc))
                     if not lenient:
                         raise InputError(f"{issue}; fix the row or load leniently (--lenient) to skip it",

@@ -15,7 +15,9 @@ One JSON object per line:
 - optional `reasoning` (the explanation `reasoning grade` grades), `model` (who forecast; the forecaster's
   name in `reasoning grade`), `run` (which run produced the row) and `created_at` (ISO-8601 with offset).
 
-No other field is accepted, so a typo (`probabilty`) is an error rather than a silently missing forecast.
+No other field is accepted, so a typo (`probabilty`) is an error rather than a silently missing forecast, and no
+field twice (`probability` given twice is refused, naming file:line). A row nested deeper than 8 levels is refused
+before it is decoded, so no file can exhaust the decoder's recursion.
 The old field `p` is still read as `probability`, with one deprecation note per file. The binary readers
 (`score`, `calibration`, `probe`, `commit`) refuse a `probabilities` row with one line naming file:line;
 `forecast episode analyse` scores multi-class runs.
@@ -31,6 +33,7 @@ from typing import Annotated, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator, model_validator
 
+from reasonforge.boundary.jsontext import JsonLimits, scan_json
 from reasonforge.errors import InputError
 from reasonforge.forecast.parse import parse_probability
 
@@ -43,6 +46,10 @@ MAX_TEXT = 200_000
 MAX_OUTCOMES = 1000
 MASS_TOLERANCE = 1e-6
 """`probabilities` must sum to 1 within this (writers normalise; a looser sum is a hand-edited or buggy row)."""
+ROW_JSON = JsonLimits(max_depth=8, max_integer_digits=30, max_number_chars=64, depth_hint="a row needs two levels",
+                      integer_hint="a row holds ids, probabilities and text")
+"""A row's JSON: an object holding at most arrays of numbers and strings; a key given twice is refused (JSON
+readers disagree on which one counts, and a forecast must not be committed with a value nobody saw)."""
 LEGACY_P = "p"
 EXAMPLE = '{"id": "...", "probability": 0.4} or {"id": "...", "reply": "... PROBABILITY: 0.4"}'
 MULTICLASS_EXAMPLE = '{"id": "...", "probabilities": [0.2, 0.5, 0.3], "outcomes": ["A", "B", "C"]}'
@@ -201,7 +208,10 @@ def read_predictions_file(path: str | Path, *, allow_empty: bool = False,
             if len(rows) >= MAX_ROWS:
                 raise InputError(f"{where}: more than {MAX_ROWS} rows; split the file", field="predictions")
             try:
+                scan_json(line, "the row", ROW_JSON)  # depth, repeated keys (`probability` twice), NaN: refused
                 data = json.loads(line)
+            except InputError as exc:
+                raise InputError(f"{where}: {exc.message}", field="predictions") from None
             except json.JSONDecodeError as exc:
                 raise InputError(f"{where}: not valid JSON ({exc.msg}); write one object per line, {EXAMPLE}",
                                  field="predictions") from None

@@ -29,6 +29,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from reasonforge.boundary.files import json_document
 from reasonforge.errors import InputError
 from reasonforge.subnet.protocol import TranslationTask
 from reasonforge.subnet.traps import REPO_ROOT, Trap, load_traps
@@ -78,7 +79,7 @@ def load_examples(folder: Path | None = None) -> list[tuple[str, VerifyRequest]]
         if path.name.endswith(".translations.json") or path.with_name(path.stem + ".translations.json").exists():
             continue
         try:
-            request = VerifyRequest.model_validate_json(path.read_bytes())
+            request = VerifyRequest.model_validate_json(json_document(path, what="example", field="examples"))
         except ValidationError as exc:
             first = exc.errors()[0]
             raise InputError(f"example {path.name} is not a VerifyRequest: {'.'.join(map(str, first['loc']))}: "

@@ -23,6 +23,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from reasonforge.boundary.files import DOCUMENT_JSON
+from reasonforge.boundary.jsontext import check_json
 from reasonforge.errors import InputError
 from reasonforge.types import Overall, StepStatus, VerificationVerdict, VerifyRequest
 
@@ -89,7 +91,11 @@ def load_traps(path: Path | None = None) -> list[Trap]:
     except OSError as exc:
         raise InputError(f"trap file {path} cannot be read ({exc.strerror}); {fix}", field="traps") from None
     try:
-        trap_set = TrapSet.model_validate_json(data)
+        text = check_json(data, what="the file", limits=DOCUMENT_JSON)  # bounded, and no key given twice
+    except InputError as exc:
+        raise InputError(f"trap file {path} is invalid: {exc.message}; {fix}", field="traps") from None
+    try:
+        trap_set = TrapSet.model_validate_json(text)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

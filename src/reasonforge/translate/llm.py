@@ -4,14 +4,25 @@
 (`REASONFORGE_MODEL_BASE_URL`, `REASONFORGE_MODEL`, `REASONFORGE_MODEL_API_KEY`, `ANTHROPIC_API_KEY`).
 A backend turns a `ChatRequest` into a `ChatReply` (text, reasoning, forced-tool arguments, refusal,
 truncation, token usage) and raises `ModelError` for everything else. Retries with exponential backoff
-and jitter on transport errors, 408/409/429/5xx/529 (honouring `Retry-After`), a per-backend concurrency
-limit, and a timeout per HTTP call. The API key is never put in a `Spec`, a log line or an error message.
+and jitter on transport errors, 408/409/429/5xx/529 (honouring `Retry-After`), and a per-backend concurrency limit.
+
+Every reply is read by a strict, bounded reader: the whole call (connecting, every read, every retry and the waits
+between them) runs under one deadline, `timeout_s`, so a server that trickles its reply a byte at a time ends
+there; the body is capped at `max_reply_bytes` (announced or read), decoded as bounded JSON (`boundary.jsontext`:
+depth, repeated keys, NaN, oversized numbers) and then read field by field, each field of the type the wire format
+gives it or the whole reply is one `ModelError` naming the field (`choices[0].message.tool_calls[0].function is a
+string, not an object`). A reply the endpoint streams although no stream was asked for is refused the same way.
+
+No credential leaves: the key is sent as a header only, the base URL's userinfo and secret query parameters are
+stripped from the `Spec` and from `describe()`, and every error message is scrubbed of the key, the URL's
+credentials and any header value a server echoes back (`boundary.secrets`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import random
 import time
@@ -22,6 +33,9 @@ from typing import Any, Literal, Protocol
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from reasonforge.boundary.http import DeadlineExceededError, Exchanged, ReplyTooLargeError, exchange
+from reasonforge.boundary.jsontext import JsonLimits, load_json
+from reasonforge.boundary.secrets import redact_url, scrub, url_secrets
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.registry import Spec
 
@@ -43,6 +57,13 @@ BACKEND_VERSION = "1.0"
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 DEFAULT_ANTHROPIC_URL = "https://api.anthropic.com"
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+MAX_REPLY_BYTES = 8 * 1024 * 1024  # a 4096-token reply is about 16 KiB of JSON; tool schemas and logprobs add little
+MAX_TOKEN_COUNT = 10**12  # a usage count above this is not a count
+# A reply's JSON: deeper than any wire format needs (logprobs nest 6 levels), integers as long as a token count
+# or a timestamp can be; what passes is then read field by field.
+REPLY_JSON = JsonLimits(max_depth=64, max_integer_digits=20, max_number_chars=64,
+                        integer_hint="no field of a model reply holds an integer that long",
+                        depth_hint="no model reply nests that deep")
 TOOL_NAME = "submit_translation"
 Provider = Literal["openai", "anthropic", "local"]
 Sleep = Callable[[float], Awaitable[None]]
@@ -55,7 +76,7 @@ class ModelError(ReasonForgeError):
 
     def __init__(self, message: str, *, status: int | None = None, provider_type: str | None = None,
                  retryable: bool = False) -> None:
-        super().__init__(message, field="model")
+        super().__init__(scrub(message), field="model")  # a URL's userinfo, a bearer token: never in a message
         self.status = status
         self.provider_type = provider_type
         self.retryable = retryable
@@ -70,7 +91,9 @@ class ModelSettings(BaseModel):
     base_url: str = DEFAULT_OPENAI_URL
     model: str = Field(default="", description="Model name; empty: the first id served at {base_url}/models.")
     api_key: SecretStr | None = None
-    timeout_s: float = Field(default=120.0, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0, le=86_400, allow_inf_nan=False, description=(
+        "The deadline of one model call: connecting, every read, every retry and the waits between tries."))
+    max_reply_bytes: int = Field(default=MAX_REPLY_BYTES, ge=1024, description="The largest reply body read.")
     max_retries: int = Field(default=4, ge=0, le=20)
     backoff_s: float = Field(default=1.0, ge=0)
     max_backoff_s: float = Field(default=60.0, ge=0)
@@ -91,8 +114,15 @@ class ModelSettings(BaseModel):
     anthropic_version: str = "2023-06-01"
 
     def describe(self) -> str:
-        """`provider:model @ base_url`, without secrets."""
-        return f"{self.provider}:{self.model or '(discovered)'} @ {self.base_url}"
+        """`provider:model @ base_url`, without secrets (the URL's userinfo and secret parameters are stripped)."""
+        return f"{self.provider}:{self.model or '(discovered)'} @ {redact_url(self.base_url)}"
+
+    def secrets(self) -> set[str]:
+        """The credentials these settings hold (the key, the base URL's userinfo): what no message may show."""
+        out = url_secrets(self.base_url)
+        if self.api_key is not None and self.api_key.get_secret_value().strip():
+            out.add(self.api_key.get_secret_value().strip())
+        return out
 
 
 def settings_from_env(model: str | None = None, env: Mapping[str, str] | None = None,
@@ -113,7 +143,11 @@ def settings_from_env(model: str | None = None, env: Mapping[str, str] | None = 
         from reasonforge.translate.local_model import DEFAULT_LOCAL_MODEL, local_settings
 
         wanted = name.partition(":")[2] or DEFAULT_LOCAL_MODEL
-        local = local_settings(wanted, **overrides)
+        timeout = _tuning(env).get("timeout_s")  # the deadline applies to the local model too (its own default)
+        try:
+            local = local_settings(wanted, **{**({"timeout_s": timeout} if timeout is not None else {}), **overrides})
+        except ValidationError as exc:
+            raise _tuning_error(exc) from None
         if local is None:
             raise ModelError(f"the local model {wanted} is not installed; run `make model` (or "
                              f"`reasonforge model install {wanted}`)")
@@ -136,10 +170,17 @@ def settings_from_env(model: str | None = None, env: Mapping[str, str] | None = 
     try:
         return ModelSettings(**values)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        field = str(error["loc"][0]) if error["loc"] else "model"
-        variable = next((v for v, f in _TUNING.items() if f == field), field)
-        raise InputError(f"{variable}: {error['msg']} (got {error.get('input')!r})", field=variable) from None
+        raise _tuning_error(exc) from None
+
+
+def _tuning_error(exc: ValidationError) -> InputError:
+    """The settings' first validation problem, named by the variable that set it (the value shown only when the
+    field holds no credential)."""
+    error = exc.errors()[0]
+    field = str(error["loc"][0]) if error["loc"] else "model"
+    variable = next((v for v, f in _TUNING.items() if f == field), field)
+    shown = "" if field in ("api_key", "base_url") else f" (got {error.get('input')!r})"
+    return InputError(f"{variable}: {error['msg']}{shown}", field=variable)
 
 
 _TUNING = {"REASONFORGE_MODEL_MAX_TOKENS": "max_tokens", "REASONFORGE_MODEL_TIMEOUT_S": "timeout_s",
@@ -240,7 +281,8 @@ def sampling(settings: ModelSettings, attempt: int) -> tuple[float | None, int |
 
 
 class _HttpBackend:
-    """Shared HTTP plumbing: one client per call, retries with backoff, a concurrency limit per event loop."""
+    """Shared HTTP plumbing: one client per call, retries with backoff under the call's deadline, a concurrency
+    limit per event loop, every reply read whole, bounded and as JSON, every message scrubbed of credentials."""
 
     name = "http"
 
@@ -255,7 +297,7 @@ class _HttpBackend:
         self._limits: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
             weakref.WeakKeyDictionary())
         self.spec = Spec(name=self.name, version=BACKEND_VERSION, args={
-            "base_url": settings.base_url, "model": settings.model, "temperature": settings.temperature,
+            "base_url": redact_url(settings.base_url), "model": settings.model, "temperature": settings.temperature,
             "max_tokens": settings.max_tokens, "json_mode": settings.json_mode,
             "thinking_budget": settings.thinking_budget})
 
@@ -271,71 +313,113 @@ class _HttpBackend:
     def _client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(timeout=self.settings.timeout_s, headers=self._headers(), transport=self._transport)
 
+    def _error(self, message: str, **kwargs: Any) -> ModelError:
+        """A ModelError whose message shows none of this backend's credentials, even where a server echoed them."""
+        return ModelError(scrub(message, self.settings.secrets()), **kwargs)
+
     async def _request(self, method: str, url: str, body: dict[str, Any] | None = None) -> tuple[dict[str, Any], int]:
-        """The decoded JSON body of a successful call and how many HTTP tries it took."""
+        """The decoded JSON body of a successful call and how many HTTP tries it took, all within the deadline."""
+        shown = redact_url(url)
         last = ""
         tries = self.settings.max_retries + 1
+        timeout = self.settings.timeout_s
         async with self._semaphore(), self._client() as client:
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + timeout  # from when this call may send: a queued call has not started
             for attempt in range(tries):
+                left = deadline - loop.time()
+                if left <= 0:
+                    break
+                wait = 0.0
                 try:
-                    response = await client.request(method, url, json=body)
-                except (httpx.TransportError, httpx.TimeoutException) as exc:
+                    reply = await exchange(client, method, url, json=body, deadline_s=left,
+                                           max_bytes=self.settings.max_reply_bytes)
+                except DeadlineExceededError:
+                    raise self._error(f"{shown} sent no whole reply within the deadline of {timeout:g} s "
+                                      f"(REASONFORGE_MODEL_TIMEOUT_S; try {attempt + 1} of {tries}"
+                                      f"{', after: ' + last if last else ''})", retryable=True) from None
+                except ReplyTooLargeError as exc:
+                    raise self._error(f"{shown}: {exc.message}; a model reply is far smaller") from None
+                except httpx.TransportError as exc:
                     last = f"{type(exc).__name__}: {exc}"
-                    if attempt + 1 < tries:
-                        await self._sleep(self._backoff(attempt))
-                    continue
-                if response.status_code in RETRYABLE_STATUS:
-                    last = self._describe_error(response)
-                    if attempt + 1 < tries:
-                        await self._sleep(self._retry_wait(response, attempt))
-                    continue
-                if response.status_code >= 400:
-                    kind, _ = self._error_fields(response)
-                    raise ModelError(self._describe_error(response), status=response.status_code, provider_type=kind)
-                try:
-                    data = response.json()
-                except ValueError:
-                    raise ModelError(f"{url} answered {response.status_code} with a body that is not JSON: "
-                                     f"{response.text[:200]!r}", status=response.status_code) from None
-                if not isinstance(data, dict):
-                    raise ModelError(f"{url} answered with JSON that is not an object: {str(data)[:200]}")
-                return data, attempt + 1
-        raise ModelError(f"gave up after {tries} tries: {last}", retryable=True)
+                    wait = self._backoff(attempt)
+                except (httpx.HTTPError, httpx.InvalidURL) as exc:  # a body that does not decode, a bad URL
+                    raise self._error(f"{shown}: {type(exc).__name__}: {exc}") from None
+                else:
+                    if reply.status_code in RETRYABLE_STATUS:
+                        last = self._describe_error(reply)
+                        wait = self._retry_wait(reply, attempt)
+                    elif reply.status_code >= 400:
+                        kind, _ = self._error_fields(reply)
+                        raise self._error(self._describe_error(reply), status=reply.status_code, provider_type=kind)
+                    else:
+                        return self._json(reply, shown), attempt + 1
+                if attempt + 1 < tries:
+                    if wait >= deadline - loop.time():
+                        break  # the wait alone would pass the deadline: give up now with what went wrong
+                    await self._sleep(wait)
+        made = attempt + 1
+        cut = "" if made == tries else f" of {tries}, at the deadline of {timeout:g} s"
+        raise self._error(f"gave up after {made} {'try' if made == 1 else 'tries'}{cut}: {last}", retryable=True)
+
+    def _json(self, reply: Exchanged, shown: str) -> dict[str, Any]:
+        """The reply's body as a JSON object, read by the bounded reader."""
+        if reply.content_type == "text/event-stream":
+            raise self._error(f"{shown} streamed its reply (text/event-stream) though no stream was asked for; "
+                              "point the backend at a server that answers with one JSON object")
+        try:
+            data = load_json(reply.body, what="the reply", limits=REPLY_JSON)
+        except InputError as exc:
+            raise self._error(f"{shown} answered {reply.status_code} with a body that is not one bounded JSON "
+                              f"object: {exc.message} ({_snippet(reply.body)})", status=reply.status_code) from None
+        if not isinstance(data, dict):
+            raise self._error(f"{shown} answered with JSON that is {_kind(data)}, not an object: "
+                              f"{_snippet(reply.body)}", status=reply.status_code)
+        return data
 
     def _backoff(self, attempt: int) -> float:
         base = self.settings.backoff_s * 2**attempt * self._rng.uniform(0.5, 1.5)
         return min(base, self.settings.max_backoff_s)
 
-    def _retry_wait(self, response: httpx.Response, attempt: int) -> float:
+    def _retry_wait(self, reply: Exchanged, attempt: int) -> float:
         """`retry-after-ms` / `Retry-After` seconds when the server sends them (capped), else backoff."""
         for header, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-            value = response.headers.get(header)
+            value = reply.headers.get(header)
             if value is not None:
                 try:
-                    return min(max(float(value) * scale, 0.0), self.settings.max_backoff_s)
+                    wait = float(value) * scale
                 except ValueError:
-                    pass  # an HTTP date: fall back to our own backoff
+                    continue  # an HTTP date: fall back to our own backoff
+                if not math.isnan(wait):
+                    return min(max(wait, 0.0), self.settings.max_backoff_s)
         return self._backoff(attempt)
 
     @staticmethod
-    def _error_fields(response: httpx.Response) -> tuple[str | None, str]:
+    def _error_fields(reply: Exchanged) -> tuple[str | None, str]:
         """(error type, message) from an OpenAI `{error: {type, message}}` or Anthropic `{type: error, error}` body."""
         try:
-            data = response.json()
-        except ValueError:
-            return None, response.text[:300]
+            data = load_json(reply.body, what="the error body", limits=REPLY_JSON)
+        except InputError:
+            return None, _snippet(reply.body, 300)
         error = data.get("error") if isinstance(data, dict) else None
         if isinstance(error, dict):
             kind = error.get("type") or error.get("code")
-            return (str(kind) if kind else None), str(error.get("message", ""))[:300]
+            shown_kind = str(kind)[:80] if isinstance(kind, (str, int)) and not isinstance(kind, bool) else None
+            message = error.get("message", "")
+            return shown_kind, (message if isinstance(message, str) else json.dumps(message))[:300]
         if isinstance(error, str):
             return None, error[:300]
         return None, json.dumps(data)[:300]
 
-    def _describe_error(self, response: httpx.Response) -> str:
-        kind, message = self._error_fields(response)
+    def _describe_error(self, reply: Exchanged) -> str:
+        kind, message = self._error_fields(reply)
         label = f" {kind}" if kind else ""
-        return f"HTTP {response.status_code}{label}: {message}".rstrip(": ")
+        return f"HTTP {reply.status_code}{label}: {message}".rstrip(": ")
+
+
+def _snippet(body: bytes, limit: int = 200) -> str:
+    """The start of a body, as printable text."""
+    return repr(body[:limit].decode("utf-8", "replace")) + ("…" if len(body) > limit else "")
 
 
 class OpenAIChatBackend(_HttpBackend):
@@ -398,52 +482,139 @@ class OpenAIChatBackend(_HttpBackend):
                                         "http_attempts": tries})
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    """`value` when it is a JSON object, else an empty one (payload fields are never trusted to be present)."""
-    return value if isinstance(value, Mapping) else {}
+def _kind(value: Any) -> str:
+    """What a JSON value is, for a message: `a string`, `an array`, `null`."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+class _Wire:
+    """Typed reads of one decoded reply: each field is absent, null, or of the type its wire format gives it;
+    anything else is the one `ModelError` that names the field's path and what the format expects."""
+
+    def __init__(self, expected: str) -> None:
+        self.expected = expected  # "an OpenAI chat.completion object", for the message
+
+    def fail(self, where: str, problem: str) -> ModelError:
+        """The error for a reply whose field at `where` is not what the format says."""
+        return ModelError(f"the reply's {where} {problem}; expected {self.expected}")
+
+    def object(self, value: Any, where: str, *, required: bool = False) -> Mapping[str, Any]:
+        """An object field (empty when absent or null and not required)."""
+        if isinstance(value, dict):
+            return value
+        if value is None and not required:
+            return {}
+        raise self.fail(where, f"is {_kind(value)}, not an object")
+
+    def array(self, value: Any, where: str) -> list[Any]:
+        """An array field (empty when absent or null)."""
+        if isinstance(value, list):
+            return value
+        if value is None:
+            return []
+        raise self.fail(where, f"is {_kind(value)}, not an array")
+
+    def text(self, value: Any, where: str) -> str | None:
+        """A string field (None when absent or null)."""
+        if value is None or isinstance(value, str):
+            return value
+        raise self.fail(where, f"is {_kind(value)}, not a string")
+
+    def count(self, value: Any, where: str) -> int:
+        """A token count: a JSON integer from 0 to MAX_TOKEN_COUNT (0 when absent or null)."""
+        if value is None:
+            return 0
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_COUNT:
+            return value
+        shown = json.dumps(value)[:40] if isinstance(value, (int, float, str)) else _kind(value)
+        raise self.fail(where, f"is {shown}, not a token count (an integer from 0 to {MAX_TOKEN_COUNT})")
+
+    def identifier(self, value: Any, where: str) -> str | None:
+        """An id: a string or an integer, shown as text (None when absent or null)."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return self.text(value, where)
+
+
+_CHAT = "an OpenAI chat.completion object"
+
+
+def _tool_arguments(raw: Any, wire: _Wire, where: str) -> tuple[dict[str, Any] | None, str | None]:
+    """(arguments, text to parse instead) of a tool call's `function.arguments`: a JSON object, or text holding
+    one; text that is not one bounded JSON object goes to the parser as text, which reports it."""
+    if raw is None:
+        return None, None
+    if isinstance(raw, dict):
+        return raw, None
+    text = wire.text(raw, where)
+    assert text is not None
+    try:
+        decoded = load_json(text, what=where, limits=REPLY_JSON)
+    except InputError:
+        return None, text
+    return (decoded, None) if isinstance(decoded, dict) else (None, text)
 
 
 def decode_openai_chat(data: Mapping[str, Any]) -> ChatReply:
-    """A `chat.completion` object as a `ChatReply` (DeepSeek/vLLM `reasoning_content` included)."""
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise ModelError(f"the response has no choices[0] (keys: {', '.join(sorted(map(str, data)))}); expected an "
-                         "OpenAI chat.completion object")
-    choice = choices[0]
-    message = choice.get("message")
-    if not isinstance(message, dict):
-        raise ModelError("the response has no choices[0].message; expected an OpenAI chat.completion object")
-    text = message.get("content")
-    if isinstance(text, list):  # some servers send content parts
-        text = "".join(str(p.get("text", "")) for p in text if isinstance(p, dict))
-    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    """A `chat.completion` object as a `ChatReply` (DeepSeek/vLLM `reasoning_content` included); any field of the
+    wrong type is one `ModelError` naming it."""
+    wire = _Wire(_CHAT)
+    if not isinstance(data, Mapping):
+        raise wire.fail("the body", f"is {_kind(data)}, not an object")
+    choices = wire.array(data.get("choices"), "choices")
+    if not choices:
+        keys = ", ".join(sorted(str(key)[:40] for key in list(data)[:20])) or "none"
+        raise wire.fail("choices", f"is missing or empty (keys: {keys})")
+    choice = wire.object(choices[0], "choices[0]", required=True)
+    message = wire.object(choice.get("message"), "choices[0].message", required=True)
+    where = "choices[0].message"
+    content = message.get("content")
+    text: str | None
+    if isinstance(content, list):  # some servers send content parts
+        parts = []
+        for index, part in enumerate(content):
+            part = wire.object(part, f"{where}.content[{index}]", required=True)
+            parts.append(wire.text(part.get("text"), f"{where}.content[{index}].text") or "")
+        text = "".join(parts)
+    else:
+        text = wire.text(content, f"{where}.content")
+    reasoning = (wire.text(message.get("reasoning_content"), f"{where}.reasoning_content")
+                 or wire.text(message.get("reasoning"), f"{where}.reasoning"))
     tool_arguments = None
-    calls = message.get("tool_calls")
-    if isinstance(calls, list) and calls:
-        raw = (calls[0].get("function") or {}).get("arguments") if isinstance(calls[0], dict) else None
-        if isinstance(raw, str):
-            try:
-                decoded = json.loads(raw)
-                tool_arguments = decoded if isinstance(decoded, dict) else None
-            except json.JSONDecodeError:
-                text = raw  # the parser reports the broken JSON
-        elif isinstance(raw, dict):
-            tool_arguments = raw
-    usage = _mapping(data.get("usage"))
-    details = _mapping(usage.get("completion_tokens_details"))
-    finish = choice.get("finish_reason")
+    calls = wire.array(message.get("tool_calls"), f"{where}.tool_calls")
+    if calls:
+        call = wire.object(calls[0], f"{where}.tool_calls[0]", required=True)
+        function = wire.object(call.get("function"), f"{where}.tool_calls[0].function", required=True)
+        tool_arguments, raw_text = _tool_arguments(function.get("arguments"), wire,
+                                                   f"{where}.tool_calls[0].function.arguments")
+        if raw_text is not None:
+            text = raw_text  # the parser reports the broken JSON
+    usage = wire.object(data.get("usage"), "usage")
+    details = wire.object(usage.get("completion_tokens_details"), "usage.completion_tokens_details")
+    finish = wire.text(choice.get("finish_reason"), "choices[0].finish_reason")
     return ChatReply(
-        text=text if isinstance(text, str) else None,
-        reasoning=reasoning if isinstance(reasoning, str) else None,
+        text=text,
+        reasoning=reasoning,
         tool_arguments=tool_arguments,
-        refusal=message.get("refusal") if isinstance(message.get("refusal"), str) else None,
-        finish_reason=finish if isinstance(finish, str) else None,
+        refusal=wire.text(message.get("refusal"), f"{where}.refusal"),
+        finish_reason=finish,
         truncated=finish == "length",
-        usage=TokenUsage(input_tokens=int(usage.get("prompt_tokens") or 0),
-                         output_tokens=int(usage.get("completion_tokens") or 0),
-                         reasoning_tokens=int(details.get("reasoning_tokens") or 0)),
-        model=str(data.get("model", "")),
-        response_id=str(data["id"]) if data.get("id") is not None else None,
+        usage=TokenUsage(input_tokens=wire.count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+                         output_tokens=wire.count(usage.get("completion_tokens"), "usage.completion_tokens"),
+                         reasoning_tokens=wire.count(details.get("reasoning_tokens"),
+                                                     "usage.completion_tokens_details.reasoning_tokens")),
+        model=wire.text(data.get("model"), "model") or "",
+        response_id=wire.identifier(data.get("id"), "id"),
     )
 
 
@@ -488,36 +659,45 @@ class AnthropicBackend(_HttpBackend):
 
 
 def decode_anthropic_message(data: Mapping[str, Any]) -> ChatReply:
-    """A Messages API `message` object as a `ChatReply` (thinking blocks become `reasoning`)."""
+    """A Messages API `message` object as a `ChatReply` (thinking blocks become `reasoning`); any field of the
+    wrong type is one `ModelError` naming it. Block types this reader does not know (redacted thinking, server
+    tools) are skipped."""
+    wire = _Wire("an Anthropic message ({type: message, content: [...]})")
+    if not isinstance(data, Mapping):
+        raise wire.fail("the body", f"is {_kind(data)}, not an object")
+    kind = data.get("type")
+    if kind != "message":
+        shown = json.dumps(kind)[:40] if isinstance(kind, (str, int, float)) or kind is None else _kind(kind)
+        raise wire.fail("type", f"is {shown}, not \"message\"")
     content = data.get("content")
-    if data.get("type") != "message" or not isinstance(content, list):
-        raise ModelError(f"the response is not an Anthropic message (type {data.get('type')!r}); expected "
-                         "{type: message, content: [...]}")
+    if not isinstance(content, list):
+        raise wire.fail("content", f"is {_kind(content)}, not an array")
     texts: list[str] = []
     thoughts: list[str] = []
     tool_arguments = None
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text" and isinstance(block.get("text"), str):
-            texts.append(block["text"])
-        elif kind == "thinking" and isinstance(block.get("thinking"), str):
-            thoughts.append(block["thinking"])
-        elif kind == "tool_use" and tool_arguments is None and isinstance(block.get("input"), dict):
-            tool_arguments = block["input"]
-    usage = _mapping(data.get("usage"))
-    stop = data.get("stop_reason")
+    for index, block in enumerate(content):
+        block = wire.object(block, f"content[{index}]", required=True)
+        block_type = wire.text(block.get("type"), f"content[{index}].type")
+        if block_type == "text":
+            texts.append(wire.text(block.get("text"), f"content[{index}].text") or "")
+        elif block_type == "thinking":
+            thoughts.append(wire.text(block.get("thinking"), f"content[{index}].thinking") or "")
+        elif block_type == "tool_use":
+            given = wire.object(block.get("input"), f"content[{index}].input", required=True)
+            if tool_arguments is None:
+                tool_arguments = dict(given)
+    usage = wire.object(data.get("usage"), "usage")
+    stop = wire.text(data.get("stop_reason"), "stop_reason")
     text = "\n".join(texts) if texts else None
     return ChatReply(
         text=text,
         reasoning="\n\n".join(thoughts) if thoughts else None,
         tool_arguments=tool_arguments,
         refusal=(text or "the model stopped with stop_reason 'refusal'") if stop == "refusal" else None,
-        finish_reason=stop if isinstance(stop, str) else None,
+        finish_reason=stop,
         truncated=stop == "max_tokens",
-        usage=TokenUsage(input_tokens=int(usage.get("input_tokens") or 0),
-                         output_tokens=int(usage.get("output_tokens") or 0)),
-        model=str(data.get("model", "")),
-        response_id=str(data["id"]) if data.get("id") is not None else None,
+        usage=TokenUsage(input_tokens=wire.count(usage.get("input_tokens"), "usage.input_tokens"),
+                         output_tokens=wire.count(usage.get("output_tokens"), "usage.output_tokens")),
+        model=wire.text(data.get("model"), "model") or "",
+        response_id=wire.identifier(data.get("id"), "id"),
     )

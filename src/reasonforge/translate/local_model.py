@@ -9,7 +9,10 @@ Nothing downloads weights at run time: `installed_model` only looks.
 `LocalModelBackend` runs the file in process with llama.cpp (`llama-cpp-python`, built portably: the native
 build crashes on CPUs that advertise AMX). It decodes under the reply grammar of the language asked
 (`grammars`), samples a retry differently from the first attempt, answers one request at a time, and bounds each
-reply (`max_tokens`); threads wait passively (busy-waiting threads slow generation 20-45x on a shared machine).
+reply twice: in tokens (`max_tokens`) and in time (`timeout_s`, from when the request holds the model: a check at
+every token ends generation at the deadline with a `ModelError`, as an HTTP backend's deadline does). Its reply goes
+through the same strict reader as an endpoint's (`llm.decode_openai_chat`). Threads wait passively (busy-waiting
+threads slow generation 20-45x on a shared machine).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import tempfile
 import threading
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +49,7 @@ __all__ = ["DEFAULT_LOCAL_MODEL", "LOCAL_MODELS", "LocalModel", "LocalModelBacke
 
 _GGUF_MAGIC = b"GGUF"
 _LOCAL_MAX_TOKENS = 768  # a grammar-bound reply is far shorter; an unbounded one once ran for 2,811 tokens
+_LOCAL_TIMEOUT_S = 600.0  # on two shared CPU cores 768 tokens can take minutes: the deadline is a hang guard here
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,7 @@ def local_settings(name: str = DEFAULT_LOCAL_MODEL, **overrides: Any) -> ModelSe
         return None
     values: dict[str, Any] = {"provider": "local", "base_url": f"file://{path}", "model": name,
                               "model_path": str(path), "max_tokens": _LOCAL_MAX_TOKENS, "grammar": True,
-                              "concurrency": 1, "threads": min(2, os.cpu_count() or 1)}
+                              "concurrency": 1, "threads": min(2, os.cpu_count() or 1), "timeout_s": _LOCAL_TIMEOUT_S}
     values.update(overrides)
     return ModelSettings(**values)
 
@@ -166,6 +171,23 @@ def install_model(name: str | LocalModel = DEFAULT_LOCAL_MODEL, *, python: str =
     return target
 
 
+def _stoppable(llama_class: Any) -> Any:
+    """`llama_class` whose completions also stop when `stop_now()` says so: the chat handler passes its own stopping
+    criteria to `create_completion`, and llama.cpp checks them in Python after every token."""
+    from llama_cpp import StoppingCriteriaList
+
+    class Stoppable(llama_class):
+        stop_now: Callable[[], bool] | None = None
+
+        def create_completion(self, *args: Any, stopping_criteria: Any = None, **kwargs: Any) -> Any:
+            check = self.stop_now
+            if check is not None:
+                stopping_criteria = StoppingCriteriaList([*(stopping_criteria or []), lambda _ids, _logits: check()])
+            return super().create_completion(*args, stopping_criteria=stopping_criteria, **kwargs)
+
+    return Stoppable
+
+
 class LocalModelBackend:
     """The model file run in process by llama.cpp; answers like an OpenAI chat endpoint would."""
 
@@ -189,7 +211,7 @@ class LocalModelBackend:
                 from llama_cpp import Llama
             except ImportError as exc:
                 raise ModelError(f"the local model runtime is not installed ({exc}); run `make model`") from None
-            self._llama = Llama(model_path=self._model_path, n_ctx=self.settings.context_tokens,
+            self._llama = _stoppable(Llama)(model_path=self._model_path, n_ctx=self.settings.context_tokens,
                                 n_threads=self.settings.threads, n_threads_batch=self.settings.threads,
                                 verbose=False)
         return self._llama
@@ -215,9 +237,26 @@ class LocalModelBackend:
                 from llama_cpp import LlamaGrammar
 
                 options["grammar"] = LlamaGrammar.from_string(request.grammar, verbose=False)
+            # The deadline runs from when this request holds the model (a queued one has not started).
+            deadline = time.monotonic() + self.settings.timeout_s
+            passed = threading.Event()
+
+            def stop_now() -> bool:
+                if time.monotonic() > deadline:
+                    passed.set()
+                return passed.is_set()
+
+            llama.stop_now = stop_now
             try:
                 data = llama.create_chat_completion(**options)
             except ValueError as exc:  # e.g. the prompt is longer than the context window
                 raise ModelError(f"the local model refused the request: {exc}") from None
+            finally:
+                llama.stop_now = None
+        if passed.is_set():
+            raise ModelError(f"the local model ({self.settings.model}) did not finish its reply within the deadline "
+                             f"of {self.settings.timeout_s:g} s (REASONFORGE_MODEL_TIMEOUT_S)", retryable=True)
+        if not isinstance(data, dict):
+            raise ModelError(f"the local model answered {type(data).__name__}, not a chat completion")
         reply = decode_openai_chat(data)
         return reply.model_copy(update={"elapsed_ms": round((time.perf_counter() - started) * 1000, 1)})

@@ -13,14 +13,14 @@ can act on, because the repair loop sends that message back:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from reasonforge.errors import ReasonForgeError
+from reasonforge.boundary.jsontext import JsonLimits, load_json
+from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.translate.targets import FENCE_TAGS
 from reasonforge.types import ArtifactLanguage
 
@@ -36,6 +36,9 @@ __all__ = [
     "strip_think",
 ]
 
+_REPLY_JSON = JsonLimits(max_depth=32, max_integer_digits=40, max_number_chars=64,
+                         integer_hint="write the number with fewer digits",
+                         depth_hint="a translation reply needs only a few levels")
 ReplyKind = Literal["refusal", "truncated", "no_artifact", "wrong_language", "bad_json", "empty"]
 
 _OPEN_FENCE = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$", re.MULTILINE)
@@ -138,10 +141,11 @@ def find_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
 
 
 def _decode(candidate: str) -> tuple[dict[str, Any] | None, str | None]:
+    # the bounded reader: a reply nested 100 000 levels deep is a bad_json problem, not a RecursionError
     try:
-        value = json.loads(candidate)
-    except json.JSONDecodeError as exc:
-        return None, f"the JSON does not decode: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        value = load_json(candidate, what="the JSON", limits=_REPLY_JSON)
+    except InputError as exc:
+        return None, exc.message.replace("the JSON is not valid JSON", "the JSON does not decode")
     if not isinstance(value, dict):
         return None, f"the JSON is a {type(value).__name__}, not an object"
     return value, None

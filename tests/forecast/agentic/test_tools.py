@@ -1,7 +1,7 @@
 """Search / Read / Compute tools: date bound, argument validation, truncation, budgets, the real sandbox."""
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 import tantivy
@@ -182,10 +182,8 @@ def test_compute_has_no_network_and_bounded_memory_and_cpu(news):
     assert "no network" in net.content and "CONNECTED" not in net.content
     memory = box.call("compute", {"code": "x = bytearray(6 * 1024 ** 3)\nprint('ALLOCATED')"})
     assert not memory.ok and "ALLOCATED" not in memory.content and "MemoryError" in memory.content
-    started = datetime.now(UTC)
     spin = box.call("compute", {"code": "while True:\n    pass"})
-    assert not spin.ok and "CPU time limit" in spin.content
-    assert datetime.now(UTC) - started < timedelta(seconds=10)
+    assert not spin.ok and "CPU time limit" in spin.content  # the 1 s CPU limit ended it, not a wall clock
     assert Toolbox(news, AS_OF).compute_cpu_s == 10
 
 

@@ -1,7 +1,6 @@
 """What a step's text asserts is read exactly or not at all (issue 17, maths quick level): units, word operators,
 ≈, percent, prose negation, calculator annotations and their echoes, look-alike characters, and the hang guard."""
 
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -236,11 +235,7 @@ _PIECES = ["1", "23", "0", "4.5", " ", "  ", "+", "-", "*", "/", "^", "=", "==",
 def test_long_inputs_are_read_in_bounded_time(pieces):
     unit = "".join(pieces)
     text = (unit * (20_000 // len(unit) + 1))[:20_000]
-    started = time.perf_counter()
-    math = extract(text)
-    # A hang guard against super-linear reading, not a speed target: 20 kB take well under a second alone,
-    # and a loaded shared machine must not fail it.
-    assert time.perf_counter() - started < 60.0
+    math = extract(text)  # super-linear reading would hang here: pytest-timeout guards it, no speed target
     for rel in math.relations:
         split_relation(rel.text)  # every relation read is an expression of the artifact language
     for unread in math.unread:
@@ -250,6 +245,5 @@ def test_long_inputs_are_read_in_bounded_time(pieces):
 def test_long_runs_of_digits_and_operators_are_bounded():
     for text in ("1=" * 10_000, "1" * 20_000, "\\[" * 10_000, "\\(" * 10_000, ">>" + " " * 20_000 + "x",
                  "if x = 1 " * 2_000, "half of 12 = 6 and " * 1_000, "123 " * 5_000 + "1234"):
-        started = time.perf_counter()
-        extract(text)
-        assert time.perf_counter() - started < 60.0  # a hang guard (these take ~0.1-1 s alone)
+        math = extract(text)  # pytest-timeout guards hangs (these take ~0.1-1 s alone)
+        assert isinstance(math.notes, tuple)

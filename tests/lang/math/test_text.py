@@ -1,6 +1,5 @@
 """extract(): relations, bindings, cases and assumptions read from natural-language maths steps."""
 
-import time
 
 import pytest
 import sympy
@@ -149,11 +148,7 @@ def test_extract_value_reads_a_lone_answer():
     ],
 )
 def test_malformed_input_never_raises_or_hangs(text):
-    started = time.perf_counter()
-    math = extract(text)
-    # A guard against runaway (super-linear) parsing, not a speed target: these take ~0.1 s alone,
-    # and a loaded 2-core machine must not fail them.
-    assert time.perf_counter() - started < 60.0  # a hang guard
+    math = extract(text)  # runaway (super-linear) parsing would hang here: pytest-timeout guards it
     assert isinstance(math.notes, tuple)
 
 

@@ -9,7 +9,6 @@ import shutil
 import stat
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -467,10 +466,9 @@ def test_timeout_kills_the_process(monkeypatch):
     monkeypatch.setenv("FAKE_REPL_HANG_ON", "List.cons")
     process = ReplProcess(FAKE_REPL)
     process.start()
-    started = time.monotonic()
     with pytest.raises(ReplTimeout, match="within 0.5 s"):
         process.send({"cmd": "#print List.cons"}, timeout=0.5)
-    assert time.monotonic() - started < 5 and not process.alive
+    assert not process.alive
 
 
 def passed(outcome) -> bool:

@@ -1,6 +1,5 @@
 """SMT-LIB artifacts written to game the checker: each must get exactly the right status."""
 
-import time
 
 import pytest
 
@@ -127,10 +126,8 @@ def test_one_megabyte_formula_within_limits():
     padding = "; " + "pad " * 40 + "\n"
     artifact = padding.join(parts) + f"\n(assert x0)\n(assert (not x{n - 1}))"
     assert len(artifact) > 1_000_000
-    started = time.perf_counter()
     outcome = check_smtlib(artifact, limits=CheckLimits(timeout_s=10))
-    assert outcome.status is StepStatus.VERIFIED, outcome.message
-    assert time.perf_counter() - started < 60  # a hang guard
+    assert outcome.status is StepStatus.VERIFIED, outcome.message  # within the limit: it did not time out
     broken = artifact.replace(f"(assert (=> x{n // 2} x{n // 2 + 1}))", "")
     assert check_smtlib(broken, limits=CheckLimits(timeout_s=10)).status is StepStatus.FAILED
 

@@ -1,6 +1,5 @@
 """The sympy checker: artifact format, exact arithmetic, rounding, solving under facts, hostile input."""
 
-import time
 
 import pytest
 
@@ -139,10 +138,8 @@ def test_steps_without_a_checkable_relation_are_unsupported():
         ("claim " + "+".join(["1"] * 400) + " = 400", StepStatus.ERROR, "stacks more than"),
     ],
 )
-def test_hostile_inputs_get_a_clear_status_quickly(artifact, status, words):
-    started = time.perf_counter()
-    outcome = check(artifact)
-    assert time.perf_counter() - started < 60  # a hang guard
+def test_hostile_inputs_get_a_clear_status(artifact, status, words):
+    outcome = check(artifact)  # pytest-timeout guards hangs
     assert outcome.status is status, outcome
     assert words in (outcome.message or "")
 

@@ -218,7 +218,6 @@ def test_fork_bomb_is_contained_and_cleaned_up() -> None:
     # Forks inherit the command line, so the nonce picks out this bomb's processes from any other
     # sandbox running on the machine at the same time.
     nonce = f"rf-bomb-{secrets.token_hex(6)}"
-    start = time.monotonic()
     r = py(f"""
         import os  # {nonce}
         while True:
@@ -227,8 +226,8 @@ def test_fork_bomb_is_contained_and_cleaned_up() -> None:
             except OSError:
                 pass
     """, Limits(wall_s=3, processes=64))
-    assert r.timed_out and time.monotonic() - start < 10
-    deadline = time.monotonic() + 5
+    assert r.timed_out  # the 3 s wall limit ended it
+    deadline = time.monotonic() + 30  # a wait for the kill to land, generous for a loaded machine
     while pool_processes(nonce) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert pool_processes(nonce) == 0
@@ -256,7 +255,6 @@ def test_sigxcpu_ignored_still_killed() -> None:
 
 
 def test_gigabyte_of_output_is_capped() -> None:
-    start = time.monotonic()
     r = py("""
         import sys
         b = b"x" * (1 << 20)
@@ -265,7 +263,7 @@ def test_gigabyte_of_output_is_capped() -> None:
             sys.stderr.buffer.write(b[:1024])
     """, Limits(wall_s=60))
     assert r.output_truncated and len(r.stdout) == Limits().output_bytes and len(r.stderr) <= Limits().output_bytes
-    assert r.exit_code == 0 and time.monotonic() - start < 30
+    assert r.exit_code == 0 and not r.timed_out
 
 
 @pytest.mark.parametrize("code", [
@@ -309,7 +307,7 @@ def test_daemonized_grandchild_dies_with_the_run() -> None:
         print("parent done")
     """)
     assert r.exit_code == 0 and not r.timed_out  # the detached sleeper did not hold the run open
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 30  # well before the 60 s sleeper would end on its own
     while pool_processes(nonce) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert pool_processes(nonce) == 0
@@ -317,15 +315,14 @@ def test_daemonized_grandchild_dies_with_the_run() -> None:
 
 def test_background_child_and_threads_do_not_hold_the_run() -> None:
     nonce = f"rf-bg-{secrets.token_hex(6)}"
-    start = time.monotonic()
     r = py(f"""
         import os, subprocess, sys, threading, time
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", {nonce!r}])
         threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
         os._exit(0)
     """, Limits(wall_s=20))
-    assert r.exit_code == 0 and not r.timed_out and time.monotonic() - start < 10
-    deadline = time.monotonic() + 3
+    assert r.exit_code == 0 and not r.timed_out  # the 60 s child and thread did not hold the 20 s run open
+    deadline = time.monotonic() + 30  # well before the 60 s sleeper would end on its own
     while pool_processes(nonce) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert pool_processes(nonce) == 0
@@ -346,9 +343,8 @@ def test_symlink_to_repo_is_not_collected() -> None:
 
 
 def test_fifo_is_not_collected_and_does_not_hang() -> None:
-    start = time.monotonic()
-    r = py("import os; os.mkfifo('report.json')", collect=["report.json"])
-    assert r.files == {} and "report.json" in r.collect_errors and time.monotonic() - start < 5
+    r = py("import os; os.mkfifo('report.json')", collect=["report.json"])  # pytest-timeout guards a hang
+    assert r.files == {} and "report.json" in r.collect_errors
 
 
 def test_oversized_collect_is_refused() -> None:
@@ -470,7 +466,7 @@ def test_verifier_dying_takes_the_sandbox_along() -> None:
     assert pool_processes(nonce) >= 1  # bwrap, its init and the program carry the nonce
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # well before the 60 s sleeper would end on its own
     while pool_processes(nonce) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert pool_processes(nonce) == 0

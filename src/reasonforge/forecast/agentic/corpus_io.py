@@ -23,6 +23,9 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from reasonforge.boundary.files import DOCUMENT_JSON, read_limited
+from reasonforge.boundary.jsontext import scan_json
+from reasonforge.boundary.tabular import distinct_columns
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.corpus_types import Document
 
@@ -35,6 +38,8 @@ TITLE_MAX_CHARS = 120
 _SENTENCE_END = re.compile(r"[.!?](?=\s+[\"'“(A-Z0-9])")
 _ABBREVIATION = re.compile(r"(?:\b[A-Za-z]|\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|No|Gen|Gov|Sen|Rep|Lt|Col|Capt|Prof|vs|"
                            r"Inc|Ltd|Co|Corp|approx|est|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec))$")
+
+MAX_ARTICLE_FILE_BYTES = 1024 * 1024 * 1024  # one ingest file; a larger corpus comes in several
 
 
 def clean_text(text: str) -> str:
@@ -105,9 +110,14 @@ def _rows(path: Path, text: str) -> Iterator[tuple[str, Any]]:
     stripped = text.lstrip()
     if path.suffix.lower() == ".csv":
         reader = csv.DictReader(io.StringIO(text))
-        for record in reader:
-            yield f"line {reader.line_num}", {k: v for k, v in record.items() if k is not None}
+        try:
+            distinct_columns(reader.fieldnames or [], f"{path.name} line 1")  # a column twice: which one counts?
+            for record in reader:
+                yield f"line {reader.line_num}", {k: v for k, v in record.items() if k is not None}
+        except csv.Error as exc:  # a field over the csv module's size limit, a NUL byte
+            raise InputError(f"{path.name} line {reader.line_num}: not a CSV record ({exc})", field="file") from None
     elif stripped.startswith("["):
+        scan_json(text, path.name, DOCUMENT_JSON)  # depth, repeated keys, NaN: refused before decoding
         try:
             rows = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -120,7 +130,10 @@ def _rows(path: Path, text: str) -> Iterator[tuple[str, Any]]:
             if not line.strip():
                 continue
             try:
+                scan_json(line, "the row", DOCUMENT_JSON)
                 yield f"line {number}", json.loads(line)
+            except InputError as exc:
+                yield f"line {number}", ValueError(exc.message)
             except json.JSONDecodeError as exc:
                 yield f"line {number}", ValueError(f"not valid JSON ({exc.msg})")
 
@@ -129,7 +142,7 @@ def _read(path: Path) -> str:
     if not path.is_file():
         raise InputError(f"article file '{path}' does not exist or is not a file", field="file")
     try:
-        return path.read_bytes().decode("utf-8-sig")
+        return read_limited(path, what="article", field="file", max_bytes=MAX_ARTICLE_FILE_BYTES).decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(f"{path.name} is not UTF-8 text; give a JSONL, JSON or CSV file", field="file") from None
     except OSError as exc:

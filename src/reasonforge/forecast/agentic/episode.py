@@ -25,6 +25,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from reasonforge.boundary.files import DOCUMENT_JSON
+from reasonforge.boundary.jsontext import check_json, scan_json
 from reasonforge.errors import InputError, not_utf8
 from reasonforge.forecast.agentic.agents import Agent
 from reasonforge.forecast.agentic.corpus import (
@@ -130,10 +132,13 @@ def read_records(path: Path) -> list[EpisodeRecord]:
         if not line.strip():
             continue
         try:
-            records.append(EpisodeRecord.model_validate_json(line))
-        except ValidationError as exc:
+            records.append(EpisodeRecord.model_validate_json(check_json(line, what=f"{path}:{lineno}",
+                                                                        limits=DOCUMENT_JSON)))
+        except (ValidationError, InputError) as exc:
             if lineno == len(lines):
-                continue
+                continue  # a torn last line (interrupted write) is redone
+            if isinstance(exc, InputError):
+                raise
             raise InputError(f"{path}:{lineno}: not an episode record ({exc.errors()[0]['msg']}); "
                              "remove the line or start a new run directory", field="path") from None
     return records
@@ -275,7 +280,9 @@ def read_run_info(out_dir: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        info = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        scan_json(text, str(path), DOCUMENT_JSON)  # depth, repeated keys, NaN: refused before decoding
+        info = json.loads(text)
     except UnicodeDecodeError:
         raise not_utf8(path, field="run_dir") from None
     except json.JSONDecodeError as exc:

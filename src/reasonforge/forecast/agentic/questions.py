@@ -34,6 +34,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from reasonforge.boundary.files import DOCUMENT_JSON
+from reasonforge.boundary.jsontext import scan_json
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.records import Question
 
@@ -100,6 +102,7 @@ def load_news_items(path: Path) -> list[NewsItem]:
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        scan_json(line, f"{path}:{lineno}", DOCUMENT_JSON)  # depth, repeated keys, NaN: refused before decoding
         try:
             row = json.loads(line)
             story = row.get("belongsToStory") or {}

@@ -28,6 +28,8 @@ from pydantic import (
     model_validator,
 )
 
+from reasonforge.boundary.files import DOCUMENT_JSON
+from reasonforge.boundary.jsontext import scan_json
 from reasonforge.errors import InputError, not_utf8
 
 MASS_TOLERANCE = 0.01
@@ -277,6 +279,7 @@ def iter_jsonl(path: Path, model: type[M]) -> Iterator[tuple[int, M]]:
             for lineno, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
+                scan_json(line, f"{path}:{lineno}", DOCUMENT_JSON)  # depth, repeated keys, NaN: refused first
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError as exc:

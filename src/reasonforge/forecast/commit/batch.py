@@ -12,6 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from reasonforge.boundary.files import DOCUMENT_JSON, json_document, read_limited
+from reasonforge.boundary.jsontext import check_json
 from reasonforge.certificate.canonical import sha256_hex
 from reasonforge.errors import InputError, not_utf8
 from reasonforge.forecast.commit.tree import (
@@ -140,11 +142,11 @@ def reveal(batch: Batch) -> list[Opening]:
 
 def read_batch(path_: Path) -> Batch:
     """A batch file; InputError when missing or malformed."""
-    try:
-        return Batch.model_validate_json(path_.read_bytes())
-    except FileNotFoundError:
+    if not path_.exists():
         raise InputError(f"batch file '{path_}' does not exist; write one with `reasonforge forecast commit`",
-                         field="batch") from None
+                         field="batch")
+    try:
+        return Batch.model_validate_json(json_document(path_, what="batch", field="batch"))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "file"
@@ -158,14 +160,15 @@ def read_openings(path_: Path) -> list[Opening]:
                          field="reveals")
     out = []
     try:
-        lines = path_.read_text(encoding="utf-8").splitlines()
+        lines = read_limited(path_, what="reveal", field="reveals").decode("utf-8").split("\n")
     except UnicodeDecodeError:
         raise not_utf8(path_, field="reveals") from None
     for line_no, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            out.append(Opening.model_validate_json(line))
+            # bounded, and no key twice: pydantic's decoder would keep the last one
+            out.append(Opening.model_validate_json(check_json(line, what=f"{path_}:{line_no}", limits=DOCUMENT_JSON)))
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "row"

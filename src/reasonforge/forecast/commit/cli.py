@@ -15,6 +15,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
+from reasonforge.boundary.files import json_document
 from reasonforge.errors import InputError
 
 RpcOpt = Annotated[str, typer.Option("--rpc", help="JSON-RPC URL of the EVM node (e.g. `reasonforge cert devnode`).")]
@@ -87,11 +88,11 @@ def _validators(home: Path | None):
 def _read_cert(path: Path):
     from reasonforge.forecast.commit.certificate import ScoreCertificate
 
-    try:
-        return ScoreCertificate.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
+    if not path.exists():
         raise InputError(f"certificate file '{path}' does not exist; write one with "
-                         "`reasonforge forecast score-reveals --certify`", field="certificate") from None
+                         "`reasonforge forecast score-reveals --certify`", field="certificate")
+    try:
+        return ScoreCertificate.model_validate_json(json_document(path, what="certificate", field="certificate"))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "file"

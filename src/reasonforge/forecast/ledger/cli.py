@@ -20,6 +20,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from reasonforge.boundary.files import DOCUMENT_JSON
+from reasonforge.boundary.jsontext import load_json
 from reasonforge.cli_errors import ReasonForgeTyper
 from reasonforge.errors import InputError
 
@@ -75,9 +77,9 @@ def _is_forecaster_file(path: Path) -> bool:
         with path.open("rb") as handle:
             for raw in handle:
                 if raw.strip():
-                    row = json.loads(raw[:1_048_576])
+                    row = load_json(raw[:1_048_576], what=str(path), limits=DOCUMENT_JSON)
                     return isinstance(row, dict) and "forecaster" in row and "id" not in row
-    except (OSError, ValueError):
+    except (OSError, InputError):
         pass  # the reader that follows names the problem with file:line
     return False
 

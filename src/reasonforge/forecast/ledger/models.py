@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from reasonforge.boundary.files import DOCUMENT_JSON, read_limited
+from reasonforge.boundary.jsontext import scan_json
 from reasonforge.errors import InputError
 
 MIN_DEVELOPMENTS = 3
@@ -174,12 +176,13 @@ def save_ledger(ledger: Ledger, path: Path | str) -> Path:
 
 
 def _read_json(path: Path, what: str) -> Any:
+    if not path.exists():
+        raise InputError(f"{what} file {path} does not exist; check the path", field=what)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{what} file {path} does not exist; check the path", field=what) from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_limited(path, what=what, field=what).decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise InputError(f"cannot read {what} file {path}: {exc}", field=what) from None
+    scan_json(text, f"{what} file {path}", DOCUMENT_JSON)  # depth, repeated keys, NaN: refused before decoding
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -278,11 +281,11 @@ class Forecast(BaseModel):
 def load_forecasts(path: Path | str) -> list[Forecast]:
     """Read F.jsonl (one `{"forecaster", "reasoning"}` object per line); errors name the line."""
     path = Path(path)
+    if not path.exists():
+        raise InputError(f"forecasts file {path} does not exist; check the path", field="forecasts")
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError(f"forecasts file {path} does not exist; check the path", field="forecasts") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        lines = read_limited(path, what="forecasts", field="forecasts").decode("utf-8").split("\n")
+    except UnicodeDecodeError as exc:
         raise InputError(f"cannot read forecasts file {path}: {exc}", field="forecasts") from None
     forecasts: list[Forecast] = []
     seen: dict[str, int] = {}
@@ -290,6 +293,7 @@ def load_forecasts(path: Path | str) -> list[Forecast]:
         if not line.strip():
             continue
         where = f"forecasts file {path}, line {number}"
+        scan_json(line, where, DOCUMENT_JSON)
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:

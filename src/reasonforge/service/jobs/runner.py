@@ -19,6 +19,7 @@ from typing import Self
 from pydantic import BaseModel
 from sqlalchemy.orm import sessionmaker
 
+from reasonforge.boundary.secrets import env_secrets, scrub
 from reasonforge.errors import ReasonForgeError
 from reasonforge.service.jobs import leases
 from reasonforge.service.jobs.certify import CertificateFailure, CertificateIssuer
@@ -161,6 +162,11 @@ class Outcome(BaseModel):
     error: str | None = None
 
 
+def _shown(error: str) -> str:
+    """A job's error as the store keeps it and the API shows it: without any credential the process holds."""
+    return scrub(error, env_secrets())
+
+
 def attempt(
     settings: ServiceSettings,
     claim: leases.Claim,
@@ -181,17 +187,17 @@ def attempt(
     except CertificateFailure as exc:
         # The verdict stands; issuing may succeed on another attempt (or another worker).
         log.warning("job %s: %s", claim.task_id, exc.message)
-        return Outcome(kind=OutcomeKind.RELEASE, error=exc.message, verdict=verdict)
+        return Outcome(kind=OutcomeKind.RELEASE, error=_shown(exc.message), verdict=verdict)
     except ModelError as exc:
         # The model endpoint did not answer: another attempt (later, or on another worker) may get through.
         log.warning("job %s: %s", claim.task_id, exc.message)
-        return Outcome(kind=OutcomeKind.RELEASE, error=exc.message)
+        return Outcome(kind=OutcomeKind.RELEASE, error=_shown(exc.message))
     except ReasonForgeError as exc:
         # The request cannot be verified as sent (bad translation, missing prover): retrying won't help.
-        return Outcome(kind=OutcomeKind.FAIL, error=exc.message)
+        return Outcome(kind=OutcomeKind.FAIL, error=_shown(exc.message))
     except Exception as exc:
         log.exception("job %s attempt %d crashed", claim.task_id, claim.attempt)
-        return Outcome(kind=OutcomeKind.RELEASE, error=f"internal error: {type(exc).__name__}: {exc}")
+        return Outcome(kind=OutcomeKind.RELEASE, error=_shown(f"internal error: {type(exc).__name__}: {exc}"))
     return Outcome(kind=OutcomeKind.COMPLETE, verdict=verdict, certificate=certificate)
 
 

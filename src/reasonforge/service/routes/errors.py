@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from reasonforge.boundary.secrets import env_secrets, scrub
 from reasonforge.errors import ReasonForgeError
 from reasonforge.service.errors import ServiceError
 
@@ -61,8 +62,8 @@ def error_response(
     field: str | None = None,
     headers: dict | None = None,
 ) -> JSONResponse:
-    """A JSON error response in the standard body."""
-    body = {"error": {"code": code, "message": message, "field": field}}
+    """A JSON error response in the standard body (its message scrubbed of any credential the process holds)."""
+    body = {"error": {"code": code, "message": scrub(message, env_secrets()), "field": field}}
     return JSONResponse(body, status_code=status, headers=headers)
 
 
@@ -123,8 +124,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ServiceError)
     async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
+        body = exc.body()
+        body["error"]["message"] = scrub(str(body["error"].get("message", "")), env_secrets())
         return JSONResponse(
-            exc.body(), status_code=exc.status_code, headers=exc.headers or None
+            body, status_code=exc.status_code, headers=exc.headers or None
         )
 
     @app.exception_handler(RequestValidationError)
