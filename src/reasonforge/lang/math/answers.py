@@ -474,9 +474,15 @@ def final_value(problem: Problem, last: StepText, ancestors: Sequence[StepText],
     final = own[-1] if own else results[-1]
     known: list[sympy.Expr] = list(problem.stated)
     seen: list[tuple[Stated, bool]] = []  # each result, and whether its value was known before it
+    previous: Stated | None = None
     for result in results:
         value = _evaluated(result.value)
-        seen.append((result, value is not None and any(_equal(value, k) for k in known)))
+        # `a + b = 2 + 5 = 7` (in one step or two): a link continuing the relation before it computes its value, it does
+        # not check a known one
+        continued = previous is not None and result.relation is not None \
+            and previous.relation is not None and result.relation.lhs_tree == previous.relation.rhs_tree
+        seen.append((result, not continued and value is not None and any(_equal(value, k) for k in known)))
+        previous = result
         if value is not None:
             known.append(value)
         if result.relation is not None:

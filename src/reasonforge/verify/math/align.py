@@ -235,6 +235,7 @@ he she they them him her his hers their theirs my mine me your yours its there w
 fewer each every all some any no per another other others total sum difference product quotient number numbers
 amount amounts cost costs price prices pay pays paid paying spend spends spent spending buy buys bought buying
 sell sells sold selling earn earns earned make makes made making need needs needed left remaining remain remains
+bring brings brought bringing
 altogether together overall in all out up down off over under into onto after before during within about around
 had having do does did done getting taking taken took take takes use uses used using so far just only still
 already now today daily weekly monthly yearly hour hours minute minutes day days week weeks month months year
