@@ -14,7 +14,7 @@ from test_pdf import _tool
 from typer.testing import CliRunner
 
 from reasonforge.certificate.verdict_signature import public_key_of, sign_verdict
-from reasonforge.chain import assurance_of, overall_of, verdict_digest
+from reasonforge.chain import assurance_of, overall_of, verdict_digest, verdict_hash
 from reasonforge.cli import app
 from reasonforge.report import build_view, verdict_page
 from reasonforge.types import Evidence, EvidenceKind, Formaliser, Overall, StepStatus, VerificationVerdict
@@ -26,7 +26,7 @@ FORGER_SEED = bytes(range(32, 64))
 
 def forged_all_verified(verdict: VerificationVerdict) -> VerificationVerdict:
     """The forgery of the issue: a PARTIAL or FAILED verdict edited so every step is verified, its summary made to
-    agree, and its verdict_digest recomputed by the public recipe (chain.verdict_digest)."""
+    agree, and its verdict_digest (and the plan's verdict_hash) recomputed by the public recipes."""
     steps = [sv.model_copy(update={"status": StepStatus.VERIFIED, "verified": True, "error_message": None,
                                    "error_kind": None, "invalidated_by": [], "local_status": None, "details": {},
                                    "evidence": Evidence(kind=EvidenceKind.CLAIM, aligned_claim=f"claim {sv.step_id}",
@@ -36,6 +36,7 @@ def forged_all_verified(verdict: VerificationVerdict) -> VerificationVerdict:
     forged = verdict.model_copy(update={
         "overall": overall_of(by_id), "assurance": assurance_of(by_id), "step_verdicts": steps,
         "verified_steps": len(steps), "failure_points": [], "failure_report": None, "assumptions": []})
+    forged.verdict_hash = verdict_hash(forged.task_id, forged.overall.value, forged.step_verdicts)
     forged.verdict_digest = verdict_digest(
         task_hash=forged.task_hash, claimed_answer=forged.claimed_answer, domain=forged.domain,
         proof_level=forged.proof_level, overall=forged.overall, assurance=forged.assurance,
@@ -166,3 +167,56 @@ def test_the_page_verify_writes_shows_the_verdict_it_computed_as_attested(tmp_pa
     assert result.exit_code == 0, result.output
     page = out.read_text(encoding="utf-8")
     assert 'data-standing="recomputed"' in page and "unattested" not in body(page).lower()
+
+
+@pytest.fixture(scope="module")
+def circuit_keys(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The reduced circuit's keys folder and verification key, built once and shared with the certificate tests'
+    cache."""
+    from reasonforge.certificate.params import SMALL
+    from reasonforge.certificate.prover import ensure_keys
+
+    from certhelpers import require_node_tools
+
+    require_node_tools()
+    cache = getattr(request.config, "cache", None)
+    base = Path(cache.mkdir("reasonforge-certificate")) if cache else tmp_path_factory.mktemp("certificate")
+    keys = base / "home" / "certificate" / "keys"
+    return keys, Path(ensure_keys(SMALL, keys).verification_key)
+
+
+def issuer_with_own_validators(keys: Path, home: Path):
+    """An issuer with a validator set of its own (as anyone can make), on the shared circuit keys."""
+    from reasonforge.certificate import SMALL, Issuer
+
+    (home / "certificate").mkdir(parents=True)
+    (home / "certificate" / "keys").symlink_to(keys, target_is_directory=True)
+    return Issuer(home, SMALL)
+
+
+def test_a_valid_certificate_counts_only_when_a_trusted_validator_attested_it(verdicts, circuit_keys,
+                                                                              tmp_path) -> None:
+    request, verdict = verdicts["PARTIAL"]
+    keys, vk = circuit_keys
+    honest = issuer_with_own_validators(keys, tmp_path / "service")
+    cert, _ = honest.issue(verdict, timestamp=1_767_000_000)
+    (tmp_path / "cert.json").write_text(cert.model_dump_json())
+    args = ("--certificate", str(tmp_path / "cert.json"), "--vk", str(vk))
+    validator = cert.attestations[0].public_key
+    code, output, pages = report(tmp_path, request, verdict, *args, "--trust", validator)
+    assert code == 0 and "attested: certificate" in output and "trusted validator key" in output, output
+    assert all(page.startswith("Verdict PARTIAL, attested: certified") for page in pages)
+    code, output, pages = report(tmp_path, request, verdict, *args)
+    assert_unattested(output, pages, "PARTIAL")
+    assert "is valid but attested by no validator key this reader trusts" in pages[0]
+    # the forger certifies the forgery with validators of their own: `cert verify` finds it valid, and still
+    # nothing a reader trusts vouches for it
+    forged = forged_all_verified(verdict)
+    forger = issuer_with_own_validators(keys, tmp_path / "forger")
+    forged_cert, _ = forger.issue(forged, timestamp=1_767_000_000)
+    (tmp_path / "cert.json").write_text(forged_cert.model_dump_json())
+    verify = CliRunner().invoke(app, ["cert", "verify", str(tmp_path / "cert.json"), "--vk", str(vk)])
+    assert verify.exit_code == 0, verify.output
+    code, output, pages = report(tmp_path, request, forged, *args, "--trust", validator)
+    assert_unattested(output, pages, "VERIFIED")
+    assert "is valid but attested by no validator key this reader trusts" in pages[0]
