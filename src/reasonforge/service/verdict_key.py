@@ -7,11 +7,11 @@ same file, or the verdicts they record carry a key the pages of this service do 
 
 from __future__ import annotations
 
-from reasonforge.certificate.verdict_signature import public_key_of, read_key, read_or_create_key, sign_verdict
+from reasonforge.certificate.verdict_signature import public_key_of, read_or_create_key, sign_verdict
 from reasonforge.service.settings import ServiceSettings
 from reasonforge.types import VerificationVerdict
 
-__all__ = ["ensure_verdict_key", "sign", "verdict_public_key"]
+__all__ = ["ensure_verdict_key", "sign"]
 
 
 def ensure_verdict_key(settings: ServiceSettings) -> str:
@@ -19,11 +19,6 @@ def ensure_verdict_key(settings: ServiceSettings) -> str:
     return public_key_of(read_or_create_key(settings.resolved_verdict_signing_key()))
 
 
-def verdict_public_key(settings: ServiceSettings) -> str:
-    """The public key of the configured key file (which must exist)."""
-    return public_key_of(read_key(settings.resolved_verdict_signing_key()))
-
-
 def sign(settings: ServiceSettings, verdict: VerificationVerdict) -> VerificationVerdict:
-    """`verdict` signed with this service's key."""
-    return sign_verdict(verdict, read_key(settings.resolved_verdict_signing_key()))
+    """`verdict` signed with this service's key (created here if the process that records it started none)."""
+    return sign_verdict(verdict, read_or_create_key(settings.resolved_verdict_signing_key()))
