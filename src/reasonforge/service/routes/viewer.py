@@ -81,7 +81,10 @@ def _view(state: AppState, row: JobRow, certificate: VerificationCertificate | N
 
         path = certificate_dir(state.settings.home) / "keys" / certificate.verification_key.circuit / \
             "verification_key.json"
-        vk = path.read_text(encoding="utf-8") if path.is_file() else None
+        try:
+            vk = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):  # no keys built here: the certificate cannot count, and says so
+            vk = None
     return build_view(VerifyRequest.model_validate_json(row.request_json),
                       VerificationVerdict.model_validate_json(row.verdict_json or ""), certificate=certificate,
                       page_base_url=state.settings.public_base_url, trusted_keys=frozenset({state.verdict_key}),
