@@ -24,6 +24,7 @@ from reasonforge.forecast.agentic.corpus_cli import app as corpus_app
 from reasonforge.forecast.cli import app as forecast_app
 from reasonforge.service.accounts.cli import keys_app
 from reasonforge.service.cli import serve as serve_command
+from reasonforge.service.cli import verdict_key as verdict_key_command
 from reasonforge.service.cli import worker as worker_command
 from reasonforge.subnet.cli import app as subnet_app
 from reasonforge.types import (
@@ -44,6 +45,8 @@ from reasonforge.types import (
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+
+    from reasonforge.certificate import VerificationCertificate
 
 _Model = TypeVar("_Model", bound="BaseModel")
 
@@ -294,7 +297,8 @@ def verify(
     if html is not None:
         from reasonforge.report import build_view, verdict_page
 
-        _write_output(html, verdict_page(build_view(request, verdict)).encode(), "--html")
+        # The page shows the verdict this run has just computed from the request: recomputed, by definition.
+        _write_output(html, verdict_page(build_view(request, verdict, recomputed=verdict)).encode(), "--html")
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")
     else:
@@ -411,20 +415,77 @@ def report(
     template: Annotated[
         TemplateChoice, typer.Option("--template", help="plain, or framed for eu_ai_act, fda or sec.")
     ] = TemplateChoice.plain,
+    trust: Annotated[
+        list[str] | None,
+        typer.Option("--trust", metavar="KEY", help="An Ed25519 public key (hex) whose signature on the verdict, or "
+                     "attestation of its certificate, you accept: a service's key (GET /v1/verdict-key, "
+                     "`reasonforge verdict-key`). Repeatable; also REASONFORGE_TRUSTED_VERDICT_KEYS (comma-separated)."),
+    ] = None,
+    recheck: Annotated[
+        bool, typer.Option("--recheck", help="Compute the verdict again from the request, here and now, as "
+                           "`reasonforge verify` would (its translations, else the default translator), and vouch "
+                           "for it only if it is the same; exit 1 when it is not."),
+    ] = False,
+    vk: Annotated[
+        Path | None,
+        typer.Option("--vk", help="verification_key.json to check --certificate with (default: the one cached for "
+                     "its circuit by `reasonforge cert issue`).", dir_okay=False),
+    ] = None,
 ) -> None:
     """Write a PDF compliance report of a verdict: the query and chain, each step's verdict with its artifact and
-    checker, the failure and its cascade, the certificate and validators, methodology and chain of custody."""
+    checker, the failure and its cascade, the certificate and validators, methodology and chain of custody.
+
+    The report vouches for the verdict only when a key you trust signed it (or attested a certificate that `cert
+    verify` finds valid), or when --recheck computes the same verdict; otherwise every page says, in its header,
+    that the verdict is unattested."""
     from reasonforge.certificate import VerificationCertificate
+    from reasonforge.certificate.verdict_signature import parse_public_keys
     from reasonforge.chain import parse_request
     from reasonforge.report import ReportTemplate, build_view, compliance_report
 
+    trusted = parse_public_keys(trust or [], field="--trust") | parse_public_keys(
+        [os.environ.get("REASONFORGE_TRUSTED_VERDICT_KEYS", "")], field="REASONFORGE_TRUSTED_VERDICT_KEYS")
     limit = ChainLimits().max_request_bytes * 8  # a verdict carries artifacts and checker output besides the chain
     verdict = _read_model(verdict_file, "verdict", VerificationVerdict, limit)
     cert = None if certificate is None else _read_model(certificate, "certificate", VerificationCertificate, limit)
     request = parse_request(_read_source(request_file, "request", ChainLimits().max_request_bytes))
-    view = build_view(request, verdict, certificate=cert)
+    key = None if cert is None else _verification_key(cert, vk)
+    build_view(request, verdict, certificate=cert)  # a verdict that does not belong to its request: before the work
+    recomputed = _recompute(request, verdict) if recheck else None
+    view = build_view(request, verdict, certificate=cert, trusted_keys=trusted, recomputed=recomputed,
+                      verification_key=key)
     _write_output(out, compliance_report(view, ReportTemplate(template.value)), "--out")
-    typer.echo(f"wrote {out} ({template.value} report, verdict {view.overall.value})")
+    attestation = view.attestation
+    typer.echo(f"wrote {out} ({template.value} report, verdict {view.overall_label}; "
+               f"{'attested: ' + attestation.detail if attestation.attested else 'unattested: ' + attestation.detail})")
+    if recomputed is not None and not attestation.attested:
+        raise typer.Exit(EXIT_NOT_VERIFIED)
+
+
+def _verification_key(cert: VerificationCertificate, vk: Path | None) -> str | None:
+    """The verification key JSON to check `cert` with: --vk, else the one cached for its circuit, else None."""
+    from reasonforge.certificate.common import certificate_dir, data_home
+
+    path = vk or certificate_dir(data_home()) / "keys" / cert.verification_key.circuit / "verification_key.json"
+    if vk is None and not path.is_file():
+        return None
+    return _read_source(str(path), "verification key", ChainLimits().max_request_bytes * 8).decode("utf-8",
+                                                                                                   "replace")
+
+
+def _recompute(request: VerifyRequest, verdict: VerificationVerdict) -> VerificationVerdict:
+    """The verdict of `request` at `verdict`'s level, computed now as `reasonforge verify` would."""
+    from reasonforge.pipeline.run import verify_chain
+
+    request = request.model_copy(update={"proof_level": verdict.proof_level})
+    translator = None
+    if request.translations is None:
+        from reasonforge.translate.select import translator_for
+
+        translator = translator_for(request, None)
+    with working(f"recomputing {len(request.reasoning_chain)} step(s), {request.domain.value} at "
+                 f"{request.proof_level.value} level") as say:
+        return verify_chain(request, translator=translator, progress=say)
 
 
 @app.command()
@@ -498,6 +559,7 @@ app.add_typer(keys_app, name="keys")
 app.add_typer(subnet_app, name="subnet")
 app.command("serve")(serve_command)
 app.command("worker")(worker_command)
+app.command("verdict-key")(verdict_key_command)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ PREFIX = "REASONFORGE_"
 OTHER_SETTINGS = (
     "model", "model_base_url", "model_api_key", "model_max_tokens", "model_timeout_s", "model_concurrency",
     "model_grammar", "model_dir", "translator", "log_format", "lean", "lean_imports", "lean_project", "lean_repl",
-    "node_modules", "sandbox_venv", "api_key", "base_url", "verify_base", "home",
+    "node_modules", "sandbox_venv", "api_key", "base_url", "verify_base", "home", "trusted_verdict_keys",
 )
 """Settings read from the environment outside the service's settings model (models, provers, SDK, paths)."""
 

@@ -384,6 +384,16 @@ class FailureReport(BaseModel):
         "Every premise a verified step rests on that is neither given, derived nor contradicted."))
 
 
+class VerdictSignature(BaseModel):
+    """An Ed25519 signature over a whole verdict (every field but this one) by the service that computed it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    public_key: str = Field(pattern=r"^[0-9a-f]{64}$", description="The signer's Ed25519 public key (hex).")
+    signature: str = Field(pattern=r"^[0-9a-f]{128}$", description=(
+        "Ed25519 signature (hex) over the verdict's signed bytes (recipe in certificate.verdict_signature)."))
+
+
 class VerificationVerdict(BaseModel):
     """The core output of the verification pipeline."""
 
@@ -412,6 +422,9 @@ class VerificationVerdict(BaseModel):
     verdict_digest: str = Field(default="", description=(
         "sha256 of everything the verdict proved (level, domain, claimed answer, per-step status, evidence, "
         "artifact and checker hashes): what a certificate signs; recipe in chain.verdict_digest."))
+    signature: VerdictSignature | None = Field(default=None, description=(
+        "The computing service's signature over everything else in this verdict; a report or page vouches for "
+        "the verdict only when its reader trusts the key (or a certificate or a recheck vouches for it)."))
 
 
 class CheckLimits(BaseModel):

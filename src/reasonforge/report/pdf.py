@@ -3,10 +3,14 @@
 Every template has the same evidence sections (summary, the query and chain, each step's verdict with its
 artifact and checker, the failure analysis with its cascade, the certificate and who signed it, the methodology,
 timestamps and a chain of custody of hashes); a regulatory template adds a section mapping them to that
-regime's record-keeping and transparency duties. The report is evidence for such an assessment, not one."""
+regime's record-keeping and transparency duties. The report is evidence for such an assessment, not one.
+
+Every page's header says whether the verdict is attested (`VerdictView.attestation`): a verdict nothing the reader
+trusts vouches for is printed as "VERIFIED (unattested)", never as plain VERIFIED."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from io import BytesIO
 from xml.sax.saxutils import escape
@@ -16,6 +20,7 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (
     KeepTogether,
     Paragraph,
@@ -209,6 +214,27 @@ def _step_block(step: StepView, st: dict[str, ParagraphStyle]) -> list:
     return block
 
 
+def _page_header(view: VerdictView) -> Callable[[Canvas, object], None]:
+    """Draws the attestation line at the top of a page (every page: a page read alone must not mislead)."""
+    attestation = view.attestation
+    if attestation.attested:
+        text = f"Verdict {view.overall_label}, attested: {attestation.standing.value} (see Summary)"
+        colour, font = colors.HexColor("#106b21"), "Helvetica"
+    else:
+        text = (f"UNATTESTED verdict: it claims {view.overall.value}, but nothing this reader trusts vouches for "
+                "it (see Summary)")
+        colour, font = colors.HexColor("#a11111"), "Helvetica-Bold"
+
+    def draw(canvas: Canvas, _doc: object) -> None:
+        canvas.saveState()
+        canvas.setFont(font, 8)
+        canvas.setFillColor(colour)
+        canvas.drawString(18 * mm, A4[1] - 10 * mm, text)
+        canvas.restoreState()
+
+    return draw
+
+
 def compliance_report(view: VerdictView, template: ReportTemplate = ReportTemplate.PLAIN) -> bytes:
     """The PDF for `view` in `template`."""
     st = _styles()
@@ -216,12 +242,13 @@ def compliance_report(view: VerdictView, template: ReportTemplate = ReportTempla
     out = BytesIO()
     title = _TITLES[template]
     doc = SimpleDocTemplate(out, pagesize=A4, leftMargin=18 * mm, rightMargin=18 * mm, topMargin=16 * mm,
-                            bottomMargin=16 * mm, title=f"{title}: {verdict.overall.value}", author="ReasonForge",
+                            bottomMargin=16 * mm, title=f"{title}: {view.overall_label}", author="ReasonForge",
                             subject=f"task {verdict.task_id}")
     story: list = [_p(title, st["title"])]
 
     story += [_p("Summary", st["h2"]), _table([
-        ("Verdict", verdict.overall.value),
+        ("Verdict", view.overall_label),
+        ("Attestation", view.attestation.headline),
         ("Assurance", f"{verdict.assurance.value}: {view.assurance_text}" if verdict.assurance else "not stated"),
         ("Steps verified", f"{verdict.verified_steps} of {verdict.total_steps}"),
         ("Domain / proof level", f"{verdict.domain.value} / {verdict.proof_level.value}"),
@@ -267,8 +294,9 @@ def compliance_report(view: VerdictView, template: ReportTemplate = ReportTempla
     story.append(_p("Certificate and validators", st["h2"]))
     cert = view.certified
     if cert is None:
-        story.append(_p("No certificate was issued for this verdict: its integrity rests on the hashes below, "
-                        "not on validator signatures.", st["body"]))
+        story.append(_p("No certificate was given with this verdict. The hashes below identify it but do not "
+                        "authenticate it (anyone who edits a verdict can recompute them): what vouches for it, if "
+                        "anything, is the attestation in the Summary.", st["body"]))
     else:
         rows = [("Certificate id", cert.certificate_id), ("Issued", cert.issued_at),
                 ("Validator participation", cert.validators)]
@@ -291,5 +319,6 @@ def compliance_report(view: VerdictView, template: ReportTemplate = ReportTempla
         ("Verification time", f"{verdict.verification_time_ms} ms"),
         *view.custody,
     ], st, widths=(55 * mm, 115 * mm))]
-    doc.build(story)
+    header = _page_header(view)
+    doc.build(story, onFirstPage=header, onLaterPages=header)
     return out.getvalue()

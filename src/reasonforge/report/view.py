@@ -1,7 +1,9 @@
-"""What a person is shown of one verdict: each step beside its text, evidence, checker and failure, the step DAG
-laid out for drawing, and the hashes that tie the page to the task, the verdict and the certificate.
+"""What a person is shown of one verdict: whether anything the reader trusts vouches for it (`attestation`), each
+step beside its text, evidence, checker and failure, the step DAG laid out for drawing, and the hashes that tie the
+page to the task, the verdict and the certificate.
 
-The HTML page and the PDF report read the same `VerdictView`, so they cannot disagree about a step."""
+The HTML page and the PDF report read the same `VerdictView`, so they cannot disagree about a step or about
+whether the verdict is attested."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from reasonforge.certificate.check import check_against_verdict
 from reasonforge.certificate.issue import digest_of
 from reasonforge.chain import StepGraph, overall_of, task_hash
 from reasonforge.errors import InputError
+from reasonforge.report.attestation import Attestation, Standing, attest
 from reasonforge.types import (
     Assurance,
     Overall,
@@ -27,7 +30,7 @@ from reasonforge.types import (
     VerifyRequest,
 )
 
-__all__ = ["Certified", "DagLayout", "StepView", "VerdictView", "build_view", "certified_from"]
+__all__ = ["Attestation", "Certified", "DagLayout", "StepView", "VerdictView", "build_view", "certified_from"]
 
 MAX_SHOWN = 20_000
 """Characters of one artifact, message or test output shown; the rest is cut with a note (the JSON has it all)."""
@@ -134,6 +137,7 @@ class VerdictView:
     layout: DagLayout
     assurance_text: str
     generated_at: str
+    attestation: Attestation
     certified: Certified | None = None
     custody: list[tuple[str, str]] = field(default_factory=list)
 
@@ -141,6 +145,11 @@ class VerdictView:
     def overall(self) -> Overall:
         """VERIFIED, PARTIAL or FAILED."""
         return self.verdict.overall
+
+    @property
+    def overall_label(self) -> str:
+        """The overall verdict as a header prints it: "VERIFIED (unattested)" unless something vouches for it."""
+        return self.attestation.label(self.verdict.overall.value)
 
     def step(self, step_id: int) -> StepView:
         """The view of step `step_id`."""
@@ -233,9 +242,15 @@ def layout(graph: StepGraph, statuses: Mapping[int, StepStatus]) -> DagLayout:
 
 def build_view(request: VerifyRequest, verdict: VerificationVerdict, *,
                certificate: VerificationCertificate | None = None, page_base_url: str | None = None,
-               generated_at: datetime | None = None) -> VerdictView:
+               generated_at: datetime | None = None, trusted_keys: frozenset[str] = frozenset(),
+               recomputed: VerificationVerdict | None = None, verification_key: str | None = None) -> VerdictView:
     """The view of `verdict` for `request` (and the certificate issued for it); InputError when the three do not
-    belong together (task hash, verdict digest)."""
+    belong together (task hash, verdict digest).
+
+    Its attestation (`attestation.attest`) reads `trusted_keys` (the Ed25519 keys whose signatures, on the verdict
+    or on its certificate, this reader accepts), `recomputed` (the verdict the reader computed from `request` just
+    now) and `verification_key` (to check the certificate as `cert verify` does). A recomputed verdict that
+    matches is the one shown: then everything on the page was computed here, messages included."""
     expected = task_hash(request)
     if verdict.task_hash != expected:
         raise InputError(
@@ -257,6 +272,11 @@ def build_view(request: VerifyRequest, verdict: VerificationVerdict, *,
         if reasons:
             raise InputError(f"certificate {certificate.certificate_id[:18]}… does not certify this verdict: "
                              f"{'; '.join(reasons)}", field="certificate")
+    attestation = attest(verdict, trusted_keys=trusted_keys, recomputed=recomputed, certificate=certificate,
+                         verification_key=verification_key)
+    if attestation.standing is Standing.RECOMPUTED and recomputed is not None:
+        verdict = recomputed
+        by_id = {sv.step_id: sv for sv in verdict.step_verdicts}
     certified = certified_from(certificate, page_base_url) if certificate is not None else None
     graph = StepGraph(request.reasoning_chain)
     missing = [sid for sid in graph.step_ids if sid not in by_id]
@@ -272,6 +292,8 @@ def build_view(request: VerifyRequest, verdict: VerificationVerdict, *,
     # The same sha256 of each artifact that the verdict digest covers: the whole artifact, not what is shown.
     custody += [(f"step {sid} artifact sha256", sha256(by_id[sid].formal_representation.encode()).hexdigest())
                 for sid in graph.step_ids if by_id[sid].formal_representation]
+    if verdict.signature is not None:
+        custody.append(("verdict signed by key", verdict.signature.public_key))
     if certified is not None:
         custody.append(("certificate id", certified.certificate_id))
         if certified.tx_hash:
@@ -280,5 +302,6 @@ def build_view(request: VerifyRequest, verdict: VerificationVerdict, *,
         request=request, verdict=verdict, steps=steps,
         layout=layout(graph, {s.step_id: s.status for s in steps}),
         assurance_text=ASSURANCE_TEXT.get(assurance, "") if assurance is not None else "",
-        generated_at=when, certified=certified, custody=[(k, v) for k, v in custody if v],
+        generated_at=when, attestation=attestation, certified=certified,
+        custody=[(k, v) for k, v in custody if v],
     )

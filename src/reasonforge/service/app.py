@@ -18,6 +18,7 @@ from reasonforge.service.routes.middleware import BodyLimitMiddleware
 from reasonforge.service.routes.state import AppState
 from reasonforge.service.settings import ServiceSettings
 from reasonforge.service.stream import StreamHub
+from reasonforge.service.verdict_key import ensure_verdict_key
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,9 @@ DESCRIPTION = """Machine-checked verification of AI reasoning chains.
 
 Submit a chain with `POST /v1/verify` (202, status `queued`), then poll `GET /v1/verify/{task_id}`,
 watch `WS /v1/stream`, or pass `callback_url` for a signed webhook. Authenticate with
-`Authorization: Bearer rf_...` (`reasonforge keys create --name NAME`). Every error has the body
+`Authorization: Bearer rf_...` (`reasonforge keys create --name NAME`). Every verdict is signed with the
+service's key (its public key: `GET /v1/verdict-key`); `GET /v1/verify/{task_id}/verdict` gives the signed
+verdict JSON, which `reasonforge report --trust KEY` vouches for. Every error has the body
 `{"error": {"code", "message", "field"}}`. A failure of the job as a whole (not of one step) is
 reported in `failure_points` with `step_id` 0.
 """
@@ -34,6 +37,7 @@ reported in `failure_points` with `step_id` 0.
 def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     """The API with its store, queue (in-process workers or Celery), limiter, metrics and stream hub."""
     settings = settings or ServiceSettings()
+    verdict_key = ensure_verdict_key(settings)  # first start: create it now, so the workers that sign find it
     jobs = make_context(settings)
     metrics = ServiceMetrics(jobs.sessionmaker)
     unavailable = certificates_unavailable(settings)
@@ -47,6 +51,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
         hub=hub,
         certificates_unavailable=unavailable,
         keys=KeyBuilder(settings, unavailable),
+        verdict_key=verdict_key,
     )
     if state.certificates_unavailable:
         log.warning(

@@ -1,4 +1,5 @@
-"""`reasonforge serve` (the API on uvicorn) and `reasonforge worker` (a Celery worker).
+"""`reasonforge serve` (the API on uvicorn), `reasonforge worker` (a Celery worker) and `reasonforge verdict-key`
+(the public key the service signs its verdicts with).
 
 Settings come from REASONFORGE_* environment variables (see `reasonforge.service.settings`).
 """
@@ -143,3 +144,12 @@ def worker(
         concurrency=concurrency,
         loglevel=level,
     )
+
+
+def verdict_key() -> None:
+    """Print the public key this service signs every verdict with (the key file is created, as `serve` would on
+    first start, when there is none). Readers pass it to `reasonforge report --trust`; the private key never
+    leaves its file (REASONFORGE_VERDICT_SIGNING_KEY, default under REASONFORGE_HOME)."""
+    from reasonforge.service.verdict_key import ensure_verdict_key
+
+    typer.echo(ensure_verdict_key(_settings()))

@@ -44,6 +44,10 @@ class ServiceSettings(BaseSettings):
     public_base_url: str = Field(default="http://127.0.0.1:8000", description="Prefix of certificate_url.")
     rate_limit_per_minute: int = Field(default=120, ge=1, description="Requests per key per minute.")
     webhook_secret: str | None = Field(default=None, description="HMAC key for webhooks; default: generated in home.")
+    verdict_signing_key: Path | None = Field(default=None, description=(
+        "File holding the Ed25519 seed this service signs every verdict it computes with; default "
+        "$home/verdict_signing_key, created on first start. Its public key: GET /v1/verdict-key, or "
+        "`reasonforge verdict-key`."))
     webhook_allow_private: bool = Field(default=False, description="Allow callbacks to private/loopback addresses.")
     validator_state: Path | None = Field(default=None, description=(
         "A validator's state file (`reasonforge subnet`), read by the dashboard's miner leaderboard."))
@@ -71,6 +75,10 @@ class ServiceSettings(BaseSettings):
     resend_after_s: float = Field(
         default=120.0, gt=0, description="A queued job unclaimed this long is published again (a lost message)."
     )
+
+    def resolved_verdict_signing_key(self) -> Path:
+        """The configured key file, or the one under `home`."""
+        return self.verdict_signing_key or Path(self.home) / "verdict_signing_key"
 
     def resolved_database_url(self) -> str:
         """The configured URL, or the SQLite file under `home`."""

@@ -89,7 +89,9 @@ def run_worker(
     )
     from reasonforge.service.jobs.context import ContextHolder, make_context
     from reasonforge.service.jobs.sweeper import Sweeper
+    from reasonforge.service.verdict_key import ensure_verdict_key
 
+    ensure_verdict_key(settings)  # the key every verdict this worker records is signed with
     slots = 1 if pool is Pool.SOLO else (concurrency or settings.workers)
     parent = make_context(settings)  # creates the tables before any job runs
     holder = ContextHolder(settings, executor_size=slots)

@@ -26,6 +26,7 @@ from reasonforge.service.jobs.certify import CertificateFailure, CertificateIssu
 from reasonforge.service.jobs.context import JobContext
 from reasonforge.service.logs import job_context
 from reasonforge.service.settings import ServiceSettings
+from reasonforge.service.verdict_key import sign
 from reasonforge.translate.llm import ModelError
 from reasonforge.types import (
     JobStatus,
@@ -212,7 +213,9 @@ def record(
     """Write an attempt's outcome under the claim's lease; the job's end status, None when the lease was lost.
 
     `verifying_at`: translation ended then and `verifying` is not written yet; it is written first (with the
-    completion, in one transaction)."""
+    completion, in one transaction). Every verdict is stored signed with the service's key (`verdict_key`)."""
+    if outcome.verdict is not None:
+        outcome = outcome.model_copy(update={"verdict": _signed(settings, outcome.verdict)})
     kind = outcome.kind
     if verifying_at is not None and kind is not OutcomeKind.COMPLETE and kind is not OutcomeKind.LEASE_LOST:
         mark_verifying(sm, settings, claim, at=verifying_at)
@@ -229,6 +232,16 @@ def record(
                               max_attempts=settings.max_attempts, verdict=outcome.verdict)
     log.info("job %s: lease lost (reclaimed or cancelled); dropping this attempt", claim.task_id)
     return None
+
+
+def _signed(settings: ServiceSettings, verdict: VerificationVerdict) -> VerificationVerdict:
+    """`verdict` signed with the service's key; unsigned when the key cannot be read: then every page shows the
+    verdict as unattested, which is true, rather than losing the verdict."""
+    try:
+        return sign(settings, verdict)
+    except ReasonForgeError as exc:
+        log.error("verdict of %s stored unsigned: %s", verdict.task_id, exc.message)
+        return verdict
 
 
 def mark_verifying(

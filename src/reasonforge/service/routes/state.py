@@ -14,7 +14,8 @@ from reasonforge.service.stream import StreamHub
 
 @dataclass
 class AppState:
-    """The API's handles: store, queue, limiter, metrics, stream hub, certificate capability."""
+    """The API's handles: store, queue, limiter, metrics, stream hub, certificate capability, and the public key
+    its verdicts are signed with (the one its own pages trust)."""
 
     settings: ServiceSettings
     jobs: JobContext
@@ -24,3 +25,4 @@ class AppState:
     hub: StreamHub
     certificates_unavailable: str | None
     keys: KeyBuilder
+    verdict_key: str

@@ -1,4 +1,4 @@
-"""`GET /v1/stats`, `GET /healthz`, `GET /metrics` and the `WS /v1/stream` endpoint."""
+"""`GET /v1/stats`, `GET /v1/verdict-key`, `GET /healthz`, `GET /metrics` and the `WS /v1/stream` endpoint."""
 
 from __future__ import annotations
 
@@ -46,6 +46,15 @@ class Health(BaseModel):
         "ready; `building keys` (a fresh server builds them at start, about a minute: certificate jobs wait); "
         "`not built` (REASONFORGE_BUILD_KEYS_AT_START is off: the first certificate job builds them); failed "
         "(certificate jobs will fail, see the log); unavailable (certificates are refused)."))
+
+
+class VerdictKey(BaseModel):
+    """The public key this service signs every verdict with."""
+
+    algorithm: str = Field(description="Always ed25519.")
+    public_key: str = Field(description=(
+        "Hex Ed25519 public key: trust it with `reasonforge report --trust KEY` (or REASONFORGE_TRUSTED_VERDICT_KEYS) "
+        "and the reports of this service's verdicts are attested."))
 
 
 class StoreUnavailable(ServiceError):
@@ -97,6 +106,13 @@ def stats(
             mean_verification_time_ms=float(mean_ms) if mean_ms is not None else None,
             queue=state.settings.queue.value,
         )
+
+
+@router.get("/v1/verdict-key", response_model=VerdictKey, summary="The key verdicts are signed with")
+def verdict_key(state: State) -> VerdictKey:
+    """The public key of the signature every verdict of this service carries (no API key needed: it is public).
+    Get it from a source you trust, not only from the server whose verdicts it vouches for."""
+    return VerdictKey(algorithm="ed25519", public_key=state.verdict_key)
 
 
 @router.get(

@@ -1,4 +1,5 @@
-"""`POST /v1/verify`, `POST /v1/verify/reasoning`, `GET /v1/verify/{task_id}`, `DELETE /v1/verify/{task_id}`."""
+"""`POST /v1/verify`, `POST /v1/verify/reasoning`, `GET /v1/verify/{task_id}`, `GET /v1/verify/{task_id}/verdict`,
+`DELETE /v1/verify/{task_id}`."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from reasonforge.service.routes.bodies import JsonBodyRoute, VerifyRequestRoute
 from reasonforge.service.routes.deps import Reader, State, Submitter
 from reasonforge.service.routes.errors import ERROR_RESPONSES
 from reasonforge.service.routes.state import AppState
-from reasonforge.types import JobStatus, ReasoningSubmission, VerifyRequest, VerifyResponse
+from reasonforge.types import JobStatus, ReasoningSubmission, VerificationVerdict, VerifyRequest, VerifyResponse
 
 TERMINAL = (JobStatus.COMPLETE, JobStatus.FAILED, JobStatus.CANCELLED)
 TERMINAL_VALUES = frozenset(status.value for status in TERMINAL)
@@ -254,6 +255,25 @@ async def get_task(
     finally:
         state.hub.unwatch(task_id, ended)
     return out
+
+
+@router.get(
+    "/v1/verify/{task_id}/verdict",
+    response_model=VerificationVerdict,
+    responses={k: v for k, v in ERROR_RESPONSES.items() if k in (401, 403, 404, 409, 422, 429)},
+    summary="The signed verdict of a finished task (JSON)",
+)
+def get_verdict(task_id: TaskId, principal: Reader, state: State) -> Response:
+    """The whole verdict as computed, with this service's signature (`signature`; key: GET /v1/verdict-key):
+    give it to `reasonforge report --trust KEY` for a report that vouches for it."""
+    with state.jobs.sessionmaker() as session:
+        row = session.get(JobRow, task_id)
+        if row is None or row.owner_key_id != principal.key_id:
+            raise NotFoundError(f"no task {task_id} for this API key", field="task_id")
+        if row.verdict_json is None:
+            raise ConflictError(f"task {task_id} has no verdict ({row.status}); ask again once it is complete",
+                                field="task_id")
+        return Response(row.verdict_json, media_type="application/json", headers={"Cache-Control": "private, no-store"})
 
 
 @router.delete(

@@ -3,7 +3,10 @@
 
 A verdict and its report are shown only to the submitting key; the dashboard only to an admin key. Pages are
 for a browser, which cannot send a Bearer header by itself: they also take HTTP Basic with the API key as the
-password (any user name), so the browser asks for it."""
+password (any user name), so the browser asks for it.
+
+The page and the report trust one key: this service's own verdict key. A stored verdict it did not sign (one
+recorded before verdicts were signed, or written into the store by anything else) is shown as unattested."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from reasonforge.certificate import VerificationCertificate
 from reasonforge.errors import ReasonForgeError
-from reasonforge.report import PAGE_CSP, ReportTemplate, build_view, compliance_report, verdict_page
+from reasonforge.report import PAGE_CSP, ReportTemplate, VerdictView, build_view, compliance_report, verdict_page
 from reasonforge.service.accounts import Principal, Scope
 from reasonforge.service.dashboard import DASHBOARD_CSP, ForecastRow, dashboard_page, gather
 from reasonforge.service.errors import ConflictError, NotFoundError, ServiceError, UnauthorizedError
@@ -67,6 +70,25 @@ def _load(state: AppState, task_id: str, key_id: str) -> tuple[JobRow, Verificat
             if stored is not None:
                 certificate = VerificationCertificate.model_validate_json(stored.certificate_json)
     return row, certificate
+
+
+def _view(state: AppState, row: JobRow, certificate: VerificationCertificate | None) -> VerdictView:
+    """The view of a finished job, attested only by this service's own signature (or a certificate it can check
+    that such a key attested)."""
+    vk: str | None = None
+    if certificate is not None:
+        from reasonforge.certificate.common import certificate_dir
+
+        path = certificate_dir(state.settings.home) / "keys" / certificate.verification_key.circuit / \
+            "verification_key.json"
+        try:
+            vk = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):  # no keys built here: the certificate cannot count, and says so
+            vk = None
+    return build_view(VerifyRequest.model_validate_json(row.request_json),
+                      VerificationVerdict.model_validate_json(row.verdict_json or ""), certificate=certificate,
+                      page_base_url=state.settings.public_base_url, trusted_keys=frozenset({state.verdict_key}),
+                      verification_key=vk)
 
 
 def _page(title: str, body: str, status: int, headers: dict[str, str] | None = None) -> HTMLResponse:
@@ -120,10 +142,7 @@ def verdict_html(task_id: TaskId, request: Request, state: State) -> HTMLRespons
         return _page(f"Task {task_id}", f"<h1>Task {escape(task_id)}: {escape(row.status)}</h1>{detail}"
                      + ("<p>This page reloads every 5 seconds until the verdict is in.</p>" if refresh else ""),
                      200, refresh)
-    request_ = VerifyRequest.model_validate_json(row.request_json)
-    verdict = VerificationVerdict.model_validate_json(row.verdict_json)
-    view = build_view(request_, verdict, certificate=certificate, page_base_url=state.settings.public_base_url)
-    return HTMLResponse(verdict_page(view), headers=PAGE_HEADERS)
+    return HTMLResponse(verdict_page(_view(state, row, certificate)), headers=PAGE_HEADERS)
 
 
 @router.get(
@@ -148,9 +167,7 @@ def report_pdf(
         raise ConflictError(f"task {task_id} has no verdict ({row.status}); ask again once it is complete",
                             field="task_id")
     try:
-        view = build_view(VerifyRequest.model_validate_json(row.request_json),
-                          VerificationVerdict.model_validate_json(row.verdict_json), certificate=certificate,
-                          page_base_url=state.settings.public_base_url)
+        view = _view(state, row, certificate)
     except ReasonForgeError as exc:  # a stored verdict that does not match its request: never for our own jobs
         raise ConflictError(exc.message, field="task_id") from exc
     return Response(compliance_report(view, template), media_type="application/pdf", headers={
