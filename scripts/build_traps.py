@@ -83,12 +83,14 @@ def make_trap(trap_id: str, kind: str, source: Path, row: int, label: str, reque
 # ---- FOLIO ---------------------------------------------------------------------------------------
 
 def folio_request(row: dict[str, Any], level: ProofLevel) -> VerifyRequest:
-    """Premises as the query, the conclusion as the one step (as `bench.data` reads FOLIO)."""
+    """Premises as the query, the conclusion drawn from them as the one step ("Therefore, …"): FOLIO asks whether
+    it follows, so the step claims the inference, and one that does not follow (False or Uncertain) is refuted;
+    a bare conclusion would be an assumption, reported, never refuted."""
     premises = row["premises"]
     query = premises if isinstance(premises, str) else " ".join(str(p).strip() for p in premises)
     conclusion = str(row["conclusion"]).strip()
     return VerifyRequest(original_query=query, claimed_answer=conclusion, domain=Domain.LOGIC, proof_level=level,
-                         reasoning_chain=[{"step_id": 1, "content": conclusion}])  # type: ignore[list-item]
+                         reasoning_chain=[{"step_id": 1, "content": f"Therefore, {conclusion}"}])  # type: ignore[list-item]
 
 
 def folio_gold_agrees(row: dict[str, Any], request: VerifyRequest) -> bool:

@@ -84,7 +84,7 @@ def test_examples_with_their_own_translations_are_not_tasks() -> None:
 def test_filters_keep_domains_and_only_traps_of_the_source_level() -> None:
     logic = TaskSource(0, domains=["logic"], proof_level=ProofLevel.STANDARD)
     assert {name for name, _ in logic.examples} == {"affirming-the-consequent.json", "six-step-chain.json",
-                                                      "whale.json"}
+                                                      "whale-assumed.json", "whale.json"}
     assert logic.traps and all(t.request.proof_level is ProofLevel.STANDARD and t.request.domain is Domain.LOGIC
                                for t in logic.traps)
     for item in logic.epoch_tasks(1):
