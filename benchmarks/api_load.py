@@ -77,11 +77,11 @@ def make_chain(index: int, steps: int) -> VerifyRequest:
         k = 2 + (index + n) % 9
         kind = n % 3
         if kind == 0:
-            new, text = total * 2, f"Doubling gives 2 × {total} = {{}}."
+            new, text = total * 2, f"Then 2 × {total} = {{}}."
         elif kind == 1:
-            new, text = total - k, f"Taking away {k} leaves {total} - {k} = {{}}."
+            new, text = total - k, f"Then {total} - {k} = {{}}."
         else:
-            new, text = total + k, f"Adding {k} gives {total} + {k} = {{}}."
+            new, text = total + k, f"Then {total} + {k} = {{}}."
         if index % 5 == 4 and n == steps // 2:
             new += 1  # the slip: every later step is invalidated by the cascade
         contents.append(text.format(new))
