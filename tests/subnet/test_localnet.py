@@ -62,7 +62,8 @@ def test_folder_of_another_shape_is_refused_before_any_miner_starts(tmp_path: Pa
 def test_killed_localnet_leaves_no_orphans_and_a_rerun_resumes_without_losing_an_epoch(tmp_path: Path) -> None:
     folder = tmp_path / "net"
     argv = [sys.executable, "-m", "reasonforge.cli", "subnet", "localnet", "--miners", "2", "--epochs", "3",
-            "--json", "--dir", str(folder), "--domains", "logic", "--tasks", "2"]
+            "--json", "--dir", str(folder), "--domains", "logic,mathematics", "--tasks", "2"]
+    # (mathematics too: the committed traps hold no logic trap, and each epoch draws one)
     miners = str(folder / "chain.json")  # on every miner's command line (--chain), not on the localnet's
     first = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
