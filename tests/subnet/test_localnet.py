@@ -52,7 +52,7 @@ def test_profile_mix_puts_one_lazy_and_one_vacuous_among_honest_miners() -> None
 def test_folder_of_another_shape_is_refused_before_any_miner_starts(tmp_path: Path) -> None:
     manifest = {"seed": 0, "miners": [{"index": 0, "seed": "//m", "profile": "honest", "uid": 1, "hotkey": "5x"}]}
     (tmp_path / "localnet.json").write_text(json.dumps(manifest), encoding="utf-8")
-    net = Localnet(tmp_path, miners=3, domains=["logic"])
+    net = Localnet(tmp_path, miners=3, domains=["logic", "mathematics"])  # no logic trap is committed
     with pytest.raises(LocalnetError, match="holds a localnet of 1 miners; rerun with --miners 1"), net:
         pass
     assert net.pids == []
