@@ -4,7 +4,7 @@ quick level), then seeded one-slip perturbations.
 Each solution is a chain: one line = one step (each step depends on the one before); the final
 `#### N` line is the claimed answer, checked against the last computed value. Figures:
 - checkable steps verified: steps holding a calculator annotation `<<…>>` or an explicit equation
-  (`=` between maths tokens, see `_checkable`) whose own check is `verified` (target ≥ 93 %: a number is
+  (`=` between maths tokens, see `_checkable`) whose own check is `verified` (target ≥ 92 %: a number is
   grounded only by the question or by a derivation from grounded numbers, so a step resting on world knowledge
   — a bike's 2 wheels, a round trip's 2 — or on arithmetic done in the head — 3 readings of 20 minutes in an
   hour — is `unsupported`, never `verified` on a value that merely coincides);
@@ -51,7 +51,7 @@ from reasonforge.types import (
 from _common import REPO, display_path, read_rows, share
 
 DEFAULT_DATA = REPO / "data" / "gsm8k" / "train.slice.jsonl"
-TARGETS = {"checkable_verified": 0.93, "localized": 0.95, "false_failed_max": 0.005}
+TARGETS = {"checkable_verified": 0.92, "localized": 0.95, "false_failed_max": 0.005}
 _ANNOTATION = re.compile(r"<<([^<>=]*)=([^<>]*)>>")
 _MAX_LISTED = 50  # the full train.jsonl has 31 solutions with a (reference) slip: list them all
 _EQUATION = re.compile(r"(?:\d|(?<![A-Za-z])[A-Za-z]|[)%])\s*=\s*\$?\s*(?:\d|\.\d|[A-Za-z](?![A-Za-z])|\(|-)")

@@ -2,7 +2,7 @@
 
 Each candidate chain is verified once, here, by our own pipeline (`verify_chain` with the offline rule-based
 translator, the translator an honest offline miner runs), and kept only when the verifier's verdict equals the
-dataset's label:
+dataset's label and a vacuous translation does not reproduce it (below):
 - FOLIO (validation slice): premises as the query, the conclusion as the one step. Label True must verify and
   False/Uncertain must fail; the row's gold FOL, checked by Z3 at standard level, must agree as well. (The offline
   translator proves none of the True conclusions of the slice, so FOLIO traps are all FAILED traps.)
@@ -12,6 +12,15 @@ dataset's label:
 - HumanEval (slice): the canonical solution with the dataset's `check` as a pytest test must verify; a mutant of it
   (`verify/code/mutants.py`) must fail. Both are written through `ast.unparse`, so their layout cannot tell them apart.
 The ground truth stored per step is the verifier's own flags. Selection is seeded and deterministic.
+
+A trap must test the miner's translation. The candidate's steps are translated by the offline translator, every
+artifact is replaced by the vacuous miner's (`subnet.miner.vacuous_translations`: `claim 1 = 1`, `assert True`, a
+tautology) and the chain is verified again; when that verdict scores full marks against the ground truth
+(`trap_score` 1.0) the candidate is dropped, since a verdict the pipeline reaches whatever the artifact says
+cannot tell an honest miner from a vacuous one. This drops every FOLIO candidate of the slice today: a logic
+step's refutation is the English reader's, whatever artifact a miner sends, and the offline translator proves
+none of the True conclusions, so the file then holds no FOLIO trap (the check keeps any that a better translator
+would earn). FOLIO candidates alternate between quick and standard, so the two levels stay balanced.
 
     python scripts/build_traps.py                 # writes data/subnet/traps.json (about a minute)
     python scripts/build_traps.py --out PATH --seed 1 --folio 6 --gsm8k 8 --humaneval 4
@@ -36,7 +45,9 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from gsm8k import chain_request, perturb
 
 from reasonforge.pipeline.run import verify_chain
-from reasonforge.subnet.traps import TRAPS_PATH, Trap, TrapSet, step_flags
+from reasonforge.subnet.miner import vacuous_translations
+from reasonforge.subnet.traps import TRAPS_PATH, Trap, TrapSet, step_flags, trap_score
+from reasonforge.translate.engine import TranslationEngine
 from reasonforge.types import (
     ArtifactLanguage,
     CheckLimits,
@@ -55,8 +66,9 @@ GSM8K = REPO / "data" / "gsm8k" / "train.slice.jsonl"
 HUMANEVAL = REPO / "data" / "humaneval" / "HumanEval.slice.jsonl"
 LIMITS = CheckLimits(timeout_s=20.0)
 VERIFIER = ("verify_chain with the offline rule-based translator; kept when the verdict equals the dataset label "
-            "(FOLIO: also the row's gold FOL under Z3); step_verified = the verifier's per-step flags, "
-            "step_refuted = the steps it refutes (failed)")
+            "(FOLIO: also the row's gold FOL under Z3) and the vacuous miner's artifacts do not reproduce it; "
+            "step_verified = the verifier's per-step flags, step_refuted = the steps it refutes (failed)")
+ENGINE = TranslationEngine()  # offline rules: the translator whose artifacts the vacuous miner replaces
 
 
 def rows(path: Path) -> list[dict[str, Any]]:
@@ -78,6 +90,13 @@ def make_trap(trap_id: str, kind: str, source: Path, row: int, label: str, reque
         trap_id=trap_id, kind=kind, source=str(source.relative_to(REPO)), row=row, label=label,
         request=request, expected=verdict.overall, step_verified=step_flags(verdict),
         step_refuted=[sv.step_id for sv in verdict.step_verdicts if sv.status is StepStatus.FAILED], note=note)
+
+
+def vacuous_reproduces(trap: Trap) -> bool:
+    """Whether the vacuous miner's artifacts for the trap's chain score full marks against its ground truth:
+    then the verdict does not depend on the translation, and the trap cannot tell honest miners from vacuous."""
+    translations = vacuous_translations(ENGINE.translate_chain(trap.request))
+    return trap_score(trap, verify_chain(trap.request, translations, limits=LIMITS)) == 1.0
 
 
 # ---- FOLIO ---------------------------------------------------------------------------------------
@@ -103,13 +122,14 @@ def folio_gold_agrees(row: dict[str, Any], request: VerifyRequest) -> bool:
 
 
 def folio_traps(per_level: int, seed: int) -> Iterator[Trap]:
-    """FOLIO traps, `per_level` at quick and at standard (different rows)."""
+    """FOLIO traps, `per_level` at quick and at standard (different rows); each row is tried at the level that
+    has fewer traps so far (quick on a tie), so the levels alternate as traps are found."""
     data = rows(FOLIO)
     wanted = {ProofLevel.QUICK: per_level, ProofLevel.STANDARD: per_level}
     for index in seeded_order(len(data), seed, "folio"):
-        level = next((lv for lv, n in wanted.items() if n > 0), None)
-        if level is None:
+        if not any(wanted.values()):
             return
+        level = max(wanted, key=lambda lv: wanted[lv])  # dicts keep order: quick wins a tie
         row = data[index]
         request = folio_request(row, level)
         verdict = verify_chain(request, limits=LIMITS)
@@ -119,9 +139,12 @@ def folio_traps(per_level: int, seed: int) -> Iterator[Trap]:
             continue
         if not folio_gold_agrees(row, request):
             continue
+        trap = make_trap(f"folio:{index}@{level.value}", "folio", FOLIO, index, f"FOLIO label {row['label']}",
+                         request, verdict)
+        if vacuous_reproduces(trap):
+            continue
         wanted[level] -= 1
-        yield make_trap(f"folio:{index}@{level.value}", "folio", FOLIO, index, f"FOLIO label {row['label']}",
-                        request, verdict)
+        yield trap
 
 
 # ---- GSM8K ---------------------------------------------------------------------------------------
@@ -146,9 +169,11 @@ def gsm8k_traps(count: int, seed: int) -> Iterator[Trap]:
             verdict = verify_chain(request, limits=LIMITS)
             # Every step verified (its prose beyond the arithmetic is not proven, so the chain is PARTIAL).
             if all(sv.verified for sv in verdict.step_verdicts):
-                references += 1
-                yield make_trap(f"gsm8k-reference:{index}", "gsm8k-reference", GSM8K, index, "reference solution",
-                                request, verdict)
+                trap = make_trap(f"gsm8k-reference:{index}", "gsm8k-reference", GSM8K, index, "reference solution",
+                                 request, verdict)
+                if not vacuous_reproduces(trap):
+                    references += 1
+                    yield trap
             continue
         changed = perturb(row["answer"], rng)
         if changed is None:
@@ -160,9 +185,12 @@ def gsm8k_traps(count: int, seed: int) -> Iterator[Trap]:
         first_failed = report.failed_step_id if report is not None else None
         if all(sv.verified for sv in verdict.step_verdicts) or first_failed != step:
             continue
+        trap = make_trap(f"gsm8k-perturbed:{index}", "gsm8k-perturbed", GSM8K, index, f"perturbed step {step}",
+                         request, verdict)
+        if vacuous_reproduces(trap):
+            continue
         perturbed += 1
-        yield make_trap(f"gsm8k-perturbed:{index}", "gsm8k-perturbed", GSM8K, index, f"perturbed step {step}",
-                        request, verdict)
+        yield trap
 
 
 # ---- HumanEval -----------------------------------------------------------------------------------
@@ -190,17 +218,22 @@ def humaneval_traps(count: int, seed: int) -> Iterator[Trap]:
             request = code_request(row["prompt"], code, tests)
             verdict = verify_chain(request, limits=LIMITS)
             if verdict.overall is Overall.VERIFIED:
-                canonical += 1
-                yield make_trap(f"humaneval-canonical:{index}", "humaneval-canonical", HUMANEVAL, index,
-                                f"{row['task_id']} canonical solution", request, verdict)
+                trap = make_trap(f"humaneval-canonical:{index}", "humaneval-canonical", HUMANEVAL, index,
+                                 f"{row['task_id']} canonical solution", request, verdict)
+                if not vacuous_reproduces(trap):
+                    canonical += 1
+                    yield trap
             continue
         for mutant in generate_mutants(code, seed=seed, max_mutants=3, draw_order=True):
             request = code_request(row["prompt"], mutant.source, tests)
             verdict = verify_chain(request, limits=LIMITS)
             if verdict.step_verdicts[0].status is StepStatus.FAILED:
+                trap = make_trap(f"humaneval-mutant:{index}", "humaneval-mutant", HUMANEVAL, index,
+                                 f"{row['task_id']} mutant", request, verdict, note=mutant.description)
+                if vacuous_reproduces(trap):
+                    continue
                 mutants += 1
-                yield make_trap(f"humaneval-mutant:{index}", "humaneval-mutant", HUMANEVAL, index,
-                                f"{row['task_id']} mutant", request, verdict, note=mutant.description)
+                yield trap
                 break
 
 

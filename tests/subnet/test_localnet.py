@@ -52,7 +52,7 @@ def test_profile_mix_puts_one_lazy_and_one_vacuous_among_honest_miners() -> None
 def test_folder_of_another_shape_is_refused_before_any_miner_starts(tmp_path: Path) -> None:
     manifest = {"seed": 0, "miners": [{"index": 0, "seed": "//m", "profile": "honest", "uid": 1, "hotkey": "5x"}]}
     (tmp_path / "localnet.json").write_text(json.dumps(manifest), encoding="utf-8")
-    net = Localnet(tmp_path, miners=3, domains=["logic"])
+    net = Localnet(tmp_path, miners=3, domains=["logic", "mathematics"])  # no logic trap is committed
     with pytest.raises(LocalnetError, match="holds a localnet of 1 miners; rerun with --miners 1"), net:
         pass
     assert net.pids == []
@@ -62,7 +62,8 @@ def test_folder_of_another_shape_is_refused_before_any_miner_starts(tmp_path: Pa
 def test_killed_localnet_leaves_no_orphans_and_a_rerun_resumes_without_losing_an_epoch(tmp_path: Path) -> None:
     folder = tmp_path / "net"
     argv = [sys.executable, "-m", "reasonforge.cli", "subnet", "localnet", "--miners", "2", "--epochs", "3",
-            "--json", "--dir", str(folder), "--domains", "logic", "--tasks", "2"]
+            "--json", "--dir", str(folder), "--domains", "logic,mathematics", "--tasks", "2"]
+    # (mathematics too: the committed traps hold no logic trap, and each epoch draws one)
     miners = str(folder / "chain.json")  # on every miner's command line (--chain), not on the localnet's
     first = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

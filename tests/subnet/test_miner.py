@@ -81,8 +81,14 @@ def test_vacuous_miner_submits_artifacts_that_pass_the_checker_but_verify_nothin
     # The checker alone is fooled (each tautology is proven), the soundness gate is not: nothing ties the artifact
     # to what its step says, so no step is verified (consensus and traps expose it too: validator tests).
     assert verdict.verified_steps == 0
-    assert all(sv.status is StepStatus.UNSUPPORTED and sv.details["checker_status"] == "verified"
-               and sv.error_kind is ErrorKind.UNALIGNED for sv in verdict.step_verdicts)
+    statuses = [sv.status for sv in verdict.step_verdicts]
+    assert all(sv.details["checker_status"] == "verified" for sv in verdict.step_verdicts)
+    # Step 3 ("Tom is a whale.") is refuted whatever the artifact: a logic step's refutation is the English
+    # reader's (it used to stay unsupported under a vacuous artifact), and steps 4 and 5 rest on it.
+    assert statuses == [StepStatus.UNSUPPORTED, StepStatus.UNSUPPORTED, StepStatus.FAILED, StepStatus.INVALIDATED,
+                        StepStatus.INVALIDATED, StepStatus.UNSUPPORTED]
+    assert verdict.step_verdicts[2].error_kind is ErrorKind.COUNTEREXAMPLE
+    assert all(sv.error_kind is ErrorKind.UNALIGNED for sv in verdict.step_verdicts if sv.step_id != 3)
     assert filled.compilation_status == "COMPILED"
 
 

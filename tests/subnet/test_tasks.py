@@ -9,6 +9,7 @@ import pytest
 from reasonforge.errors import InputError
 from reasonforge.subnet.protocol import MINER_FIELDS
 from reasonforge.subnet.tasks import TaskSource, estimate_difficulty, load_examples
+from reasonforge.subnet.traps import load_traps
 from reasonforge.types import Domain, ProofLevel
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
@@ -82,13 +83,30 @@ def test_examples_with_their_own_translations_are_not_tasks() -> None:
 
 
 def test_filters_keep_domains_and_only_traps_of_the_source_level() -> None:
-    logic = TaskSource(0, domains=["logic"], proof_level=ProofLevel.STANDARD)
+    # The committed file holds no logic trap (a vacuous artifact reproduced every FOLIO one: the reader refutes a
+    # logic step whatever the artifact) and every trap is at quick, so the level filter is shown on a GSM8K trap
+    # re-levelled to standard next to the committed ones.
+    committed = load_traps()
+    sample = next(t for t in committed if t.request.domain is Domain.MATHEMATICS)
+    standard = sample.model_copy(update={"trap_id": "standard-copy", "request": sample.request.model_copy(
+        update={"proof_level": ProofLevel.STANDARD})})
+    source = TaskSource(0, domains=["logic", "mathematics"], proof_level=ProofLevel.STANDARD,
+                        traps=[*committed, standard])
+    assert [t.trap_id for t in source.traps] == ["standard-copy"]
+    quick = TaskSource(0, domains=["mathematics"], traps=[*committed, standard])
+    assert quick.traps and "standard-copy" not in {t.trap_id for t in quick.traps}
+    assert all(t.request.proof_level is ProofLevel.QUICK and t.request.domain is Domain.MATHEMATICS
+               for t in quick.traps)
+    with pytest.raises(InputError, match="no trap for domains"):
+        TaskSource(0, domains=["logic"])
+    logic = TaskSource(0, domains=["logic"], proof_level=ProofLevel.STANDARD, traps_per_epoch=0)
     assert {name for name, _ in logic.examples} == {"affirming-the-consequent.json", "six-step-chain.json",
                                                       "whale-assumed.json", "whale.json"}
-    assert logic.traps and all(t.request.proof_level is ProofLevel.STANDARD and t.request.domain is Domain.LOGIC
-                               for t in logic.traps)
     for item in logic.epoch_tasks(1):
         assert item.task.domain is Domain.LOGIC and item.task.proof_level is ProofLevel.STANDARD
+    for item in source.epoch_tasks(1):
+        assert item.task.proof_level is ProofLevel.STANDARD
+        assert item.trap is None or item.trap.trap_id == "standard-copy"
     # One chain written twice (quick and formal Pythagoras) is one task once re-levelled.
     maths = TaskSource(0, domains=["mathematics"])
     assert [name for name, _ in maths.examples] == ["arithmetic-slip.json", "pythagoras.json"]

@@ -64,8 +64,10 @@ def _chain(miners: Sequence[Served], extra: Sequence[tuple[str, Endpoint]] = (),
 
 
 def _tasks(seed: int = 0) -> TaskSource:
-    # Logic only (Z3 in process, fast); every epoch holds one FOLIO trap whose conclusion does not follow.
-    return TaskSource(seed, domains=["logic"], tasks_per_epoch=3, traps_per_epoch=1)
+    # Logic and mathematics (Z3 and SymPy in process, fast); every epoch holds one GSM8K trap. No FOLIO trap is
+    # left: a logic step's refutation is the English reader's whatever the artifact, so a vacuous miner reproduced
+    # each one, and the trap builder now drops such traps (a trap must test the translation).
+    return TaskSource(seed, domains=["logic", "mathematics"], tasks_per_epoch=3, traps_per_epoch=1)
 
 
 def _advance(chain: InMemoryChain):
@@ -90,8 +92,15 @@ def test_epoch_sets_weights_ranks_honest_above_vacuous_and_notifies(miners: list
         assert report.miners[uid].tasks == 3 and report.miners[uid].answered == 3
     honest, lazy, vacuous = (report.miners[uids[p]] for p in PROFILES)
     assert honest.rank == 1 and honest.weight > lazy.weight > vacuous.weight
-    assert honest.trap_score == 1.0 and vacuous.trap_score == 0.0  # the vacuous miner "proves" a false conclusion
-    assert vacuous.epoch_score == 0.0 and vacuous.rank is None and vacuous.streak == 0
+    # The epoch's trap is a GSM8K solution with step 1's result changed (gsm8k-perturbed:87, four steps): the honest
+    # miner refutes step 1 and leaves the three built on it unverified; the vacuous miner's artifacts leave all four
+    # unsupported, so it matches the three but never refutes the slip (under the old rules the trap was a FOLIO
+    # conclusion, which the vacuous miner "proved", scoring 0.0; the reader now refutes such steps whatever the
+    # artifact, so FOLIO traps are gone and the penalty is partial).
+    assert honest.trap_score == 1.0 and vacuous.trap_score == 0.75
+    # The partial trap score costs the vacuous miner its share (penalty 0.75/θ) and keeps it last in rank.
+    assert vacuous.trap_penalty < 1.0 == honest.trap_penalty
+    assert honest.epoch_score > lazy.epoch_score > vacuous.epoch_score and vacuous.rank == 3
     assert honest.streak == 1 and honest.peb > 0
     assert honest.steps_total == lazy.steps_total and lazy.steps_compiled < honest.steps_compiled
     assert sum(report.weights.values()) == pytest.approx(1.0)

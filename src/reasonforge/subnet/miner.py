@@ -52,7 +52,7 @@ from reasonforge.types import (
 )
 
 __all__ = ["PROFILES", "MinerProfile", "TranslatorMiner", "argument_parser", "compilation_status", "compiled_steps", "main",
-           "run_miner", "vacuous_artifact"]
+           "run_miner", "vacuous_artifact", "vacuous_translations"]
 
 log = logging.getLogger("reasonforge.subnet.miner")  # also when run as __main__
 
@@ -74,6 +74,15 @@ def vacuous_artifact(language: ArtifactLanguage, step_id: int) -> str:
     if language is ArtifactLanguage.LEAN4:
         return f"theorem step{step_id} : True := trivial\n"
     return _VACUOUS[language]
+
+
+def vacuous_translations(translations: Sequence[StepTranslation]) -> list[StepTranslation]:
+    """What the `vacuous` profile submits for `translations`: each step's artifact replaced by
+    `vacuous_artifact` in the same language (full confidence, no notes); the shared context is kept."""
+    return [t if t.step_id == CONTEXT_STEP_ID
+            else t.model_copy(update={"formal_representation": vacuous_artifact(t.language, t.step_id),
+                                      "translation_confidence": 1.0, "notes": None})
+            for t in translations]
 
 
 def _step_compiled(verdict: StepVerdict, language: ArtifactLanguage) -> bool:
@@ -167,9 +176,7 @@ class TranslatorMiner:
         if self.profile == "lazy":
             kept = {t.step_id for t in steps[: (len(steps) + 1) // 2]}
             return [*context, *(t for t in steps if t.step_id in kept)]
-        return [*context, *(t.model_copy(update={"formal_representation": vacuous_artifact(t.language, t.step_id),
-                                                 "translation_confidence": 1.0, "notes": None})
-                            for t in steps)]
+        return [*context, *vacuous_translations(steps)]
 
     async def handle_result(self, result: VerificationResult) -> None:
         """Keep the validator's verdict on this miner's epoch (newest `keep_results`)."""

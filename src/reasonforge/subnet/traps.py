@@ -6,8 +6,12 @@ translation must find: a FOLIO conclusion that does not follow (FAILED), a GSM8K
 a HumanEval canonical solution with the dataset's tests (VERIFIED) or a behaviour-changing mutant of it
 (FAILED). `scripts/build_traps.py` establishes each trap's ground truth mechanically, once: it runs our
 own `verify_chain` on the chain and keeps the trap only when the verifier's verdict equals the dataset's
-label, so the ground truth is formally verified and agrees with the data. The kept traps, with the
-verifier's per-step flags, are committed in `data/subnet/traps.json`.
+label, so the ground truth is formally verified and agrees with the data. A trap must also test the miner's
+translation: the builder verifies the chain again with the vacuous miner's artifacts (`miner.vacuous_translations`)
+and drops the trap when they reproduce its ground truth (`trap_score` 1.0), since a verdict the pipeline reaches
+whatever the artifact cannot tell honest miners from vacuous ones. That drops every FOLIO trap today (a logic
+step's refutation is the English reader's, whatever artifact a miner sends), so the committed set holds GSM8K and
+HumanEval traps only. The kept traps, with the verifier's per-step flags, are committed in `data/subnet/traps.json`.
 
 A miner's trap score on a trap task is the fraction of steps whose verdict, from verifying the miner's own
 artifacts, matches the ground truth (`trap_score`): a step that must verify must be verified, and a step the
