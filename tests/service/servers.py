@@ -199,7 +199,22 @@ class PostgresServer:
     password: str
     data_dir: Path
     process: subprocess.Popen
+    argv: list[str] = field(default_factory=list)
+    log: Path | None = None
     _names: Iterator[int] = field(default_factory=itertools.count)
+
+    def restart(self, down_s: float = 1.0) -> None:
+        """Crash and restart the server on the same port and data: an immediate shutdown (SIGQUIT: no checkpoint,
+        crash recovery at the next start), `down_s` seconds down, then the same command until it accepts logins."""
+        if not self.argv or self.log is None:
+            raise ServerUnavailable("this PostgresServer was not started by running_postgres; cannot restart it")
+        stop_process(self.process, signal.SIGQUIT)
+        time.sleep(down_s)
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(
+                self.argv, cwd=self.log.parent, stdout=out, stderr=subprocess.STDOUT, env=_plain_env()
+            )
+        _wait_ready(lambda: _pg_accepts(self.port, self.user, self.password), self.process, "postgres", self.log)
 
     def url(self, database: str = "postgres") -> str:
         """SQLAlchemy URL (psycopg 3 driver) of `database` on this server."""
@@ -315,12 +330,12 @@ def running_postgres(*, fast: bool = True) -> Iterator[PostgresServer]:
                 if attempt + 1 == _PORT_ATTEMPTS or not _address_in_use(str(exc)):
                     raise
         server = PostgresServer(
-            port=port, user=user, password=password, data_dir=data, process=proc
+            port=port, user=user, password=password, data_dir=data, process=proc, argv=argv, log=log
         )
         try:
             yield server
         finally:
-            stop_process(proc, signal.SIGINT)  # SIGINT = PostgreSQL's fast shutdown
+            stop_process(server.process, signal.SIGINT)  # SIGINT = PostgreSQL's fast shutdown (of the latest start)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -519,9 +534,30 @@ class ServiceHandle:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(STOP_TIMEOUT_S)
 
+    def restart_server(self, sig: int = signal.SIGKILL, down_s: float = 0.5) -> None:
+        """Stop `reasonforge serve` with `sig` (its whole process group: in-process workers and job processes die
+        with it), wait `down_s`, and start it again on the same port, home and settings until it is healthy."""
+        stop_process(self.server, sig, group=True)
+        time.sleep(down_s)
+        log = self.home / "serve.log"
+        self.server = _start_serve(int(self.base_url.rsplit(":", 1)[1]), self.env, log)
+        _wait_ready(lambda: _healthy(self.base_url), self.server, "reasonforge serve", log)
+
     def log(self, name: str = "serve") -> str:
         """Tail of `serve.log` or `worker-N.log` under home, for assertion messages."""
         return log_tail(self.home / f"{name}.log")
+
+
+def _start_serve(port: int, env: Mapping[str, str], log: Path) -> subprocess.Popen:
+    """`reasonforge serve` on 127.0.0.1:`port` in its own process group, appending to `log`."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [*current_account().prefix(), *reasonforge_argv(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+            env=dict(env),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def _healthy(base_url: str) -> bool:
@@ -584,22 +620,7 @@ def running_service(
             full_env = service_env(
                 home, port, database_url=database_url, redis_url=redis_url, env=env
             )
-            with log.open("ab") as out:
-                server = subprocess.Popen(
-                    [
-                        *current_account().prefix(),
-                        *reasonforge_argv(),
-                        "serve",
-                        "--host",
-                        "127.0.0.1",
-                        "--port",
-                        str(port),
-                    ],
-                    env=full_env,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
+            server = _start_serve(port, full_env, log)
             handle = ServiceHandle(
                 base_url=base_url,
                 api_key="",

@@ -26,7 +26,9 @@ from reasonforge.service.jobs.executor import InlineExecutor, ProcessExecutor
 from reasonforge.service.jobs.runner import run_claimed
 from reasonforge.service.jobs.tables import JobEventRow, JobRow
 from reasonforge.service.settings import ServiceSettings
-from reasonforge.types import JobStatus, Overall, ProofLevel, Prover, VerifyRequest
+from reasonforge.types import JobStatus, Overall, ProofLevel, Prover, TranslatorMode, VerifyRequest
+
+from hostile_endpoint import HostileEndpoint, Script
 
 
 def quick_chain(n: int, *, wrong: bool = False, steps: int = 3) -> VerifyRequest:
@@ -436,6 +438,23 @@ def test_webhooks_are_handed_out_once_per_lease(ctx) -> None:
     webhook_state.finish_webhook(ctx.sessionmaker, task_id)
     assert job(ctx, task_id).webhook_pending is False
     assert webhook_state.due_webhooks(ctx.sessionmaker, grace_s=0) == []
+
+
+def test_a_stalled_model_endpoint_does_not_keep_job_processes_from_rules_jobs(ctx, monkeypatch) -> None:
+    # Job processes inherit the model environment; their warm-up must not call the endpoint (nor die when it stalls).
+    with HostileEndpoint(Script(body=b'{"choices": []}', trickle_s=0.5, endless=True)) as stalled:
+        monkeypatch.setenv("REASONFORGE_MODEL_BASE_URL", stalled.url + "/v1")
+        monkeypatch.setenv("REASONFORGE_MODEL", "stalled")
+        monkeypatch.setenv("REASONFORGE_MODEL_TIMEOUT_S", "1")
+        executor = ProcessExecutor(ctx.settings, ctx.sessionmaker, 1)
+        try:
+            executor.warm()
+            task_id = submit(ctx, quick_chain(5).model_copy(update={"translator": TranslatorMode.RULES}))
+            status = run_job(ctx, task_id, executor=executor, dispatch_webhook=no_webhook)
+            assert status is JobStatus.COMPLETE and job(ctx, task_id).attempts == 1, job(ctx, task_id).error
+            assert stalled.requests == []
+        finally:
+            executor.shutdown()
 
 
 def test_jobs_run_in_child_processes_and_a_dying_child_is_one_attempt(ctx) -> None:

@@ -70,21 +70,29 @@ class InlineExecutor:
 
 
 def _warm() -> None:
-    """Verify a two-step chain so the first real job pays no import or cache cost."""
+    """Verify a two-step chain so the first real job pays no import or cache cost.
+
+    Offline rules only: warming must not depend on anything outside the process (a model endpoint configured for
+    the jobs may be slow, stalled or down), and a warm-up that fails anyway is logged, never fatal: the job process
+    is still good for jobs, which report their own errors."""
     from reasonforge.pipeline.run import verify_chain
-    from reasonforge.types import Domain, ProofLevel, ReasoningStep, VerifyRequest
+    from reasonforge.types import Domain, ProofLevel, ReasoningStep, TranslatorMode, VerifyRequest
 
     steps = [
         ReasoningStep(step_id=1, content="Let x = 2"),
         ReasoningStep(step_id=2, content="So x + 1 = 3"),
     ]
-    verify_chain(
-        VerifyRequest(
-            domain=Domain.MATHEMATICS,
-            proof_level=ProofLevel.QUICK,
-            reasoning_chain=steps,
+    try:
+        verify_chain(
+            VerifyRequest(
+                domain=Domain.MATHEMATICS,
+                proof_level=ProofLevel.QUICK,
+                reasoning_chain=steps,
+                translator=TranslatorMode.RULES,
+            )
         )
-    )
+    except Exception:  # an optimisation that failed: the first job pays the imports instead
+        log.warning("the job process's warm-up verification failed; continuing cold", exc_info=True)
 
 
 TRANSLATED = "translated"
