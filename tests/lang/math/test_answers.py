@@ -167,6 +167,14 @@ def test_a_trailing_rederivation_leaves_a_word_problems_answer_unread_never_matc
     assert final.rederived and final.new.source == "9*2 = 18 (step 2)"
 
 
+def test_only_the_link_right_after_a_relation_continues_it():
+    # "9 * 2 = 2 * 9" then "2 * 9 = 18": the link computes the relation before it, in one step or two
+    assert check(JANET, "18", "16 - 3 - 4 = 9", "9 * 2 = 2 * 9", "2 * 9 = 18").status == "same"
+    assert check(JANET, "18", "16 - 3 - 4 = 9", "9 * 2 = 2 * 9 = 18").status == "same"
+    # a restatement of an earlier computation after another one is a check line: which value concludes is unread
+    assert check(JANET, "9", "16 - 3 - 4 = 9", "9 * 2 = 18", "16 - 3 - 4 = 9").status == "unread"
+
+
 def test_several_unknowns_need_each_named():
     query = "Find x and y if x + y = 5 and x - y = 1."
     steps = ("So x = 3", "y = 5 - 3 = 2")

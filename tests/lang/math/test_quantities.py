@@ -158,3 +158,5 @@ def test_a_coefficient_grounds_a_number_only_where_its_unknown_is_spoken_of() ->
     # 5x = 16 - 3 - 3 = 10 solves to x = 10/5: the 5 is x's coefficient; beside no x it is an invented 5
     assert _walk(DUCKS, "Let x be the eggs. 4x + x = 5x", "5x = 16 - 3 - 3", "x = 10/5 = <<10/5=2>>2",
                  "16 - 5 = 11") == [[], [], [], ["5"]]
+    # beside x, the coefficient may only multiply or divide: "x = 16 - 5" invents a quantity 5
+    assert _walk(DUCKS, "Let x be the eggs. 4x + x = 5x", "x = 16 - 5") == [[], ["5"]]

@@ -489,8 +489,10 @@ class Grounds:
             return True  # `11x` once x + 2x + 8x computed it: the same expression, whatever x's value is now
         if isinstance(node, Num):
             value = node.value
-            if value in self.values or -value in self.values or value in local or _identity(node, parent):
+            if value in self.values or -value in self.values or _identity(node, parent):
                 return True
+            if value in local and isinstance(parent, Binary) and parent.op in ("*", "/"):
+                return True  # x's coefficient multiplies or divides (x = 60/3), never stands as a quantity (16 - 5)
             if value in self.parts and isinstance(parent, Binary) and parent.op in ("*", "/"):
                 return True
             missing.append(node.text)
