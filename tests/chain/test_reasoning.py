@@ -1,8 +1,6 @@
 """Reasoning chains out of recorded provider payloads and plain text: every text the response states is a step,
 and the answer it claims is the last one it states."""
 
-import copy
-from typing import Any
 
 import pytest
 
@@ -19,7 +17,7 @@ from reasonforge.chain.reasoning import stated_answer
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.types import ReasoningSubmission
 
-from llm_replay import recorded
+from llm_replay import field_paths, recorded, replaced
 
 
 def contents(response, **kw):
@@ -407,21 +405,6 @@ def test_a_field_of_the_wrong_type_is_refused_by_its_path(payload, message):
     assert message in info.value.message
 
 
-def _fields(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [path]
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
-    for key, item in items:
-        out += _fields(item, (*path, key))
-    return out
-
-
-def _with(payload: Any, path: tuple[Any, ...], value: Any) -> Any:
-    out = copy.deepcopy(payload)
-    holder = out
-    for part in path[:-1]:
-        holder = holder[part]
-    holder[path[-1]] = value
-    return out
 
 
 OTHER_KINDS = (None, True, 0, 2.5, "", "text", [], [1, "a"], {}, {"type": "text"})
@@ -433,9 +416,9 @@ def test_any_field_of_a_recorded_payload_replaced_by_any_kind_is_read_or_refused
     """The family: every field of a real response, replaced by a value of each JSON kind, is read into a request
     or refused with a ReasonForgeError: never another exception."""
     payload = recorded(name)
-    for path in _fields(payload)[1:]:
+    for path in field_paths(payload)[1:]:
         for value in OTHER_KINDS:
             try:
-                request_from_reasoning(ReasoningSubmission(reasoning=_with(payload, path, value), domain="logic"))
+                request_from_reasoning(ReasoningSubmission(reasoning=replaced(payload, path, value), domain="logic"))
             except ReasonForgeError:
                 pass

@@ -11,7 +11,6 @@ response rather than raised into the test, so it is seen as the client would see
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import subprocess
@@ -28,7 +27,7 @@ from test_api import Api, error_of
 from reasonforge.service import create_app
 from reasonforge.service.settings import ServiceSettings
 
-from llm_replay import recorded
+from llm_replay import field_paths, recorded, replaced
 
 ROOT = Path(__file__).resolve().parents[2]
 PAYLOADS = ("openai_responses_reasoning", "deepseek_reasoner", "openai_chat_json_mode", "anthropic_thinking")
@@ -88,26 +87,6 @@ def test_the_cli_refuses_the_same_payloads_with_exit_2(tmp_path: Path, payload, 
     assert message in " ".join(out.stderr.split()), out.stderr
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [path]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out += _paths(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out += _paths(item, (*path, index))
-    return out
-
-
-def _replaced(body: Any, path: tuple[Any, ...], value: Any) -> Any:
-    if not path:
-        return value
-    out = copy.deepcopy(body)
-    holder = out
-    for part in path[:-1]:
-        holder = holder[part]
-    holder[path[-1]] = value
-    return out
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -115,7 +94,7 @@ def _replaced(body: Any, path: tuple[Any, ...], value: Any) -> Any:
 @given(st.data())
 def test_any_json_at_any_field_of_a_provider_response_is_never_a_5xx(reader, data):
     payload = recorded(data.draw(st.sampled_from(PAYLOADS)))
-    mutated = _replaced(payload, data.draw(st.sampled_from(_paths(payload))), data.draw(JSON_VALUES))
+    mutated = replaced(payload, data.draw(st.sampled_from(field_paths(payload))), data.draw(JSON_VALUES))
     response = _post(reader, mutated)
     assert response.status_code < 500, (mutated, response.text)
     if response.status_code >= 400:

@@ -23,6 +23,27 @@ MODELS = "/v1/models"
 OVERLAP_WAIT_S = 2.0
 
 
+def field_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every field path in a decoded JSON value (the root, `()`, first)."""
+    out = [path]
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else []
+    for key, item in items:
+        out += field_paths(item, (*path, key))
+    return out
+
+
+def replaced(body: Any, path: tuple[Any, ...], value: Any) -> Any:
+    """A copy of `body` with the field at `path` (from `field_paths`) set to `value`; `()` replaces it whole."""
+    if not path:
+        return value
+    out = copy.deepcopy(body)
+    holder = out
+    for part in path[:-1]:
+        holder = holder[part]
+    holder[path[-1]] = value
+    return out
+
+
 def recorded(name: str) -> dict[str, Any]:
     """A recorded payload from data/llm (a fresh copy)."""
     return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))

@@ -9,7 +9,6 @@ stream nobody asked for. Each is tried over loopback HTTP against the real backe
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import os
 import subprocess
@@ -34,7 +33,7 @@ from reasonforge.translate.llm import (
 )
 
 from hostile_endpoint import HostileEndpoint, Script
-from llm_replay import recorded
+from llm_replay import field_paths, recorded, replaced
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -75,27 +74,6 @@ def _complete(backend: OpenAIChatBackend | AnthropicBackend) -> ChatReply:
     return asyncio.run(backend.complete(_request()))
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every field path in a decoded JSON value (the root included)."""
-    out = [path]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out += _paths(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out += _paths(item, (*path, index))
-    return out
-
-
-def _replaced(body: Any, path: tuple[Any, ...], value: Any) -> Any:
-    if not path:
-        return value
-    out = copy.deepcopy(body)
-    holder = out
-    for part in path[:-1]:
-        holder = holder[part]
-    holder[path[-1]] = value
-    return out
 
 
 def _with_bad_field(name: str, path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
@@ -200,8 +178,8 @@ def _total(decode: Any, body: Any) -> ChatReply | None:
 def test_any_json_value_at_any_field_of_a_recorded_reply_is_a_reply_or_one_model_error(data):
     name = data.draw(st.sampled_from(CHAT_REPLIES + ANTHROPIC_REPLIES))
     body = recorded(name)
-    path = data.draw(st.sampled_from(_paths(body)))
-    mutated = _replaced(body, path, data.draw(JSON_VALUES))
+    path = data.draw(st.sampled_from(field_paths(body)))
+    mutated = replaced(body, path, data.draw(JSON_VALUES))
     decode = decode_anthropic_message if name.startswith("anthropic") else decode_openai_chat
     reply = _total(decode, mutated)
     if reply is not None:
