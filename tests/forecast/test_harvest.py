@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from reasonforge.errors import InputError
 from reasonforge.forecast.dataset import load_items
 from reasonforge.forecast.harvest import HarvestConfig, Harvester, clean_binary
 from reasonforge.forecast.polymarket import GammaMarket, PolymarketClient, PolymarketError, parse_timestamp
@@ -79,6 +80,24 @@ def test_runs_are_cumulative_and_resumable(tmp_path):
     assert len(out.read_text().splitlines()) == 7
     state = json.loads(out.with_name(out.name + ".state.json").read_text())
     assert state["rejected"]["polymarket/900002/72h"].startswith("no trade")
+
+
+def test_damaged_state_or_foreign_output_lines_never_crash(tmp_path):
+    with FakePolymarket() as fake:
+        _first, out = run(fake, tmp_path)
+        state = out.with_name(out.name + ".state.json")
+        saved = state.read_text()
+        for damaged in ("[" * 100_000, '{"rejected": {}, "rejected": {}}', "{oops"):
+            state.write_text(damaged)
+            with pytest.raises(InputError, match="harvest state"):
+                run(fake, tmp_path)
+        state.write_text(saved)
+        # Lines this reader did not write (too deep, too long, an id that is not a string) are skipped like a torn
+        # line; every real row is still known, so nothing is fetched or written twice.
+        rows = out.read_text()
+        out.write_text("[" * 100_000 + "\n" + '{"id": ' + "9" * 5_000_000 + "}\n" + '{"id": [1]}\n' + rows)
+        second, _ = run(fake, tmp_path)
+    assert second.written == 0 and second.already_present == 7
 
 
 def test_interval_too_long_is_split_not_fatal(tmp_path):

@@ -7,6 +7,8 @@ import json
 import pytest
 
 from reasonforge.sdk import errors
+from reasonforge.sdk.protocol import parse_body
+from reasonforge.types import VerifyResponse
 
 
 def make(status, body, headers=None):
@@ -74,7 +76,9 @@ def test_fastapi_validation_detail_becomes_message_and_field():
         b'{"error": "flat string"}',
         b'{"error": {"code": 5, "message": null, "field": []}}',
         b"\xff\xfe",
+        b"[" * 100_000,  # deeper than the decoder recurses
     ],
+    ids=["html", "empty", "list", "flat", "odd-types", "not-utf8", "deep"],
 )
 def test_unexpected_bodies_still_give_a_readable_error(raw):
     error = make(502, raw)
@@ -86,3 +90,8 @@ def test_unexpected_bodies_still_give_a_readable_error(raw):
 def test_huge_error_text_is_cut():
     error = make(500, {"error": {"code": "x", "message": "A" * 100_000}})
     assert len(error.message) == 2000
+
+
+def test_a_2xx_body_nested_deeper_than_the_decoder_recurses_is_an_invalid_response():
+    with pytest.raises(errors.InvalidResponseError, match="not a valid VerifyResponse.*check that base_url"):
+        parse_body(VerifyResponse, b"[" * 100_000, "GET /v1/verify/t1")

@@ -161,9 +161,10 @@ def test_persisted_state_refuses_corrupt_or_foreign_snapshots(tmp_path: Path) ->
     _chain(path=path, netuid=7)
     with pytest.raises(ChainStateError, match="holds netuid 7, not 1"):
         InMemoryChain(path=path)
-    path.write_text("{not json")
-    with pytest.raises(ChainStateError, match="unreadable"):
-        InMemoryChain(path=path, netuid=7)
+    for damaged in ("{not json", "[" * 100_000, '{"netuid": 7, "netuid": 7}'):
+        path.write_text(damaged)
+        with pytest.raises(ChainStateError, match="unreadable"):
+            InMemoryChain(path=path, netuid=7)
 
 
 def _register_many(path: str, prefix: str, count: int, start: object) -> None:

@@ -58,6 +58,17 @@ def test_folder_of_another_shape_is_refused_before_any_miner_starts(tmp_path: Pa
     assert net.pids == []
 
 
+def test_damaged_manifest_is_refused_before_any_miner_starts(tmp_path: Path) -> None:
+    manifest = {"seed": 0, "miners": [{"index": 0, "seed": "//m", "profile": "honest", "uid": 1, "hotkey": "5x"}]}
+    repeated = json.dumps(manifest)[:-1] + ', "seed": 1}'  # which seed? neither: the file is refused
+    for damaged in ("[" * 100_000, repeated, '{"seed": 0}'):
+        (tmp_path / "localnet.json").write_text(damaged, encoding="utf-8")
+        net = Localnet(tmp_path, miners=1, domains=["logic", "mathematics"])
+        with pytest.raises(LocalnetError, match="localnet.json is unreadable .*use another --dir"), net:
+            pass
+        assert net.pids == []
+
+
 @pytest.mark.slow
 def test_killed_localnet_leaves_no_orphans_and_a_rerun_resumes_without_losing_an_epoch(tmp_path: Path) -> None:
     folder = tmp_path / "net"

@@ -83,7 +83,9 @@ def test_history_is_capped(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("content", [b"", b"{not json", b'{"last_completed_epoch": "three"}', b"\xff\xfe",
-                                     b'{"pending": {"report": {"epoch": 0}}}'])
+                                     b'{"pending": {"report": {"epoch": 0}}}',
+                                     pytest.param(b'{"miners": ' * 50_000, id="deep"),
+                                     b'{"last_completed_epoch": 3, "last_completed_epoch": 4}'])
 def test_damaged_file_is_an_error_and_is_left_untouched(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "state.json"
     path.write_bytes(content)

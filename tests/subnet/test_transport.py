@@ -362,6 +362,21 @@ def test_garbage_and_oversized_answers_are_reported() -> None:
         assert outcome.error is not None and outcome.error.startswith(expected), (name, outcome.error)
 
 
+def test_error_body_too_deep_or_with_odd_fields_is_quoted_raw_not_raised() -> None:
+    bodies = {
+        b"[" * 100_000: "[[[[",  # deeper than any decoder's recursion: the start of the raw body, no RecursionError
+        b'{"code": ["x"], "message": "busy"}': "error: busy",  # a code that is not a string is not printed as one
+        b'{"message": {"nested": 1}}': '{"message": {"nested": 1}}',
+    }
+    for body, expected in bodies.items():
+        answer = lambda received, body=body: Response(body, status_code=503, media_type="application/json")
+        with running_miner(_hostile_answer(answer)) as base_url:
+            outcome = _query(endpoint_of(base_url), arithmetic_task())
+        assert outcome.task is None and outcome.status == 503
+        assert outcome.error is not None and outcome.error.startswith(f"miner answered HTTP 503: {expected}"), \
+            outcome.error
+
+
 def test_handler_that_changes_or_fails_the_task_is_a_500() -> None:
     async def changes(task: TranslationTask) -> TranslationTask:
         return await echo_translator(arithmetic_task("someone-else"))

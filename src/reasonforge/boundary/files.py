@@ -3,17 +3,23 @@
 `read_limited` reads at most `max_bytes` + 1 bytes (never more: a path may name a device or an endless pipe) and
 refuses a larger file; `json_document` then holds its text to every check of `jsontext.load_json` (depth, repeated
 keys, NaN, oversized numbers, lone surrogates) and returns it for the reader's own schema (pydantic's
-`model_validate_json` keeps the last of repeated keys, so the check runs first).
+`model_validate_json` keeps the last of repeated keys, so the check runs first); `json_model` does both and validates
+the text against a model, naming the first field at fault.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeVar
 
-from reasonforge.boundary.jsontext import JsonLimits, check_json
+from pydantic import BaseModel, ValidationError
+
+from reasonforge.boundary.jsontext import JsonLimits, check_json, field_path
 from reasonforge.errors import InputError
 
-__all__ = ["DOCUMENT_JSON", "MAX_DOCUMENT_BYTES", "json_document", "read_limited"]
+__all__ = ["DOCUMENT_JSON", "MAX_DOCUMENT_BYTES", "json_document", "json_model", "read_limited"]
+
+Model = TypeVar("Model", bound=BaseModel)
 
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
 """Default size limit of one JSON document a command reads (verdicts, certificates, batches, ledgers)."""
@@ -48,3 +54,16 @@ def json_document(path: Path, *, what: str, field: str, max_bytes: int = MAX_DOC
     (and line, column and field)."""
     data = read_limited(path, what=what, field=field, max_bytes=max_bytes)
     return check_json(data, what=f"{path}: the {what} file", limits=limits)
+
+
+def json_model(path: Path, model: type[Model], *, what: str, field: str, max_bytes: int = MAX_DOCUMENT_BYTES,
+               limits: JsonLimits = DOCUMENT_JSON) -> Model:
+    """The `model` saved as JSON at `path`, after `json_document`'s checks; an InputError naming the file and the
+    first field that does not fit the model."""
+    text = json_document(path, what=what, field=field, max_bytes=max_bytes, limits=limits)
+    try:
+        return model.model_validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = field_path(first["loc"]) or "top level"
+        raise InputError(f"{path}: not a {what} file (at {where}: {first['msg']})", field=field) from None

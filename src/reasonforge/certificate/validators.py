@@ -9,8 +9,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reasonforge.boundary.files import json_model
 from reasonforge.certificate import babyjub, merkle
 from reasonforge.certificate.params import CircuitParams
+from reasonforge.errors import InputError
+
+MAX_VALIDATORS_BYTES = 16 * 1024 * 1024
+"""Size limit of a validator set file (a full set of keys is a few kilobytes)."""
 
 
 class ValidatorKey(BaseModel):
@@ -53,10 +58,21 @@ def generate(count: int, threshold: int, stake: int = 100) -> ValidatorSet:
     return ValidatorSet(validators=keys, threshold=threshold, stake_threshold=threshold * stake)
 
 
+def read(path: Path) -> ValidatorSet:
+    """The validator set saved at `path`, bounded in size and depth; an InputError naming the file and the field
+    when it is damaged."""
+    try:
+        return json_model(path, ValidatorSet, what="validator set", field="validators", max_bytes=MAX_VALIDATORS_BYTES)
+    except InputError as exc:
+        raise InputError(f"{exc.message}; restore it from a backup, or move it aside to create a new set "
+                         "(certificates made with the old set no longer verify against the new one)",
+                         field="validators") from None
+
+
 def load_or_create(path: Path, params: CircuitParams) -> tuple[ValidatorSet, bool]:
     """Read the local validator set, creating one (all slots, threshold 2/3) when missing."""
     if path.exists():
-        return ValidatorSet.model_validate_json(path.read_text()), False
+        return read(path), False
     count = params.max_validators
     vset = generate(count, threshold=max(1, (2 * count + 2) // 3))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -69,7 +85,7 @@ def load_or_create(path: Path, params: CircuitParams) -> tuple[ValidatorSet, boo
     try:
         os.link(tmp, path)
     except FileExistsError:
-        return ValidatorSet.model_validate_json(path.read_text()), False
+        return read(path), False
     finally:
         tmp.unlink()
     return vset, True

@@ -14,7 +14,6 @@ remembers finished backfill days and permanent rejections so a rerun resumes.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -24,6 +23,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from reasonforge.boundary.files import json_document
+from reasonforge.boundary.jsontext import JsonLimits, load_json
 from reasonforge.errors import InputError, not_utf8
 from reasonforge.forecast.dataset import ForecastItem
 from reasonforge.forecast.polymarket import (
@@ -36,6 +37,9 @@ from reasonforge.forecast.polymarket import (
 
 DEFAULT_HORIZONS = (24, 72, 168)
 MIN_WINDOW_S = 60  # below one minute a window cannot be split further
+MAX_STATE_BYTES = 16 * 1024 * 1024  # a state is a cursor and a few counts
+MAX_LINE_BYTES = 4 * 1024 * 1024  # one harvested pair with its question text; the longest written is a few KB
+LINE_JSON = JsonLimits(max_depth=16, max_integer_digits=30, max_number_chars=60)
 
 
 class HarvestConfig(BaseModel):
@@ -182,8 +186,9 @@ class Harvester:
 
     def _load_state(self) -> HarvestState:
         if self.state_path.is_file():
+            text = json_document(self.state_path, what="harvest state", field="out", max_bytes=MAX_STATE_BYTES)
             try:
-                return HarvestState.model_validate_json(self.state_path.read_bytes())
+                return HarvestState.model_validate_json(text)
             except ValidationError as exc:
                 raise InputError(f"{self.state_path}: not a harvest state ({exc.errors()[0]['msg']}); delete it to "
                                  "rescan from the start", field="out") from None
@@ -196,17 +201,30 @@ class Harvester:
 
     def _present_ids(self) -> set[str]:
         ids: set[str] = set()
-        if self.config.out.is_file():
-            try:
-                text = self.config.out.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                raise not_utf8(self.config.out, field="out") from None
-            for line in text.splitlines():
-                if line.strip():
-                    try:
-                        ids.add(json.loads(line)["id"])
-                    except (json.JSONDecodeError, KeyError, TypeError):
-                        continue  # a torn last line from an interrupted run: that pair is fetched again
+        if not self.config.out.is_file():
+            return ids
+        # Read line by line with a bounded line length: the file grows with every run, and a line this reader did
+        # not write (too long, too deep, not an object with a string id) is skipped like a torn last line.
+        with self.config.out.open("rb") as handle:
+            number = 0
+            while line := handle.readline(MAX_LINE_BYTES + 1):
+                number += 1
+                if len(line) > MAX_LINE_BYTES:
+                    while line and not line.endswith(b"\n"):
+                        line = handle.readline(MAX_LINE_BYTES + 1)
+                    continue
+                try:
+                    text = line.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise not_utf8(self.config.out, field="out") from None
+                if not text.strip():
+                    continue
+                try:
+                    row = load_json(text, what=f"{self.config.out}:{number}", limits=LINE_JSON)
+                except InputError:
+                    continue  # a torn last line from an interrupted run: that pair is fetched again
+                if isinstance(row, dict) and isinstance(row.get("id"), str):
+                    ids.add(row["id"])
         return ids
 
     def run(self) -> HarvestSummary:

@@ -120,7 +120,7 @@ def drop_torn_tail(path: Path) -> bool:
         start = data.rfind(b"\n") + 1
         try:
             json.loads(data[start:])
-        except ValueError:
+        except (ValueError, RecursionError):
             handle.truncate(start)
             return True
         handle.write(b"\n")

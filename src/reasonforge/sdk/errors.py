@@ -185,7 +185,7 @@ def error_from_response(
     """The typed exception for a non-2xx answer, reading the standard error body when there is one."""
     try:
         payload = json.loads(body) if body else None
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder recurses
         payload = None
     # Not our error body (a proxy page, an empty answer): show the start of what came back.
     text = body[:_MAX_TEXT].decode("utf-8", "replace").strip()

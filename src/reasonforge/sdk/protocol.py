@@ -152,7 +152,7 @@ def parse_body(model: type[Model], body: bytes, what: str) -> Model:
     """A 2xx body as `model`; a server that answers something else gets a clear InvalidResponseError."""
     try:
         return model.model_validate(json.loads(body))
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: a body nested deeper than the decoder recurses
         reason = (
             str(exc).splitlines()[0]
             if not isinstance(exc, ValidationError)

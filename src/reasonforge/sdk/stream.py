@@ -51,7 +51,7 @@ def read_frame(message: str | bytes, task_id: str) -> Update | None:
     """
     try:
         frame = json.loads(message)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder recurses
         return None
     if not isinstance(frame, dict):
         return None

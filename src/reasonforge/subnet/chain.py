@@ -24,6 +24,8 @@ from bittensor.result import BittensorError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reasonforge.atomic_file import write_atomic
+from reasonforge.boundary.files import json_model
+from reasonforge.errors import InputError
 from reasonforge.subnet.errors import ChainStateError, ChainUnavailable
 from reasonforge.subnet.keys import Identity
 
@@ -354,10 +356,9 @@ class InMemoryChain:
             return self._state
         fix = "delete it to start a fresh chain"
         try:
-            state = _ChainState.model_validate_json(self.path.read_bytes())
-        except (OSError, ValidationError) as exc:
-            first = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-            raise ChainStateError(f"chain snapshot {self.path} is unreadable ({first}); {fix}") from None
+            state = json_model(self.path, _ChainState, what="chain snapshot", field="chain")
+        except InputError as exc:
+            raise ChainStateError(f"chain snapshot {self.path} is unreadable ({exc.message}); {fix}") from None
         if state.netuid != self.netuid:
             raise ChainStateError(
                 f"chain snapshot {self.path} holds netuid {state.netuid}, not {self.netuid}; use another path or netuid"

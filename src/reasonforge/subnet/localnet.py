@@ -26,8 +26,10 @@ from types import TracebackType
 from typing import IO, Self
 
 import httpx
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
+from reasonforge.boundary.files import json_model
+from reasonforge.errors import InputError
 from reasonforge.incentive import DEFAULT_INCENTIVE, IncentiveSettings
 from reasonforge.subnet.chain import Endpoint, InMemoryChain
 from reasonforge.subnet.errors import SubnetError
@@ -184,9 +186,9 @@ class Localnet:
     def _load_or_create_miners(self, chain: InMemoryChain) -> list[LocalnetMiner]:
         if self.manifest_path.exists():
             try:
-                manifest = _Manifest.model_validate_json(self.manifest_path.read_bytes())
-            except (OSError, ValidationError) as exc:
-                raise LocalnetError(f"{self.manifest_path} is unreadable ({exc}); use another --dir") from None
+                manifest = json_model(self.manifest_path, _Manifest, what="localnet manifest", field="dir")
+            except InputError as exc:
+                raise LocalnetError(f"{self.manifest_path} is unreadable ({exc.message}); use another --dir") from None
             if len(manifest.miners) != self.count:
                 raise LocalnetError(f"{self.directory} holds a localnet of {len(manifest.miners)} miners; rerun with "
                                     f"--miners {len(manifest.miners)} to resume it, or use another --dir")

@@ -15,6 +15,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reasonforge.atomic_file import write_atomic
+from reasonforge.boundary.files import DOCUMENT_JSON, read_limited
+from reasonforge.boundary.jsontext import load_json
+from reasonforge.errors import InputError
 from reasonforge.subnet.chain import SetWeightsResult
 from reasonforge.subnet.errors import SubnetError
 from reasonforge.subnet.protocol import VerificationResult
@@ -23,6 +26,7 @@ __all__ = ["HISTORY_EPOCHS", "STATE_VERSION", "EpochEntry", "EpochReport", "Mine
            "PendingEpoch", "StateFileError", "ValidatorState"]
 
 STATE_VERSION = 1
+MAX_STATE_BYTES = 64 * 1024 * 1024  # streaks and scores of every miner of a subnet: well under a megabyte in practice
 HISTORY_EPOCHS = 256
 """Epochs of score history kept per miner (older ones are dropped so the file stays small)."""
 
@@ -167,16 +171,13 @@ class ValidatorState(BaseModel):
         path = Path(path)
         keep = ("it was not reset; restore it from a backup, or move it aside to start again from epoch 1 "
                 "(the miners' streaks and any pending epoch would be lost)")
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
+        if not path.exists():
             return cls(hotkey=hotkey or "")
-        except OSError as exc:
-            raise StateFileError(f"validator state {path} cannot be read ({exc.strerror or exc}); {keep}") from None
         try:
-            raw = json.loads(data)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise StateFileError(f"validator state {path} is corrupt (not JSON: {exc}); {keep}") from None
+            raw = load_json(read_limited(path, what="validator state", field="state", max_bytes=MAX_STATE_BYTES),
+                            what="the file", limits=DOCUMENT_JSON)
+        except InputError as exc:
+            raise StateFileError(f"validator state {path} is corrupt ({exc}); {keep}") from None
         if isinstance(raw, dict) and isinstance(raw.get("version"), int) and raw["version"] > STATE_VERSION:
             raise StateFileError(f"validator state {path} has version {raw['version']}, newer than this "
                                  f"reasonforge understands ({STATE_VERSION}); upgrade reasonforge")

@@ -7,7 +7,6 @@ the task hash, the submission hash); peer faults become a `QueryOutcome.error`, 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Self
 
@@ -15,6 +14,8 @@ import httpx
 from bittensor import http_auth
 from pydantic import BaseModel, ValidationError
 
+from reasonforge.boundary.jsontext import load_json
+from reasonforge.errors import InputError
 from reasonforge.subnet.chain import Endpoint
 from reasonforge.subnet.keys import Identity
 from reasonforge.subnet.protocol import MINER_FIELDS, TranslationTask, VerificationResult
@@ -201,9 +202,10 @@ class _ResponseTooLarge(Exception):
 def _error_text(body: bytes) -> str:
     """The `message` of a JSON error body, else the start of the raw body."""
     try:
-        parsed = json.loads(body)
-        if isinstance(parsed, dict) and "message" in parsed:
-            return f"{parsed.get('code', 'error')}: {parsed['message']}"
-    except ValueError:
-        pass
+        parsed = load_json(body, what="the error body")
+    except InputError:
+        parsed = None
+    if isinstance(parsed, dict) and isinstance(parsed.get("message"), str):
+        code = parsed.get("code")
+        return f"{code if isinstance(code, str) else 'error'}: {parsed['message'][:500]}"
     return body[:200].decode("utf-8", "replace") or "(empty body)"

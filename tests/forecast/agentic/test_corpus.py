@@ -254,9 +254,10 @@ def test_open_errors(tmp_path):
     (index / MANIFEST_NAME).write_text(json.dumps({**manifest, "schema_version": 99}))
     with pytest.raises(InputError, match="schema version 99"):
         DatedCorpus.open(index)
-    (index / MANIFEST_NAME).write_text("{oops")
-    with pytest.raises(InputError, match="unreadable"):
-        DatedCorpus.open(index)
+    for damaged in ("{oops", "[" * 100_000, json.dumps(manifest)[:-1] + ', "format": "x"}'):
+        (index / MANIFEST_NAME).write_text(damaged)
+        with pytest.raises(InputError, match="unreadable"):
+            DatedCorpus.open(index)
 
 
 # --- search, read, stats ------------------------------------------------------------------------------

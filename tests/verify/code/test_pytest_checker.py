@@ -135,6 +135,7 @@ GOOD_TEST = "def test_add():\n    assert add(1, 2) == 3\n    assert add(-1, 1) =
     ("sys.exit at import", "import sys\nsys.exit(0)\n"),
     ("kill the harness parent", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"),
     ("print a fake report", "print('RFREPORT {\"nonce\": \"0\", \"events\": []}')\nimport os\nos._exit(0)\n"),
+    ("print a report deeper than the decoder recurses", "print('RFREPORT ' + '[' * 100000)\nimport os\nos._exit(0)\n"),
     ("write a fake report file", "open('report.json', 'w').write('{\"passed\": true}')\nimport os\nos._exit(0)\n"),
 ])
 def test_escapes_from_the_harness_are_never_a_pass(name, prefix):

@@ -32,6 +32,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import tantivy
 from pydantic import ValidationError
 
+from reasonforge.boundary.files import read_limited
+from reasonforge.boundary.jsontext import load_json
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.corpus_io import ADAPTERS, Adapter, load_articles
 from reasonforge.forecast.agentic.corpus_types import (
@@ -68,6 +70,7 @@ __all__ = [
 
 SCHEMA_VERSION = 1
 MANIFEST_NAME = "reasonforge-corpus.json"
+MAX_MANIFEST_BYTES = 1024 * 1024  # a manifest is a few hundred bytes of counts and names
 MANIFEST_FORMAT = "reasonforge.dated_corpus"
 MAX_K = 1000
 MAX_QUERY_TERMS = 64
@@ -195,9 +198,10 @@ def _snippet(generator: tantivy.SnippetGenerator, stored: tantivy.Document, text
 def _manifest(index_dir: Path) -> dict[str, Any]:
     path = index_dir / MANIFEST_NAME
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        raise InputError(f"corpus manifest {path} is unreadable; rebuild the index with "
+        manifest = load_json(read_limited(path, what="corpus manifest", field="index", max_bytes=MAX_MANIFEST_BYTES),
+                             what=f"corpus manifest {path}")
+    except InputError as exc:
+        raise InputError(f"{exc}; the corpus manifest is unreadable: rebuild the index with "
                          "`reasonforge corpus ingest FILE --index DIR` into a new directory", field="index") from None
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
         raise InputError(f"{index_dir} is not a reasonforge dated corpus (bad manifest)", field="index")
