@@ -241,12 +241,29 @@ def test_plain_text_shapes(text, expected):
     assert contents(text) == expected
 
 
-def test_gsm8k_solutions_keep_their_answer_line():
-    gold = ("Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\n"
-            "She makes 9 * 2 = $<<9*2=18>>18 every day at the farmer’s market.\n#### 18")
-    assert split_reasoning(gold) == [gold]
+def test_gsm8k_solutions_are_a_step_per_line_and_keep_their_answer_line():
+    first = "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day."
+    second = "She makes 9 * 2 = $<<9*2=18>>18 every day at the farmer’s market."
+    gold = f"{first}\n{second}\n#### 18"
+    assert split_reasoning(gold) == [first, f"{second}\n#### 18"]
+    assert split_reasoning(f"{first}\n{second}\nThe answer is 18.") == [first, f"{second}\nThe answer is 18."]
     assert request(gold).claimed_answer == "18"
     assert split_reasoning("16 - 3 - 4 = 9\n\n#### 9") == ["16 - 3 - 4 = 9\n#### 9"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a line that continues a sentence or a relation stays with it
+    ("The total cost is 3 + 4\n= 7 dollars.\nSo she pays 7.", ["The total cost is 3 + 4\n= 7 dollars.", "So she pays 7."]),
+    ("First, she buys 3 apples,\nthen 4 more.\nShe has 7.", ["First, she buys 3 apples,\nthen 4 more.", "She has 7."]),
+    ("The sum is:\n3 + 4 = 7\nDone: 7 apples.", ["The sum is:\n3 + 4 = 7", "Done: 7 apples."]),
+    # a display block spanning lines stays whole and joins the sentence that introduces it
+    ("We compute\n$$\n2 + 2\n= 4\n$$\nSo 4.", ["We compute\n$$\n2 + 2\n= 4\n$$", "So 4."]),
+    # blank lines or list items: paragraphs and items as before, never a step per line
+    ("a = 1\nb = 2\n\nc = 3", ["a = 1\nb = 2", "c = 3"]),
+    ("Two things:\n1. a = 1\n2. b = 2", ["Two things:", "a = 1", "b = 2"]),
+])
+def test_a_text_without_blank_lines_is_a_step_per_line(text, expected):
+    assert split_reasoning(text) == expected
 
 
 # ---- the stated answer -------------------------------------------------------------------------------------------

@@ -27,7 +27,10 @@ response's stated answer.
    text before the first header is a step of its own.
 2. Otherwise paragraphs (blank-line separated); a Markdown heading line is a block of its own. A paragraph
    holding top-level list items (`1.`, `2)`, `-`, `*`, `•`, indented at most one space) is split into its
-   lead-in lines and one step per item; nested (indented) items stay inside their parent.
+   lead-in lines and one step per item; nested (indented) items stay inside their parent. A text that is one
+   paragraph without items (no blank line: GSM8K style, the way models write short solutions) is a step per line;
+   a line that continues the one before (it starts lower-case or with an operator, or the line before ends in an
+   operator or a comma) joins it.
 3. LaTeX display blocks (`$$…$$`, `\\[…\\]`, `\\begin{equation|align|…}…\\end{…}`) and fenced code (```` ``` ````,
    `~~~`) are never split, even across blank lines, and nothing inside them is a header, an item or a heading;
    a display block standing alone joins the step before it (the sentence that introduces it), a fenced block
@@ -80,6 +83,8 @@ _PREFER: dict[ReasoningSource, Prefer] = {ReasoningSource.AUTO: "auto", Reasonin
 # (each run of blanks has one place to go: a blank line after "####" cannot be tried in two ways)
 _STEP_HEADER = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?:(?:\*\*|__)[ \t]*)?step[ \t]+(\d+)[ \t]*(?:[:.)\-–—][ \t]*)?"
                           r"(?:\*\*|__)?[ \t]*(?:[:.\-–—][ \t]*)?", re.IGNORECASE)
+_CONTINUES = re.compile(r"^\s*(?:[a-z]|[=+\-*/×÷<>≤≥≠^,;:)\]}]|\\(?:times|cdot|div|le|ge|ne|quad|qquad)\b)")
+_OPEN_END = re.compile(r"(?:[:=+\-*/×÷<>≤≥≠^,(\[{]|\\(?:times|cdot|div|quad))\s*$")
 _ITEM = re.compile(r"^ ?(?:\d{1,3}[.)]|[-*•+])[ \t]+")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})(?:[ \t]+|$)")
 _BOLD_LINE = re.compile(r"^(\*\*|__)(?P<inner>(?:(?!\1).)+)\1[ \t]*(?P<tail>[:.]?)$")
@@ -375,10 +380,40 @@ def _units(text: str) -> list[str]:
     if len(headers) >= 2:
         units = _by_headers(lines, headers)
     else:
-        units = []
-        for paragraph in _paragraphs(lines):
-            units.extend(_split_items(paragraph))
+        paragraphs = _paragraphs(lines)
+        if len(paragraphs) == 1 and not _has_items(paragraphs[0]):
+            units = _by_lines(paragraphs[0])
+        else:
+            units = []
+            for paragraph in paragraphs:
+                units.extend(_split_items(paragraph))
     return _finish(units)
+
+
+def _has_items(paragraph: list[str]) -> bool:
+    state: str | None = None
+    for line in paragraph:
+        if state is None and _ITEM.match(line):
+            return True
+        state = _display_state(line, state)
+    return False
+
+
+def _by_lines(paragraph: list[str]) -> list[str]:
+    """Rule 2a: a text with no blank line, header or list item is a step per line (GSM8K style), a display block
+    or fenced code kept whole; a line that continues the one before (starting lower-case or with an operator, or
+    after a line ending in an operator or a comma) joins it, so no sentence or relation is cut in two."""
+    units: list[list[str]] = []
+    state: str | None = None
+    for line in paragraph:
+        continues = bool(units) and (state is not None or _CONTINUES.match(line) is not None
+                                     or _OPEN_END.search(units[-1][-1]) is not None)
+        if continues:
+            units[-1].append(line)
+        else:
+            units.append([line])
+        state = _display_state(line, state)
+    return ["\n".join(unit) for unit in units]
 
 
 def _inside_display(lines: list[str]) -> list[bool]:
