@@ -135,6 +135,11 @@ class LatexReader:
         if body in ("\\circ", "\\degree"):
             out.append(Tok("unit", "°", i, nxt, space, unit="degree"))
             return nxt
+        if out and out[-1].kind == "unit" and body.isdigit():
+            # `80\,\text{cm}^3`: the power belongs to the unit (a unit of its own), never to the number
+            unit = out[-1]
+            out[-1] = replace(unit, text=f"{unit.text}^{body}", end=nxt, unit=f"{unit.unit or unit.text}^{body}")
+            return nxt
         out.append(Tok("op", "^", i, i + 1, space))
         out.append(Tok("lp", "(", a, a))
         out.extend(self.tokens(a, b, depth + 1))
@@ -174,6 +179,11 @@ class LatexReader:
             a1, b1, mid = self.group(nxt, end)
             a2, b2, after = self.group(mid, end)
             first, second = self.tokens(a1, b1, depth + 1), self.tokens(a2, b2, depth + 1)
+            if name in _LATEX_FRAC and out and out[-1].kind == "num" and [t.kind for t in (*first, *second)] == [
+                    "num", "num"]:
+                # `2\frac{6}{7}`: a mixed number (2 + 6/7) or a product (2 · 6/7)? the reader cannot tell
+                out.append(Tok("unsup", text[i:after], i, after, space))
+                return after
             if name in _LATEX_FRAC:
                 out.extend([Tok("lp", "(", i, i, space), Tok("lp", "(", a1, a1), *first, Tok("rp", ")", b1, b1),
                             Tok("op", "/", b1, b1), Tok("lp", "(", a2, a2), *second, Tok("rp", ")", b2, b2),

@@ -477,12 +477,15 @@ _NUMBER_WORDS = {
     "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million", "billion", "trillion",
 }
 # a word that operates on the number right after it, wherever it stands
+# a function written as a word in plain text ("sin x = √2 cos y"): the value beside it is its argument or a factor
+_FUNCTION_WORDS = ("sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+                   "ln", "exp", "lg")
 _BEFORE_ALWAYS = _FRACTION_WORDS | _NUMBER_WORDS | {
     "twice", "double", "doubled", "triple", "tripled", "thrice", "quadruple", "quadrupled", "times", "minus",
     "negative", "square", "squared", "cube", "cubed", "root", "sqrt", "reciprocal", "inverse", "opposite", "dozen",
     "dozens", "score", "mod", "modulo", "factorial", "log", "logarithm", "power", "exponent", "halve", "halving",
     "halved", "doubling", "tripling", "squaring", "cubing", "negate", "negating", "invert", "inverting",
-}
+} | set(_FUNCTION_WORDS)
 # a word that joins the number before it to the number after it ("5 and 3", "12 by 4", "5 more than 3"), with
 # how many words may stand between them ("more than", "out of": two)
 _BEFORE_JOINING = {"and": 1, "to": 1, "by": 1, "from": 2, "away": 2, "than": 2, "over": 1, "into": 1, "of": 2, "per": 1,
@@ -549,6 +552,8 @@ def _right_hazard(run: Run) -> str | None:
     first = words[0]
     if first in _AFTER_ALWAYS or any(part in _AFTER_ALWAYS for part in first.split("-")[1:]):
         return f"\"{first}\" after it changes its value"
+    if first in _FUNCTION_WORDS:
+        return f"\"{first}\" after it multiplies it by a function's value"
     if first in _AFTER_JOINING and len(words) <= _AFTER_JOINING[first] and run.next_start is not None \
             and run.next_start.kind in VALUE_START:
         return f"\"{' '.join(words)}\" after it joins it to the next number"
@@ -718,6 +723,17 @@ def _worded_relation(run: Run) -> str | None:
     return None
 
 
+def _glued_sign(side: Sequence[Tok]) -> bool:
+    """`x + 2 -16`: a binary minus with a space before and none after, beside an operator spaced on both sides:
+    a model that lost a line break (`-14 = x + 2` / `-16 = x`) writes exactly this, so it is not read as 2 − 16."""
+    spaced = any(t.kind == "op" and t.space and k + 1 < len(side) and side[k + 1].space
+                 for k, t in enumerate(side))
+    return spaced and any(
+        t.kind == "op" and t.text == "-" and t.space and k > 0 and is_value_end(side[k - 1])
+        and k + 1 < len(side) and not side[k + 1].space and side[k + 1].kind in ("num", "name")
+        for k, t in enumerate(side))
+
+
 def _side_problem(run: Run, k: int, side: list[Tok], last: int) -> tuple[UnreadReason, str] | None:
     """Why side k of a run cannot be read as the whole side the text means (None when it can)."""
     leading_op = run.origin == "text" and side and side[0].kind == "op" and side[0].text in _BINARY_START
@@ -738,6 +754,9 @@ def _side_problem(run: Run, k: int, side: list[Tok], last: int) -> tuple[UnreadR
             return UnreadReason.WORD_OPERATOR, why
         if k == last and run.glued_comma:
             return UnreadReason.AMBIGUOUS, "a comma glued between digits may be a decimal comma or a list"
+    if _glued_sign(side):
+        return UnreadReason.AMBIGUOUS, ("a minus glued to the number after it, in spaced arithmetic (`x + 2 -16`), "
+                                        "may start a new expression whose line break was lost")
     if _range_side(side, run.after, k == last):
         return UnreadReason.AMBIGUOUS, "a glued a-b with a < b may be a range"
     if any(t.kind == "unsup" for t in side):

@@ -67,6 +67,7 @@ cases, assumptions); this module finds the regions and joins them (`extract`, `e
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -270,6 +271,7 @@ def extract(text: str, question: bool = False) -> StepMath:
         if rel.text not in texts:
             texts.add(rel.text)
             unique.append(rel)
+    unique = _applied_before(text, unique, found)
     unique, negated = _negations(text, unique, found)
     unique = _asserted(text, unique, found, negated, question)
     unread = _accounted(text, found, annotations)
@@ -278,6 +280,27 @@ def extract(text: str, question: bool = False) -> StepMath:
     notes = [*found.notes, *(u.message for u in unread if u.message not in found.notes)][:40]
     return StepMath(tuple(kinds["claim"]), tuple(kinds["binding"]), tuple(assumptions), tuple(notes),
                     tuple(kinds["case"]), tuple(unread))
+
+
+# "10% of", "1/2 of", "two thirds of" right before a relation, in another region than its left side (`$10\%$ of
+# $\$1.50 = 0.10 \times \$1.50$`): the left side is what the quantity applies to, not the quantity the text states
+_APPLIED_BEFORE = re.compile(r"(?:\d|%|percent|half|halves|thirds?|quarters?|fourths?|fifths?|tenths?)\s*of\s*(?:the\s+)?$",
+                             re.IGNORECASE)
+
+
+def _applied_before(text: str, relations: list[Relation], found: Found) -> list[Relation]:
+    """The relations whose left side a quantity written before them applies to ("10% of" across LaTeX regions)
+    are unread: the reader sees "1.50 = 0.10 × 1.50", the text says "10% of $1.50 = 0.10 × $1.50"."""
+    out: list[Relation] = []
+    for rel in relations:
+        if rel.origin != "annotation":
+            before = re.sub(r"\\[()\[\]]|\\?\$|\\", " ", text[max(0, rel.span[0] - 60):rel.span[0]])
+            if _APPLIED_BEFORE.search(before):
+                found.miss(text, rel.span[0], rel.span[1], UnreadReason.WORD_OPERATOR,
+                           "a quantity before it applies to its left side (\"… of\")", -1)
+                continue
+        out.append(rel)
+    return out
 
 
 _DECIMAL_COMMA = re.compile(r"(?<![0-9,.])0,[0-9]")
@@ -468,6 +491,13 @@ def _negations(text: str, relations: list[Relation], found: Found) -> tuple[list
             continue
         before = _clause_before(text, rel.span[0])
         tail = text[rel.span[1]:rel.span[1] + 80]
+        bare_tail = _DELIMITERS.sub("", tail)  # `\( x = 5 \) is not …`: a negation all the same
+        listed = _list_end(text, relations, k)
+        if listed > rel.span[1] and _NEGATION_AFTER.match(_DELIMITERS.sub("", text[listed:listed + 80])):
+            # "y = 8, y = 24 and y = 48 are not roots": the negation after a list reaches every member
+            found.miss(text, rel.span[0], rel.span[1], UnreadReason.NEGATION,
+                       "a member of a list that a negation after it reaches", -1)
+            continue
         that = _NEGATED_THAT.search(before)
         rest = before[:that.start()] if that else before
         words_before = _negation_over(rest)
@@ -477,13 +507,29 @@ def _negations(text: str, relations: list[Relation], found: Found) -> tuple[list
         if (that is not None) != exact_after and not words_before and alone and rel.op in _NEGATE:
             out.append(replace(rel, op=_NEGATE[rel.op]))
             negated.add(rel.span)
-        elif that is not None or words_before or _NEGATION_AFTER.match(tail):
+        elif that is not None or words_before or _NEGATION_AFTER.match(tail) or _NEGATION_AFTER.match(bare_tail):
             found.miss(text, rel.span[0], rel.span[1], UnreadReason.NEGATION,
                        "prose negation whose scope over it is not read exactly", -1)
             unread_until = rel.span[1]
         else:
             out.append(rel)
     return out, negated
+
+
+_LIST_GAP = re.compile(r"(?:\s|\\[()\[\]]|\$)*(?:,|\band\b|\bor\b)(?:\s|\\[()\[\]]|\$|,|\band\b|\bor\b)*",
+                       re.IGNORECASE)
+
+
+def _list_end(text: str, relations: Sequence[Relation], k: int) -> int:
+    """Where the list that relation k belongs to ends (`y = 8, y = 24, and y = 48`: members joined by commas,
+    "and", "or" and LaTeX delimiters only); its own end when it ends no list."""
+    end = relations[k].span[1]
+    for following in relations[k + 1:]:
+        gap = text[end:following.span[0]]
+        if following.span[0] < end or len(gap) > 40 or _LIST_GAP.fullmatch(gap) is None:
+            break
+        end = following.span[1]
+    return end
 
 
 def _negation_over(before: str) -> bool:
@@ -574,10 +620,15 @@ def _asserted(text: str, relations: list[Relation], found: Found, negated: set[t
     annotations are a calculator's record, asserted whatever the prose around them says."""
     spans = [r.span for r in relations] + [u.span for u, _ in found.unread]
     breaks = _breaks(text, spans)
+    alternatives = _disjunctions(text, relations)
     out: list[Relation] = []
     for rel in relations:
         if rel.origin == "annotation":
             out.append(rel)
+            continue
+        if rel.span in alternatives:
+            found.miss(text, rel.span[0], rel.span[1], UnreadReason.NOT_ASSERTED,
+                       "one side of an \"or\": the sentence asserts that one of them holds, not which", -1)
             continue
         k = bisect.bisect_left(breaks, rel.span[0])
         lo = breaks[k - 1] + 1 if k else 0
@@ -595,6 +646,26 @@ def _asserted(text: str, relations: list[Relation], found: Found, negated: set[t
             continue
         reason, detail = why
         found.miss(text, rel.span[0], rel.span[1], reason, detail, -1)
+    return out
+
+
+_OR_GAP = re.compile(r"(?:\s|\\[()\[\]]|\$|,)*\bor\b(?:\s|\\[()\[\]]|\$|,|\belse\b)*", re.IGNORECASE)
+
+
+def _disjunctions(text: str, relations: Sequence[Relation]) -> set[tuple[int, int]]:
+    """The spans of relations joined by "or" (`30h - 5.5m = 0 or 30h - 5.5m = 180`): a disjunction asserts
+    neither side. Values listed for one name (`x = 2 or x = 3`) are left to `roles.classify`, which reads them
+    as alternatives (cases), never as facts that hold together."""
+    out: set[tuple[int, int]] = set()
+    for left, right in itertools.pairwise(relations):
+        if left.origin == "annotation" or right.origin == "annotation" or right.span[0] < left.span[1]:
+            continue
+        if _OR_GAP.fullmatch(text[left.span[1]:right.span[0]]) is None:
+            continue
+        if left.bound_name is not None and left.bound_name == right.bound_name \
+                and not (names_in(left.rhs_tree) or names_in(right.rhs_tree)):
+            continue
+        out |= {left.span, right.span}
     return out
 
 

@@ -13,7 +13,9 @@ ignored. Expressions use the language of `lang.math.expr` (`48/2`, `x^2 + y^2`, 
                          even odd prime (property assumptions apply to the whole artifact)
     fact x^2 + y^2 = z^2 a relation known before this step (a given, or an ancestor's claim); not checked
     define n = 2*k       this step binds n ("Let n = 2k", "if n = 3"): verified as a definition; when
-                         n already had a value it is rebound (a new case), and the details say so
+                         n already had a value it is rebound (a new case), and the details say so;
+                         what this step's claims established in the case before is forgotten (a `let`
+                         that rebinds does the same)
     claim z^2 = 9 + 16   what this step asserts; checked
 
 Relations: `=`, `<`, `>`, `<=`, `>=`, `!=`, and `~=` (≈). Names are real numbers.
@@ -332,6 +334,7 @@ class _Engine:
         self.filters: list[_Known] = []
         self.used: set[str] = set()  # names used above the current line (for definitions)
         self.let_names: set[str] = set()
+        self.claimed: set[str] = set()  # names this step's own claims bound (forgotten in a new case)
         self.results: list[_Result] = []
 
     def run(self) -> list[_Result]:
@@ -359,6 +362,8 @@ class _Engine:
         except ExpressionError as exc:
             return _Result(line, StepStatus.ERROR, message=f"binding {line.relation}: {exc.message}",
                            error_kind=ErrorKind.TOO_LARGE if isinstance(exc, TooLarge) else ErrorKind.BINDING)
+        if line.name in self.env:
+            self._new_case()
         self.env[line.name] = value  # a later binding shadows an earlier one: a new case
         self.let_names.add(line.name)
         return None
@@ -373,9 +378,20 @@ class _Engine:
         except ExpressionError as exc:
             return self._expression_problem(line, exc)
         previous = self.env.get(line.name)
+        if previous is not None:
+            self._new_case()
         self.env[line.name] = value
         note = f"rebinds {line.name} (it was {describe(previous)}): a new case" if previous is not None else ""
         return _Result(line, StepStatus.VERIFIED, how="definition", message=note, values={line.name: describe(value)})
+
+    def _new_case(self) -> None:
+        """A rebinding opens a new case: what this step's claims established held in the case before ("for y =
+        60, sin x = √2/2; for y = 120, sin x = −√2/2"), so it is forgotten; facts and assumptions stay."""
+        for name in self.claimed:
+            self.env.pop(name, None)
+        self.claimed.clear()
+        self.known = [k for k in self.known if k.inherited]
+        self.filters = [k for k in self.filters if k.inherited]
 
     def _assume(self, line: Line) -> None:
         if line.lhs is not None and line.rhs is not None:
@@ -460,6 +476,8 @@ class _Engine:
                 if isinstance(name_side, Name) and name_side.name not in self.env and not value.free_symbols \
                         and name_side.name not in CONSTANTS:
                     self.env[name_side.name] = value
+                    if not inherited:
+                        self.claimed.add(name_side.name)
                     return
         (self.known if op == "=" else self.filters).append(_Known(lhs_node, op, rhs_node, inherited))
 
