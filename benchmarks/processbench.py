@@ -9,17 +9,27 @@ no step fails (`unsupported` and `error` steps are not errors of the solution). 
 Also the precision of VERIFIED (the share of VERIFIED chains that are error-free: what a VERIFIED is worth) and
 its recall (the share of error-free chains that come out VERIFIED), per subset and pooled, and seconds per step.
 
+False refutations — a refuted step before the labelled first error, or in a solution labelled error-free — are
+listed in full, by row id with the refuting relation: each is a misreading to fix or a labelling error of the
+dataset to show (the reader refutes only what it proves false). `--sample N` takes a seeded sample of N rows per
+subset; `--jobs K` verifies rows in K processes (the figures do not depend on it).
+
     python benchmarks/processbench.py                        # the committed slices (4 × 60 rows)
-    python benchmarks/processbench.py --data DIR_OR_FILE --json
+    python benchmarks/processbench.py --data DIR_OR_FILE --json --jobs 2
+    python benchmarks/processbench.py --data DIR --sample 100 --seed 0   # a fixed slice: 100 rows per subset
     python benchmarks/processbench.py --translator ensemble  # the rules and a model (default: the local one)
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import random
 import statistics
 import sys
 import time
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +70,7 @@ class Miss(BaseModel):
     id: str
     label: int
     predicted: int
-    message: str = ""
+    message: str = ""  # the refuting relation and why it is false
 
 
 class ProcessBenchReport(BaseModel):
@@ -76,7 +86,9 @@ class ProcessBenchReport(BaseModel):
     recall_verified: float = 0.0
     seconds_per_step: float = 0.0
     elapsed_s: float
-    false_alarms: list[Miss]
+    false_alarms: list[Miss]  # the first rows flagged at a step other than the labelled one (early or late)
+    false_refutations: list[Miss] = []  # every row refuted before its labelled first error, or when error-free
+    false_refutation_rate: float = 0.0  # of all rows
 
 
 def chain_request(row: dict[str, Any]) -> VerifyRequest:
@@ -117,49 +129,90 @@ def predict(row: dict[str, Any], translator: Translator, limits: CheckLimits
     return -1, counts, "", verified
 
 
+_WORKER: dict[str, Any] = {}  # the translator of a worker process (built once per process by `_start_worker`)
+
+
+def _start_worker(first: VerifyRequest, translator: TranslatorMode, model: str | None, question_samples: int,
+                  limits: CheckLimits) -> None:
+    _WORKER["translator"] = benchmark_translator(first, translator, model, question_samples)
+    _WORKER["limits"] = limits
+
+
+def _predict_row(row: dict[str, Any]) -> tuple[int, dict[str, int], str, bool, float]:
+    t0 = time.perf_counter()
+    predicted, counts, message, verified = predict(row, _WORKER["translator"], _WORKER["limits"])
+    return predicted, counts, message, verified, (time.perf_counter() - t0) * 1000
+
+
+def sample_rows(groups: list[list[tuple[str, dict[str, Any]]]], per_subset: int, seed: int
+                ) -> list[list[tuple[str, dict[str, Any]]]]:
+    """A seeded sample of `per_subset` rows of each subset, in file order."""
+    out = []
+    for group in groups:
+        keep = sorted(random.Random(f"{seed}:{group[0][0] if group else ''}").sample(
+            range(len(group)), min(per_subset, len(group))))
+        out.append([group[k] for k in keep])
+    return out
+
+
 def run_processbench(data: Path = DEFAULT_DATA, *, limit: int | None = None, limits: CheckLimits | None = None,
                      progress: bool = False, translator: TranslatorMode = TranslatorMode.RULES,
-                     model: str | None = None, question_samples: int = 0) -> ProcessBenchReport:
+                     model: str | None = None, question_samples: int = 0, sample: int | None = None, seed: int = 0,
+                     jobs: int = 1) -> ProcessBenchReport:
     """Run over one ProcessBench JSONL file or a folder of them (one subset per file), translated by `translator`
-    (`model`: its URL or name; default the configured endpoint, else the local model)."""
+    (`model`: its URL or name; default the configured endpoint, else the local model); `sample`: a seeded sample
+    of that many rows per subset; `jobs`: worker processes."""
     started = time.perf_counter()
     limits = limits or CheckLimits()
     files = _files(data)
     groups = [[(_subset(path), row) for row in read_rows(path)] for path in files]
+    if sample:
+        groups = sample_rows(groups, sample, seed)
     rows = interleave(groups)
     if limit:
         rows = rows[:limit]
-    chosen = (benchmark_translator(chain_request(rows[0][1]), translator, model, question_samples)
-              if rows else None)
     tallies: dict[str, dict[str, Any]] = {}
     false_alarms: list[Miss] = []
+    false_refutations: list[Miss] = []
     steps = 0
-    for count, (subset, row) in enumerate(rows, start=1):
-        t0 = time.perf_counter()
-        predicted, counts, message, verified = predict(row, chosen, limits)  # type: ignore[arg-type]
-        steps += len(row["steps"])
-        tally = tallies.setdefault(subset, {"rows": 0, "err": 0, "err_ok": 0, "cor": 0, "cor_ok": 0, "early": 0,
-                                            "late": 0, "status": {}, "ms": [], "ver": 0, "ver_ok": 0})
-        tally["ms"].append((time.perf_counter() - t0) * 1000)
-        tally["rows"] += 1
-        tally["ver"] += verified
-        tally["ver_ok"] += verified and int(row["label"]) == -1
-        for status, n in counts.items():
-            tally["status"][status] = tally["status"].get(status, 0) + n
-        label = int(row["label"])
-        if label == -1:
-            tally["cor"] += 1
-            tally["cor_ok"] += predicted == -1
+    setup = (chain_request(rows[0][1]), translator, model, question_samples, limits) if rows else None
+    with contextlib.ExitStack() as stack:
+        if not rows:
+            results: Iterable[tuple[int, dict[str, int], str, bool, float]] = []
+        elif jobs > 1:
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker,
+                                                           initargs=setup))
+            results = pool.map(_predict_row, [row for _, row in rows], chunksize=4)
         else:
-            tally["err"] += 1
-            tally["err_ok"] += predicted == label
-            tally["early"] += 0 <= predicted < label
-            tally["late"] += predicted > label or predicted == -1
-        if predicted != -1 and predicted != label and len(false_alarms) < _MAX_LISTED:
-            false_alarms.append(Miss(id=str(row.get("id", count)), label=label, predicted=predicted,
-                                     message=message[:300]))
-        if progress:
-            print(f"\rProcessBench: {count}/{len(rows)} rows", end="", file=sys.stderr, flush=True)
+            _start_worker(*setup)  # type: ignore[misc]
+            results = map(_predict_row, [row for _, row in rows])
+        for count, ((subset, row), result) in enumerate(zip(rows, results, strict=True), start=1):
+            predicted, counts, message, verified, ms = result
+            steps += len(row["steps"])
+            tally = tallies.setdefault(subset, {"rows": 0, "err": 0, "err_ok": 0, "cor": 0, "cor_ok": 0, "early": 0,
+                                                "late": 0, "status": {}, "ms": [], "ver": 0, "ver_ok": 0})
+            tally["ms"].append(ms)
+            tally["rows"] += 1
+            tally["ver"] += verified
+            tally["ver_ok"] += verified and int(row["label"]) == -1
+            for status, n in counts.items():
+                tally["status"][status] = tally["status"].get(status, 0) + n
+            label = int(row["label"])
+            if label == -1:
+                tally["cor"] += 1
+                tally["cor_ok"] += predicted == -1
+            else:
+                tally["err"] += 1
+                tally["err_ok"] += predicted == label
+                tally["early"] += 0 <= predicted < label
+                tally["late"] += predicted > label or predicted == -1
+            miss = Miss(id=str(row.get("id", count)), label=label, predicted=predicted, message=message[:300])
+            if predicted != -1 and predicted != label and len(false_alarms) < _MAX_LISTED:
+                false_alarms.append(miss)
+            if predicted != -1 and (label == -1 or predicted < label):
+                false_refutations.append(miss)
+            if progress:
+                print(f"\rProcessBench: {count}/{len(rows)} rows", end="", file=sys.stderr, flush=True)
     if progress:
         print(file=sys.stderr)
     subsets = {}
@@ -183,9 +236,8 @@ def run_processbench(data: Path = DEFAULT_DATA, *, limit: int | None = None, lim
         average_f1=average, verified=verified, verified_correct=verified_correct,
         precision_verified=share(verified_correct, verified) if verified else None,
         recall_verified=share(verified_correct, correct), seconds_per_step=round(elapsed / steps, 3) if steps else 0.0,
-        elapsed_s=round(elapsed, 1), false_alarms=false_alarms)
-
-
+        elapsed_s=round(elapsed, 1), false_alarms=false_alarms, false_refutations=false_refutations,
+        false_refutation_rate=share(len(false_refutations), len(rows)))
 
 
 def render(report: ProcessBenchReport) -> str:
@@ -203,8 +255,9 @@ def render(report: ProcessBenchReport) -> str:
     out.append(f"average F1: {report.average_f1:.3f}; VERIFIED chains {report.verified}, of them error-free "
                f"{report.verified_correct}: precision {pct(report.precision_verified)}, recall "
                f"{report.recall_verified:.2%}; {report.seconds_per_step:.3f} s per step; elapsed {report.elapsed_s:.1f} s")
-    out.append(f"flagged a step that is not the labelled first error: {len(report.false_alarms)} listed")
-    out.extend(f"  {m.id}: label {m.label}, predicted {m.predicted}: {m.message}" for m in report.false_alarms)
+    out.append(f"false refutations (refuted before the labelled first error, or in an error-free solution): "
+               f"{len(report.false_refutations)} ({report.false_refutation_rate:.2%} of rows)")
+    out.extend(f"  {m.id}: label {m.label}, refuted step {m.predicted}: {m.message}" for m in report.false_refutations)
     return "\n".join(out)
 
 
@@ -213,11 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="a ProcessBench JSONL file or a folder of them")
     parser.add_argument("--limit", type=int, default=None, help="first N rows (taken round-robin across subsets)")
+    parser.add_argument("--sample", type=int, default=None, metavar="N", help="a seeded sample of N rows per subset")
+    parser.add_argument("--seed", type=int, default=0, help="the sample's seed")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     translator_arguments(parser)
     args = parser.parse_args(argv)
     report = run_processbench(args.data, limit=args.limit, limits=CheckLimits(timeout_s=args.timeout),
                               progress=not args.json, translator=TranslatorMode(args.translator), model=args.model,
-                              question_samples=args.question_samples)
+                              question_samples=args.question_samples, sample=args.sample, seed=args.seed,
+                              jobs=max(1, args.jobs))
     print(report.model_dump_json(indent=2) if args.json else render(report))
     return 0
 

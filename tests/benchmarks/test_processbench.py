@@ -44,3 +44,24 @@ def test_prediction_is_the_first_failed_step(tmp_path):
     assert (toy.erroneous, toy.correct) == (2, 1)
     assert toy.acc_erroneous == 0.5 and toy.acc_correct == 1.0 and toy.f1 == round(2 / 3, 4)
     assert toy.flagged_too_late == 1 and report.average_f1 == toy.f1
+
+
+def test_false_refutations_are_listed_and_jobs_and_samples_change_nothing(tmp_path):
+    rows = [
+        {"id": "t-0", "problem": "Add.", "steps": ["2 + 2 = 5.", "Then 5 + 1 = 6.", "So 6 + 1 = 8."], "label": 2},
+        {"id": "t-1", "problem": "Add.", "steps": ["2 + 2 = 4.", "Then 4 + 4 = 9."], "label": -1},
+        {"id": "t-2", "problem": "Add.", "steps": ["2 + 2 = 4.", "Then 4 + 4 = 9."], "label": 1},
+    ]
+    data = tmp_path / "toy.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    report = processbench.run_processbench(data)
+    listed = [(m.id, m.predicted) for m in report.false_refutations]
+    assert listed == [("t-0", 0), ("t-1", 1)]  # before the label, and in an error-free row; t-2 is a hit
+    assert "2 + 2 = 5" in report.false_refutations[0].message
+    assert report.false_refutation_rate == round(2 / 3, 4)
+    parallel = processbench.run_processbench(data, jobs=2)
+    assert parallel.false_refutations == report.false_refutations and parallel.subsets["toy"].f1 == report.subsets["toy"].f1
+    sampled = processbench.run_processbench(data, sample=2, seed=1)
+    assert sampled.subsets["toy"].rows == 2
+    assert sampled.model_dump(exclude={"elapsed_s", "seconds_per_step", "subsets"}) == processbench.run_processbench(
+        data, sample=2, seed=1).model_dump(exclude={"elapsed_s", "seconds_per_step", "subsets"})
