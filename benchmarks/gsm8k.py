@@ -19,6 +19,7 @@ Each solution is a chain: one line = one step (each step depends on the one befo
 
     python benchmarks/gsm8k.py                          # the committed slice (300 rows)
     python benchmarks/gsm8k.py --data PATH --json       # e.g. the full train.jsonl
+    python benchmarks/gsm8k.py --text --perturb 0       # each solution split as model text (`verify --text`)
 """
 
 from __future__ import annotations
@@ -36,12 +37,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from reasonforge.chain import request_from_reasoning
 from reasonforge.pipeline.run import verify_chain
 from reasonforge.translate.math_quick import MathTranslator
 from reasonforge.types import (
     CheckLimits,
     Domain,
     ProofLevel,
+    ReasoningSubmission,
     StepStatus,
     StepVerdict,
     VerificationVerdict,
@@ -92,10 +95,16 @@ class GsmReport(BaseModel):
     unverified_checkable: list[Issue]
     missed_slips: list[Issue]
     reference_slip_list: list[Issue] = []
+    split: str = "lines"  # how solutions became chains: a step per line, or by the reader of model text (--text)
+    split_per_line: float = 0.0  # share of solutions split a step per line (the answer line joined to the last)
 
 
-def chain_request(question: str, answer: str) -> VerifyRequest:
-    """A GSM8K solution as a quick-level mathematics chain, one step per non-empty line."""
+def chain_request(question: str, answer: str, *, text: bool = False) -> VerifyRequest:
+    """A GSM8K solution as a quick-level mathematics chain, one step per non-empty line; with `text`, the solution
+    as a model's text, split by the product's own reader (`--text`: the answer line joins the step before it)."""
+    if text:
+        return request_from_reasoning(ReasoningSubmission(reasoning=answer, original_query=question,
+                                                          domain=Domain.MATHEMATICS, proof_level=ProofLevel.QUICK))
     lines = [line for line in answer.split("\n") if line.strip()]
     return VerifyRequest(
         original_query=question, domain=Domain.MATHEMATICS, proof_level=ProofLevel.QUICK,
@@ -222,8 +231,9 @@ def _first_failed(verdict: VerificationVerdict) -> int | None:
 
 
 def run_gsm8k(data: Path = DEFAULT_DATA, *, limit: int | None = None, perturbations: int = 1000, seed: int = 0,
-              limits: CheckLimits | None = None, progress: bool = False) -> GsmReport:
-    """Run the benchmark over a GSM8K JSONL file (rows `{question, answer}`)."""
+              limits: CheckLimits | None = None, progress: bool = False, text: bool = False) -> GsmReport:
+    """Run the benchmark over a GSM8K JSONL file (rows `{question, answer}`); `text`: each solution split by the
+    product's reader of model text (`split_per_line` counts the solutions it splits a step per line)."""
     started = time.perf_counter()
     limits = limits or CheckLimits()
     rows = read_rows(data)[:limit] if limit else read_rows(data)
@@ -234,8 +244,11 @@ def run_gsm8k(data: Path = DEFAULT_DATA, *, limit: int | None = None, perturbati
     per_step_ms: list[float] = []
     false_failures: list[Issue] = []
     unverified: list[Issue] = []
+    per_line = 0
     for index, row in enumerate(rows):
-        request = chain_request(row["question"], row["answer"])
+        request = chain_request(row["question"], row["answer"], text=text)
+        lines = [line for line in row["answer"].split("\n") if line.strip()]
+        per_line += len(request.reasoning_chain) == len(lines) - lines[-1].lstrip().startswith("####")
         t0 = time.perf_counter()
         verdict = verify_chain(request, translator=translator, limits=limits)
         per_step_ms.append((time.perf_counter() - t0) * 1000 / len(request.reasoning_chain))
@@ -278,7 +291,8 @@ def run_gsm8k(data: Path = DEFAULT_DATA, *, limit: int | None = None, perturbati
             continue
         answer, step = changed
         perturbed += 1
-        verdict = verify_chain(chain_request(rows[index]["question"], answer), translator=translator, limits=limits)
+        verdict = verify_chain(chain_request(rows[index]["question"], answer, text=text), translator=translator,
+                               limits=limits)
         first = _first_failed(verdict)
         detected += first is not None
         localized += first == step
@@ -306,7 +320,7 @@ def run_gsm8k(data: Path = DEFAULT_DATA, *, limit: int | None = None, perturbati
         passed=figures["checkable_verified"] >= TARGETS["checkable_verified"]
         and figures["localized"] >= TARGETS["localized"] and figures["false_failed"] <= TARGETS["false_failed_max"],
         false_failures=false_failures, unverified_checkable=unverified, missed_slips=missed,
-        reference_slip_list=slip_list,
+        reference_slip_list=slip_list, split="text" if text else "lines", split_per_line=share(per_line, len(rows)),
     )
 
 
@@ -319,6 +333,7 @@ def render(report: GsmReport) -> str:
         (f"checkable steps verified: {report.checkable_verified:.2%} of {report.checkable_steps} "
          f"(target ≥ {TARGETS['checkable_verified']:.1%})"),
         f"answer lines verified: {report.answer_verified:.2%} of {report.answer_lines}",
+        f"split: {report.split}; solutions split a step per line: {report.split_per_line:.2%}",
         f"step status: {report.step_status}",
         (f"false failed (unperturbed solutions refuted on a relation that holds as written): "
          f"{report.false_failed:.2%} (target ≤ {TARGETS['false_failed_max']:.1%})"),
@@ -348,10 +363,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--perturb", type=int, default=1000, help="solutions to perturb (seeded sample)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=10.0, help="per step check, seconds")
+    parser.add_argument("--text", action="store_true", help="split each solution as model text (`verify --text`)")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
     args = parser.parse_args(argv)
     report = run_gsm8k(args.data, limit=args.limit, perturbations=args.perturb, seed=args.seed,
-                       limits=CheckLimits(timeout_s=args.timeout), progress=not args.json)
+                       limits=CheckLimits(timeout_s=args.timeout), progress=not args.json, text=args.text)
     print(report.model_dump_json(indent=2) if args.json else render(report))
     return 0
 

@@ -264,13 +264,22 @@ def test_an_answer_line_is_checked_against_a_computed_value_only():
     assert verify(request("So x = 3 + 2 = 5.", "#### 5")).overall is Overall.VERIFIED
 
 
-def test_values_listed_for_a_determined_name_are_not_checked_claims():
-    verdict = verify(request("So x^2 - 5x + 6 = 0.", "So x = 2 or x = 7."))
-    assert verdict.step_verdicts[1].status is StepStatus.UNSUPPORTED  # not verified vacuously as two cases
-    assert "which of them x takes is not checked" in verdict.step_verdicts[1].error_message
-    # not demoted to claims either: two values of one name are alternatives, never a contradiction
-    assert verify(request("So x^2 - 5x + 6 = 0.", "So x = 2 or x = 3.")).step_verdicts[1].status \
-        is StepStatus.UNSUPPORTED
+def test_values_listed_for_a_determined_name_are_checked_against_its_equation():
+    wrong = verify(request("So x^2 - 5x + 6 = 0.", "So x = 2 or x = 7.")).step_verdicts[1]
+    assert wrong.status is StepStatus.FAILED and wrong.error_kind is ErrorKind.ARITHMETIC
+    assert wrong.error_message.startswith("x = 7 is not a solution of x^2 - 5*x + 6 = 0")
+    # a wrong root of the question's own equation, and one the step factors out before listing the values
+    assert verify(request("So $x = 2$ or $x = 4$.", query="Solve x^2 - 5x + 6 = 0.")).step_verdicts[0].status \
+        is StepStatus.FAILED
+    assert verify(request("Factoring, (x - 2)(x - 4) = 0, so x = 2 or x = 4.", query="Solve for x.")) \
+        .step_verdicts[0].status is StepStatus.UNSUPPORTED  # x is fresh here: the values are cases of a new name
+    # right roots: not demoted to claims, and not verified either (is the list complete? which one holds?)
+    right = verify(request("So x^2 - 5x + 6 = 0.", "So x = 2 or x = 3.")).step_verdicts[1]
+    assert right.status is StepStatus.UNSUPPORTED and "which of them x takes is not checked" in right.error_message
+    # candidates, tests and rejected values are not what the step concludes: never refuted
+    for hedged in ("We test x = 1 or x = 4.", "So the candidates are x = 1 and x = 4.",
+                   "So x = 2 or x = 4, but x = 4 is extraneous.", "The roots could be x = 1 or x = 4."):
+        assert verify(request("So x^2 - 5x + 6 = 0.", hedged)).step_verdicts[1].status is not StepStatus.FAILED, hedged
 
 
 def test_a_value_the_text_only_names_is_verified_when_it_holds_and_never_failed():

@@ -182,6 +182,9 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
         outcome = _named_failure(plan, aligned, outcome)
     elif outcome.status is StepStatus.UNSUPPORTED and plan.as_bound:
         outcome = _under_bindings(plan, outcome, limits)
+    elif outcome.status in (StepStatus.VERIFIED, StepStatus.UNSUPPORTED) and plan.alternatives and (
+            wrong_root := _listed_roots(plan, context.content)):
+        outcome = outcome.downgraded(StepStatus.FAILED, ErrorKind.ARITHMETIC, wrong_root)
     elif outcome.status is StepStatus.VERIFIED and plan.alternatives:
         names = ", ".join(plan.alternatives)
         outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
@@ -455,6 +458,60 @@ def _mismatch(want: Line | None, have: Line | None) -> str:
     assert want is not None and have is not None
     return (f"the artifact's `{have.kind} {have.relation}` is not what the step states here: "
             f"`{want.kind} {want.relation}`")
+
+
+# a step that lists the values a name takes as what it derived ("so x = 2 or x = 3", "the roots are …"), not as
+# candidates it goes on to test or reject
+_CONCLUDES_ROOTS = re.compile(r"\b(?:so|thus|hence|therefore|get|gives?|yields?|roots?|solutions?|zeros?|solving|"
+                              r"solve[sd]?|factor(?:s|ing|ed)?)\b", re.IGNORECASE)
+_HEDGES_ROOTS = re.compile(r"\b(?:candidates?|possib\w*|test\w*|check\w*|try\w*|tri\w*|extraneous|reject\w*|"
+                           r"discard\w*|exclud\w*|invalid|not|n't|cannot|except|other|whether|might|may|could|"
+                           r"guess\w*|assum\w*|suppos\w*)\b|n['’]t\b", re.IGNORECASE)
+
+
+def _listed_roots(plan: StepPlan, text: str) -> str | None:
+    """Why a value the step lists for a name (`So x = 2 or x = 4`) is refuted: it is not a solution of an
+    equation in that name alone that the givens, the ancestors or the step (before the list) state
+    (x² − 5x + 6 = 0 at x = 4 is 2 = 0). None when every listed value solves every such equation, or when the
+    step does not conclude the list (a candidate, a test, a rejected value), or nothing can be decided exactly."""
+    try:
+        premises = parse_artifact("\n".join(plan.premises))
+    except ArtifactSyntaxError:
+        return None
+    for name in plan.alternatives:
+        listed = [rel for rel in plan.reading.cases if rel.bound_name == name and not names_in(rel.rhs_tree)]
+        if len(listed) < 2:
+            continue
+        first = min(rel.span[0] for rel in listed)
+        sentence_start = max(text.rfind(c, 0, first) for c in ".;\n?!") + 1
+        if _HEDGES_ROOTS.search(text) or not _CONCLUDES_ROOTS.search(text[sentence_start:first]):
+            continue
+        equations = [(line.lhs, line.rhs, f"{line.relation} (a given or an earlier step)") for line in premises
+                     if line.kind == "fact" and line.op == "=" and line.lhs is not None and line.rhs is not None]
+        equations += [(rel.lhs_tree, rel.rhs_tree, f"{rel.text} (stated before the values)")
+                      for rel in plan.reading.claims if rel.op == "=" and rel.span[1] <= first]
+        for lhs, rhs, shown in equations:
+            if names_in(lhs) | names_in(rhs) != {name}:
+                continue
+            for rel in listed:
+                if (gap := _gap_at(lhs, rhs, name, rel.rhs_tree)) is not None and gap != 0:
+                    return (f"{rel.text} is not a solution of {shown}: at {rel.text} the sides differ by "
+                            f"{sympy.sstr(gap)}")
+    return None
+
+
+def _gap_at(lhs: Node, rhs: Node, name: str, value: Node) -> sympy.Expr | None:
+    """lhs − rhs with `name` replaced by `value`, exactly; None when it cannot be decided exactly."""
+    try:
+        at = evaluate(value)
+        gap = sympy.simplify(evaluate(lhs, {name: at}) - evaluate(rhs, {name: at}))
+    except (ExpressionError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    if gap.free_symbols or not gap.is_number or gap.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        return None
+    if gap == 0:
+        return sympy.Integer(0)
+    return gap if abs(sympy.N(gap, 50)) > sympy.Rational(1, 10**30) else None
 
 
 def _refuse(outcome: CheckOutcome, why: CheckOutcome) -> CheckOutcome:
