@@ -177,6 +177,22 @@ def test_quick_level_runs_asserts_and_notes_type_check():
     assert bad.status is StepStatus.FAILED and "import or collect" in bad.message
 
 
+def test_a_missing_return_the_type_check_cannot_rule_out_refutes_nothing():
+    # HumanEval/24's canonical solution: the loop always returns for n >= 2, mypy cannot tell
+    divisor = ("def largest_divisor(n: int) -> int:\n    for i in reversed(range(n)):\n        if n % i == 0:\n"
+               "            return i\n\n\ndef test_divisor():\n    assert largest_divisor(15) == 5\n"
+               "    assert largest_divisor(49) == 7\n")
+    out = check(divisor, level="quick")
+    if "skipped" in out.details.get("type_check", ""):
+        pytest.skip("mypy is not installed in the sandbox's Python")
+    assert out.status is StepStatus.VERIFIED, out.message
+    assert out.details["type_check"].startswith("passed") and "[return]" in out.details["type_errors"][0]
+    # a finding about a value is still a refutation
+    wrong = check("def half(n: int) -> int:\n    return n / 2\n\n\ndef test_half():\n    assert half(4) == 2\n",
+                  level="quick")
+    assert wrong.status is StepStatus.FAILED and "return-value" in wrong.message
+
+
 def test_formal_level_reports_crosshair_status():
     src = ('def half(x: int) -> int:\n    """\n    pre: x >= 0\n    post: __return__ * 2 <= x\n    """\n'
            '    return x // 2\n\n\ndef test_half():\n    assert half(4) == 2\n    assert half(5) == 2\n'
