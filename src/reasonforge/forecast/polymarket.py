@@ -8,7 +8,6 @@ caller can split the window instead of failing.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -18,10 +17,13 @@ from typing import Any, Self
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
-from reasonforge.errors import ReasonForgeError
+from reasonforge.boundary.jsontext import JsonLimits, load_json
+from reasonforge.errors import InputError, ReasonForgeError
 
 GAMMA_URL = "https://gamma-api.polymarket.com"
 CLOB_URL = "https://clob.polymarket.com"
+_FIELD_JSON = JsonLimits(max_depth=4)  # a JSON-string field holds a flat list
+_BODY_JSON = JsonLimits(max_depth=32, max_integer_digits=40, max_number_chars=80)  # markets, events, price histories
 MAX_RETRY_AFTER_S = 120.0  # never sleep longer than this on one Retry-After, whatever the server says
 
 
@@ -84,8 +86,8 @@ class GammaMarket(BaseModel):
         if isinstance(raw, list):
             return [str(x) for x in raw]
         try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
+            value = load_json(raw, what=field, limits=_FIELD_JSON)  # the API's text: bounded before decoding
+        except InputError:
             return None
         return [str(x) for x in value] if isinstance(value, list) else None
 
@@ -206,9 +208,10 @@ class PolymarketClient:
                     raise IntervalTooLong(f"GET {url}: {text}")
                 raise PolymarketError(f"GET {url} answered {response.status_code}: {text}")
             try:
-                return response.json()
-            except json.JSONDecodeError:
-                raise PolymarketError(f"GET {url} answered non-JSON: {response.text[:200]!r}") from None
+                return load_json(response.content, what=f"GET {url}", limits=_BODY_JSON)
+            except InputError as exc:
+                raise PolymarketError(f"GET {url} answered what is not JSON this reader takes ({exc.message}): "
+                                      f"{response.text[:200]!r}") from None
         raise PolymarketError(f"GET {url} still failing (HTTP {response.status_code}) after {self.max_retries + 1} "
                               "tries; wait and rerun (the harvest resumes where it stopped)")
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 
-from reasonforge.errors import ReasonForgeError
+from reasonforge.boundary.files import DOCUMENT_JSON
+from reasonforge.boundary.jsontext import load_json
+from reasonforge.errors import InputError, ReasonForgeError
 
 _MAX_TEXT = 300  # a proxy's HTML error page is not a message; keep only its start
 
@@ -184,8 +185,8 @@ def error_from_response(
 ) -> ReasonForgeAPIError:
     """The typed exception for a non-2xx answer, reading the standard error body when there is one."""
     try:
-        payload = json.loads(body) if body else None
-    except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder recurses
+        payload = load_json(body, what="the body", limits=DOCUMENT_JSON) if body else None
+    except InputError:  # not JSON, or nested deeper than any error body (bounded before decoding)
         payload = None
     # Not our error body (a proxy page, an empty answer): show the start of what came back.
     text = body[:_MAX_TEXT].decode("utf-8", "replace").strip()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError, version
@@ -12,6 +11,8 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from reasonforge.boundary.files import DOCUMENT_JSON
+from reasonforge.boundary.jsontext import load_json
 from reasonforge.errors import InputError
 from reasonforge.sdk.errors import (
     APIConnectionError,
@@ -151,8 +152,8 @@ def poll_delays(
 def parse_body(model: type[Model], body: bytes, what: str) -> Model:
     """A 2xx body as `model`; a server that answers something else gets a clear InvalidResponseError."""
     try:
-        return model.model_validate(json.loads(body))
-    except (ValueError, RecursionError) as exc:  # RecursionError: a body nested deeper than the decoder recurses
+        return model.model_validate(load_json(body, what="the body", limits=DOCUMENT_JSON))
+    except (InputError, ValidationError) as exc:  # bounded before decoding: a deep body must not crash the caller
         reason = (
             str(exc).splitlines()[0]
             if not isinstance(exc, ValidationError)

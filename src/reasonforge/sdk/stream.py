@@ -16,6 +16,9 @@ import json
 import time
 from typing import TYPE_CHECKING
 
+from reasonforge.boundary.files import DOCUMENT_JSON
+from reasonforge.boundary.jsontext import load_json
+from reasonforge.errors import InputError
 from reasonforge.sdk import protocol
 from reasonforge.sdk.errors import error_from_body
 from reasonforge.types import JobStatus, VerifyResponse
@@ -50,8 +53,8 @@ def read_frame(message: str | bytes, task_id: str) -> Update | None:
     raises the matching ReasonForgeAPIError (a refused key, a task this key does not own).
     """
     try:
-        frame = json.loads(message)
-    except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder recurses
+        frame = load_json(message, what="the frame", limits=DOCUMENT_JSON)
+    except InputError:  # not JSON, or nested deeper than any frame (bounded before decoding)
         return None
     if not isinstance(frame, dict):
         return None

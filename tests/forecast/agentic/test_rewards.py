@@ -73,8 +73,9 @@ def test_good_answer_reward_brier_and_log_rules() -> None:
     ("[0.5, 0.3, 0.2]", "must be a JSON object"),
     ('{"probs": [0.5, 0.3, 0.2]}', "no 'probabilities' key"),
     ('{"probabilities": [0.5, 0.5]}', "has 2 entries but the question has 3"),
-    ('{"probabilities": [0.5, NaN, 0.5]}', "non-finite number NaN"),
-    ('{"probabilities": [Infinity, 0, 0]}', "non-finite number Infinity"),
+    ('{"probabilities": [0.5, NaN, 0.5]}', "NaN at line 1, column 25 is not a JSON number"),
+    ('{"probabilities": [Infinity, 0, 0]}', "Infinity at line 1, column 20 is not a JSON number"),
+    pytest.param('{"probabilities": ' + "[" * 100_000, "nested more than 16 levels deep", id="deep"),  # bounded
     ('{"probabilities": [1e999, 0, 0]}', "finite"),
     ('{"probabilities": ["0.5", "0.3", "0.2"]}', "must be numbers"),
     ('{"probabilities": [true, false, false]}', "must be numbers"),

@@ -89,6 +89,8 @@ def test_read_truncates_long_documents_with_a_marker(tmp_path):
 
 @pytest.mark.parametrize(("name", "arguments", "message"), [
     ("search", "{not json", "not valid JSON"),
+    pytest.param("search", '{"query": ' + "[" * 100_000, "nested more than 8 levels deep", id="deep"),
+    ("search", '{"query": "a", "query": "b"}', "repeats the key"),  # which query? neither
     ("search", "[1, 2]", "must be a JSON object"),
     ("search", {}, "missing required argument(s) ['query']"),
     ("search", {"query": 3}, "'query' must be a string"),

@@ -14,7 +14,7 @@ import pytest
 
 from reasonforge.errors import InputError
 from reasonforge.forecast.ledger.grade import grade_market
-from reasonforge.forecast.ledger.llm_grader import LLMGrader, build_prompt
+from reasonforge.forecast.ledger.llm_grader import GraderReplyError, LLMGrader, build_prompt, parse_reply
 from reasonforge.forecast.ledger.models import Development, Forecast, Ledger, PricePoint
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -110,6 +110,13 @@ def test_invalid_reply_is_retried_once_with_the_problem(bad):
     feedback = requests[1]["messages"][-1]["content"]
     assert len(requests) == 2 and feedback.startswith("Your answer was invalid")
     assert requests[1]["messages"][-2]["role"] == "assistant"
+
+
+def test_a_reply_deeper_than_any_grade_or_with_a_key_twice_is_invalid_never_a_crash():
+    for reply, why in (('{"argument": ' + "[" * 100_000, "nested more than 8 levels deep"),
+                       ('{"argument": 2, "argument": 0, "events": []}', "repeats the key")):
+        with pytest.raises(GraderReplyError, match=why):
+            parse_reply(reply, [])
 
 
 def test_two_invalid_replies_give_no_score():

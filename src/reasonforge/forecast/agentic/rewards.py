@@ -28,11 +28,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from reasonforge.boundary.jsontext import JsonLimits, scan_json
 from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.records import Notebook, as_utc, first_error
 from reasonforge.forecast.rules import multiclass_brier, multiclass_log_loss
 
 LOG_FLOOR = 1e-3
+_REPLY_JSON = JsonLimits(max_depth=16, max_integer_digits=60, max_number_chars=100)  # an answer and a notebook
 """Default floor of the log score: ln(max(p_y, LOG_FLOOR)) ≥ ln(1000⁻¹) ≈ −6.908."""
 
 ANSWER_KEYS = frozenset({"probabilities", "notebook"})
@@ -65,6 +67,11 @@ def _reject_constant(token: str) -> float:
 
 
 def _strict_json(text: str) -> Any:
+    # a model wrote it: nesting is bounded before the decoder recurses (a deep reply must not crash the trainer)
+    try:
+        scan_json(text, "the reply", _REPLY_JSON)
+    except InputError as exc:
+        raise ValueError(exc.message) from None
     return json.loads(text, parse_constant=_reject_constant)
 
 

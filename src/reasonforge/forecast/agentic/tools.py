@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from reasonforge.boundary.jsontext import JsonLimits, load_json
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.forecast.agentic.corpus import (
     DatedCorpus,
@@ -31,6 +32,7 @@ from reasonforge.forecast.agentic.corpus import (
 )
 from reasonforge.forecast.agentic.records import as_utc
 
+_ARGUMENTS_JSON = JsonLimits(max_depth=8)  # a tool's arguments are a flat object
 SEARCH_MAX_K = 10
 SEARCH_DEFAULT_K = 5
 QUERY_MAX_CHARS = 500
@@ -113,10 +115,9 @@ def _arguments(arguments: str | Mapping[str, Any], spec: dict[str, Any]) -> dict
     """Decode and check arguments against a tool's parameter schema (required, known, typed)."""
     if isinstance(arguments, str):
         try:
-            value = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise _ArgumentError(f"arguments are not valid JSON ({exc.msg} at character {exc.pos}); "
-                                 "send a JSON object such as {\"query\": \"...\"}") from None
+            value = load_json(arguments, what="the arguments", limits=_ARGUMENTS_JSON) if arguments.strip() else {}
+        except InputError as exc:  # a model wrote them: bounded in depth before decoding, repeated keys refused
+            raise _ArgumentError(f"{exc.message}; send a JSON object such as {{\"query\": \"...\"}}") from None
     else:
         value = arguments
     if not isinstance(value, Mapping):

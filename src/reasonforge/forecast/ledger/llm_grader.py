@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import os
 import random
 import re
 
 import httpx
 
+from reasonforge.boundary.jsontext import JsonLimits, load_json
 from reasonforge.errors import InputError
 from reasonforge.forecast.ledger.grade import Assessment, EventDecision
 from reasonforge.forecast.ledger.models import Development
@@ -30,6 +30,8 @@ from reasonforge.forecast.runner import (
     require_key,
     resolve_model,
 )
+
+_REPLY_JSON = JsonLimits(max_depth=8)  # a grade is an object of a few fields and a list of events
 
 RUBRIC = """You grade a forecaster's reasoning, written on day zero, against events that happened later.
 
@@ -72,10 +74,9 @@ def parse_reply(content: str, events: list[Development]) -> Assessment:
     if fenced:
         text = fenced.group(1)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GraderReplyError(f"reply is not valid JSON ({exc.msg} at character {exc.pos}): "
-                               f"{content[:120]!r}") from None
+        data = load_json(text, what="the reply", limits=_REPLY_JSON)  # a model wrote it: bounded before decoding
+    except InputError as exc:
+        raise GraderReplyError(f"reply is not valid JSON ({exc.message}): {content[:120]!r}") from None
     if not isinstance(data, dict):
         raise GraderReplyError("reply must be a JSON object with 'argument' and 'events'")
     argument = data.get("argument")
