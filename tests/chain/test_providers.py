@@ -150,9 +150,9 @@ def test_responses_reasoning_text_then_summaries_then_messages_and_refusals():
         {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "second"}]},
     ]}
     reading = read_reasoning(payload)
-    assert [(p.kind, p.text, p.whole) for p in reading.parts] == [
-        (R, "full 2 + 3 = 5", False), (R, "**Adding**\n\nsummary 2 + 3 = 5", True), (A, "first", False),
-        (A, "I refuse 1 + 1 = 3.", False), (A, "second", False)]
+    assert [(p.kind, p.text) for p in reading.parts] == [
+        (R, "full 2 + 3 = 5"), (R, "**Adding**\n\nsummary 2 + 3 = 5"), (A, "first"), (A, "I refuse 1 + 1 = 3."),
+        (A, "second")]
 
 
 @pytest.mark.parametrize(("output", "fragment"), [

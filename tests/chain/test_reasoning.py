@@ -58,20 +58,26 @@ def request(reasoning, **kw):
 
 
 # ---- recorded payloads: the reasoning and then the answer ----------------------------------------------------------
-def test_openai_responses_summaries_are_one_step_each_and_the_answer_follows():
-    steps = parse_reasoning_chain(recorded("openai_responses_reasoning"))
-    assert [s.step_id for s in steps] == list(range(1, 18))
-    assert steps[0].content.startswith("**Considering street crossing safety**\n\nI need to parse the user's query")
-    assert steps[4].content.startswith("**Finalizing crossing procedure**") and "- At night, wear" in steps[4].content
-    assert steps[5].content.endswith("Let's finalize this concise guidance!")
-    assert steps[6].content == "Here’s a simple, safe way to cross a street:"  # the visible answer, split
-    assert steps[7].content.startswith("Pick a safe spot: a marked crosswalk")
+def test_openai_responses_summaries_split_like_any_reasoning_and_the_answer_follows():
+    body = recorded("openai_responses_reasoning")
+    steps = parse_reasoning_chain(body)
+    assert [s.step_id for s in steps] == list(range(1, len(steps) + 1))
+    summaries = [part["text"] for item in body["output"] if item["type"] == "reasoning" for part in item["summary"]]
+    # the same text as an Anthropic thinking block splits the same way: a summary is paragraphs like any other
+    as_thinking = {"type": "message", "role": "assistant", "model": "claude", "content": [
+        {"type": "thinking", "thinking": text, "signature": "s"} for text in summaries]}
+    reasoning = contents(body, prefer="reasoning")
+    assert reasoning == contents(as_thinking, prefer="reasoning") and len(reasoning) > len(summaries)
+    assert reasoning[0] == "Considering street crossing safety"  # a title of its own (it claims nothing)
+    assert reasoning[1].startswith("I need to parse the user's query")
+    answer = contents(body, prefer="answer")
+    assert answer[0] == "Here’s a simple, safe way to cross a street:"  # the visible answer follows, split
+    assert [s.content for s in steps] == reasoning + answer
     assert all(s.dependencies is None for s in steps)  # each step depends on the previous one
 
 
 def test_sources_still_choose_one_side():
     body = recorded("openai_responses_reasoning")
-    assert len(contents(body, prefer="reasoning")) == 6
     answer = contents(body, prefer="answer")
     assert answer[0] == "Here’s a simple, safe way to cross a street:" and len(answer) == 11
     assert contents(body) == contents(body, prefer="reasoning") + answer

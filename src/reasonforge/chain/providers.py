@@ -70,7 +70,6 @@ class Part:
 
     kind: PartKind
     text: str
-    whole: bool = False  # already one step (a Responses reasoning summary); otherwise split into steps
 
 
 @dataclass(frozen=True)
@@ -150,14 +149,14 @@ def _assistant(item: Mapping[str, Any], where: str) -> None:
                                   "'assistant'); send the model's response")
 
 
-def think_parts(text: str, kind: PartKind = PartKind.ANSWER, whole: bool = False) -> list[Part]:
+def think_parts(text: str, kind: PartKind = PartKind.ANSWER) -> list[Part]:
     """`text` cut at its `<think>` tags, in order: what they enclose is reasoning, the rest is `kind`.
 
     Nesting is counted (the outermost pair encloses), an unclosed tag runs to the end, and a `</think>` before
     any `<think>` closes reasoning that began with the text. Blank pieces are dropped, the tags removed."""
     tags = list(_TAG.finditer(text))
     if not tags:
-        return [Part(kind, text.strip(), whole)] if text.strip() else []
+        return [Part(kind, text.strip())] if text.strip() else []
     pieces: list[tuple[bool, str]] = []
     depth, start = 0, 0
     if tags[0].group(1):  # "reasoning</think>answer": the opening tag was in the prompt
@@ -174,7 +173,7 @@ def think_parts(text: str, kind: PartKind = PartKind.ANSWER, whole: bool = False
             merged[-1] = (piece_kind, merged[-1][1] + piece)
         else:
             merged.append((piece_kind, piece))
-    return [Part(piece_kind, piece.strip(), whole) for piece_kind, piece in merged if piece.strip()]
+    return [Part(piece_kind, piece.strip()) for piece_kind, piece in merged if piece.strip()]
 
 
 def split_think(text: str) -> tuple[list[str], str]:
@@ -199,10 +198,11 @@ def from_responses(data: Mapping[str, Any]) -> Reasoning:
         kind = _type(item, where)
         if kind == "reasoning":
             # the reasoning itself (open-weight models return it as content[].reasoning_text), then the
-            # summaries (one step each); encrypted_content carries no text
-            for key, whole in (("content", False), ("summary", True)):
+            # summaries (split into steps like the same paragraphs from any other provider); encrypted_content
+            # carries no text
+            for key in ("content", "summary"):
                 for path, entry in _items(item, key, where):
-                    parts.extend(think_parts(_text(entry, "text", path), PartKind.REASONING, whole))
+                    parts.extend(think_parts(_text(entry, "text", path), PartKind.REASONING))
         elif kind == "message":
             _assistant(item, where)
             for path, entry in _items(item, "content", where):

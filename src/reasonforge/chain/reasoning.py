@@ -55,7 +55,6 @@ from typing import Any, Literal
 
 from reasonforge.chain.parse import decode_text, load_json
 from reasonforge.chain.providers import (
-    Part,
     PartKind,
     Reasoning,
     ReasoningChainError,
@@ -188,17 +187,11 @@ def _steps(reading: Reasoning, prefer: Prefer) -> list[ReasoningStep]:
     units: list[str] = []
     for part in reading.parts:
         if part.kind in _SIDES[prefer]:
-            units.extend(_part_units(part))
+            units.extend(_units(part.text))
     units = _join_answers(units, stated_answer(reading))
     if not units:
         raise ReasoningChainError(f"the {reading.provider} payload has no {_SIDE_NAMES[prefer]} to split into steps")
     return [ReasoningStep(step_id=index, content=text) for index, text in enumerate(units, start=1)]
-
-
-def _part_units(part: Part) -> list[str]:
-    if part.whole:
-        return [part.text.strip()] if part.text.strip() else []
-    return _units(part.text)
 
 
 def stated_answer(reading: Reasoning) -> str:
