@@ -72,3 +72,11 @@ def test_targets_on_the_committed_slice():
     # Raw: the reference errors' dependants are unsupported too, and the readers refuse what they cannot read
     # exactly (clock times, "20% less than", percent points) rather than checking the rest of the step.
     assert report.checkable_verified >= gsm8k.TARGETS["checkable_verified"]
+
+
+@pytest.mark.slow
+def test_gold_solutions_as_model_text_split_a_step_per_line_and_refute_only_reference_slips():
+    report = gsm8k.run_gsm8k(perturbations=0, text=True)
+    assert report.split == "text" and report.split_per_line >= 0.98, gsm8k.render(report)  # the rest: joined lines
+    assert report.false_failures == [], gsm8k.render(report)
+    assert {issue.row for issue in report.reference_slip_list} <= REFERENCE_ERRORS, gsm8k.render(report)

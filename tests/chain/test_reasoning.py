@@ -262,6 +262,7 @@ def test_gsm8k_solutions_are_a_step_per_line_and_keep_their_answer_line():
     ("The total cost is 3 + 4\n= 7 dollars.\nSo she pays 7.", ["The total cost is 3 + 4\n= 7 dollars.", "So she pays 7."]),
     ("First, she buys 3 apples,\nthen 4 more.\nShe has 7.", ["First, she buys 3 apples,\nthen 4 more.", "She has 7."]),
     ("The sum is:\n3 + 4 = 7\nDone: 7 apples.", ["The sum is:\n3 + 4 = 7", "Done: 7 apples."]),
+    ("11x = 286\nx = 26\nand so on", ["11x = 286", "x = 26\nand so on"]),  # a one-letter name starts a statement
     # a display block spanning lines stays whole and joins the sentence that introduces it
     ("We compute\n$$\n2 + 2\n= 4\n$$\nSo 4.", ["We compute\n$$\n2 + 2\n= 4\n$$", "So 4."]),
     # blank lines or list items: paragraphs and items as before, never a step per line

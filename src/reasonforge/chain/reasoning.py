@@ -82,7 +82,7 @@ _PREFER: dict[ReasoningSource, Prefer] = {ReasoningSource.AUTO: "auto", Reasonin
 # (each run of blanks has one place to go: a blank line after "####" cannot be tried in two ways)
 _STEP_HEADER = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?:(?:\*\*|__)[ \t]*)?step[ \t]+(\d+)[ \t]*(?:[:.)\-–—][ \t]*)?"
                           r"(?:\*\*|__)?[ \t]*(?:[:.\-–—][ \t]*)?", re.IGNORECASE)
-_CONTINUES = re.compile(r"^\s*(?:[a-z]|[=+\-*/×÷<>≤≥≠^,;:)\]}]|\\(?:times|cdot|div|le|ge|ne|quad|qquad)\b)")
+_CONTINUES = re.compile(r"^\s*(?:[a-z]{2}|[=+\-*/×÷<>≤≥≠^,;:)\]}]|\\(?:times|cdot|div|le|ge|ne|quad|qquad)\b)")
 _OPEN_END = re.compile(r"(?:[:=+\-*/×÷<>≤≥≠^,(\[{]|\\(?:times|cdot|div|quad))\s*$")
 _ITEM = re.compile(r"^ ?(?:\d{1,3}[.)]|[-*•+])[ \t]+")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})(?:[ \t]+|$)")
@@ -394,8 +394,9 @@ def _has_items(paragraph: list[str]) -> bool:
 
 def _by_lines(paragraph: list[str]) -> list[str]:
     """Rule 2a: a text with no blank line, header or list item is a step per line (GSM8K style), a display block
-    or fenced code kept whole; a line that continues the one before (starting lower-case or with an operator, or
-    after a line ending in an operator or a comma) joins it, so no sentence or relation is cut in two."""
+    or fenced code kept whole; a line that continues the one before (starting with a lower-case word or an
+    operator, or after a line ending in an operator, a colon or a comma) joins it, so no sentence or relation is
+    cut in two; a line that starts with a one-letter name (`x = 26`) is a statement of its own."""
     units: list[list[str]] = []
     state: str | None = None
     for line in paragraph:
