@@ -249,6 +249,7 @@ twenty thirty forty fifty hundred thousand million dozen third quarter fourth fi
 """.split())  # noqa: SIM905 - a word list reads better as text
 # the words right after a number name what it counts ("4 + 4 + 6 = 18 hot dogs", "$.125 an ounce")
 _COUNTED = re.compile(r"\d(?:[\d,.]*\d)?%?\s*((?:[A-Za-z]+(?:['’][A-Za-z]+)?\s*){1,2})")
+_MAX_LOCATED = 80  # how much of a refuted relation's text the message quotes
 _SENTENCE_END = re.compile(r"[;?!\n]|\.(?=\s|$)")
 
 
@@ -267,15 +268,24 @@ def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcom
     unknown: list[tuple[Relation, list[str]]] = []
     for rel in failed:
         if rel.origin == "annotation":
-            return outcome  # a calculator's record that is false: refuted whatever the prose says
+            return _located(outcome, failed[0])  # a calculator's record that is false: refuted whatever the prose says
         words = [w for w in _governing_words(context.content, rel, own) if _stem(w) not in known]
         if not words:
-            return outcome  # a false relation the reader read whole
+            return _located(outcome, failed[0])  # a false relation the reader read whole
         unknown.append((rel, words))
     rel, words = unknown[0]
     return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
                      f"{outcome.message}; but the prose around it (\"{' '.join(words[:6])}\") is not read, so the "
                      f"step may not assert {rel.text}")
+
+
+def _located(outcome: CheckOutcome, rel: Relation) -> CheckOutcome:
+    """The refutation with where the first refuted relation stands in the step's text (what the CLI, the page and
+    the PDF show)."""
+    source = " ".join(rel.source.split())
+    quoted = source if len(source) <= _MAX_LOCATED else source[:_MAX_LOCATED - 1] + "…"
+    where = f"at \"{quoted}\", characters {rel.span[0] + 1}–{rel.span[1]} of the step"
+    return outcome.model_copy(update={"message": f"{outcome.message} ({where})"})
 
 
 def _stem(word: str) -> str:
