@@ -13,7 +13,7 @@ import pytest
 from reasonforge.types import Domain, ProofLevel, ReasoningStep, StepContext
 from reasonforge.verify.code.policy import hypothesis_tampering
 from reasonforge.verify.code.step_checks import ChecksStatus, LineMode, Origin, StepPlan, plan_step_checks
-from reasonforge.verify.code.step_text import ClaimKind, doctest_blocks, read_claims
+from reasonforge.verify.code.step_text import ClaimKind, doctest_blocks, prose_examples, read_claims
 
 LARGEST = ("def largest(xs):\n    return max(xs)\n\ndef test_largest():\n    assert largest([1, 2]) == 2\n"
            "    assert largest([5, 3]) == 5\n")
@@ -123,6 +123,29 @@ def test_doctest_blocks_in_docstrings_end_at_the_closing_quotes():
     text = 'def f(x):\n    """Double.\n\n    >>> f(2)\n    4\n    """\n    return 2 * x\n'
     assert doctest_blocks(text) == [[("f(2)", "4")]]
     assert doctest_blocks('    >>> f(1)\n    2"""') == [[("f(1)", "2")]]
+
+
+@pytest.mark.parametrize(("text", "examples"), [
+    ("sum_list([1, 2]) should return 3.", [[("sum_list([1, 2])", "3")]]),
+    ("For example: add(2, 3) should return 5, add(0,0) → 0.", [[("add(2, 3)", "5")], [("add(0,0)", "0")]]),
+    ('split_words("a, b") == ["a", "b"]', [[('split_words("a, b")', '["a", "b"]')]]),
+    ("count_up_to(5) => [2,3]", [[("count_up_to(5)", "[2,3]")]]),
+    ("digits(235) -> 15", [[("digits(235)", "15")]]),
+    # read whole or not at all: a negation, a qualified value, a value that is not a literal, a doctest line
+    ("f(3) should not return 9", []),
+    ("f(2) returns 4 for small inputs", []),
+    ("f(3) is 9 or 10", []),
+    ("f(x) is called often.", []),
+    (">>> f(1) == 2", []),
+])
+def test_examples_in_prose_are_read_whole_or_not_at_all(text, examples):
+    assert prose_examples(text) == examples
+
+
+def test_a_question_s_prose_examples_are_the_question_s_evidence():
+    plan = plan_for("We write it.", "Write largest(xs).\nlargest([4, 9]) should return 9, largest([1]) → 1.")
+    assert [(e.origin, e.lines) for e in plan.examples] == [
+        (Origin.QUESTION, (("largest([4, 9])", "9"),)), (Origin.QUESTION, (("largest([1])", "1"),))]
 
 
 # ------------------------------------------------------------------------------------------------ planning

@@ -5,7 +5,8 @@ checker also reads, with the offline reader (`step_text.py`), the step text (`St
 question (`original_query`) and the examples a translator wrote from them without the implementation
 (`StepContext.written_examples`):
 
-- doctest examples (`>>> largest([3, 1, 2])` / `3`), in prose, fenced blocks or docstrings. An expected
+- examples: doctests (`>>> largest([3, 1, 2])` / `3`), in prose, fenced blocks or docstrings, and examples in
+  prose (`largest([3, 1, 2]) should return 3`, `→ 3`, `== 3`: `step_text.prose_examples`). An expected
   output that is a Python literal is compared by type and value (`values.same_value`: `3` is not `3.0`,
   `True` or a str whose repr is `3`); `print(E)` by the text of E's value; an expected traceback by the
   exception's type name. An expected output the comparison cannot read exactly (not a literal: the repr of
@@ -73,6 +74,7 @@ from reasonforge.verify.code.step_text import (
     code_blocks,
     defined_functions,
     doctest_blocks,
+    prose_examples,
     read_claims,
     strip_fences,
 )
@@ -378,7 +380,7 @@ def plan_step_checks(context: StepContext | None, tree: ast.Module, *, seed: int
 
 
 def _read_examples(plan: StepPlan, origin: Origin, text: str) -> None:
-    for block in doctest_blocks(text):
+    for block in [*doctest_blocks(text), *prose_examples(text)]:
         lines = tuple((src, exp) for src, exp in block if not _SKIP.search(src))
         if not any(exp is not None for _, exp in lines):
             continue

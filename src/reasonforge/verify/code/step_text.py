@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 __all__ = ["NUMBER_CLAIMS", "REFERENCES", "STRING_CLAIMS", "ClaimKind", "ReadClaim", "code_blocks",
-           "defined_functions", "doctest_blocks", "read_claims", "strip_fences"]
+           "defined_functions", "doctest_blocks", "prose_examples", "read_claims", "strip_fences"]
 
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 PY_TAGS = {"", "python", "py", "python3", "pycon", "doctest"}
@@ -75,6 +75,76 @@ def doctest_blocks(text: str) -> list[list[Example]]:
     if current:
         blocks.append(current)
     return blocks
+
+
+# `f(3) should return 9`, `f(3) → 9`, `f(3) == 9`: a call, one of these, and a literal to the end of the clause
+_PROSE_SEPARATOR = re.compile(r"\s*(?:should\s+(?:return|be|give|equal|output)|must\s+(?:return|be|give)|will\s+"
+                              r"(?:return|be|give)|returns|gives|outputs|is|==|→|->|=>|⟶)\s*", re.IGNORECASE)
+_CALL_START = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
+_CLAUSE_END = re.compile(r"[.;,]?\s*(?:$|\n)|[.;]\s+|,\s+(?=[A-Za-z])")
+_MAX_PROSE_EXAMPLE = 2000
+
+
+def prose_examples(text: str) -> list[list[Example]]:
+    """Examples written in prose, one each: a call, then "should return" (be, give, equal), "returns", "==", "→"
+    or "->", then a Python literal that ends its clause (`sum_list([1, 2]) should return 3.`). Read whole or not at
+    all: the call must parse, the value must be a literal (`ast.literal_eval`), nothing but the clause's end may
+    follow it, and a negation ("should not return") or a doctest line (`>>>`, read by `doctest_blocks`) is not
+    read."""
+    out: list[list[Example]] = []
+    for line in text.splitlines():
+        if line.lstrip().startswith((">>>", "...")) or len(line) > _MAX_PROSE_EXAMPLE:
+            continue
+        for start in _CALL_START.finditer(line):
+            close = _closing_paren(line, start.end() - 1)
+            if close is None:
+                continue
+            call = line[start.start():close + 1]
+            separator = _PROSE_SEPARATOR.match(line, close + 1)
+            if separator is None:
+                continue
+            value = _literal_clause(line[separator.end():])
+            if value is None:
+                continue
+            try:
+                ast.parse(call, mode="eval")
+            except (SyntaxError, ValueError):
+                continue
+            out.append([(call, value)])
+    return out
+
+
+def _closing_paren(line: str, opening: int) -> int | None:
+    """The index of the parenthesis closing the one at `opening` (strings skipped), else None."""
+    depth, quote = 0, ""
+    for k in range(opening, len(line)):
+        ch = line[k]
+        if quote:
+            if ch == quote and line[k - 1] != "\\":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return k if ch == ")" else None
+    return None
+
+
+def _literal_clause(rest: str) -> str | None:
+    """The Python literal that `rest` starts with when only the clause's end follows it (its source), else None."""
+    for end in sorted({m.start() for m in _CLAUSE_END.finditer(rest)}):
+        candidate = rest[:end].strip().strip("`")
+        if not candidate:
+            return None
+        try:
+            ast.literal_eval(candidate)
+        except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+            continue
+        return candidate
+    return None
 
 
 def code_blocks(text: str) -> list[str]:
