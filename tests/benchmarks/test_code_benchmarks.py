@@ -117,3 +117,18 @@ def test_weak_suites_are_rejected_and_the_study_covers_each_threshold():
     assert {t for t, _ in study} >= {0.5, 0.6} and {v for _, v in study} == {True, False}
     assert study[(0.5, True)]["canonical_verified"] == report["verified"]
     assert all(row["weak_rejected"]["vacuous"] == 1.0 for row in study.values())
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sb.unavailable_reason() is not None, reason=f"sandbox unavailable: {sb.unavailable_reason()}")
+def test_tasks_as_chains_verify_on_the_question_s_examples_and_never_refute_a_canonical_solution():
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "code_chains.py"), "--limit", "3", "--json"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    for name in ("HumanEval", "MBPP"):
+        data = report["datasets"][name]
+        assert data["tasks"] == 3 and data["refuted"] == 0, data
+        assert data["verified"] >= 1, data  # a task whose question shows examples the author did not write
+        # the others rest on the artifact's own tests: self_tested, said so
+        assert all(o["assurance"] != "refuted" for o in data["others"]), data
