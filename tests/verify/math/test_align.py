@@ -489,3 +489,14 @@ def test_a_refutation_says_where_in_the_step_the_false_relation_stands():
     assert failed.status is StepStatus.FAILED
     assert failed.error_message.endswith('(at "3 \\times 4 = 13", characters 24–38 of the step)')
     assert text[23:38] == "3 \\times 4 = 13"
+
+
+def test_a_binder_that_gives_a_given_letter_a_new_meaning_is_unread_never_a_contradiction():
+    query = "If $k=-0.7$, determine all solutions to the equation $\\sin 2x = \\frac{\\sqrt{3}}{2}$."  # olympiadbench-888
+    general = ("The solutions are: \\[ 2x = \\frac{\\pi}{3} + 2k\\pi \\quad \\text{or} \\quad 2x = \\frac{2\\pi}{3} + "
+               "2k\\pi \\quad \\text{for} \\quad k \\in \\mathbb{Z}. \\]")
+    (step,) = verify(request(general, query=query)).step_verdicts
+    assert step.status is StepStatus.UNSUPPORTED and "gives k a new meaning" in step.error_message
+    # asserting a property the given value lacks is still a contradiction
+    (claim,) = verify(request("Since k is an integer, 2k = 2.", query=query)).step_verdicts
+    assert claim.status is StepStatus.FAILED and claim.error_kind is ErrorKind.CONTRADICTION

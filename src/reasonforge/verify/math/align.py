@@ -199,6 +199,8 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     if outcome.status is StepStatus.FAILED and alignment is not None:
         outcome = _refutable(context, plan, alignment, outcome)
     assumed = _assumed(context, question, plan, ancestors)
+    if outcome.status is not StepStatus.ERROR and (renamed := _new_meaning(context, question, assumed)):
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED, renamed)
     if outcome.status is not StepStatus.ERROR and (contradicted := _contradicted(context, question, assumed)):
         return outcome.downgraded(StepStatus.FAILED, ErrorKind.CONTRADICTION, contradicted)
     if outcome.status is StepStatus.VERIFIED:
@@ -345,6 +347,27 @@ def _assumed(context: StepContext, question: Question, plan: StepPlan,
 
 # "Suppose, for contradiction, that x > 5": a premise assumed in order to refute it is no claim that it holds
 _REDUCTIO = re.compile(r"\b(?:contradiction|contrary|absurd|absurdity|sake|hypothetically|otherwise)\b", re.IGNORECASE)
+
+
+# "for k ∈ ℤ", "where k is an integer", "for some integer k": a binder that gives a letter a meaning of its own
+_BINDER_BEFORE = re.compile(r"\b(?:for|where|with|some|all|any|every|each)\b[^.;:]{0,40}$", re.IGNORECASE)
+
+
+def _new_meaning(context: StepContext, question: Question, assumed: Sequence[Assumption]) -> str | None:
+    """Why the step's relations cannot be read: a binder gives a letter the question fixes a new meaning ("2x =
+    π/3 + 2kπ for k ∈ ℤ" when the question set k = −0.7), so which k each relation speaks of is unclear; else
+    None."""
+    values = question.given_values
+    for assumption in assumed:
+        if assumption.relation is not None or assumption.name not in values:
+            continue
+        before = re.sub(r"\\[A-Za-z]+|[\\{}$()\[\]]", " ", context.content[max(0, assumption.span[0] - 60):
+                                                                       assumption.span[0]])
+        if _BINDER_BEFORE.search(before):
+            return (f"the step gives {assumption.name} a new meaning ({assumption.text}) while the question fixes "
+                    f"{assumption.name} = {values[assumption.name]}: which {assumption.name} its relations speak of is "
+                    "not read")
+    return None
 
 
 def _contradicted(context: StepContext, question: Question, assumed: Sequence[Assumption]) -> str | None:
