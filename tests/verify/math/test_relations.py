@@ -220,3 +220,16 @@ def test_the_memory_budget_is_on_top_of_what_the_caller_has_mapped():
     finally:
         reserved.close()
     assert outcome.status is StepStatus.VERIFIED, outcome.message
+
+
+def test_a_case_line_or_a_rebinding_forgets_what_the_case_before_established():
+    # one case after the other: b's value in the first is not a fact of the second
+    assert check("claim b + 6 = 1\nclaim b = -5\ncase\nclaim b + 6 = 3\nclaim b = -3\n").status is StepStatus.VERIFIED
+    assert check("claim b + 6 = 1\nclaim b = -5\nclaim b + 6 = 3\n").status is StepStatus.FAILED  # no case: refuted
+    # a rebinding opens a new case too; a `let` given keeps its value through both
+    cases = "let k = 2\ndefine y = 1\nclaim x = k*y\ndefine y = 3\nclaim x = k*y\nclaim x = 6\n"
+    assert check(cases).status is StepStatus.VERIFIED
+    # within a case a false claim is still refuted
+    assert check("claim b + 6 = 1\ncase\nclaim b + 6 = 3\nclaim b = -4\n").status is StepStatus.FAILED
+    with pytest.raises(ArtifactSyntaxError, match="`case` takes nothing"):
+        parse_artifact("case x = 1\n")

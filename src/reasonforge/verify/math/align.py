@@ -135,7 +135,7 @@ from reasonforge.types import (
     StepStatus,
     StepTranslation,
 )
-from reasonforge.verify.math.plan import StepPlan, plan_step, read_step
+from reasonforge.verify.math.plan import StepPlan, case_openings, plan_step, read_step
 from reasonforge.verify.math.relations import ArithmeticChecker, Line, parse_artifact
 
 _PREMISE_KINDS = ("let", "fact")
@@ -521,8 +521,9 @@ def _listed_roots(plan: StepPlan, text: str) -> str | None:
             continue
         equations = [(line.lhs, line.rhs, f"{line.relation} (a given or an earlier step)") for line in premises
                      if line.kind == "fact" and line.op == "=" and line.lhs is not None and line.rhs is not None]
-        equations += [(rel.lhs_tree, rel.rhs_tree, f"{rel.text} (stated before the values)")
-                      for rel in plan.reading.claims if rel.op == "=" and rel.span[1] <= first]
+        if not case_openings(text):  # in a case analysis the step's own equations hold in their case only
+            equations += [(rel.lhs_tree, rel.rhs_tree, f"{rel.text} (stated before the values)")
+                          for rel in plan.reading.claims if rel.op == "=" and rel.span[1] <= first]
         for lhs, rhs, shown in equations:
             if names_in(lhs) | names_in(rhs) != {name}:
                 continue

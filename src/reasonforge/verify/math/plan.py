@@ -255,12 +255,31 @@ class StepPlan:
         return "\n".join((*self.premises, *self.own)) + "\n"
 
 
-def _own_lines(math: StepMath, bound: Sequence[Relation] = ()) -> list[str]:
+def _own_lines(math: StepMath, bound: Sequence[Relation] = (), cases: Sequence[tuple[int, str]] = ()) -> list[str]:
+    """The step's claim and define lines in text order, a `case` line where the text opens another case."""
     lines = []
+    pending = list(cases[1:])  # the first case opens with nothing before it to forget
     for rel in math.relations:
+        opened = [c for c in pending if c[0] <= rel.span[0]]
+        if opened:
+            lines.append(f"case  # \"{_quote(opened[-1][1])}\"")
+            pending = [c for c in pending if c[0] > rel.span[0]]
         keyword = "claim" if rel in math.claims and rel not in bound else "define"
         lines.append(f"{keyword} {rel.text}  # \"{_quote(rel.source)}\"")
     return lines
+
+
+# "First, b + 6 = 1 … Second, b + 6 = 3 …", "Case 2:", "In case (3)": an enumeration of cases at a sentence start
+_CASE_OPENER = re.compile(
+    r"(?:^|[.;:!?\n]\s*)(?:\*\*)?((?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?:ly)?\b|"
+    r"(?:in\s+)?(?:sub)?case\s*\(?\d{1,2}\)?)", re.IGNORECASE)
+
+
+def case_openings(text: str) -> list[tuple[int, str]]:
+    """Where the text opens a case of an enumeration, with the opener's words; none unless it opens two or more
+    (one "First," alone begins a sequence, not a case analysis)."""
+    found = [(m.start(1), m.group(1)) for m in _CASE_OPENER.finditer(text)]
+    return found if len(found) >= 2 else []
 
 
 def _last_value(ancestors: Sequence[tuple[ReasoningStep, StepMath]], given_values: Mapping[str, Relation],
@@ -333,7 +352,8 @@ def plan_step(step: ReasoningStep, question: Question, ancestors: Sequence[tuple
     provenance = _provenance(raw, step.content, given_values, given_names, determined, asked)
     reading = provenance.reading
     notes = [*reading.notes, *provenance.notes]
-    own_lines = _own_lines(reading)
+    cases = case_openings(step.content)
+    own_lines = _own_lines(reading, cases=cases)
     answer_of = None
     answer = answer_line(step.content)
     if answer is not None and raw.empty:
@@ -356,7 +376,7 @@ def plan_step(step: ReasoningStep, question: Question, ancestors: Sequence[tuple
     if question.nonnegative or speaks_of_nonnegatives(step.content):
         premises += _nonnegative(reading, premises)
     premises += [f"assume {a.text}" for a in reading.assumptions]
-    as_bound = "\n".join((*premises, *_own_lines(reading, provenance.bound))) + "\n" if provenance.bound else ""
+    as_bound = "\n".join((*premises, *_own_lines(reading, provenance.bound, cases))) + "\n" if provenance.bound else ""
     return StepPlan(premises=tuple(premises), own=tuple(own_lines), reading=reading, asked=asked,
                     rebound=provenance.rebound, alternatives=provenance.alternatives, named=provenance.named,
                     bound=provenance.bound, as_bound=as_bound, answer=answer_of,

@@ -17,6 +17,8 @@ ignored. Expressions use the language of `lang.math.expr` (`48/2`, `x^2 + y^2`, 
                          what this step's claims established in the case before is forgotten (a `let`
                          that rebinds does the same)
     claim z^2 = 9 + 16   what this step asserts; checked
+    case                 the step opens another case ("First, b + 6 = 1 …  Second, b + 6 = 3 …"): what its
+                         claims established so far is forgotten, as after a rebinding
 
 Relations: `=`, `<`, `>`, `<=`, `>=`, `!=`, and `~=` (≈). Names are real numbers.
 
@@ -112,7 +114,7 @@ from reasonforge.types import (
 __all__ = ["PROPERTIES", "ArithmeticChecker", "Line", "check_sympy", "parse_artifact"]
 
 CHECKER_VERSION = "1.1"
-KEYWORDS = ("let", "define", "assume", "fact", "claim")
+KEYWORDS = ("let", "define", "assume", "fact", "claim", "case")
 PROPERTIES = ("integer", "natural", "positive", "negative", "nonnegative", "nonpositive", "real", "rational",
               "even", "odd", "prime")
 MAX_EQUATIONS = 8  # solve() on larger systems is left undecided: quick level promises speed
@@ -139,6 +141,8 @@ class Line:
     @property
     def relation(self) -> str:
         """The relation in canonical text (or `k is integer`)."""
+        if self.kind == "case":
+            return "case"
         if self.lhs is not None and self.rhs is not None:
             return f"{to_text(self.lhs)} {self.op} {to_text(self.rhs)}"
         return f"{self.name} is {' '.join(self.properties)}"
@@ -159,6 +163,11 @@ def parse_artifact(text: str) -> list[Line]:
                 f"a line starts with one of {', '.join(KEYWORDS)}, not {keyword!r}", line=number,
                 column=body.index(stripped) + 1)
         rest = rest.strip()
+        if keyword == "case":
+            if rest:
+                raise ArtifactSyntaxError("`case` takes nothing after it", line=number, column=column)
+            lines.append(Line(number, keyword, ""))
+            continue
         if keyword == "assume" and (m := re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\s+is\s+([A-Za-z ]+)", rest)):
             props = tuple(m.group(2).split())
             unknown = [p for p in props if p not in PROPERTIES]
@@ -334,7 +343,9 @@ class _Engine:
         self.filters: list[_Known] = []
         self.used: set[str] = set()  # names used above the current line (for definitions)
         self.let_names: set[str] = set()
-        self.claimed: set[str] = set()  # names this step's own claims bound (forgotten in a new case)
+        # names this step's own claims and defines bound, with the value each had before (None: unbound): a new
+        # case restores those values
+        self.own_bound: dict[str, sympy.Expr | None] = {}
         self.results: list[_Result] = []
 
     def run(self) -> list[_Result]:
@@ -380,18 +391,26 @@ class _Engine:
         previous = self.env.get(line.name)
         if previous is not None:
             self._new_case()
+        self.own_bound.setdefault(line.name, self.env.get(line.name))
         self.env[line.name] = value
         note = f"rebinds {line.name} (it was {describe(previous)}): a new case" if previous is not None else ""
         return _Result(line, StepStatus.VERIFIED, how="definition", message=note, values={line.name: describe(value)})
 
     def _new_case(self) -> None:
-        """A rebinding opens a new case: what this step's claims established held in the case before ("for y =
-        60, sin x = √2/2; for y = 120, sin x = −√2/2"), so it is forgotten; facts and assumptions stay."""
-        for name in self.claimed:
-            self.env.pop(name, None)
-        self.claimed.clear()
+        """A rebinding or a `case` line opens a new case: what this step's claims and defines established held in
+        the case before ("for y = 60, sin x = √2/2; for y = 120, sin x = −√2/2"), so it is forgotten (each name
+        back to the value it had before the step bound it); facts, `let` bindings and assumptions stay."""
+        for name, before in self.own_bound.items():
+            if before is None:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = before
+        self.own_bound.clear()
         self.known = [k for k in self.known if k.inherited]
         self.filters = [k for k in self.filters if k.inherited]
+
+    def _case(self, line: Line) -> None:
+        self._new_case()
 
     def _assume(self, line: Line) -> None:
         if line.lhs is not None and line.rhs is not None:
@@ -477,7 +496,7 @@ class _Engine:
                         and name_side.name not in CONSTANTS:
                     self.env[name_side.name] = value
                     if not inherited:
-                        self.claimed.add(name_side.name)
+                        self.own_bound.setdefault(name_side.name, None)
                     return
         (self.known if op == "=" else self.filters).append(_Known(lhs_node, op, rhs_node, inherited))
 
