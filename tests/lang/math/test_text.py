@@ -283,3 +283,13 @@ def test_quantities_are_restated_in_other_units_exactly():
     assert restate(extract("x + 5 = 1 hour").claims[0], "minute") is None  # is the 5 in hours too?
     (minutes,) = extract("Thus 3x = 60 minutes").claims
     assert minutes.unit == "minute" and restate(minutes, "hour").text == "3*x = 60*1/60"
+
+
+def test_a_format_example_in_a_question_is_not_a_given():
+    question = ("The numbers $a, b, c$ form an arithmetic sequence and $a+b+c=60$. Present your answer in the form of "
+                "coordinates (e.g. (1, 2, 3) for a=1, b=2, c=3).")  # olympiadbench-918
+    read = extract(question, question=True)
+    assert [r.text for r in read.claims] == ["a + b + c = 60"] and not read.bindings and not read.cases
+    assert any(u.reason is UnreadReason.NOT_ASSERTED and u.source.startswith("a=1") for u in read.unread)
+    # a step's "for example" is still what it says: an example it asserts
+    assert [r.text for r in extract("For example, 3 + 4 = 7.").claims] == ["3 + 4 = 7"]

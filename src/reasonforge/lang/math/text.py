@@ -630,6 +630,10 @@ def _asserted(text: str, relations: list[Relation], found: Found, negated: set[t
             found.miss(text, rel.span[0], rel.span[1], UnreadReason.NOT_ASSERTED,
                        "one side of an \"or\": the sentence asserts that one of them holds, not which", -1)
             continue
+        if question and _in_example(text, rel.span[0]):
+            found.miss(text, rel.span[0], rel.span[1], UnreadReason.NOT_ASSERTED,
+                       "an example the question gives of a format (\"e.g.\"), not a given", -1)
+            continue
         k = bisect.bisect_left(breaks, rel.span[0])
         lo = breaks[k - 1] + 1 if k else 0
         hi = breaks[k] if k < len(breaks) else len(text)
@@ -647,6 +651,21 @@ def _asserted(text: str, relations: list[Relation], found: Found, negated: set[t
         reason, detail = why
         found.miss(text, rel.span[0], rel.span[1], reason, detail, -1)
     return out
+
+
+_EXAMPLE_OPENER = re.compile(r"\be\.\s?g\.|\bfor\s+(?:example|instance)\b|\bsuch\s+as\b", re.IGNORECASE)
+_SENTENCE_END_AFTER = re.compile(r"[.!?](?:\s|$)")
+
+
+def _in_example(text: str, start: int) -> bool:
+    """Whether a relation of a question stands in an example the question gives ("in the form of coordinates
+    (e.g. (1, 2, 3) for a=1, b=2, c=3)"): an example opener earlier on its line, no sentence end between."""
+    line_start = text.rfind("\n", 0, start) + 1
+    window = text[max(line_start, start - 120):start]
+    opener = None
+    for opener in _EXAMPLE_OPENER.finditer(window):
+        pass
+    return opener is not None and _SENTENCE_END_AFTER.search(window, opener.end()) is None
 
 
 _OR_GAP = re.compile(r"(?:\s|\\[()\[\]]|\$|,)*\bor\b(?:\s|\\[()\[\]]|\$|,|\belse\b)*", re.IGNORECASE)
