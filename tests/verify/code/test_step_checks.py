@@ -131,6 +131,9 @@ def test_doctest_blocks_in_docstrings_end_at_the_closing_quotes():
     ('split_words("a, b") == ["a", "b"]', [[('split_words("a, b")', '["a", "b"]')]]),
     ("count_up_to(5) => [2,3]", [[("count_up_to(5)", "[2,3]")]]),
     ("digits(235) -> 15", [[("digits(235)", "15")]]),
+    # MBPP's asserts: an expected value a builtin makes of a literal is that literal
+    ("assert set(similar_elements((3, 4), (4, 5))) == set((4,))", [[("set(similar_elements((3, 4), (4, 5)))", "{4}")]]),
+    ("assert f(1) == set()", []),
     # read whole or not at all: a negation, a qualified value, a value that is not a literal, a doctest line
     ("f(3) should not return 9", []),
     ("f(2) returns 4 for small inputs", []),

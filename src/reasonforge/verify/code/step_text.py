@@ -133,17 +133,28 @@ def _closing_paren(line: str, opening: int) -> int | None:
     return None
 
 
+# `set((4, 5))`, `sorted([3, 1])`: a builtin applied to a literal, as MBPP's asserts write an expected value
+_BUILT = re.compile(r"(set|tuple|list|sorted)\((.*)\)", re.DOTALL)
+_BUILDERS = {"set": set, "tuple": tuple, "list": list, "sorted": sorted}
+
+
 def _literal_clause(rest: str) -> str | None:
-    """The Python literal that `rest` starts with when only the clause's end follows it (its source), else None."""
+    """The Python literal that `rest` starts with when only the clause's end follows it (its source, or the
+    literal a builtin makes of a literal: `set((4, 5))` → `{4, 5}`), else None."""
     for end in sorted({m.start() for m in _CLAUSE_END.finditer(rest)}):
         candidate = rest[:end].strip().strip("`")
         if not candidate:
             return None
+        built = _BUILT.fullmatch(candidate)
         try:
-            ast.literal_eval(candidate)
+            if built is None:
+                ast.literal_eval(candidate)
+                return candidate
+            value = _BUILDERS[built.group(1)](ast.literal_eval(built.group(2)))
         except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
             continue
-        return candidate
+        shown = repr(value)
+        return shown if shown != "set()" else None  # `set()` is no literal
     return None
 
 
