@@ -48,7 +48,13 @@ dollars plus hours, dozens plus bare numbers are unread); a truncated decimal (`
 interval it states; prose negation is read where its scope is exact ("It is not true that R", "R is false")
 and otherwise leaves R unread; the number written after an annotation must be its value, and prose around an
 annotation that says something else is unread; digits and symbols outside the reader's alphabet (`৪`, `１`, `≡`,
-a Cyrillic `х`) make their side unread. Every scan over the text is linear (no regex backtracks over it).
+a Cyrillic `х`) make their side unread. Unread too: both sides of an "or" between relations (`30h - 5.5m = 0 or
+30h - 5.5m = 180` asserts neither; values listed for one name are alternatives, `roles.classify`); every member of
+a list a negation after it reaches ("y = 8, y = 24 and y = 48 are not roots"); a relation whose left side a
+quantity before it applies to across LaTeX regions (`$10\\%$ of $\\$1.50 = …$`); a side beside a function written
+as a word ("sin x = √2 cos y"), or holding a minus glued to a number after spaced arithmetic (`x + 2 -16`: a lost
+line break); in a question, a format example ("e.g. (1, 2, 3) for a=1, b=2, c=3") is not a given. Every scan over
+the text is linear (no regex backtracks over it).
 
 Conservative by design (a misread relation would be a false failure): a run cut by a word on its left
 or right loses the cut side (`7 gallons + Cynthia's 8 = 15` yields nothing), a relation between
