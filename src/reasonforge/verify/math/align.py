@@ -538,14 +538,18 @@ def _gap_at(lhs: Node, rhs: Node, name: str, value: Node) -> sympy.Expr | None:
     """lhs − rhs with `name` replaced by `value`, exactly; None when it cannot be decided exactly."""
     try:
         at = evaluate(value)
-        gap = sympy.simplify(evaluate(lhs, {name: at}) - evaluate(rhs, {name: at}))
+        gap = evaluate(lhs, {name: at}) - evaluate(rhs, {name: at})
+        if gap.free_symbols or not gap.is_number or gap.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+            return None
+        # evalf raises its working precision until 50 digits are right: a gap this far from 0 is no rounding
+        numeric = sympy.N(gap, 50)
     except (ExpressionError, TypeError, ValueError, ZeroDivisionError):
         return None
-    if gap.free_symbols or not gap.is_number or gap.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+    if not numeric.is_real:
         return None
-    if gap == 0:
-        return sympy.Integer(0)
-    return gap if abs(sympy.N(gap, 50)) > sympy.Rational(1, 10**30) else None
+    if abs(numeric) > sympy.Rational(1, 10**30):
+        return gap if gap.is_Rational else numeric
+    return sympy.Integer(0) if gap.is_Rational and gap == 0 else None
 
 
 def _refuse(outcome: CheckOutcome, why: CheckOutcome) -> CheckOutcome:
