@@ -134,6 +134,9 @@ def test_doctest_blocks_in_docstrings_end_at_the_closing_quotes():
     # MBPP's asserts: an expected value a builtin makes of a literal is that literal
     ("assert set(similar_elements((3, 4), (4, 5))) == set((4,))", [[("set(similar_elements((3, 4), (4, 5)))", "{4}")]]),
     ("assert f(1) == set()", []),
+    # code is not prose: a fenced test's assert is the author's test; a stub's code is not read, its docstring is
+    ("```python\ndef test_f():\n    assert f(1) == 2\n```", []),
+    ('def f(x):\n    """Double it: f(2) should return 4."""\n    return g(1) == 2\n', [[("f(2)", "4")]]),
     # read whole or not at all: a negation, a qualified value, a value that is not a literal, a doctest line
     ("f(3) should not return 9", []),
     ("f(2) returns 4 for small inputs", []),

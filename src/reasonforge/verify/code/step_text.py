@@ -86,13 +86,13 @@ _MAX_PROSE_EXAMPLE = 2000
 
 
 def prose_examples(text: str) -> list[list[Example]]:
-    """Examples written in prose, one each: a call, then "should return" (be, give, equal), "returns", "==", "→"
-    or "->", then a Python literal that ends its clause (`sum_list([1, 2]) should return 3.`). Read whole or not at
-    all: the call must parse, the value must be a literal (`ast.literal_eval`), nothing but the clause's end may
+    """Examples written in prose (`_prose_of`: not code), one each: a call, then "should return" (be, give, equal),
+    "returns", "==", "→" or "->", then a Python literal that ends its clause (`sum_list([1, 2]) should return 3.`).
+    Read whole or not at all: the call must parse, the value must be a literal (`ast.literal_eval`), nothing but the clause's end may
     follow it, and a negation ("should not return") or a doctest line (`>>>`, read by `doctest_blocks`) is not
     read."""
     out: list[list[Example]] = []
-    for line in text.splitlines():
+    for line in "\n".join(_prose_of(text)).splitlines():
         if line.lstrip().startswith((">>>", "...")) or len(line) > _MAX_PROSE_EXAMPLE:
             continue
         for start in _CALL_START.finditer(line):
@@ -112,6 +112,22 @@ def prose_examples(text: str) -> list[list[Example]]:
                 continue
             out.append([(call, value)])
     return out
+
+
+def _prose_of(text: str) -> list[str]:
+    """The prose of a text, where examples in words stand: never its code (fenced blocks are code: an `assert`
+    in a test is the author's test, read as such elsewhere), and of a text that is code defining functions (a
+    question's stub) only the docstrings."""
+    text = strip_fences(text)
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return [text]
+    defining = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    if not any(isinstance(node, defining) for node in ast.walk(tree)):
+        return [text]
+    return [doc for node in ast.walk(tree) if isinstance(node, (ast.Module, *defining))
+            if (doc := ast.get_docstring(node))]
 
 
 def _closing_paren(line: str, opening: int) -> int | None:
