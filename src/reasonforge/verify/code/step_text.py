@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 __all__ = ["NUMBER_CLAIMS", "REFERENCES", "STRING_CLAIMS", "ClaimKind", "ReadClaim", "code_blocks",
            "defined_functions", "doctest_blocks", "prose_examples", "read_claims", "strip_fences"]
@@ -151,7 +153,7 @@ def _closing_paren(line: str, opening: int) -> int | None:
 
 # `set((4, 5))`, `sorted([3, 1])`: a builtin applied to a literal, as MBPP's asserts write an expected value
 _BUILT = re.compile(r"(set|tuple|list|sorted)\((.*)\)", re.DOTALL)
-_BUILDERS = {"set": set, "tuple": tuple, "list": list, "sorted": sorted}
+_BUILDERS: dict[str, Callable[[Any], Any]] = {"set": set, "tuple": tuple, "list": list, "sorted": sorted}
 
 
 def _literal_clause(rest: str) -> str | None:
