@@ -500,3 +500,10 @@ def test_a_binder_that_gives_a_given_letter_a_new_meaning_is_unread_never_a_cont
     # asserting a property the given value lacks is still a contradiction
     (claim,) = verify(request("Since k is an integer, 2k = 2.", query=query)).step_verdicts
     assert claim.status is StepStatus.FAILED and claim.error_kind is ErrorKind.CONTRADICTION
+
+
+def test_a_supplied_case_line_the_text_does_not_open_is_unaligned_never_a_pass():
+    # a `case` line would make the checker forget b + 6 = 1 before the false b + 6 = 3: not the step's plan
+    artifact = "# step 1 (checked)\nclaim b + 6 = 1  # x\ncase\nclaim b + 6 = 3  # x\n"
+    (step,) = verify(request("So b + 6 = 1 and b + 6 = 3.", translations=[(1, artifact)])).step_verdicts
+    assert step.status is not StepStatus.VERIFIED and step.error_kind is ErrorKind.UNALIGNED, step.error_message
