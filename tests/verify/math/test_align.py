@@ -507,3 +507,40 @@ def test_a_supplied_case_line_the_text_does_not_open_is_unaligned_never_a_pass()
     artifact = "# step 1 (checked)\nclaim b + 6 = 1  # x\ncase\nclaim b + 6 = 3  # x\n"
     (step,) = verify(request("So b + 6 = 1 and b + 6 = 3.", translations=[(1, artifact)])).step_verdicts
     assert step.status is not StepStatus.VERIFIED and step.error_kind is ErrorKind.UNALIGNED, step.error_message
+
+
+# ---- false arithmetic that models write, refuted where it stands (ProcessBench rows) ------------------------------
+@pytest.mark.parametrize(("text", "query", "located"), [
+    # gsm8k-7: words in brackets after a number label it
+    ("First, subtract the rainbow cookies from the total: 7995 (total cookies) - 2595 (rainbow cookies) = 4500.",
+     ("The Adams family made 7995 cookies: 2595 rainbow cookies, 3075 oatmeal cookies and the rest chocolate chip. "
+     "How many chocolate chip cookies?"), "7995 (total cookies) - 2595 (rainbow cookies) = 4500"),
+    # gsm8k-36: a display after a colon, governed by an irregular form of the question's verb
+    ("Now we sum the number of people seen each day: \\[ 50 + 70 + 140 + 240 = 400 \\]",
+     "Conor can see 50 people on Monday. How many people did Conor see at the beach that week?",
+     "50 + 70 + 140 + 240 = 400"),
+    # math-4: a noun of counting after the relation's sentence
+    ("To find the total number of arrangements, we multiply: 6 * 518400 = 3104400.",
+     "In how many ways can the delegates sit?", "6 * 518400 = 3104400"),
+    # gsm8k-51: a name written with an accent in the step and without one in the question
+    ("He has 4(40) - 13 = 157 Pokémon cards left.", ("Bill has 40 Pokemon cards in each of 4 boxes and gives 13 away. "
+     "How many does he have left?"), "4(40) - 13 = 157"),
+    # gsm8k-34: a bare \boxed{} outside maths delimiters is transparent
+    ("Total amount = 5000 + 10000 + 30000 = \\boxed{43000}.", ("Three people earn 5000, 10000 and 30000 dollars a "
+     "month. What is the total amount?"), "5000 + 10000 + 30000 = \\boxed{43000}"),
+])
+def test_false_arithmetic_as_models_write_it_is_refuted_where_it_stands(text, query, located):
+    (step,) = verify(request(text, query=query)).step_verdicts
+    assert step.status is StepStatus.FAILED, step.error_message
+    assert f'(at "{located}"' in step.error_message
+
+
+@pytest.mark.parametrize("text", [
+    "The LCM of 4, 6 = 12.",  # a list before the relation may be its left side
+    "So the area of 5 = 25.",  # the noun applies to the left side
+    "5 (squared) + 1 = 26",  # an operator word in brackets is no label
+    "Each child gets 10/3 (rounded) = 3 apples.",
+])
+def test_a_noun_or_bracket_that_may_change_a_side_leaves_it_unread(text):
+    (step,) = verify(request(text, query="Compute it.")).step_verdicts
+    assert step.status is not StepStatus.FAILED, step.error_message

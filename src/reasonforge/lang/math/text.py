@@ -294,16 +294,28 @@ _APPLIED_BEFORE = re.compile(r"(?:\d|%|percent|half|halves|thirds?|quarters?|fou
                              re.IGNORECASE)
 
 
+# a number and a comma (or "and") right before a relation: "The sum of 4, 6 = 10" may say 4 + 6 = 10, never 6 = 10
+_LISTED_BEFORE = re.compile(r"(\d)\s*(?:,\s*(?:and\s+)?|and\s+)$")
+
+
 def _applied_before(text: str, relations: list[Relation], found: Found) -> list[Relation]:
     """The relations whose left side a quantity written before them applies to ("10% of" across LaTeX regions)
-    are unread: the reader sees "1.50 = 0.10 × 1.50", the text says "10% of $1.50 = 0.10 × $1.50"."""
+    are unread: the reader sees "1.50 = 0.10 × 1.50", the text says "10% of $1.50 = 0.10 × $1.50"; so are those
+    whose left side ends a list of lone numbers ("the sum of 4, 6 = 10": the list may be the left side). A number
+    that ends another relation ("x = 3, y = 4") lists relations, not numbers."""
     out: list[Relation] = []
     for rel in relations:
         if rel.origin != "annotation":
-            before = re.sub(r"\\[()\[\]]|\\?\$|\\", " ", text[max(0, rel.span[0] - 60):rel.span[0]])
+            lo = max(0, rel.span[0] - 60)
+            before = re.sub(r"\\[()\[\]]|\\?\$|\\", " ", text[lo:rel.span[0]])
             if _APPLIED_BEFORE.search(before):
                 found.miss(text, rel.span[0], rel.span[1], UnreadReason.WORD_OPERATOR,
                            "a quantity before it applies to its left side (\"… of\")", -1)
+                continue
+            listed = _LISTED_BEFORE.search(before)
+            if listed is not None and not any(o.span[0] < lo + listed.end(1) <= o.span[1] for o in relations):
+                found.miss(text, rel.span[0], rel.span[1], UnreadReason.WORD_OPERATOR,
+                           "a list of numbers before it may be its left side", -1)
                 continue
         out.append(rel)
     return out

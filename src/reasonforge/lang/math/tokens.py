@@ -127,6 +127,8 @@ def lex_plain(text: str, start: int, end: int) -> list[Tok]:
                       grouped=grouped and not digits.startswith("0,"))
         elif kind in ("word", "cword"):
             tok = Tok("word", raw, a, b, space)
+        elif kind == "latex" and raw in ("\\boxed", "\\fbox"):
+            continue  # `= \boxed{43000}` outside maths delimiters: the box is transparent, its group a bracket
         elif kind == "latex":
             tok = _plain_latex(raw, a, b, space)
         elif kind == "sup":
@@ -252,6 +254,9 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
                 out.extend([replace(prev, space=False), Tok("op", "+", prev.end, prev.end), tok,
                             Tok("op", "/", tok.end, tok.end), den, Tok("rp", ")", den.end, den.end)])
                 i += 3
+                continue
+            if tok.kind == "lp" and (label_end := _label_group(tokens, i, out)) is not None:
+                i = label_end + 1  # "7995 (total cookies) - 2595 (rainbow cookies)": a label of the number
                 continue
             if tok.kind == "lp" and (group := _word_group(tokens, i, prev)) is not None:
                 name, end = group
@@ -635,6 +640,45 @@ def _new_subject(out: Sequence[Tok], tokens: Sequence[Tok], j: int) -> bool:
 
 
 _GROUP_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+# words that, in brackets after a number, may say something about its value ("5 (squared)", "3.33 (rounded)",
+# "2 (half of the rewards)", "4 (in thousands)"): such a bracket is not a label, and is read (or not) as before
+_LABEL_HAZARDS = {
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "twenty", "thirty", "forty", "fifty", "hundred", "hundreds", "thousand", "thousands", "million", "millions",
+    "billion", "billions", "dozen", "dozens", "score", "half", "halves", "halved", "third", "thirds", "quarter",
+    "quarters", "fourth", "fourths", "fifth", "fifths", "tenth", "tenths", "hundredth", "hundredths", "twice",
+    "double", "doubled", "triple", "tripled", "thrice", "squared", "cubed", "square", "cube", "root", "power",
+    "times", "plus", "minus", "negative", "less", "more", "fewer", "percent", "cent", "cents", "per", "not", "no",
+    "rounded", "round", "approx", "approximately", "about", "around", "roughly", "nearly", "almost", "over",
+    "under", "least", "most", "wrong", "incorrect", "mistake", "error", "false", "off", "short", "extra", "each",
+    "every", "inverse", "reciprocal", "mod", "modulo", "factorial", "log", "exponent", "in", "into", "thousandths",
+}
+
+
+def _label_group(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> int | None:
+    """`7995 (total cookies) - 2595 (rainbow cookies) = 4500`, `180 minutes (before dinner) + 80`: words in
+    brackets, set off by a space after a number (or its unit) and followed by an operator or a relation, label
+    that number; the index of the closing bracket, else None. A bracket with a word that may change the value
+    (`_LABEL_HAZARDS`), with anything but words, or glued to the number (`20(Pencil Price)`, a product) is no
+    label."""
+    if not tokens[i].space or tokens[i].text != "(" or not out:
+        return None
+    k = len(out) - 1
+    while k >= 0 and out[k].kind == "unit" and out[k].text != "$":
+        k -= 1
+    if k < 0 or out[k].kind != "num":
+        return None
+    j = i + 1
+    while j < len(tokens) and tokens[j].kind == "word" and _GROUP_WORD.fullmatch(tokens[j].text) and j - i <= 6:
+        if tokens[j].text.lower().replace("’", "'").removesuffix("'s") in _LABEL_HAZARDS:
+            return None
+        j += 1
+    if j == i + 1 or j >= len(tokens) or tokens[j].kind != "rp" or tokens[j].text != ")":
+        return None
+    nxt = tokens[j + 1] if j + 1 < len(tokens) else None
+    if nxt is None or not (nxt.kind == "rel" or (nxt.kind == "op" and nxt.text in ("+", "-", "*", "/"))):
+        return None
+    return j
 
 
 def _word_group(tokens: Sequence[Tok], i: int, prev: Tok | None) -> tuple[str, int] | None:

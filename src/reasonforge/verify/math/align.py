@@ -84,6 +84,7 @@ else).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -248,8 +249,21 @@ years dollar dollars cent cents percent unit units time times once twice half th
 than like term terms right know knew known come comes came produce produces combine combining go goes went
 who whose whom whole full rest same both either one two three four five six seven eight nine ten eleven twelve
 twenty thirty forty fifty hundred thousand million dozen third quarter fourth fifth
+evaluate evaluating evaluated expand expanding expanded factoring factored factorise factorize factorising
+factorizing rewrite rewriting rewritten rewrote apply applying applied plug back hand system new sides
+see seen saw eat ate eaten give gave given go gone went run ran grow grew grown
+arrangement arrangements possibility possibilities outcome outcomes way ways choice choices
+coordinate coordinates point points line lines vertex vertices triangle triangles rectangle rectangles circle
+circles polygon pentagon hexagon heptagon octagon nonagon decagon lcm gcd
+quad qquad rightarrow longrightarrow implies
 """.split())  # noqa: SIM905 - a word list reads better as text
 # the words right after a number name what it counts ("4 + 4 + 6 = 18 hot dogs", "$.125 an ounce")
+# a noun right before "of" and the relation ("the LCM of 4 = …", "the area of 5 = 25") may apply to its left side:
+# only these leave the left side the value the text states
+_APPLIED_NOUN = re.compile(r"\b([A-Za-z]+)\s+of\s+(?:the\s+)?$")
+_OF_SAFE = {"value", "values", "total", "sum", "both", "each", "all", "none", "one", "some", "any", "rest", "out",
+            "instead", "because", "top", "front", "terms", "term"}
+_DELIMITERS = re.compile(r"\\[()\[\]]|\\?\$")
 _COUNTED = re.compile(r"\d(?:[\d,.]*\d)?%?\s*((?:[A-Za-z]+(?:['’][A-Za-z]+)?\s*){1,2})")
 _MAX_LOCATED = 80  # how much of a refuted relation's text the message quotes
 _SENTENCE_END = re.compile(r"[;?!\n]|\.(?=\s|$)")
@@ -266,12 +280,15 @@ def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcom
               if i < len(own) and results.get(line.number, {}).get("verdict") == StepStatus.FAILED.value]
     if not failed:
         return outcome
-    known = _GOVERNING | {_stem(w) for w in WORDS.findall(context.original_query.lower())} | _GOVERNING_STEMS
+    known = _GOVERNING | {_stem(w) for w in WORDS.findall(_folded(context.original_query.lower()))} | _GOVERNING_STEMS
     unknown: list[tuple[Relation, list[str]]] = []
     for rel in failed:
         if rel.origin == "annotation":
             return _located(outcome, failed[0])  # a calculator's record that is false: refuted whatever the prose says
         words = [w for w in _governing_words(context.content, rel, own) if _stem(w) not in known]
+        if (applied := _APPLIED_NOUN.search(_DELIMITERS.sub(" ", context.content[max(0, rel.span[0] - 60):rel.span[0]]))) \
+                and applied.group(1).lower() not in _OF_SAFE:
+            words.append(applied.group(1))  # "the arrangements of 5 = 120": the noun applies to the left side
         if not words:
             return _located(outcome, failed[0])  # a false relation the reader read whole
         unknown.append((rel, words))
@@ -302,6 +319,12 @@ def _stem(word: str) -> str:
 _GOVERNING_STEMS = frozenset(_stem(w) for w in _GOVERNING)
 
 
+def _folded(text: str) -> str:
+    """Latin letters without their accents ("Pokémon" is one word, the question's "Pokemon"); other scripts as
+    they are."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def _governing_words(text: str, rel: Relation, relations: Sequence[Relation]) -> list[str]:
     """The words of the relation's sentence outside every relation's span and citation, in any script."""
     start, end = rel.span
@@ -312,7 +335,7 @@ def _governing_words(text: str, rel: Relation, relations: Sequence[Relation]) ->
     for other in relations:
         for k in range(max(other.span[0], lo), min(other.span[1], hi)):
             chars[k - lo] = " "
-    prose = CITATION.sub(" ", "".join(chars))
+    prose = _folded(CITATION.sub(" ", "".join(chars)))
     names = {n for r in relations for n in r.names}
     counted = {w.lower() for m in _COUNTED.finditer(text, lo, hi) for w in m.group(1).split()}
     return [w for w in WORDS.findall(prose) if w not in names and w.lower() not in counted]
