@@ -293,3 +293,39 @@ def test_a_format_example_in_a_question_is_not_a_given():
     assert any(u.reason is UnreadReason.NOT_ASSERTED and u.source.startswith("a=1") for u in read.unread)
     # a step's "for example" is still what it says: an example it asserts
     assert [r.text for r in extract("For example, 3 + 4 = 7.").claims] == ["3 + 4 = 7"]
+
+
+def unread(text):
+    return [(u.source, u.reason) for u in extract(text).unread]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("$x = 1.\\overline{234}$", ["x = 1233/999"]),  # a recurring decimal, exactly (math-123)
+    ("$0.1\\overline{6} = \\frac{1}{6}$", ["15/90 = 1/6"]),
+    ("7995 (total cookies) - 2595 (rainbow cookies) = 5400", ["7995 - 2595 = 5400"]),  # a worded label
+    ("Total = 5000 + 10000 + 30000 = \\boxed{45000}", ["5000 + 10000 + 30000 = 45000"]),  # a bare box
+])
+def test_constructs_models_write_are_read_exactly(text, expected):
+    assert claims(text) == expected
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("$$ 1000x - x = 1234.234234234... - 1.234234234... $$", UnreadReason.AMBIGUOUS),  # truncated, in LaTeX too
+    ("$x = 1.\\dot{3}$", UnreadReason.SYMBOL),  # a point inside a number is no full stop
+    ("So A = 2πrh = 10.", UnreadReason.WORD_OPERATOR),  # letters glued after a value may be factors (math-109)
+    ("The sum of 4, 6 = 10.", UnreadReason.WORD_OPERATOR),  # a list of numbers may be the left side
+    ("We list:\n- \\(m+n=3\\): \\((1,2)\\)\n- \\(m+n=5\\): \\((1,4), (2,3)\\)", UnreadReason.NOT_ASSERTED),
+    ("The equation of the perpendicular bisector is: \\[ y - 1 = -2(x - 3) \\]", UnreadReason.NOT_ASSERTED),
+])
+def test_what_the_reader_cannot_be_certain_of_is_unread_with_why(text, reason):
+    assert claims(text) == []
+    assert {r for _, r in unread(text)} == {reason}, unread(text)
+
+
+def test_a_truncated_latex_decimal_bounds_the_other_side():
+    assert claims("$\\frac{1}{3} = 0.333\\ldots$") == ["1/3 >= 0.333", "1/3 < 0.333 + 0.001"]
+    assert [r.text for r in extract("$$ x = 2. $$").relations] == ["x = 2"]  # a full stop ends the display
+
+
+def test_a_root_of_symbolic_degree_is_never_refuted():
+    assert check_sympy("n/k >= root(n, k)").status is not StepStatus.FAILED

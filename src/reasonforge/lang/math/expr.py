@@ -531,6 +531,8 @@ def _divide(num: sympy.Expr, den: sympy.Expr, node: Node) -> sympy.Expr:
 
 
 def _root(x: sympy.Expr, n: sympy.Expr, node: Node) -> sympy.Expr:
+    if n.free_symbols:  # `\sqrt[k]{n}` for a letter k: a root of any degree k may stand for; no value to refute
+        raise Ambiguous(f"{to_text(node)}: a root of symbolic degree is not evaluated")
     if not (n.is_Integer and n > 1):
         raise Undefined(f"{to_text(node)}: the root degree must be an integer of at least 2")
     if n > MAX_ROOT:

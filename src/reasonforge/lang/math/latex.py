@@ -37,6 +37,8 @@ _LATEX_BINOM = {"binom", "dbinom", "tbinom"}
 _CONNECTIVE_WORDS = {"and", "or", "if", "so", "then", "where", "when", "for", "with", "since", "because", "thus",
                      "hence", "therefore", "is", "are", "but", "as", "by", "of", "to", "from", "per", "i", "e", "ie",
                      "eg", "mod", "else", "otherwise", "not", "no"}
+# a recurring decimal `1.\overline{234}` (= 1233/999), read exactly
+_REPEATING = re.compile(r"(\d*)\.(\d{0,12})\\overline\s*\{\s*(\d{1,12})\s*\}")
 _ONE_LETTER_UNITS = {"m": "meter", "g": "gram", "s": "second", "h": "hour", "l": "liter", "L": "liter"}
 
 
@@ -118,11 +120,22 @@ class LatexReader:
                     name = f"{c}_{sub}" if re.fullmatch(r"[A-Za-z0-9]+", sub) else ""
                 out.append(Tok("name", name, i, j, space) if name else Tok("unsup", text[i:j], i, j, space))
                 i = j
+            elif (rep := _REPEATING.match(text, i, end)) is not None:
+                whole, fixed, block = rep.group(1) or "0", rep.group(2), rep.group(3)
+                numerator = int(whole + fixed + block) - int(whole + fixed)
+                denominator = (10 ** len(block) - 1) * 10 ** len(fixed)
+                a, b = rep.start(), rep.end()
+                out.extend([Tok("lp", "(", a, a, space), Tok("num", str(numerator), a, b), Tok("op", "/", b, b),
+                            Tok("num", str(denominator), b, b), Tok("rp", ")", b, b)])
+                i = b
             else:
                 m = PLAIN_MATH.match(text, i, end)
                 assert m is not None
                 for tok in lex_plain(text, m.start(), m.end()):
-                    if tok.kind == "punct" or tok.kind == "op" and tok.text == "!" and not is_value_end(out[-1] if out else None):
+                    if tok.kind == "punct" and tok.text == "." and m.end() < end and not text[m.end()].isspace() \
+                            and text[m.end()] not in "$,;":
+                        tok = replace(tok, kind="unsup")  # `1.\dot{3}`: a point inside a number, not a full stop
+                    elif tok.kind == "punct" or tok.kind == "op" and tok.text == "!" and not is_value_end(out[-1] if out else None):
                         tok = replace(tok, kind="break")
                     out.append(replace(tok, space=space or tok.space))
                 i = m.end()
@@ -152,6 +165,10 @@ class LatexReader:
         if m is None:
             return i + 1
         name, nxt = m.group()[1:], m.end()
+        if name in ("ldots", "dots", "cdots") and out and out[-1].kind == "num" and "." in out[-1].text \
+                and out[-1].end == i and not out[-1].truncated:
+            out[-1] = replace(out[-1], end=nxt, truncated=True)  # `0.333\ldots`: the digits stop, the value goes on
+            return nxt
         if name in _LATEX_SPACE:
             if name in ("left", "right") and nxt < end and text[nxt] == ".":
                 nxt += 1

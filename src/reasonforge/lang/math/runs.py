@@ -31,7 +31,7 @@ from reasonforge.lang.math.expr import (
 )
 from reasonforge.lang.math.step import Origin, Relation, Unread, UnreadReason
 from reasonforge.lang.math.tokens import PROSE_LETTERS, UNARY_AFTER_WORDS, VALUE_START, Tok, is_value_end
-from reasonforge.lang.math.units import UNITS, conversion_factor
+from reasonforge.lang.math.units import UNITS, conversion_factor, word_unit
 
 __all__ = [
     "Found",
@@ -506,6 +506,7 @@ _TIMES_AS_COUNT = {"as", "a", "an", "per", "each", "every", "less", "more", "fas
                    "smaller", "higher", "lower", "longer", "shorter", "greater", "cheaper", "heavier", "lighter",
                    "over", "in", "during", "before", "after", "total", "altogether", "now", "today"}
 _SKIP_BEFORE = {"the", "a", "an"}
+_ORDINAL_SUFFIX = re.compile(r"st|nd|rd|th|s|'s|’s")
 _DETERMINERS = {"the", "first", "second", "last", "other", "this", "that", "his", "her", "their", "its", "our", "my",
                 "your", "each", "every", "next", "same"}
 _FILLER = {"the", "a", "an", "about", "around", "approximately", "roughly", "nearly", "almost", "circa", "approx",
@@ -550,6 +551,10 @@ def _right_hazard(run: Run) -> str | None:
     if not words:
         return None
     first = words[0]
+    glued = run.after[0]
+    if run.tokens and glued.kind == "word" and glued.start == run.tokens[-1].end and word_unit(glued.text) is None \
+            and not _ORDINAL_SUFFIX.fullmatch(first):
+        return f"\"{glued.text}\" glued after it may be factors of its value (\"2πrh\")"
     if first in _AFTER_ALWAYS or any(part in _AFTER_ALWAYS for part in first.split("-")[1:]):
         return f"\"{first}\" after it changes its value"
     if first in _FUNCTION_WORDS:
@@ -890,15 +895,17 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
         lhs_tree, rhs_tree = _percent_points(left[0], right[0], found.percents) if run.origin == "text" \
             else (left[0], right[0])
         relation = Relation(op.text, lhs_tree, rhs_tree, (start, end), source, run.origin, unit)
-        if run.origin == "text":
+        if any(t.truncated for t in (*left[1], *right[1])):  # in prose and in LaTeX alike (`$$x = 1.234...$$`)
+            readings, why = _truncation_reading(relation, left[1], right[1])
+        elif run.origin == "text":
             readings, why = _prose_reading(relation, left[1], right[1], k + 1 == last, text, trig, found)
-            if not readings:
-                found.note(f"skipped \"{_quote(source)}\": {why}")
-                found.miss(text, start, end, UnreadReason.AMBIGUOUS, why, op.end)
-                continue
-            out.extend(readings)
         else:
-            out.append(relation)
+            readings, why = [relation], ""
+        if not readings:
+            found.note(f"skipped \"{_quote(source)}\": {why}")
+            found.miss(text, start, end, UnreadReason.AMBIGUOUS, why, op.end)
+            continue
+        out.extend(readings)
     # a chain `x = 60/3 = 20 minutes` states all its quantities in the one unit it writes
     units = {r.unit for r in out if r.unit}
     if len(units) == 1:
@@ -1024,29 +1031,32 @@ def _truncated_bounds(rel: Relation, lhs: Sequence[Tok], rhs: Sequence[Tok]) -> 
             replace(rel, op=high_op, lhs_tree=other, rhs_tree=upper)]
 
 
+def _truncation_reading(rel: Relation, lhs: Sequence[Tok], rhs: Sequence[Tok]) -> tuple[list[Relation], str]:
+    """A number written with an ellipsis (`8.333...%`) is truncated: the other side lies between it and one unit
+    of its last digit above (two exact relations); a truncated number inside an expression is not read.
+    (relations, "") or ([], why it is not read)."""
+    bounds = _truncated_bounds(rel, lhs, rhs) if rel.op in ("=", "~=") else None
+    if bounds is None:
+        return [], "a truncated decimal (…) inside an expression has no exact reading"
+    # `0.999... = 1`: a recurring 9 reaches the next unit of its last digit, so the open end of the
+    # truncation reading is a value the dots may mean exactly (neither side of it is read)
+    strict = next(b for b in bounds if b.op in ("<", ">"))
+    other, end = _closed(strict.lhs_tree), _closed(strict.rhs_tree)
+    if other is not None and end is not None and other == end:
+        return [], "the dots may be a truncation or a recurring digit, which reaches the value on the other side"
+    return bounds, ""
+
+
 def _prose_reading(rel: Relation, lhs: Sequence[Tok], rhs: Sequence[Tok], last_side: bool, text: str,
                    trig: bool, found: Found) -> tuple[list[Relation], str]:
     """What a prose relation asserts, where the words around it settle the reading: (relations, "") or
     ([], why it is not read).
-    - a number written with an ellipsis (`8.333...%`) is truncated: the other side lies between it and one
-      unit of its last digit above (two exact relations); a truncated number inside an expression is not read;
     - `13 / 6 = 2 full cycles with a remainder of 1` is a whole quotient: floor(13/6) = 2;
     - `3/3 - 2/3 = 1/3 of $150 left`, `… = 15% of $300` at the end of a chain: "of $150" may be prose about
       the fraction rather than a product; when the fraction alone holds and the product does not, the two
       readings disagree and the relation is skipped (never verified on the kinder reading);
     - in a step counting in thousands (`5 thousand dollars … 5 * 3 = $15,000`), sides that differ by exactly
       that scale are in different units: skipped."""
-    if any(t.truncated for t in (*lhs, *rhs)):
-        bounds = _truncated_bounds(rel, lhs, rhs) if rel.op in ("=", "~=") else None
-        if bounds is None:
-            return [], "a truncated decimal (…) inside an expression has no exact reading"
-        # `0.999... = 1`: a recurring 9 reaches the next unit of its last digit, so the open end of the
-        # truncation reading is a value the dots may mean exactly (neither side of it is read)
-        strict = next(b for b in bounds if b.op in ("<", ">"))
-        other, end = _closed(strict.lhs_tree), _closed(strict.rhs_tree)
-        if other is not None and end is not None and other == end:
-            return [], "the dots may be a truncation or a recurring digit, which reaches the value on the other side"
-        return bounds, ""
     window = min(len(text), rel.span[1] + _TAIL_WINDOW)
     stop = _SENTENCE_END.search(text, rel.span[1], window)
     tail = text[rel.span[1]:stop.start() if stop else window]

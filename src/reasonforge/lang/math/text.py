@@ -640,6 +640,7 @@ def _asserted(text: str, relations: list[Relation], found: Found, negated: set[t
     breaks = _breaks(text, spans)
     alternatives = _disjunctions(text, relations)
     out: list[Relation] = []
+    curve = None if question else _CURVE.search(text)
     for rel in relations:
         if rel.origin == "annotation":
             out.append(rel)
@@ -647,6 +648,15 @@ def _asserted(text: str, relations: list[Relation], found: Found, negated: set[t
         if rel.span in alternatives:
             found.miss(text, rel.span[0], rel.span[1], UnreadReason.NOT_ASSERTED,
                        "one side of an \"or\": the sentence asserts that one of them holds, not which", -1)
+            continue
+        if curve is not None and rel.names and rel.names <= _COORDINATES:
+            found.miss(text, rel.span[0], rel.span[1], UnreadReason.NOT_ASSERTED,
+                       f"the step speaks of \"{curve.group().strip()}\": an equation in x and y may describe it, "
+                       "with x and y its points' coordinates rather than values found before", -1)
+            continue
+        if rel.names and _heading(text, rel):
+            found.miss(text, rel.span[0], rel.span[1], UnreadReason.NOT_ASSERTED,
+                       "it heads a line (\"- m + n = 5: (1, 4), (2, 3)\"): a case the line is about, not a claim", -1)
             continue
         if question and _in_example(text, rel.span[0]):
             found.miss(text, rel.span[0], rel.span[1], UnreadReason.NOT_ASSERTED,
@@ -669,6 +679,25 @@ def _asserted(text: str, relations: list[Relation], found: Found, negated: set[t
         reason, detail = why
         found.miss(text, rel.span[0], rel.span[1], reason, detail, -1)
     return out
+
+
+# a curve or a line the step describes by an equation: its x and y are any point's coordinates
+_CURVE = re.compile(r"\b(?:(?:the|a|its|this)\s+)?(?:(?:perpendicular|angle)\s+)?(?:line|lines|bisector|circle|curve|"
+                    r"parabola|hyperbola|ellipse|plane|graph|tangent|asymptote|locus|axis\s+of\s+symmetry)\b"
+                    r"(?=[^.]{0,80}?(?:\bis\b|\bhas\s+(?:the\s+)?equation\b|:|\$|\\\(|\\\[|\by\s*=|\bx\s*=))",
+                    re.IGNORECASE)
+_COORDINATES = frozenset({"x", "y", "z"})
+_HEAD_BEFORE = re.compile(r"[ \t]*(?:[-*•+]|\d{1,3}[.)]|\(\w\))?[ \t]*(?:(?:for|when|if|case|with)[ \t]+)?"
+                          r"(?:\*\*|\\\(|\\\[|\$)*[ \t]*", re.IGNORECASE)
+_HEAD_AFTER = re.compile(r"[ \t]*(?:\*\*|\\\)|\\\]|\$)*[ \t]*:")
+
+
+def _heading(text: str, rel: Relation) -> bool:
+    """Whether a relation with unknowns heads its line and a colon follows it (`- \\(m+n=5\\): (1,4), (2,3)`,
+    "For x = 2: …"): the case the line is about, one of several, not a claim that holds with the others."""
+    before = text[text.rfind("\n", 0, rel.span[0]) + 1:rel.span[0]]
+    return len(before) <= 40 and _HEAD_BEFORE.fullmatch(before) is not None \
+        and _HEAD_AFTER.match(text, rel.span[1]) is not None
 
 
 _EXAMPLE_OPENER = re.compile(r"\be\.\s?g\.|\bfor\s+(?:example|instance)\b|\bsuch\s+as\b", re.IGNORECASE)
