@@ -13,7 +13,9 @@ and the share of right chains that reach it (recall):
 - `grounded`: the same, with problem grounding (`lang.math.quantities`): every operand a stated quantity,
   an earlier result or a named constant;
 - `VERIFIED`: the chain's verdict (every step proven on its claim).
-Also ProcessBench's first-error F1 (the first `failed` step against the labelled one) and seconds per step.
+Also the share of wrong solutions (final answer wrong) with a refuted step and of right ones with a refuted step
+(each of those listed by row id: a misreading to fix, or a slip of the solution the final answer hides),
+ProcessBench's first-error F1 (the first `failed` step against the labelled one) and seconds per step.
 
     python benchmarks/model_solutions.py                  # the committed gsm8k slice (60 rows)
     python benchmarks/model_solutions.py --data ../shared/data/processbench/gsm8k.jsonl --json
@@ -74,6 +76,9 @@ class ModelSolutionsReport(BaseModel):
     first_error_f1: float
     acc_erroneous: float
     acc_correct: float
+    wrong_refuted: float = 0.0  # of the chains whose final answer is wrong, the share with a refuted step
+    right_refuted: float = 0.0  # of the chains whose final answer is right, the share with a refuted step
+    right_refuted_ids: list[str] = []  # those right chains, by row id (each a misreading or a labelling slip)
     seconds_per_step: float
     elapsed_s: float
 
@@ -113,6 +118,8 @@ def run_model_solutions(data: Path = DEFAULT_DATA, *, limit: int | None = None, 
     counts = {"arith": [0, 0], "ground": [0, 0], "ver": [0, 0]}
     right_answers = steps = ungrounded = 0
     err = err_ok = cor = cor_ok = 0
+    refuted = {True: 0, False: 0}  # by whether the final answer is right
+    right_refuted: list[str] = []
     for n, row in enumerate(rows, start=1):
         verdict = verify_chain(request_for(row), translator=chosen, limits=limits)
         right = bool(row.get("final_answer_correct"))
@@ -123,6 +130,10 @@ def run_model_solutions(data: Path = DEFAULT_DATA, *, limit: int | None = None, 
             counts[key][0] += reached
             counts[key][1] += reached and right
         predicted = next((i for i, s in enumerate(verdict.step_verdicts) if s.status is StepStatus.FAILED), -1)
+        if predicted != -1:
+            refuted[right] += 1
+            if right:
+                right_refuted.append(str(row.get("id", n)))
         if int(row["label"]) == -1:
             cor, cor_ok = cor + 1, cor_ok + (predicted == -1)
         else:
@@ -144,7 +155,8 @@ def run_model_solutions(data: Path = DEFAULT_DATA, *, limit: int | None = None, 
         rows=len(rows),
         right_answers=right_answers, arithmetic=tier("arith"), grounded=tier("ground"), verified=tier("ver"),
         ungrounded_steps=ungrounded, first_error_f1=f1_score(acc_err, acc_cor), acc_erroneous=acc_err,
-        acc_correct=acc_cor, seconds_per_step=round(elapsed / steps, 3) if steps else 0.0, elapsed_s=round(elapsed, 1))
+        acc_correct=acc_cor, wrong_refuted=share(refuted[False], len(rows) - right_answers),
+        right_refuted=share(refuted[True], right_answers), right_refuted_ids=right_refuted, seconds_per_step=round(elapsed / steps, 3) if steps else 0.0, elapsed_s=round(elapsed, 1))
 
 
 def render(report: ModelSolutionsReport) -> str:
@@ -160,6 +172,8 @@ def render(report: ModelSolutionsReport) -> str:
         line("arithmetic", report.arithmetic), line("grounded", report.grounded), line("VERIFIED", report.verified),
         (f"problem grounding left {report.ungrounded_steps} steps unsupported; precision bought over arithmetic "
          f"alone: {_gain(report)}"),
+        (f"refuted: {report.wrong_refuted:.2%} of the wrong solutions, {report.right_refuted:.2%} of the right ones"
+         + (f" ({', '.join(report.right_refuted_ids[:15])})" if report.right_refuted_ids else "")),
         (f"first-error F1 {report.first_error_f1:.3f} (erroneous {report.acc_erroneous:.2%}, correct "
          f"{report.acc_correct:.2%}); {report.seconds_per_step:.3f} s per step; elapsed {report.elapsed_s:.1f} s"),
     ])

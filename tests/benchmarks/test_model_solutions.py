@@ -10,11 +10,11 @@ SCRIPT = ROOT / "benchmarks" / "model_solutions.py"
 
 
 def test_json_on_the_committed_slice_has_nested_tiers():
-    out = subprocess.run([sys.executable, str(SCRIPT), "--limit", "20", "--json"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, str(SCRIPT), "--json"], capture_output=True, text=True,
                          check=False, timeout=600, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)  # exactly one JSON object
-    assert report["rows"] == 20 and report["translator"] == "rules"
+    assert report["rows"] == 60 and report["translator"] == "rules"
     arithmetic, grounded, verified = report["arithmetic"], report["grounded"], report["verified"]
     # each tier is a stricter verdict than the one before: it can only lose chains
     assert arithmetic["chains"] >= grounded["chains"] >= verified["chains"]
@@ -24,6 +24,8 @@ def test_json_on_the_committed_slice_has_nested_tiers():
         if tier["chains"]:
             assert tier["precision"] == round(tier["right"] / tier["chains"], 4)
     assert 0 <= report["first_error_f1"] <= 1 and report["seconds_per_step"] > 0
+    assert 0 <= report["wrong_refuted"] <= 1 and 0 <= report["right_refuted"] <= 1
+    assert report["right_refuted"] == round(len(report["right_refuted_ids"]) / report["right_answers"], 4)
 
 
 def test_a_missing_data_file_is_exit_2_naming_it():
