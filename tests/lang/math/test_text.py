@@ -329,3 +329,15 @@ def test_a_truncated_latex_decimal_bounds_the_other_side():
 
 def test_a_root_of_symbolic_degree_is_never_refuted():
     assert check_sympy("n/k >= root(n, k)").status is not StepStatus.FAILED
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("$|x - 1| = 2$", ["abs(x - 1) = 2"]),
+    ("$\\left| -3 \\right| = 3$", ["abs(-3) = 3"]),
+    ("$|-2| + |3| = 5$", ["abs(-2) + abs(3) = 5"]),
+    ("$a | b$", []),  # "divides": a bar after a value opens nothing
+    ("$\\{x | x > 0\\}$", []),  # set-builder
+    ("$||a| - |b|| = 2$", []),  # nested bars are not paired
+])
+def test_bars_are_an_absolute_value_only_where_nothing_else_can_be_meant(text, expected):
+    assert [r.text for r in extract(text).relations] == expected

@@ -37,6 +37,8 @@ _LATEX_BINOM = {"binom", "dbinom", "tbinom"}
 _CONNECTIVE_WORDS = {"and", "or", "if", "so", "then", "where", "when", "for", "with", "since", "because", "thus",
                      "hence", "therefore", "is", "are", "but", "as", "by", "of", "to", "from", "per", "i", "e", "ie",
                      "eg", "mod", "else", "otherwise", "not", "no"}
+# inside bars, what makes them something other than an absolute value ("such that", a relation)
+_RELATION_INSIDE = re.compile(r"[=<>]|\\(?:le|ge|leq|geq|neq|ne|lt|gt|in|mid|vert)\b")
 # a recurring decimal `1.\overline{234}` (= 1233/999), read exactly
 _REPEATING = re.compile(r"(\d*)\.(\d{0,12})\\overline\s*\{\s*(\d{1,12})\s*\}")
 _ONE_LETTER_UNITS = {"m": "meter", "g": "gram", "s": "second", "h": "hour", "l": "liter", "L": "liter"}
@@ -73,6 +75,29 @@ class LatexReader:
             return i, stop, stop
         return i, i + 1, i + 1
 
+    def absolute_end(self, i: int, end: int, out: list[Tok]) -> int | None:
+        """The closing bar of an absolute value opened at i (`|x - 1| = 2`, `\\left| … \\right|`), else None. The
+        bar opens one only where a value cannot end before it (so `a | b`, "divides", and `\\{x | x > 0\\}` stay
+        unread), and the bars pair only with nothing between them that a bar, a relation or a brace level
+        change could make something else."""
+        if is_value_end(out[-1] if out else None):
+            return None
+        depth = 0
+        for j in range(i + 1, min(end, i + 2000)):
+            c = self.text[j]
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth < 0:
+                    return None
+            elif c == "|":
+                inner = self.text[i + 1:j]
+                if depth != 0 or not inner.replace("\\right", "").strip() or _RELATION_INSIDE.search(inner):
+                    return None
+                return j
+        return None
+
     def tokens(self, start: int, end: int, depth: int = 0) -> list[Tok]:
         if depth > _MAX_LATEX_DEPTH:
             return [Tok("unsup", "…", start, end)]
@@ -102,6 +127,11 @@ class LatexReader:
                 out.append(Tok("unsup", "_" + text[a:b], a, b, space))
             elif c == "&":
                 i += 1
+            elif c == "|" and (close := self.absolute_end(i, end, out)) is not None:
+                out.extend([Tok("func", "abs", i, i, space), Tok("lp", "(", i, i + 1)])
+                out.extend(self.tokens(i + 1, close, depth + 1))
+                out.append(Tok("rp", ")", close, close + 1))
+                i = close + 1
             elif c == "|" or c == "'":
                 out.append(Tok("unsup", c, i, i + 1, space))
                 i += 1

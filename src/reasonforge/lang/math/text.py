@@ -111,7 +111,7 @@ from reasonforge.lang.math.step import Assumption, Origin, Relation, StepMath, U
 from reasonforge.lang.math.tokens import Tok, lex_plain, read_words
 from reasonforge.lang.math.units import conversion_factor
 
-__all__ = ["Assumption", "Relation", "StepMath", "extract", "extract_value", "restate"]
+__all__ = ["Assumption", "Relation", "StepMath", "extract", "extract_value", "latex_spans", "restate"]
 
 
 # ---- regions ---------------------------------------------------------------------------------------------------
@@ -183,6 +183,11 @@ def _delimited(text: str) -> list[tuple[int, int]]:
             found.append((i + 1, close))
         pos = close + 1  # a currency pair (`$5 + $`) is consumed like a LaTeX one, but not read as LaTeX
     return found
+
+
+def latex_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the text's delimited LaTeX bodies, left to right (what the LaTeX reader reads)."""
+    return _delimited(text)
 
 
 def _regions(text: str) -> list[_Region]:
