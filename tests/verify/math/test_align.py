@@ -152,9 +152,15 @@ def test_a_binding_of_the_asked_quantity_is_a_claim_to_check():
 
 
 def test_a_binding_of_a_determined_name_is_checked():
-    verdict = verify(request("So c^2 = 3^2 + 4^2 = 25.", "Let c = 9.", query="What is the length of the hypotenuse?"))
+    # named without a binder word, the value is a claim about the c an earlier step determined
+    verdict = verify(request("So c^2 = 3^2 + 4^2 = 25.", "So c = 9.", query="What is the length of the hypotenuse?"))
     assert statuses(verdict) == [StepStatus.VERIFIED, StepStatus.FAILED]
     assert verdict.step_verdicts[1].error_message.startswith("c = 9 is false: the known equations give c = 5 (at ")
+    # "Let c = 9", "where b = 4": a binder word may give the letter a new meaning (the quadratic formula's a, b, c
+    # for a second equation): which c the step speaks of is not read, so nothing is refuted (olympiadbench-192)
+    let = verify(request("So c^2 = 3^2 + 4^2 = 25.", "Let c = 9.", query="What is the length of the hypotenuse?"))
+    assert statuses(let) == [StepStatus.VERIFIED, StepStatus.UNSUPPORTED]
+    assert "may be a new meaning of the letter" in let.step_verdicts[1].error_message
     # where the question names c, the relation that introduces it is not checked either: it defines the answer
     named = verify(request("So c^2 = 3^2 + 4^2 = 25.", query="What is the length c?"))
     assert named.step_verdicts[0].status is StepStatus.UNSUPPORTED
@@ -544,3 +550,15 @@ def test_false_arithmetic_as_models_write_it_is_refuted_where_it_stands(text, qu
 def test_a_noun_or_bracket_that_may_change_a_side_leaves_it_unread(text):
     (step,) = verify(request(text, query="Compute it.")).step_verdicts
     assert step.status is not StepStatus.FAILED, step.error_message
+
+
+@pytest.mark.parametrize("steps", [
+    # the factors of a product that is 0: each holds for one listed value (olympiadbench-73)
+    ("So (k + 1)(k + 9) = 0.", "This gives \\[ k + 1 = 0 \\Rightarrow k = -1 \\] \\[ k + 9 = 0 \\Rightarrow k = -9 \\]"),
+    # values listed for one name, bound and claimed in one breath (olympiadbench-192)
+    ("Solving x^2 + 4x - 5 = 0: \\[ x = \\frac{-4 + 6}{2} = 1 \\quad \\text{and} \\quad x = \\frac{-4 - 6}{2} = -5 \\]",
+     "The first pair \\( x^2 + 5x + 6 = 0 \\) and \\( x^2 + 5x - 6 = 0 \\) both have integer solutions."),
+])
+def test_values_listed_for_one_name_are_alternatives_never_refuted_together(steps):
+    verdict = verify(request(*steps, query="Find the integer roots."))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]

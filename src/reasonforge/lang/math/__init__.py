@@ -15,10 +15,11 @@ from reasonforge.lang.math.expr import (
     parse_expression,
     to_text,
 )
-from reasonforge.lang.math.step import Relation, StepMath
+from reasonforge.lang.math.step import Relation, StepMath, Unread, UnreadReason
 from reasonforge.lang.math.text import extract, extract_value, restate
 
 __all__ = [
-    "Binary", "Call", "ExpressionError", "Name", "Node", "Num", "Postfix", "Relation", "StepMath", "Unary",
+    "Binary", "Call", "ExpressionError", "Name", "Node", "Num", "Postfix", "Relation", "StepMath", "Unary", "Unread",
+    "UnreadReason",
     "evaluate", "extract", "extract_value", "names_in", "parse_expression", "restate", "to_text",
 ]

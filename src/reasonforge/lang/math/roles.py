@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from reasonforge.lang.math.expr import Name, Num, Unary, names_in, to_text
+from reasonforge.lang.math.expr import ExpressionError, Name, Node, Num, Unary, evaluate, names_in, to_text
 from reasonforge.lang.math.step import Assumption, Relation
 
 __all__ = ["classify", "domain_assumptions"]
@@ -24,6 +24,10 @@ _CASE_PREFIX = re.compile(
 )
 _INEQUALITIES = ("<", ">", "<=", ">=", "!=")
 _REASON_GIVEN = re.compile(r"\b(?:since|because|as)\b[^.;]*,\s*$", re.IGNORECASE)  # "Since z > 0, z = 5"
+# an equation the step names as what it works on ("Solving x² + 4x + 5 = 0", "the second pair of equations:"),
+# whose letters need not be the values found before: a premise of this step
+_MENTION = re.compile(r"(?:\b(?:solving|solve)\s+(?:the\s+(?:\w+\s+){0,2}equations?\s+)?|\bequations?\s*:?\s*)"
+                      r"(?:\\\(|\\\[|\$|\s)*$", re.IGNORECASE)
 _HYPOTHESIS = re.compile(r"\b(?:if|when|whenever|suppose|supposing|assume|assuming)\b[^.;:]*$", re.IGNORECASE)
 _CONTINUATION = re.compile(r"^[\s,;]*(?:and|or|,)?[\s,]*$", re.IGNORECASE)
 _CONCLUSION = re.compile(
@@ -97,7 +101,19 @@ def _prefix(text: str, start: int, floor: int) -> str:
     return _DELIMS.sub(" ", text[lo:start])
 
 
-def classify(text: str, relations: Sequence[Relation]) -> dict[str, list]:
+def _lead_in(text: str, start: int, prefix: str) -> str:
+    """A display's lead-in: the line before it when that line ends with a colon and nothing but delimiters stands
+    before the relation on its own line ("… the second pair of equations:\n\\[ x^2 + 4x + 5 = 0 \\]"), else ""."""
+    if prefix.strip():
+        return ""
+    line_start = text.rfind("\n", 0, start)
+    if line_start <= 0:
+        return ""
+    before = text[text.rfind("\n", 0, line_start) + 1:line_start].rstrip()
+    return before[-_WINDOW:] if before.endswith(":") else ""
+
+
+def classify(text: str, relations: Sequence[Relation], question: bool = False) -> dict[str, list]:
     """Sort relations into claims, bindings, cases (hypothetical bindings) and assumptions by the prose of
     their sentence before them:
     - `name = …` after let/suppose/define/denote/where/given/say, or "x is 3" → a binding (it persists);
@@ -113,12 +129,14 @@ def classify(text: str, relations: Sequence[Relation]) -> dict[str, list]:
     sorted_: dict[str, list] = {"claim": [], "binding": [], "case": [], "assumption": []}
     previous: Relation | None = None
     previous_kind = "claim"
+    mentioned = False  # the previous relation is an equation the step names as what it works on
     for rel in relations:
         chained = previous is not None and rel.span[0] < previous.span[1] and previous.rhs_tree == rel.lhs_tree
         floor = min(previous.span[1], rel.span[0]) if previous is not None and not chained else 0
         prefix = _prefix(text, rel.span[0], floor)
         sentence = _prefix(text, rel.span[0], 0)
         kind = "claim"
+        mention = False
         if not chained:
             concluded = _CONCLUSION.search(sentence) is not None or _REASON_GIVEN.search(sentence) is not None
             continued = previous is not None and _CONTINUATION.match(prefix) is not None
@@ -134,19 +152,44 @@ def classify(text: str, relations: Sequence[Relation]) -> dict[str, list]:
                 kind = "assumption"
             elif rel.names and rel.origin != "annotation" and _hypothesis(prefix):
                 kind = "assumption"  # "if K^2 = 1, then …": a hypothesis of this step, not a claim
+            elif rel.names and rel.origin != "annotation" and (_MENTION.search(prefix) or _MENTION.search(
+                    _lead_in(text, rel.span[0], prefix)) or (continued and mentioned)):
+                kind = "assumption"  # "Solving x² + 4x + 5 = 0 …": the equation the step works on, not a fact
+                mention = True
         sorted_[kind].append(Assumption(rel.span, rel.source, relation=rel) if kind == "assumption" else rel)
-        previous, previous_kind = rel, kind
+        previous, previous_kind, mentioned = rel, kind, mention
     # `x = 2 and x = 1/2`, `m = 0 or m = 2`: one name given several values lists alternatives (roots,
     # cases), not facts that must all hold at once
+    # (a binding too: "x = (-4 + 6)/2 = 1 and x = (-4 - 6)/2 = -5" binds neither value for the steps after)
     values: dict[str, set[str]] = {}
+    # (only a binding to a value: "Let n = 3. Then n = 2k" binds n and claims something of it; and a question's
+    # givens stay bindings: two values given for one name are a conflict, reported as such)
+    closed: dict[str, set[str]] = {}
     for rel in (*sorted_["claim"], *sorted_["case"]):
         if rel.bound_name:
-            values.setdefault(rel.bound_name, set()).add(to_text(rel.rhs_tree))
+            values.setdefault(rel.bound_name, set()).add(_value_key(rel.rhs_tree))
+    for rel in (*sorted_["claim"], *sorted_["case"], *(() if question else sorted_["binding"])):
+        if rel.bound_name and not names_in(rel.rhs_tree):
+            closed.setdefault(rel.bound_name, set()).add(_value_key(rel.rhs_tree))
     several = {name for name, seen in values.items() if len(seen) > 1}
-    alternatives = [r for r in sorted_["claim"] if r.bound_name in several]
+    several_closed = {name for name, seen in closed.items() if len(seen) > 1}
+    alternatives = [r for r in sorted_["claim"] if r.bound_name in several] + [
+        r for r in sorted_["binding"] if not question and r.bound_name in several_closed and not names_in(r.rhs_tree)]
     sorted_["claim"] = [r for r in sorted_["claim"] if r not in alternatives]
+    sorted_["binding"] = [r for r in sorted_["binding"] if r not in alternatives]
     sorted_["case"] = sorted([*sorted_["case"], *alternatives], key=lambda r: r.span)
     return sorted_
+
+
+def _value_key(node: Node) -> str:
+    """What a side says a name's value is: its exact value where it has no names (`6/2` and `3` are one value),
+    else its text."""
+    if not names_in(node):
+        try:
+            return str(evaluate(node))
+        except ExpressionError:
+            pass
+    return to_text(node)
 
 
 def _hypothesis(prefix: str) -> bool:

@@ -286,7 +286,7 @@ def extract(text: str, question: bool = False) -> StepMath:
     unique, negated = _negations(text, unique, found)
     unique = _asserted(text, unique, found, negated, question)
     unread = _accounted(text, found, annotations)
-    kinds = classify(text, unique)
+    kinds = classify(text, unique, question)
     assumptions = kinds["assumption"] + domain_assumptions(text)
     notes = [*found.notes, *(u.message for u in unread if u.message not in found.notes)][:40]
     return StepMath(tuple(kinds["claim"]), tuple(kinds["binding"]), tuple(assumptions), tuple(notes),

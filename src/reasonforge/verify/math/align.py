@@ -179,6 +179,8 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     alignment = aligned if isinstance(aligned, _Aligned) else None
     if isinstance(aligned, CheckOutcome):
         outcome = _refuse(outcome, aligned)
+    elif outcome.status is StepStatus.FAILED and plan.renamed and (why := _renamed_failure(plan, aligned, outcome)):
+        outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED, why)
     elif outcome.status is StepStatus.FAILED and plan.named:
         outcome = _named_failure(plan, aligned, outcome)
     elif outcome.status is StepStatus.UNSUPPORTED and plan.as_bound:
@@ -657,6 +659,25 @@ def _under_bindings(plan: StepPlan, outcome: CheckOutcome, limits: CheckLimits) 
     return CheckOutcome(status=StepStatus.FAILED, message=f"{under.message}, under this step's own binding {given}",
                         error_kind=under.error_kind or ErrorKind.ARITHMETIC,
                         details={**under.details, "under_bindings": given, "checker_status": outcome.status.value})
+
+
+def _renamed_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> str | None:
+    """Why a failure that runs through a letter the step rebinds with a binder word ("where a = 1, b = 4, c = 5"
+    after an earlier step found b = 5) is no refutation: the step may give the letter a new meaning, and which
+    meaning each relation speaks of is not read. None when the failing relations do not touch such a letter."""
+    results = _results(outcome)
+    own = plan.reading.relations
+    failed = [own[i] for i, line in enumerate(alignment.own_lines)
+              if i < len(own) and results.get(line.number, {}).get("verdict") == StepStatus.FAILED.value]
+    letters = {rel.bound_name for rel in plan.renamed}
+    touched = next((rel for rel in failed if rel in plan.renamed or rel.names & letters), None)
+    if touched is None and failed:
+        return None
+    renamed = next((rel for rel in plan.renamed if touched is not None and (
+        rel is touched or rel.bound_name in touched.names)), plan.renamed[0])
+    return (f"the step gives {renamed.bound_name} a value ({renamed.text}) with a binder word after an earlier step "
+            f"determined {renamed.bound_name}: it may be a new meaning of the letter, so {outcome.message} refutes "
+            "nothing")
 
 
 def _named_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> CheckOutcome:

@@ -50,7 +50,18 @@ from dataclasses import dataclass, replace
 
 import sympy
 
-from reasonforge.lang.math import ExpressionError, Node, Relation, StepMath, evaluate, extract_value, restate, to_text
+from reasonforge.lang.math import (
+    ExpressionError,
+    Node,
+    Relation,
+    StepMath,
+    Unread,
+    UnreadReason,
+    evaluate,
+    extract_value,
+    restate,
+    to_text,
+)
 from reasonforge.lang.math.expr import rounding_tolerance
 from reasonforge.lang.math.reading import Question, answer_line, read_text, speaks_of_nonnegatives
 from reasonforge.types import ReasoningStep
@@ -165,6 +176,53 @@ class _Provenance:
     named: tuple[Relation, ...] = ()
     bound: tuple[Relation, ...] = ()
     notes: tuple[str, ...] = ()
+    renamed: tuple[Relation, ...] = ()
+
+
+def _listed_as_cases(own: StepMath, listed: set[str]) -> StepMath:
+    """Bindings and claims of a closed value to a name the step lists several values for are cases, one value
+    each, like the step's other values of it (never a binding that the next steps inherit, never a claim that
+    all of them hold)."""
+    def listing(rel: Relation) -> bool:
+        return rel.bound_name in listed and _closed_value(rel.rhs_tree) is not None
+
+    moved = [r for r in (*own.bindings, *own.claims) if listing(r)]
+    if not moved:
+        return own
+    return replace(own, bindings=tuple(r for r in own.bindings if r not in moved),
+                   claims=tuple(r for r in own.claims if r not in moved),
+                   cases=tuple(sorted((*own.cases, *moved), key=lambda r: r.span)))
+
+
+def _conditions_per_value(own: StepMath, listed: Mapping[str, set[sympy.Expr]]) -> StepMath:
+    """Claims in one listed name that hold at some of its listed values and not at others (`k + 1 = 0 ⇒ k = −1`,
+    `k + 9 = 0 ⇒ k = −9`: the factors of a product that is 0) are the conditions of one value each, like the
+    values themselves, never claims that all hold at once: not asserted, so unread (never refuted, and the step
+    is not verified without them)."""
+    moved = []
+    for rel in own.claims:
+        names = rel.names
+        if rel.op != "=" or len(names) != 1 or (name := next(iter(names))) not in listed:
+            continue
+        holds: set[bool] = set()
+        for value in listed[name]:
+            try:
+                gap = sympy.simplify(evaluate(rel.lhs_tree, {name: value}) - evaluate(rel.rhs_tree, {name: value}))
+            except (ExpressionError, TypeError, ValueError):
+                holds = set()
+                break
+            if gap.free_symbols or not gap.is_number:
+                holds = set()
+                break
+            holds.add(gap == 0)
+        if holds == {True, False}:
+            moved.append(rel)
+    if not moved:
+        return own
+    unread = tuple(Unread(r.span, r.source, UnreadReason.NOT_ASSERTED,
+                          f"it holds for one of the values listed for {next(iter(r.names))}, not for all")
+                   for r in moved)
+    return replace(own, claims=tuple(r for r in own.claims if r not in moved), unread=(*own.unread, *unread))
 
 
 def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], given_names: frozenset[str],
@@ -180,17 +238,22 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
     named: list[Relation] = []
     bound: list[Relation] = []
     rebound: list[Rebound] = []
+    renamed: list[Relation] = []
     notes: list[str] = []
     breaks = [i for i, c in enumerate(text) if c in ".;\n?!"]
     explicit = {rel for rel in own.cases if _explicitly_hypothetical(text, rel, breaks)}
     # "Suppose x = 5", "Assume x = 5": a binding under a hypothesis word supposes the value, it does not assert it
     supposed = {rel for rel in own.bindings if _explicitly_hypothetical(text, rel, breaks)}
     values: dict[str, set[sympy.Expr]] = {}
-    for rel in own.cases:
+    supposed_values = [a.relation for a in own.assumptions if a.relation is not None and a.relation.op == "="]
+    # "x = (-5 + 7)/2 = 1 and x = (-5 - 7)/2 = -6", "when x = 5 and x = 15": whether bound, claimed, supposed or
+    # a case, one name given several values in one step lists them
+    for rel in (*own.cases, *own.bindings, *own.claims, *supposed_values):
         value = _closed_value(rel.rhs_tree)
         if rel.bound_name and value is not None:  # `X = 11 - 6, X = 5` gives one value twice; `T = M` none
             values.setdefault(rel.bound_name, set()).add(value)
     listed = {name for name, seen in values.items() if len(seen) > 1}
+    own = _conditions_per_value(_listed_as_cases(own, listed), {name: values[name] for name in listed})
     alternatives: set[str] = set()
     for rel in (*own.bindings, *own.cases):
         name = rel.bound_name
@@ -215,6 +278,8 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
             why = "what the question asks for"
         elif name in determined:
             why = "determined by an earlier step"
+            if rel in own.bindings and rel not in supposed:
+                renamed.append(rel)  # "where b = 4": the letter may take a new meaning here
         else:
             continue
         demoted.append(rel)
@@ -227,7 +292,8 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
         claims = tuple(sorted((*own.claims, *demoted), key=lambda r: r.span))
         reading = replace(own, claims=claims, bindings=tuple(r for r in own.bindings if r not in demoted),
                           cases=tuple(r for r in own.cases if r not in demoted))
-    return _Provenance(reading, tuple(rebound), tuple(sorted(alternatives)), tuple(named), tuple(bound), tuple(notes))
+    return _Provenance(reading, tuple(rebound), tuple(sorted(alternatives)), tuple(named), tuple(bound), tuple(notes),
+                       tuple(renamed))
 
 
 # ---- the plan of one step --------------------------------------------------------------------------------------
@@ -244,6 +310,9 @@ class StepPlan:
     named: tuple[Relation, ...] = ()  # claims that were cases with no hypothetical word: named, maybe not asserted
     bound: tuple[Relation, ...] = ()  # claims that were bindings the text asserts ("Let c = 9") of names not fresh
     as_bound: str = ""  # the artifact with `bound` as `define` lines again: what the step says under its bindings
+    # bindings the text asserts with a binder word ("where b = 4", "let x = ω − 1") of names an earlier step
+    # determined: the letter may take a new meaning, so a failure through it refutes nothing
+    renamed: tuple[Relation, ...] = ()
     answer: tuple[int, Relation] | None = None  # for an answer line: the ancestor relation it is checked against
     notes: tuple[str, ...] = ()
 
@@ -379,5 +448,5 @@ def plan_step(step: ReasoningStep, question: Question, ancestors: Sequence[tuple
     as_bound = "\n".join((*premises, *_own_lines(reading, provenance.bound, cases))) + "\n" if provenance.bound else ""
     return StepPlan(premises=tuple(premises), own=tuple(own_lines), reading=reading, asked=asked,
                     rebound=provenance.rebound, alternatives=provenance.alternatives, named=provenance.named,
-                    bound=provenance.bound, as_bound=as_bound, answer=answer_of,
+                    bound=provenance.bound, as_bound=as_bound, renamed=provenance.renamed, answer=answer_of,
                     notes=tuple(notes))
