@@ -562,3 +562,19 @@ def test_a_noun_or_bracket_that_may_change_a_side_leaves_it_unread(text):
 def test_values_listed_for_one_name_are_alternatives_never_refuted_together(steps):
     verdict = verify(request(*steps, query="Find the integer roots."))
     assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+
+
+def test_a_letter_an_earlier_step_fixed_given_another_value_without_a_conclusion_word_is_not_refuted():
+    # olympiadbench-823: "For a = 2: N = 21 × 2 = 42" after "N = 21 × 1 = 21": N is each case's number
+    steps = ("For a = 1: \\[ N = 21 \\times 1 = 21 \\]", "For a = 2: \\[ N = 21 \\times 2 = 42 \\]")
+    verdict = verify(request(*steps, query="Find the palindromes N = 21a."))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+    # with a conclusion word the step says the value follows from the earlier one: refuted
+    wrong = verify(request("So x = 1/4.", "Therefore x = 2^6.", query="Find x."))
+    assert statuses(wrong)[1] is StepStatus.FAILED
+
+
+def test_a_quotient_with_a_remainder_in_latex_is_the_whole_quotient():
+    (step,) = verify(request("\\[ 63 \\div 14 = 4 \\quad \\text{remainder} \\quad 7 \\]", query="Divide 63 by 14.")
+                     ).step_verdicts
+    assert step.status is not StepStatus.FAILED, step.error_message

@@ -900,7 +900,7 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
         elif run.origin == "text":
             readings, why = _prose_reading(relation, left[1], right[1], k + 1 == last, text, trig, found)
         else:
-            readings, why = [relation], ""
+            readings, why = [_whole_quotient(relation, text)], ""
         if not readings:
             found.note(f"skipped \"{_quote(source)}\": {why}")
             found.miss(text, start, end, UnreadReason.AMBIGUOUS, why, op.end)
@@ -1031,6 +1031,18 @@ def _truncated_bounds(rel: Relation, lhs: Sequence[Tok], rhs: Sequence[Tok]) -> 
             replace(rel, op=high_op, lhs_tree=other, rhs_tree=upper)]
 
 
+def _whole_quotient(rel: Relation, text: str) -> Relation:
+    """`13 / 6 = 2 full cycles with a remainder of 1`, `63 \\div 14 = 4 \\quad \\text{remainder} \\quad 7`: a
+    quotient with a remainder after it is the whole quotient, floor(13/6) = 2 (in prose and in LaTeX alike)."""
+    window = min(len(text), rel.span[1] + _TAIL_WINDOW)
+    stop = _SENTENCE_END.search(text, rel.span[1], window)
+    tail = text[rel.span[1]:stop.start() if stop else window]
+    if rel.op == "=" and _REMAINDER.search(tail) and isinstance(rel.lhs_tree, Binary) and rel.lhs_tree.op == "/" \
+            and isinstance(rel.rhs_tree, Num) and rel.rhs_tree.decimals == 0:
+        return replace(rel, lhs_tree=Call("floor", (rel.lhs_tree,)))
+    return rel
+
+
 def _truncation_reading(rel: Relation, lhs: Sequence[Tok], rhs: Sequence[Tok]) -> tuple[list[Relation], str]:
     """A number written with an ellipsis (`8.333...%`) is truncated: the other side lies between it and one unit
     of its last digit above (two exact relations); a truncated number inside an expression is not read.
@@ -1057,12 +1069,7 @@ def _prose_reading(rel: Relation, lhs: Sequence[Tok], rhs: Sequence[Tok], last_s
       readings disagree and the relation is skipped (never verified on the kinder reading);
     - in a step counting in thousands (`5 thousand dollars … 5 * 3 = $15,000`), sides that differ by exactly
       that scale are in different units: skipped."""
-    window = min(len(text), rel.span[1] + _TAIL_WINDOW)
-    stop = _SENTENCE_END.search(text, rel.span[1], window)
-    tail = text[rel.span[1]:stop.start() if stop else window]
-    if rel.op == "=" and _REMAINDER.search(tail) and isinstance(rel.lhs_tree, Binary) and rel.lhs_tree.op == "/" \
-            and isinstance(rel.rhs_tree, Num) and rel.rhs_tree.decimals == 0:
-        rel = replace(rel, lhs_tree=Call("floor", (rel.lhs_tree,)))
+    rel = _whole_quotient(rel, text)
     of = [k for k, t in enumerate(rhs) if t.kind == "op" and t.text == "*" and text[t.start:t.end].lower() == "of"]
     scales = found.scales
     if rel.op not in ("=", "~=") or not (scales or (last_side and len(of) == 1)):

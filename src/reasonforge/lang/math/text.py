@@ -659,7 +659,7 @@ def _asserted(text: str, relations: list[Relation], found: Found, negated: set[t
                        f"the step speaks of \"{curve.group().strip()}\": an equation in x and y may describe it, "
                        "with x and y its points' coordinates rather than values found before", -1)
             continue
-        if rel.names and _heading(text, rel):
+        if rel.names and rel.bound_name is None and _heading(text, rel):  # "For a = 2:" stays a case
             found.miss(text, rel.span[0], rel.span[1], UnreadReason.NOT_ASSERTED,
                        "it heads a line (\"- m + n = 5: (1, 4), (2, 3)\"): a case the line is about, not a claim", -1)
             continue

@@ -179,7 +179,8 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     alignment = aligned if isinstance(aligned, _Aligned) else None
     if isinstance(aligned, CheckOutcome):
         outcome = _refuse(outcome, aligned)
-    elif outcome.status is StepStatus.FAILED and plan.renamed and (why := _renamed_failure(plan, aligned, outcome)):
+    elif outcome.status is StepStatus.FAILED and (
+            why := _renamed_failure(plan, aligned, outcome) or _reused_failure(plan, aligned, outcome, context.content)):
         outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED, why)
     elif outcome.status is StepStatus.FAILED and plan.named:
         outcome = _named_failure(plan, aligned, outcome)
@@ -550,13 +551,28 @@ def _listed_roots(plan: StepPlan, text: str) -> str | None:
             equations += [(rel.lhs_tree, rel.rhs_tree, f"{rel.text} (stated before the values)")
                           for rel in plan.reading.claims if rel.op == "=" and rel.span[1] <= first]
         for lhs, rhs, shown in equations:
-            if names_in(lhs) | names_in(rhs) != {name}:
+            if names_in(lhs) | names_in(rhs) != {name} or not _several_roots(lhs, rhs, name):
                 continue
             for rel in listed:
                 if (gap := _gap_at(lhs, rhs, name, rel.rhs_tree)) is not None and gap != 0:
                     return (f"{rel.text} is not a solution of {shown}: at {rel.text} the sides differ by "
                             f"{sympy.sstr(gap)}")
     return None
+
+
+def _several_roots(lhs: Node, rhs: Node, name: str) -> bool:
+    """Whether an equation in one name can have several roots (a polynomial of degree 2 or more, or not a
+    polynomial): a linear one (`x = -1`, `5 - a = 3`) fixes one value, so values listed later for that letter
+    are more likely a new use of it than roots of that equation."""
+    try:
+        gap = sympy.expand(evaluate(lhs) - evaluate(rhs))
+        symbol = next((s for s in gap.free_symbols if str(s) == name), None)
+        if symbol is None:
+            return False
+        poly = sympy.Poly(gap, symbol)
+    except (ExpressionError, sympy.PolynomialError, sympy.GeneratorsNeeded, TypeError, ValueError):
+        return True
+    return poly.degree() >= 2
 
 
 def _gap_at(lhs: Node, rhs: Node, name: str, value: Node) -> sympy.Expr | None:
@@ -661,14 +677,41 @@ def _under_bindings(plan: StepPlan, outcome: CheckOutcome, limits: CheckLimits) 
                         details={**under.details, "under_bindings": given, "checker_status": outcome.status.value})
 
 
+# a conclusion word in the relation's sentence before it: what follows is derived from what came before
+_CONCLUDED = re.compile(r"\b(?:so|therefore|thus|hence|then|consequently|gives|get|gets|yields|obtain)\b[^.;:!?\n]*$",
+                        re.IGNORECASE)
+
+
+def _failed_relations(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> list[Relation]:
+    results = _results(outcome)
+    own = plan.reading.relations
+    return [own[i] for i, line in enumerate(alignment.own_lines)
+            if i < len(own) and results.get(line.number, {}).get("verdict") == StepStatus.FAILED.value]
+
+
+def _reused_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome, text: str) -> str | None:
+    """Why a failure that only gives a letter an earlier step determined another value (`N = 21 × 2` after N =
+    21, `x = 2^6` after x = 1/4) is no refutation: models reuse letters for new quantities, part after part, and
+    the step does not say whether this is the earlier N; which N it speaks of is not read. A value for a name of
+    the question, or any other false relation, still refutes. None when some failing relation is not such a
+    value."""
+    failed = _failed_relations(plan, alignment, outcome) if plan.inherited else []
+    if not failed or any(rel.bound_name not in plan.inherited for rel in failed):
+        return None
+    if any(_CONCLUDED.search(text[max(0, rel.span[0] - 80):rel.span[0]]) for rel in failed):
+        return None  # "Therefore c = 9": the step says it follows from what came before, so the c is the same
+    name = failed[0].bound_name
+    return (f"{outcome.message}; but only earlier steps speak of {name}, and this step may use {name} for "
+            f"another quantity: which {name} it means is not read")
+
+
 def _renamed_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> str | None:
     """Why a failure that runs through a letter the step rebinds with a binder word ("where a = 1, b = 4, c = 5"
     after an earlier step found b = 5) is no refutation: the step may give the letter a new meaning, and which
     meaning each relation speaks of is not read. None when the failing relations do not touch such a letter."""
-    results = _results(outcome)
-    own = plan.reading.relations
-    failed = [own[i] for i, line in enumerate(alignment.own_lines)
-              if i < len(own) and results.get(line.number, {}).get("verdict") == StepStatus.FAILED.value]
+    if not plan.renamed:
+        return None
+    failed = _failed_relations(plan, alignment, outcome)
     letters = {rel.bound_name for rel in plan.renamed}
     touched = next((rel for rel in failed if rel in plan.renamed or rel.names & letters), None)
     if touched is None and failed:

@@ -313,6 +313,7 @@ class StepPlan:
     # bindings the text asserts with a binder word ("where b = 4", "let x = ω − 1") of names an earlier step
     # determined: the letter may take a new meaning, so a failure through it refutes nothing
     renamed: tuple[Relation, ...] = ()
+    inherited: frozenset[str] = frozenset()  # names only earlier steps (not the question) speak of
     answer: tuple[int, Relation] | None = None  # for an answer line: the ancestor relation it is checked against
     notes: tuple[str, ...] = ()
 
@@ -448,5 +449,6 @@ def plan_step(step: ReasoningStep, question: Question, ancestors: Sequence[tuple
     as_bound = "\n".join((*premises, *_own_lines(reading, provenance.bound, cases))) + "\n" if provenance.bound else ""
     return StepPlan(premises=tuple(premises), own=tuple(own_lines), reading=reading, asked=asked,
                     rebound=provenance.rebound, alternatives=provenance.alternatives, named=provenance.named,
-                    bound=provenance.bound, as_bound=as_bound, renamed=provenance.renamed, answer=answer_of,
+                    bound=provenance.bound, as_bound=as_bound, renamed=provenance.renamed,
+                    inherited=determined - given_names, answer=answer_of,
                     notes=tuple(notes))
