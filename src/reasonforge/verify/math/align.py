@@ -698,8 +698,11 @@ def _reused_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome, 
     failed = _failed_relations(plan, alignment, outcome) if plan.inherited else []
     if not failed or any(rel.bound_name not in plan.inherited for rel in failed):
         return None
-    if any(_CONCLUDED.search(text[max(0, rel.span[0] - 80):rel.span[0]]) for rel in failed):
-        return None  # "Therefore c = 9": the step says it follows from what came before, so the c is the same
+    # "Therefore c = 9", or a claimed conclusion (read from its own field, not from the text): the step says it
+    # follows from what came before, so the c is the same
+    if any(text[rel.span[0]:rel.span[1]] != rel.source or _CONCLUDED.search(text[max(0, rel.span[0] - 80):rel.span[0]])
+           for rel in failed):
+        return None
     name = failed[0].bound_name
     return (f"{outcome.message}; but only earlier steps speak of {name}, and this step may use {name} for "
             f"another quantity: which {name} it means is not read")
