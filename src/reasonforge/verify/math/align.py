@@ -277,12 +277,10 @@ def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcom
     connectives, calculation verbs, quantity words and the question's own words. A word it does not know ("Some
     students write 2 + 2 = 5", a word of another language) may say the relation is not asserted: unsupported,
     never refuted on that reading. A calculator annotation is asserted by the calculator, whatever the prose."""
-    results = _results(outcome)
-    own = plan.reading.relations
-    failed = [own[i] for i, line in enumerate(alignment.own_lines)
-              if i < len(own) and results.get(line.number, {}).get("verdict") == StepStatus.FAILED.value]
+    failed = _failed_relations(plan, alignment, outcome)
     if not failed:
         return outcome
+    own = plan.reading.relations
     known = _GOVERNING | {_stem(w) for w in WORDS.findall(_folded(context.original_query.lower()))} | _GOVERNING_STEMS
     unknown: list[tuple[Relation, list[str]]] = []
     for rel in failed:
@@ -729,10 +727,7 @@ def _renamed_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome)
 def _named_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> CheckOutcome:
     """A failure that rests only on values the text names without asserting them (`x = -1 could be a root`,
     cases with no hypothetical word, see `plan_step`) is no evidence the step is wrong: unsupported."""
-    results = _results(outcome)
-    own = plan.reading.relations
-    failed = [own[i] for i, line in enumerate(alignment.own_lines)
-              if i < len(own) and results.get(line.number, {}).get("verdict") == StepStatus.FAILED.value]
+    failed = _failed_relations(plan, alignment, outcome)
     if not failed or any(rel not in plan.named for rel in failed):
         return outcome
     rebound = next((r for r in plan.rebound if r.relation in failed), None)
