@@ -47,6 +47,7 @@ from reasonforge.translate.llm import (
     ModelError,
     ModelSettings,
     TokenUsage,
+    complete_samples,
     make_backend,
     settings_from_env,
 )
@@ -251,18 +252,16 @@ class TranslationEngine:
     async def aformalise_question(self, question: str) -> QuestionPrograms:
         """The programs for `question`: independent samples (each later one at the retry temperature, own seed)."""
         assert self.backend is not None
+        request = ChatRequest(system=QUESTION_SYSTEM, messages=question_messages(question), grammar=QUESTION_GRAMMAR,
+                              max_tokens=MAX_PROGRAM_TOKENS)
         programs: list[str] = []
-        for attempt in range(1, self.question_samples + 1):
-            try:
-                reply = await self.backend.complete(ChatRequest(
-                    system=QUESTION_SYSTEM, messages=question_messages(question), grammar=QUESTION_GRAMMAR,
-                    max_tokens=MAX_PROGRAM_TOKENS, attempt=attempt))
-            except ModelError:
+        for reply in await complete_samples(self.backend, request, range(1, self.question_samples + 1)):
+            if isinstance(reply, ModelError):
                 if self.strict:
-                    raise
+                    raise reply
                 programs.append("")
-                continue
-            programs.append(question_program(reply))
+            else:
+                programs.append(question_program(reply))
         return QuestionPrograms(programs=programs, required=self.question_agree, formaliser=self.spec)
 
     def write_examples(self, request: VerifyRequest) -> dict[int, str] | None:
@@ -416,6 +415,11 @@ class TranslationEngine:
                          "premises, written exactly so):\n" + "\n".join(to_text(f) for f in givens))
         return "\n".join(lines)
 
+    def _constrained(self, language: ArtifactLanguage) -> bool:
+        """Whether replies in `language` are decoded under its grammar (which has no room for metadata lines)."""
+        settings = getattr(self.backend, "settings", None)
+        return not self.json_mode and bool(getattr(settings, "grammar", False)) and grammar_for(language) is not None
+
     def _ask(self, system: str, language: ArtifactLanguage | None = None):
         backend = self.backend
         schema = TRANSLATION_SCHEMA if self.json_mode else None
@@ -447,7 +451,7 @@ class TranslationEngine:
                             original_query=request.original_query, claimed_conclusion=step.claimed_conclusion,
                             dependencies=direct, prior=shown, context_artifact=context, vocabulary=vocabulary)
         messages = [ChatMessage(role="user", content=step_prompt(prompt))]
-        system = system_prompt(written, json_mode=self.json_mode)
+        system = system_prompt(written, json_mode=self.json_mode, metadata=not self._constrained(written))
         position = None
         if target in CHAIN_LANGUAGES:
             position = ChainPosition(

@@ -2,8 +2,10 @@
 
 llama.cpp constrains decoding to a grammar (GBNF). Tried unconstrained, a 1.5B model's FOL never parsed
 (unbalanced parentheses, prose inside predicates): under these grammars every reply is one fenced block in the
-language asked, then the DEPENDENCIES and CONFIDENCE lines (`parsers.parse_artifact_reply`). A grammar fixes the
-syntax only; what the artifact says is checked as for any other model (the checker and the soundness gate).
+language asked and nothing else (`parsers.parse_artifact_reply`). The DEPENDENCIES and CONFIDENCE lines a free reply
+ends with are left out: the step's dependencies are the request's, a small model's self-rated confidence says
+nothing, and on two CPU cores their ~15 tokens a step cost more than half a second. A grammar fixes the syntax
+only; what the artifact says is checked as for any other model (the checker and the soundness gate).
 
 - `fol`: premise lines and one `⊢ conclusion` line, formulas built from `∀x`/`∃x`, `¬ ∧ ∨ → ↔`, parentheses
   (balanced by construction), predicates `Name(args)` with identifier arguments (`lang.logic.parse`).
@@ -17,15 +19,8 @@ from reasonforge.types import ArtifactLanguage
 
 __all__ = ["grammar_for"]
 
-_TAIL = r'''
-tail ::= "\nDEPENDENCIES: " deps "\nCONFIDENCE: " conf "\n"
-deps ::= "none" | num ("," " "? num)*
-num ::= [1-9] [0-9]{0,2}
-conf ::= "0." [0-9] [0-9]? | "1.0"
-'''
-
 _FOL = r'''
-root ::= "```fol\n" line{0,10} goal "```" tail
+root ::= "```fol\n" line{0,10} goal "```"
 line ::= formula "\n"
 goal ::= "⊢ " formula "\n"
 formula ::= unary (ws binop ws unary)*
@@ -42,13 +37,13 @@ ws ::= " "
 '''
 
 _SYMPY = r'''
-root ::= "```sympy\n" line{1,16} "```" tail
+root ::= "```sympy\n" line{1,16} "```"
 line ::= keyword " " body "\n"
 keyword ::= "let" | "define" | "assume" | "fact" | "claim"
 body ::= [^\n`]{1,300}
 '''
 
-_GRAMMARS = {ArtifactLanguage.FOL: _FOL + _TAIL, ArtifactLanguage.SYMPY: _SYMPY + _TAIL}
+_GRAMMARS = {ArtifactLanguage.FOL: _FOL, ArtifactLanguage.SYMPY: _SYMPY}
 
 
 def grammar_for(language: ArtifactLanguage) -> str | None:

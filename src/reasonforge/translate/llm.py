@@ -27,7 +27,7 @@ import os
 import random
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 import httpx
@@ -49,6 +49,7 @@ __all__ = [
     "ModelSettings",
     "OpenAIChatBackend",
     "TokenUsage",
+    "complete_samples",
     "make_backend",
     "settings_from_env",
 ]
@@ -111,6 +112,9 @@ class ModelSettings(BaseModel):
     model_path: str | None = Field(default=None, description="provider local: the GGUF file to load in process.")
     threads: int = Field(default=2, ge=1, le=256, description="provider local: CPU threads.")
     context_tokens: int = Field(default=8192, ge=512, description="provider local: the context window.")
+    prompt_cache: bool = Field(default=True, description=(
+        "provider local: keep evaluated prompts in the context's memory and evaluate only what a new prompt does "
+        "not share with one of them; off, every reply reads its whole prompt (the speed baseline)."))
     anthropic_version: str = "2023-06-01"
 
     def describe(self) -> str:
@@ -143,9 +147,10 @@ def settings_from_env(model: str | None = None, env: Mapping[str, str] | None = 
         from reasonforge.translate.local_model import DEFAULT_LOCAL_MODEL, local_settings
 
         wanted = name.partition(":")[2] or DEFAULT_LOCAL_MODEL
-        timeout = _tuning(env).get("timeout_s")  # the deadline applies to the local model too (its own default)
+        # the deadline and the prompt cache apply to the local model too (over its own defaults)
+        tuned = {k: v for k, v in _tuning(env).items() if k in ("timeout_s", "prompt_cache")}
         try:
-            local = local_settings(wanted, **{**({"timeout_s": timeout} if timeout is not None else {}), **overrides})
+            local = local_settings(wanted, **{**tuned, **overrides})
         except ValidationError as exc:
             raise _tuning_error(exc) from None
         if local is None:
@@ -184,7 +189,9 @@ def _tuning_error(exc: ValidationError) -> InputError:
 
 
 _TUNING = {"REASONFORGE_MODEL_MAX_TOKENS": "max_tokens", "REASONFORGE_MODEL_TIMEOUT_S": "timeout_s",
-           "REASONFORGE_MODEL_CONCURRENCY": "concurrency", "REASONFORGE_MODEL_GRAMMAR": "grammar"}
+           "REASONFORGE_MODEL_CONCURRENCY": "concurrency", "REASONFORGE_MODEL_GRAMMAR": "grammar",
+           "REASONFORGE_MODEL_PROMPT_CACHE": "prompt_cache"}
+_SWITCHES = frozenset({"grammar", "prompt_cache"})
 
 
 def _tuning(env: Mapping[str, str]) -> dict[str, Any]:
@@ -193,7 +200,7 @@ def _tuning(env: Mapping[str, str]) -> dict[str, Any]:
     for variable, field in _TUNING.items():
         raw = env.get(variable, "").strip()
         if raw:
-            out[field] = raw.lower() in ("1", "true", "yes", "on") if field == "grammar" else raw
+            out[field] = raw.lower() in ("1", "true", "yes", "on") if field in _SWITCHES else raw
     return out
 
 
@@ -223,11 +230,13 @@ class TokenUsage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0
+    cached_tokens: int = Field(default=0, description="Input tokens a prompt cache served (part of input_tokens).")
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(input_tokens=self.input_tokens + other.input_tokens,
                           output_tokens=self.output_tokens + other.output_tokens,
-                          reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens)
+                          reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+                          cached_tokens=self.cached_tokens + other.cached_tokens)
 
     @property
     def total(self) -> int:
@@ -270,6 +279,22 @@ def make_backend(settings: ModelSettings, **kwargs: Any) -> ModelBackend:
 
         return LocalModelBackend(settings)
     return OpenAIChatBackend(settings, **kwargs)
+
+
+async def complete_samples(backend: ModelBackend, request: ChatRequest,
+                           attempts: Sequence[int]) -> list[ChatReply | ModelError]:
+    """One reply (or the error that stood in its way) per attempt number, all answering `request`: a backend that
+    decodes several samples of one prompt together (the local model) is asked once; others once per attempt."""
+    together = getattr(backend, "complete_samples", None)
+    if together is not None:
+        return list(await together(request, attempts))
+    out: list[ChatReply | ModelError] = []
+    for attempt in attempts:
+        try:
+            out.append(await backend.complete(request.model_copy(update={"attempt": attempt})))
+        except ModelError as exc:
+            out.append(exc)
+    return out
 
 
 def sampling(settings: ModelSettings, attempt: int) -> tuple[float | None, int | None]:

@@ -7,12 +7,13 @@ directory (`REASONFORGE_MODEL_DIR`, default `~/.cache/reasonforge/models`) in on
 Nothing downloads weights at run time: `installed_model` only looks.
 
 `LocalModelBackend` runs the file in process with llama.cpp (`llama-cpp-python`, built portably: the native
-build crashes on CPUs that advertise AMX). It decodes under the reply grammar of the language asked
-(`grammars`), samples a retry differently from the first attempt, answers one request at a time, and bounds each
-reply twice: in tokens (`max_tokens`) and in time (`timeout_s`, from when the request holds the model: a check at
-every token ends generation at the deadline with a `ModelError`, as an HTTP backend's deadline does). Its reply goes
-through the same strict reader as an endpoint's (`llm.decode_openai_chat`). Threads wait passively (busy-waiting
-threads slow generation 20-45x on a shared machine).
+build crashes on CPUs that advertise AMX). Decoding is `local_decode`'s: evaluated prompts stay cached in the
+context's memory (a new prompt reads only what it does not share with one of them), the k samples of one prompt
+(`complete_samples`) are decoded together after reading it once, and the reply grammar of the language asked
+(`grammars`) is checked on the sampled token first. It samples a retry differently from the first attempt, answers
+one request at a time, and bounds each reply twice: in tokens (`max_tokens`) and in time (`timeout_s`, from when the
+request holds the model: a check at every token ends generation at the deadline with a `ModelError`, as an HTTP
+backend's deadline does). Threads wait passively (busy-waiting threads slow generation 20-45x on a shared machine).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ from reasonforge.translate.llm import (
     ChatRequest,
     ModelError,
     ModelSettings,
-    decode_openai_chat,
+    TokenUsage,
     sampling,
 )
 
@@ -171,23 +172,6 @@ def install_model(name: str | LocalModel = DEFAULT_LOCAL_MODEL, *, python: str =
     return target
 
 
-def _stoppable(llama_class: Any) -> Any:
-    """`llama_class` whose completions also stop when `stop_now()` says so: the chat handler passes its own stopping
-    criteria to `create_completion`, and llama.cpp checks them in Python after every token."""
-    from llama_cpp import StoppingCriteriaList
-
-    class Stoppable(llama_class):
-        stop_now: Callable[[], bool] | None = None
-
-        def create_completion(self, *args: Any, stopping_criteria: Any = None, **kwargs: Any) -> Any:
-            check = self.stop_now
-            if check is not None:
-                stopping_criteria = StoppingCriteriaList([*(stopping_criteria or []), lambda _ids, _logits: check()])
-            return super().create_completion(*args, stopping_criteria=stopping_criteria, **kwargs)
-
-    return Stoppable
-
-
 class LocalModelBackend:
     """The model file run in process by llama.cpp; answers like an OpenAI chat endpoint would."""
 
@@ -198,65 +182,71 @@ class LocalModelBackend:
             raise InputError("a local model backend needs model_path (install one: `make model`)", field="model")
         self.settings = settings
         self._model_path = settings.model_path
-        self._llama: Any = None
+        self._decoder: Any = None
         self._lock = threading.Lock()  # llama.cpp contexts are not thread-safe: one request at a time
         self.spec = Spec(name=self.name, version=BACKEND_VERSION, args={
             "model": settings.model, "file": Path(settings.model_path).name, "temperature": settings.temperature,
             "max_tokens": settings.max_tokens, "grammar": settings.grammar, "threads": settings.threads})
 
     def _load(self) -> Any:
-        if self._llama is None:
+        if self._decoder is None:
             os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
                 from llama_cpp import Llama
             except ImportError as exc:
                 raise ModelError(f"the local model runtime is not installed ({exc}); run `make model`") from None
-            self._llama = _stoppable(Llama)(model_path=self._model_path, n_ctx=self.settings.context_tokens,
-                                n_threads=self.settings.threads, n_threads_batch=self.settings.threads,
-                                verbose=False)
-        return self._llama
+            from reasonforge.translate.local_decode import DecodeError, Decoder
+
+            # The Llama object holds the weights, the tokenizer and the chat template; decoding runs in the
+            # decoder's own context (its prompt cache and sample sequences), so Llama's context stays minimal.
+            llama = Llama(model_path=self._model_path, n_ctx=512, n_threads=self.settings.threads,
+                          n_threads_batch=self.settings.threads, verbose=False)
+            try:
+                self._decoder = Decoder(llama, context_tokens=self.settings.context_tokens,
+                                        threads=self.settings.threads, prompt_cache=self.settings.prompt_cache)
+            except DecodeError as exc:
+                raise ModelError(f"the local model could not start: {exc}") from None
+        return self._decoder
 
     async def complete(self, request: ChatRequest) -> ChatReply:
         """One chat completion, run in a worker thread."""
-        return await asyncio.to_thread(self._complete, request)
+        [reply] = await self.complete_samples(request, [request.attempt])
+        if isinstance(reply, ModelError):
+            raise reply
+        return reply
 
-    def _complete(self, request: ChatRequest) -> ChatReply:
+    async def complete_samples(self, request: ChatRequest, attempts: Sequence[int]) -> list[ChatReply | ModelError]:
+        """One reply per attempt number (each sampled as `llm.sampling` says for it), all continuing one prompt:
+        the prompt is evaluated once and the replies are decoded together."""
+        return await asyncio.to_thread(self._complete, request, list(attempts))
+
+    def _complete(self, request: ChatRequest, attempts: list[int]) -> list[ChatReply | ModelError]:
+        from reasonforge.translate.local_decode import Deadline, DecodeError, Sampling
+
         started = time.perf_counter()
-        temperature, seed = sampling(self.settings, request.attempt)
-        options: dict[str, Any] = {
-            "messages": [{"role": "system", "content": request.system},
-                         *({"role": m.role, "content": m.content} for m in request.messages)],
-            "max_tokens": min(request.max_tokens or self.settings.max_tokens, self.settings.max_tokens),
-            "temperature": temperature if temperature is not None else 0.0,
-        }
-        if seed is not None:
-            options["seed"] = seed
+        messages = [{"role": "system", "content": request.system},
+                    *({"role": m.role, "content": m.content} for m in request.messages)]
+        samplings = []
+        for attempt in attempts:
+            temperature, seed = sampling(self.settings, attempt)
+            samplings.append(Sampling(temperature or 0.0, seed))
+        grammar = request.grammar if request.grammar is not None and self.settings.grammar else None
+        max_tokens = min(request.max_tokens or self.settings.max_tokens, self.settings.max_tokens)
         with self._lock:
-            llama = self._load()
-            if request.grammar is not None and self.settings.grammar:
-                from llama_cpp import LlamaGrammar
-
-                options["grammar"] = LlamaGrammar.from_string(request.grammar, verbose=False)
+            decoder = self._load()
             # The deadline runs from when this request holds the model (a queued one has not started).
             deadline = time.monotonic() + self.settings.timeout_s
-            passed = threading.Event()
-
-            def stop_now() -> bool:
-                if time.monotonic() > deadline:
-                    passed.set()
-                return passed.is_set()
-
-            llama.stop_now = stop_now
             try:
-                data = llama.create_chat_completion(**options)
-            except ValueError as exc:  # e.g. the prompt is longer than the context window
+                tokens = decoder.chat_tokens(messages)
+                decoded = decoder.generate(tokens, samplings, grammar=grammar, max_tokens=max_tokens,
+                                           stop_now=lambda: time.monotonic() > deadline)
+            except Deadline:
+                raise ModelError(f"the local model ({self.settings.model}) did not finish its reply within the "
+                                 f"deadline of {self.settings.timeout_s:g} s (REASONFORGE_MODEL_TIMEOUT_S)",
+                                 retryable=True) from None
+            except DecodeError as exc:
                 raise ModelError(f"the local model refused the request: {exc}") from None
-            finally:
-                llama.stop_now = None
-        if passed.is_set():
-            raise ModelError(f"the local model ({self.settings.model}) did not finish its reply within the deadline "
-                             f"of {self.settings.timeout_s:g} s (REASONFORGE_MODEL_TIMEOUT_S)", retryable=True)
-        if not isinstance(data, dict):
-            raise ModelError(f"the local model answered {type(data).__name__}, not a chat completion")
-        reply = decode_openai_chat(data)
-        return reply.model_copy(update={"elapsed_ms": round((time.perf_counter() - started) * 1000, 1)})
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        return [ChatReply(text=d.text, finish_reason=d.finish_reason, truncated=d.finish_reason == "length",
+                          usage=TokenUsage(input_tokens=len(tokens), output_tokens=d.tokens, cached_tokens=d.cached),
+                          model=self.settings.model, elapsed_ms=elapsed) for d in decoded]

@@ -53,6 +53,9 @@ DEPENDENCIES: <ids of the earlier steps this step uses, comma-separated, or none
 CONFIDENCE: <a number from 0 to 1: how sure you are the artifact says exactly what the step says>
 """
 
+_FORMAT_BLOCK = """Reply format: the artifact in exactly one fenced block ```{tag} … ``` and nothing else.
+"""
+
 _FORMAT_JSON = """Reply format: one JSON object and nothing else:
 {"formal_representation": "<the complete artifact>", "dependencies": [<ids of earlier steps used>],
  "confidence": <0..1>}
@@ -148,11 +151,14 @@ _CONTEXT_RULES: dict[ArtifactLanguage, str] = {
 }
 
 
-def system_prompt(language: ArtifactLanguage, *, json_mode: bool = False, context: bool = False) -> str:
-    """The system prompt for writing a `language` artifact (or the chain's Context, for coq/lean4)."""
+def system_prompt(language: ArtifactLanguage, *, json_mode: bool = False, context: bool = False,
+                  metadata: bool = True) -> str:
+    """The system prompt for writing a `language` artifact (or the chain's Context, for coq/lean4); without
+    `metadata`, the reply is the fenced block alone (what a reply grammar allows)."""
     language = ArtifactLanguage(language)
     rules = _CONTEXT_RULES[language] if context else _RULES[language]
-    reply = _FORMAT_JSON if json_mode else _FORMAT_FENCE.format(tag=FENCE_TAGS[language][0])
+    fence = _FORMAT_FENCE if metadata else _FORMAT_BLOCK
+    reply = _FORMAT_JSON if json_mode else fence.format(tag=FENCE_TAGS[language][0])
     return f"{_COMMON}\n{rules}\n{reply}"
 
 

@@ -1,0 +1,174 @@
+"""How fast the in-process model translates on this machine: the prompt cache against none, in one run.
+
+For each local model asked (default: every installed one), printed as one JSON object with `--json`:
+- `rates`: prompt tokens per second (a 512-token prompt, nothing cached) and generated tokens per second (64
+  tokens, greedy, no grammar): what the hardware gives;
+- `before` and `after`: a fixed slice of 4-step GSM8K-style solutions (ProcessBench's gsm8k slice: the first
+  `--solutions` rows with four steps) verified with `--translator ensemble` (the rules and the model, the model also
+  writing 3 programs of the question), first with the prompt cache off (every reply reads its whole prompt, every
+  sample again), then on, each with a backend of its own in this process. Per run: seconds per solution (mean; the
+  first solution is also shown on its own, as a one-off CLI run sees it: nothing cached yet), seconds per translated
+  step (the model's time on step translations over the steps translated), seconds per solution on the question's
+  programs, tokens the model read and wrote, and the verdicts (which must not depend on the cache);
+- `speedup`: before / after, per solution and per translated step.
+
+    python benchmarks/model_speed.py                                  # 0.5B, 3 solutions
+    python benchmarks/model_speed.py --models qwen2.5-coder-0.5b qwen2.5-coder-1.5b --solutions 5 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from reasonforge.pipeline.run import verify_chain
+from reasonforge.translate.defaults import default_translator
+from reasonforge.translate.engine import TranslationEngine
+from reasonforge.translate.ensemble import Ensemble
+from reasonforge.translate.llm import ChatMessage, ChatReply, ChatRequest, ModelError
+from reasonforge.translate.local_model import LOCAL_MODELS, LocalModelBackend, installed_model, local_settings
+from reasonforge.translate.question import QUESTION_SYSTEM
+from reasonforge.types import CheckLimits, Domain, ProofLevel, ReasoningStep, VerifyRequest
+
+from _common import REPO, display_path, read_rows
+
+DEFAULT_DATA = REPO / "data" / "processbench" / "gsm8k.slice.jsonl"
+STEPS = 4
+
+
+class TimedBackend:
+    """The local backend, with the seconds and tokens of every call kept, by kind (question programs or steps)."""
+
+    def __init__(self, backend: LocalModelBackend) -> None:
+        self.backend, self.spec, self.settings = backend, backend.spec, backend.settings
+        self.calls: list[dict[str, Any]] = []
+
+    async def complete(self, request: ChatRequest) -> ChatReply:
+        [reply] = await self.complete_samples(request, [request.attempt])
+        if isinstance(reply, ModelError):
+            raise reply
+        return reply
+
+    async def complete_samples(self, request: ChatRequest, attempts: Sequence[int]) -> list[ChatReply | ModelError]:
+        started = time.perf_counter()
+        replies = await self.backend.complete_samples(request, attempts)
+        done = [r for r in replies if isinstance(r, ChatReply)]
+        self.calls.append({"kind": "question" if request.system == QUESTION_SYSTEM else "step",
+                           "seconds": time.perf_counter() - started,
+                           "read": done[0].usage.input_tokens if done else 0,
+                           "written": sum(r.usage.output_tokens for r in done)})
+        return replies
+
+
+def solutions(data: Path, count: int) -> list[VerifyRequest]:
+    """The first `count` rows with four steps, as quick-level maths chains."""
+    rows = [r for r in read_rows(data) if len(r.get("steps") or ()) == STEPS][:count]
+    if len(rows) < count:
+        raise SystemExit(f"error: {display_path(data)} has {len(rows)} solutions of {STEPS} steps; asked for {count}")
+    return [VerifyRequest(original_query=r["problem"], domain=Domain.MATHEMATICS, proof_level=ProofLevel.QUICK,
+                          reasoning_chain=[ReasoningStep(step_id=i, content=text)
+                                           for i, text in enumerate(r["steps"], start=1)]) for r in rows]
+
+
+def rates(name: str) -> dict[str, float]:
+    """Prompt and generated tokens per second of model `name`: a long prompt read from nothing, then a reply
+    written after it (its prompt cached)."""
+    backend = LocalModelBackend(local_settings(name, max_tokens=64))
+    text = " ".join(f"item {i} costs {i * 3} dollars;" for i in range(120))
+    ask = ChatRequest(system="You are terse.", messages=[ChatMessage(role="user", content=text)], max_tokens=1)
+    asyncio.run(backend.complete(ChatRequest(system="-", messages=[ChatMessage(role="user", content="-")],
+                                             max_tokens=1)))  # loads the model
+    read = asyncio.run(backend.complete(ask))
+    count = ask.model_copy(update={"messages": [*ask.messages, ChatMessage(role="assistant", content="ok"),
+                                                ChatMessage(role="user", content="Count from 1 to 100.")],
+                                   "max_tokens": 64})
+    asyncio.run(backend.complete(count.model_copy(update={"max_tokens": 1})))  # its prompt, cached
+    written = asyncio.run(backend.complete(count))
+    return {"prompt_tokens_per_s": round(read.usage.input_tokens / (read.elapsed_ms / 1000), 1),
+            "generated_tokens_per_s": round(written.usage.output_tokens / (written.elapsed_ms / 1000), 1)}
+
+
+def run(name: str, requests: list[VerifyRequest], *, cache: bool, timeout: float) -> dict[str, Any]:
+    """The slice verified with the rules and model `name`, prompt cache `cache`, in one backend."""
+    timed = TimedBackend(LocalModelBackend(local_settings(name, prompt_cache=cache)))
+    engine = TranslationEngine(timed, strict=True)
+    per_solution: list[float] = []
+    verdicts: list[list[str]] = []
+    for request in requests:
+        translator = Ensemble([default_translator(request.domain, level=request.proof_level), engine])
+        started = time.perf_counter()
+        verdict = verify_chain(request, translator=translator, limits=CheckLimits(timeout_s=timeout))
+        per_solution.append(time.perf_counter() - started)
+        verdicts.append([s.status.value for s in verdict.step_verdicts])
+    steps = [c for c in timed.calls if c["kind"] == "step"]
+    questions = [c for c in timed.calls if c["kind"] == "question"]
+    return {
+        "prompt_cache": cache,
+        "seconds_per_solution": round(statistics.mean(per_solution), 2),
+        "first_solution_seconds": round(per_solution[0], 2),
+        "seconds_per_translated_step": round(sum(c["seconds"] for c in steps) / max(len(steps), 1), 2),
+        "question_seconds_per_solution": round(sum(c["seconds"] for c in questions) / len(requests), 2),
+        "tokens_read": sum(c["read"] for c in timed.calls),
+        "tokens_written": sum(c["written"] for c in timed.calls),
+        "model_calls": len(timed.calls),
+        "verdicts": verdicts,
+    }
+
+
+def measure(name: str, requests: list[VerifyRequest], timeout: float) -> dict[str, Any]:
+    """Rates, then the slice before (cache off) and after (cache on), and the ratios."""
+    before = run(name, requests, cache=False, timeout=timeout)
+    after = run(name, requests, cache=True, timeout=timeout)
+    return {"model": name, "rates": rates(name), "before": before, "after": after, "speedup": {
+        "per_solution": round(before["seconds_per_solution"] / after["seconds_per_solution"], 2),
+        "per_translated_step": round(before["seconds_per_translated_step"]
+                                     / max(after["seconds_per_translated_step"], 1e-6), 2)}}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", choices=sorted(LOCAL_MODELS), default=None,
+                        help="local models to measure (default: every installed one)")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="ProcessBench-style JSONL (problem, steps)")
+    parser.add_argument("--solutions", type=int, default=3, help=f"how many {STEPS}-step solutions (the first ones)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="per step check, seconds")
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    args = parser.parse_args(argv)
+    if args.solutions < 1:
+        parser.error("--solutions must be at least 1")
+    names = args.models or [n for n in LOCAL_MODELS if installed_model(n) is not None]
+    missing = [n for n in names if installed_model(n) is None]
+    if not names or missing:
+        print(f"error: not installed: {', '.join(missing) or 'any local model'}; run `make model` "
+              f"(LOCAL_MODEL=qwen2.5-coder-1.5b for the larger one)", file=sys.stderr)
+        return 2
+    requests = solutions(args.data, args.solutions)
+    results = [measure(name, requests, args.timeout) for name in names]
+    report = {"data": display_path(args.data), "solutions": len(requests), "steps_per_solution": STEPS,
+              "models": results}
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    for r in results:
+        b, a = r["before"], r["after"]
+        print(f"{r['model']}: prompt {r['rates']['prompt_tokens_per_s']} tok/s, generated "
+              f"{r['rates']['generated_tokens_per_s']} tok/s")
+        for label, run_ in (("before (cache off)", b), ("after (cache on) ", a)):
+            print(f"  {label}: {run_['seconds_per_solution']} s/solution (first {run_['first_solution_seconds']} s), "
+                  f"{run_['seconds_per_translated_step']} s/translated step, question "
+                  f"{run_['question_seconds_per_solution']} s, read {run_['tokens_read']} / wrote "
+                  f"{run_['tokens_written']} tokens")
+        print(f"  speedup: {r['speedup']['per_solution']}x per solution, {r['speedup']['per_translated_step']}x per "
+              f"translated step; verdicts {'identical' if b['verdicts'] == a['verdicts'] else 'DIFFER'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
