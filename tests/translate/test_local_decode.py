@@ -90,3 +90,20 @@ def test_a_prompt_longer_than_the_context_window_is_one_model_error(backend):
     request = ChatRequest(system="-", messages=[ChatMessage(role="user", content="word " * 900)], max_tokens=3)
     with pytest.raises(ModelError, match="context window holds 512"):
         asyncio.run(backend.complete(request))
+
+
+def test_drafted_tokens_the_model_does_not_write_leave_no_trace(backend):
+    # Prompt-lookup drafts guess that a reply repeats what came before; counting repeats little, so drafts are
+    # checked and refused along the way, and a refused draft's cells must leave the memory or the count derails.
+    request = ChatRequest(system="You are terse.", messages=[ChatMessage(role="user", content=(
+        "Count from 1 to 30, separated by commas, and nothing else."))], max_tokens=120)
+    reply = asyncio.run(backend.complete(request))
+    numbers = [int(n) for n in reply.text.replace(",", " ").split() if n.isdigit()]
+    assert numbers[:30] == list(range(1, 31))
+
+
+def test_a_reply_that_copies_its_prompt_is_copied_exactly(backend):
+    text = "the quick brown fox jumps over the lazy dog near the riverbank at dawn"
+    request = ChatRequest(system="Repeat the user's text exactly, nothing else.",
+                          messages=[ChatMessage(role="user", content=text)], max_tokens=40)
+    assert text in asyncio.run(backend.complete(request)).text.lower()

@@ -9,7 +9,8 @@ only; what the artifact says is checked as for any other model (the checker and 
 
 - `fol`: premise lines and one `⊢ conclusion` line, formulas built from `∀x`/`∃x`, `¬ ∧ ∨ → ↔`, parentheses
   (balanced by construction), predicates `Name(args)` with identifier arguments (`lang.logic.parse`).
-- `sympy`: lines of the maths artifact format (`let`, `define`, `assume`, `fact`, `claim`, one per line).
+- `sympy`: up to 10 lines of the maths artifact format (`let`, `define`, `assume`, `fact`, `claim`, one per
+  line): a step states a few relations, and a small model that loops fills any room it is given.
 Other languages have no grammar (None): Python and the proof assistants are left to the checkers' feedback.
 """
 
@@ -37,10 +38,10 @@ ws ::= " "
 '''
 
 _SYMPY = r'''
-root ::= "```sympy\n" line{1,16} "```"
+root ::= "```sympy\n" line{1,10} "```"
 line ::= keyword " " body "\n"
 keyword ::= "let" | "define" | "assume" | "fact" | "claim"
-body ::= [^\n`]{1,300}
+body ::= [^\n`]{1,160}
 '''
 
 _GRAMMARS = {ArtifactLanguage.FOL: _FOL, ArtifactLanguage.SYMPY: _SYMPY}

@@ -34,6 +34,8 @@ __all__ = ["DecodeError", "Decoded", "Decoder", "Sampling"]
 
 _TOP_K, _TOP_P, _MIN_P = 40, 0.95, 0.05  # llama.cpp's defaults for a sampled (temperature > 0) reply
 _BATCH = 512
+_DRAFT = 4  # drafted tokens checked with each decoded one: a batch of 5 costs about two single tokens on a CPU
+_GRAMS = (3,)  # a draft follows a trigram seen before: shorter ones (", 5") draft wrongly too often
 
 
 class DecodeError(Exception):
@@ -73,7 +75,7 @@ class Decoder:
     `max_samples` replies of one prompt together. Not thread-safe: the backend serialises requests."""
 
     def __init__(self, llama: Any, *, context_tokens: int, threads: int, slots: int = 4, max_samples: int = 4,
-                 prompt_cache: bool = True) -> None:
+                 prompt_cache: bool = True, draft_tokens: int = _DRAFT) -> None:
         import llama_cpp
 
         self._lib = llama_cpp
@@ -82,6 +84,7 @@ class Decoder:
         self.prompt_cache = prompt_cache
         self._slots = [_Slot() for _ in range(slots)]
         self._max_samples = max_samples
+        self._draft_tokens = draft_tokens
         self._clock = 0
         params = llama_cpp.llama_context_default_params()
         # One unified memory for the cached prompts and the samples being decoded: a copied sequence shares its
@@ -177,7 +180,13 @@ class Decoder:
         else:
             self._clear()
         shared = min(shared, len(tokens) - 1)  # the last token is evaluated again: its logits start the reply
-        target = min(range(len(self._slots)), key=lambda n: self._slots[n].used)
+        # A prompt that continues most of a cached one (the next step of a chain: the same prefix, then the
+        # earlier step's artifact where the instructions stood) takes that slot over; one that leaves a long part
+        # unshared (another system prompt, another problem) takes the least recently used slot, so the prefix
+        # other prompts start with stays cached.
+        left = len(self._slots[best].tokens) - shared
+        target = best if shared and left <= shared // 4 else min(range(len(self._slots)),
+                                                                   key=lambda n: self._slots[n].used)
         if target != best:
             self._forget(target)
             if shared:
@@ -252,6 +261,33 @@ class Decoder:
             return -1  # nothing the grammar allows: the reply ends here
         return int(self._candidates.id[chosen])
 
+    def _continue(self, i: int, outputs: list[int], drafts: list[int], chain: Any, grammar: Any,
+                  written: list[list[int]], finish: list[str | None], max_tokens: int, prompt: int, worker: int,
+                  grams: _Grams | None) -> bool:
+        """Sample `i`'s next tokens from the logits at `outputs`: the first always, each later one while the token
+        sampled equals the draft those logits were computed after. Drafted cells past the last one kept leave the
+        memory. False when the sample has ended (end of generation, or `max_tokens`)."""
+        kept = 0
+        for n, output in enumerate(outputs):
+            token = self._pick(output, chain, grammar)
+            if token < 0 or self._lib.llama_vocab_is_eog(self._vocab, token):
+                finish[i] = "stop"
+                break
+            written[i].append(token)
+            if grams is not None:
+                grams.add(token)
+            if len(written[i]) >= max_tokens:
+                finish[i] = "length"
+                break
+            if n < len(drafts) and token == drafts[n]:
+                kept += 1
+                continue
+            break
+        if finish[i] is None and kept < len(drafts):
+            # drafts were evaluated past the last token written, which is not evaluated yet: their cells go
+            self._forget(worker, prompt + len(written[i]) - 1)
+        return finish[i] is None
+
     def generate(self, tokens: list[int], samplings: Sequence[Sampling], *, grammar: str | None, max_tokens: int,
                  stop_now: Callable[[], bool]) -> list[Decoded]:
         """One reply per entry of `samplings`, all continuing `tokens`. Raises `Deadline` when `stop_now()` says so
@@ -283,24 +319,25 @@ class Decoder:
             for worker in workers:
                 self._forget(worker)
                 lib.llama_memory_seq_cp(self._memory, source, worker, 0, len(tokens))
-            # every sample's first token comes from the prompt's last logits (the prefill's last output)
-            outputs = {i: -1 for i in range(len(samplings))}
-            for position in range(len(tokens), len(tokens) + max_tokens):
+            # Per sample: the batch outputs whose logits give its next tokens (the first from the prompt's last
+            # logits, the prefill's last output) and the drafted tokens those outputs are checked against.
+            pending: dict[int, tuple[list[int], list[int]]] = {i: ([-1], []) for i in range(len(samplings))}
+            grams = [_Grams(tokens) for _ in samplings] if self._draft_tokens else []
+            while pending:
                 if stop_now():
                     raise Deadline
                 entries: list[tuple[int, int, int, bool]] = []
-                order: list[int] = []
-                for i, output in outputs.items():
-                    token = self._pick(output, chains[i], grammars[i])
-                    if token < 0 or lib.llama_vocab_is_eog(self._vocab, token):
-                        finish[i] = "stop"
+                plan: list[tuple[int, int]] = []  # (sample, how many entries it put in the batch)
+                for i, (outputs, drafts) in pending.items():
+                    if not self._continue(i, outputs, drafts, chains[i], grammars[i], written, finish, max_tokens,
+                                          len(tokens), workers[i], grams[i] if grams else None):
                         continue
-                    written[i].append(token)
-                    if len(written[i]) >= max_tokens:
-                        finish[i] = "length"
-                        continue
-                    entries.append((token, position, workers[i], True))
-                    order.append(i)
+                    position = len(tokens) + len(written[i]) - 1  # the last token written, not yet evaluated
+                    room = max_tokens - len(written[i]) - 1
+                    guess = (grams[i].draft(min(self._draft_tokens, room)) if grams and len(pending) == 1 else [])
+                    block = [written[i][-1], *guess]
+                    entries += [(t, position + n, workers[i], True) for n, t in enumerate(block)]
+                    plan.append((i, len(block)))
                 if not entries:
                     break
                 try:
@@ -311,7 +348,10 @@ class Decoder:
                             self._forget(number)
                             self._slots[number].tokens = []
                     self._decode(entries)
-                outputs = {i: n for n, i in enumerate(order)}
+                pending, start = {}, 0
+                for i, size in plan:
+                    pending[i] = (list(range(start, start + size)), [e[0] for e in entries[start + 1:start + size]])
+                    start += size
         finally:
             for worker in workers:
                 self._forget(worker)
@@ -322,6 +362,36 @@ class Decoder:
         return [Decoded(text=self._llama.detokenize(w).decode("utf-8", errors="replace"), tokens=len(w),
                         finish_reason=f or "length", cached=cached if i == 0 else len(tokens))
                 for i, (w, f) in enumerate(zip(written, finish, strict=True))]
+
+
+class _Grams:
+    """Prompt-lookup drafting: the tokens that followed the last occurrence of the reply's last n tokens in the prompt
+    or the reply so far. Translation copies much of its prompt (numbers, expressions, names, an earlier step's
+    artifact), so the draft is often right, and a wrong one costs only its place in the batch."""
+
+    def __init__(self, tokens: Sequence[int]) -> None:
+        self.history = list(tokens)
+        self.after: dict[tuple[int, ...], int] = {}  # an n-gram -> where what followed its last occurrence starts
+        for end in range(1, len(self.history)):
+            self._note(end)
+
+    def _note(self, end: int) -> None:
+        for n in _GRAMS:
+            if end >= n:
+                self.after[tuple(self.history[end - n:end])] = end
+
+    def add(self, token: int) -> None:
+        self.history.append(token)
+        self._note(len(self.history) - 1)
+
+    def draft(self, size: int) -> list[int]:
+        if size <= 0:
+            return []
+        for n in _GRAMS:
+            start = self.after.get(tuple(self.history[-n:])) if len(self.history) >= n else None
+            if start is not None:
+                return self.history[start:start + size]
+        return []
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

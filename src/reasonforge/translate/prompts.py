@@ -194,30 +194,34 @@ def _block(language: ArtifactLanguage | None, text: str) -> str:
 
 
 def step_prompt(prompt: StepPrompt) -> str:
-    """The user message asking for one step's artifact."""
+    """The user message asking for one step's artifact.
+
+    What stays the same from step to step comes first and the step asked for comes last, in the order the steps
+    are translated: step k+1's prompt repeats step k's up to step k's text, so a prompt cache reads only step k's
+    artifact and what follows (`local_decode`)."""
     parts = [f"Problem:\n{prompt.original_query.strip() or '(no problem statement given)'}"]
     if prompt.context_artifact.strip():
         parts.append("Context (the givens, already declared; do not redeclare):\n"
                      + _block(prompt.language, prompt.context_artifact))
-    if prompt.prior:
-        lines = ["Earlier steps this step builds on (reuse their names):"]
-        for prior in prompt.prior:
-            lines.append(f"Step {prior.step_id}: {prior.content.strip()}")
-            if prior.artifact.strip():
-                state = "" if prior.compiled else " (this artifact did not pass the checker; do not rely on its names)"
-                lines.append(f"Its artifact{state}:\n{_block(prior.language, prior.artifact)}")
-            else:
-                lines.append("(no artifact: it could not be translated)")
-        parts.append("\n".join(lines))
     if prompt.vocabulary:
         parts.append("Names to use — the checker reads the problem and the steps with exactly these, and an "
                      f"artifact in other names is not tied to the text:\n{prompt.vocabulary}")
+    lines = [("The steps: each earlier one this step builds on with its artifact (reuse their names), then the "
+              "step to translate.")]
+    for prior in prompt.prior:
+        lines.append(f"Step {prior.step_id}: {prior.content.strip()}")
+        if prior.artifact.strip():
+            state = "" if prior.compiled else " (this artifact did not pass the checker; do not rely on its names)"
+            lines.append(f"Its artifact{state}:\n{_block(prior.language, prior.artifact)}")
+        else:
+            lines.append("(no artifact: it could not be translated)")
+    lines.append(f"Step {prompt.step_id}: {prompt.content.strip()}")
+    parts.append("\n".join(lines))
     claimed = prompt.claimed_conclusion.strip() if prompt.claimed_conclusion else ""
     deps = ", ".join(map(str, prompt.dependencies)) or "none"
-    parts.append(f"Step to translate — step {prompt.step_id}:\n{prompt.content.strip()}"
-                 + (f"\nClaimed conclusion: {claimed}" if claimed else "")
-                 + f"\nThis step directly depends on steps: {deps}.")
-    parts.append(f"Write the {prompt.language.value} artifact for step {prompt.step_id}.")
+    parts.append((f"Claimed conclusion of step {prompt.step_id}: {claimed}\n" if claimed else "")
+                 + f"Step {prompt.step_id} directly depends on steps: {deps}.\n"
+                 + f"Write the {prompt.language.value} artifact for step {prompt.step_id}.")
     return "\n\n".join(parts)
 
 
