@@ -36,7 +36,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "chain": ("types", "errors", "boundary"),
     "lang": ("errors",),
     "verify": ("types", "errors", "registry", "chain", "lang"),
-    "translate": ("types", "errors", "boundary", "registry", "chain", "lang", "verify"),
+    "translate": ("types", "errors", "boundary", "registry", "atomic_file", "chain", "lang", "verify"),
     "pipeline": ("types", "errors", "boundary", "registry", "chain", "lang", "verify", "translate"),
     "consensus": ("types", "errors", "chain"),
     "incentive": ("errors",),

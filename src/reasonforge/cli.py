@@ -244,6 +244,16 @@ def verify(
         typer.Option("--agree", min=1, help="How many translations (the rules' and the model's samples) must prove "
                      "a step, none refuting it, for it to be verified."),
     ] = None,
+    record: Annotated[
+        Path | None,
+        typer.Option("--record", help="Write every model reply to this folder (default REASONFORGE_MODEL_RECORD), to "
+                     "replay the run later with --replay.", file_okay=False),
+    ] = None,
+    replay: Annotated[
+        Path | None,
+        typer.Option("--replay", help="Answer every model request from replies recorded with --record in this "
+                     "folder (default REASONFORGE_MODEL_REPLAY): no model needed, the same verdict.", file_okay=False),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one VerificationVerdict JSON object.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-step checker time limit in seconds.")] = 10.0,
     html: Annotated[
@@ -286,10 +296,10 @@ def verify(
         from reasonforge.translate.select import translator_for
 
         chosen = translator_for(request, translator.value if translator is not None else None, model=model,
-                                samples=samples, agree=agree)
-    elif translator is not None or model is not None or samples is not None or agree is not None:
-        raise fail("--translator, --model, --samples and --agree choose who translates; this chain brings its own "
-                   "translations")
+                                samples=samples, agree=agree, record=record, replay=replay)
+    elif any(v is not None for v in (translator, model, samples, agree, record, replay)):
+        raise fail("--translator, --model, --samples, --agree, --record and --replay choose who translates; this "
+                   "chain brings its own translations")
     with working(f"verifying {len(request.reasoning_chain)} step(s), {request.domain.value} at "
                  f"{request.proof_level.value} level") as say:
         verdict = verify_chain(request, translations=supplied, translator=chosen, limits=CheckLimits(timeout_s=timeout),

@@ -10,6 +10,7 @@ rule-based translators run and the report says so. Exit codes as in the main CLI
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -60,6 +61,12 @@ def translate(
     json_mode: Annotated[bool, typer.Option("--json-mode", help="Ask the model for a JSON object / forced tool call.")]
     = False,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-check time limit in seconds.")] = 10.0,
+    record: Annotated[Path | None, typer.Option("--record", file_okay=False, help=(
+        "Write every model reply to this folder (default REASONFORGE_MODEL_RECORD), to replay the run with "
+        "--replay."))] = None,
+    replay: Annotated[Path | None, typer.Option("--replay", file_okay=False, help=(
+        "Answer every model request from replies recorded with --record in this folder (default "
+        "REASONFORGE_MODEL_REPLAY): no model needed."))] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one JSON object.")] = False,
 ) -> None:
     """Translate every item, verify the translations, and report compile / verify rates and benchmark scores."""
@@ -74,6 +81,7 @@ def translate(
     )
     from reasonforge.translate.engine import TranslationEngine
     from reasonforge.translate.llm import make_backend, settings_from_env
+    from reasonforge.translate.recorded import REPLAY_ENV, recorded
     from reasonforge.types import CheckLimits, ProofLevel
 
     require_finite("--timeout", timeout, "number of seconds")
@@ -82,14 +90,21 @@ def translate(
     if domain is not None and found is not None and found.value != domain.value:
         raise InputError(f"--domain {domain.value} does not match the data: {display_path(data)} is "
                          f"{fmt} ({found.value})", field="domain")
-    settings = settings_from_env(model, json_mode=json_mode)
-    backend = make_backend(settings) if settings is not None else None
+    variables = os.environ
+    if replay is not None or variables.get(REPLAY_ENV, "").strip():
+        backend = recorded(None, replay=replay, env=variables)
+        settings = getattr(backend, "settings", None)
+    else:
+        settings = settings_from_env(model, json_mode=json_mode)
+        backend = recorded(make_backend(settings), record=record, env=variables) if settings is not None else None
     limits = CheckLimits(timeout_s=timeout)
     engine = TranslationEngine(backend, max_attempts=max_attempts, logic_format=logic_format.value,
                                registry=MemoRegistry(), limits=limits)
     described = settings.describe() if settings is not None else OFFLINE_NOTE
+    if backend is not None and settings is None:
+        described = f"recorded replies ({backend.spec.name})"
     console = Console(stderr=True)
-    if settings is None and not as_json:
+    if backend is None and not as_json:
         console.print(f"[yellow]{OFFLINE_NOTE}[/] (set --model or REASONFORGE_MODEL_BASE_URL / REASONFORGE_MODEL)",
                       highlight=False)
 

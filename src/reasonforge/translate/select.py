@@ -11,7 +11,9 @@ where both can. With no mode asked: `ensemble` when a model endpoint is configur
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.translate.defaults import default_translator
@@ -19,6 +21,7 @@ from reasonforge.translate.ensemble import Ensemble
 from reasonforge.translate.llm import ModelSettings, settings_from_env
 from reasonforge.translate.local_model import local_settings
 from reasonforge.translate.protocol import Translator
+from reasonforge.translate.recorded import REPLAY_ENV, recorded
 from reasonforge.types import CheckLimits, TranslatorMode, VerifyRequest
 
 __all__ = ["MAX_SAMPLES", "NO_MODEL", "resolve_mode", "translator_for"]
@@ -45,11 +48,14 @@ def resolve_mode(mode: TranslatorMode | str | None, env: Mapping[str, str] | Non
 def translator_for(request: VerifyRequest, mode: TranslatorMode | str | None = None, *,
                    model: str | ModelSettings | None = None, env: Mapping[str, str] | None = None,
                    limits: CheckLimits | None = None, samples: int | None = None,
-                   agree: int | None = None) -> Translator:
+                   agree: int | None = None, record: str | Path | None = None,
+                   replay: str | Path | None = None) -> Translator:
     """The translator for `request` in `mode` (default: `request.translator`, then `resolve_mode`); `model` is a
     URL or name (`--model`) or settings, else the REASONFORGE_MODEL* environment. With `samples` k > 1 the
     model translates the chain k times independently; a step is verified when `agree` of the translations
-    (the rules' among them in `ensemble`) prove it and none refutes it. Both default to the request's, then 1."""
+    (the rules' among them in `ensemble`) prove it and none refutes it. Both default to the request's, then 1.
+    The model's replies are recorded into `record` or replayed from `replay` (`recorded`; default
+    REASONFORGE_MODEL_RECORD / REASONFORGE_MODEL_REPLAY)."""
     samples = samples if samples is not None else (request.samples or 1)
     agree = agree if agree is not None else (request.agree or 1)
     if not 1 <= samples <= MAX_SAMPLES:
@@ -60,7 +66,7 @@ def translator_for(request: VerifyRequest, mode: TranslatorMode | str | None = N
             raise InputError("samples and agree count the model's translations; --translator rules has one",
                              field="samples")
         return default_translator(request.domain, level=request.proof_level, prover=request.prover)
-    engine = _engine(model, env, limits)
+    engine = _engine(model, env, limits, record, replay)
     engines: list[Translator] = [engine.sampled(i) for i in range(samples)] if samples > 1 else [engine]
     members = engines
     if chosen is TranslatorMode.ENSEMBLE:
@@ -77,13 +83,19 @@ def translator_for(request: VerifyRequest, mode: TranslatorMode | str | None = N
     return Ensemble(members, min_agree=agree)
 
 
-def _engine(model: str | ModelSettings | None, env: Mapping[str, str] | None, limits: CheckLimits | None):
+def _engine(model: str | ModelSettings | None, env: Mapping[str, str] | None, limits: CheckLimits | None,
+            record: str | Path | None, replay: str | Path | None):
     from reasonforge.translate.engine import TranslationEngine
     from reasonforge.translate.llm import make_backend
 
+    variables = os.environ if env is None else env
+    if replay or variables.get(REPLAY_ENV, "").strip():  # a recording needs no model
+        return TranslationEngine(recorded(None, record=record, replay=replay, env=variables), strict=True,
+                                 limits=limits)
     settings = model if isinstance(model, ModelSettings) else settings_from_env(model, env=env)
     if settings is None:  # no endpoint configured: the model installed on this machine, if any
         settings = local_settings()
     if settings is None:
         raise InputError(NO_MODEL, field="translator")
-    return TranslationEngine(make_backend(settings), strict=True, limits=limits)
+    return TranslationEngine(recorded(make_backend(settings), record=record, env=variables), strict=True,
+                             limits=limits)
