@@ -107,3 +107,35 @@ def test_a_reply_that_copies_its_prompt_is_copied_exactly(backend):
     request = ChatRequest(system="Repeat the user's text exactly, nothing else.",
                           messages=[ChatMessage(role="user", content=text)], max_tokens=40)
     assert text in asyncio.run(backend.complete(request)).text.lower()
+
+
+LONG_SYSTEM = ("You turn a word problem into a short program. " * 12).strip()
+
+
+def _fresh_backend(directory):
+    from reasonforge.translate.local_model import LocalModelBackend
+
+    return LocalModelBackend(local_settings())
+
+
+def test_a_system_prompt_read_once_is_kept_on_disk_for_the_next_process(tmp_path, monkeypatch):
+    # The model file is linked into an empty model directory, so the kept prompts land there alone.
+    from reasonforge.translate.local_model import installed_model
+
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(REAL_MODEL_DIR))
+    real = installed_model()
+    (tmp_path / real.name).symlink_to(real)
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(tmp_path))
+
+    def ask(question):
+        request = ChatRequest(system=LONG_SYSTEM, messages=[ChatMessage(role="user", content=question)], max_tokens=3)
+        return asyncio.run(_fresh_backend(tmp_path).complete(request))
+
+    first = ask("Ann has 3 apples and buys 2 more.")
+    assert first.usage.cached_tokens == 0
+    [kept] = list((tmp_path / "prompts").glob("*.kv"))
+    second = ask("Bob has 7 pears and eats 4.")  # another process would start the same way: a new backend
+    assert second.usage.cached_tokens >= 64  # the system prompt came from disk
+    kept.write_bytes(kept.read_bytes()[:100])  # cut short: unusable
+    third = ask("Cy has 5 plums.")
+    assert third.usage.cached_tokens == 0 and third.usage.output_tokens >= 1

@@ -22,10 +22,14 @@ after another: the baseline `benchmarks/model_speed.py` compares against.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import hashlib
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,6 +39,8 @@ __all__ = ["DecodeError", "Decoded", "Decoder", "Sampling"]
 _TOP_K, _TOP_P, _MIN_P = 40, 0.95, 0.05  # llama.cpp's defaults for a sampled (temperature > 0) reply
 _BATCH = 512
 _DRAFT = 4  # drafted tokens checked with each decoded one: a batch of 5 costs about two single tokens on a CPU
+_KEPT_FILES = 16  # prefixes kept on disk; the oldest go first
+_KEEP_MIN = 64  # a shorter prefix is read faster than its file
 _GRAMS = (3,)  # a draft follows a trigram seen before: shorter ones (", 5") draft wrongly too often
 
 
@@ -75,7 +81,7 @@ class Decoder:
     `max_samples` replies of one prompt together. Not thread-safe: the backend serialises requests."""
 
     def __init__(self, llama: Any, *, context_tokens: int, threads: int, slots: int = 4, max_samples: int = 4,
-                 prompt_cache: bool = True, draft_tokens: int = _DRAFT) -> None:
+                 prompt_cache: bool = True, draft_tokens: int = _DRAFT, keep_dir: Path | None = None) -> None:
         import llama_cpp
 
         self._lib = llama_cpp
@@ -85,6 +91,8 @@ class Decoder:
         self._slots = [_Slot() for _ in range(slots)]
         self._max_samples = max_samples
         self._draft_tokens = draft_tokens
+        self._keep_dir = keep_dir if prompt_cache else None
+        self._identity = f"{Path(llama.model_path).name}:{Path(llama.model_path).stat().st_size}:{llama_cpp.__version__}"
         self._clock = 0
         params = llama_cpp.llama_context_default_params()
         # One unified memory for the cached prompts and the samples being decoded: a copied sequence shares its
@@ -143,6 +151,65 @@ class Decoder:
         return list(self._llama.tokenize(formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special,
                                          special=True))
 
+    def prefix_length(self, messages: Sequence[dict[str, str]], tokens: Sequence[int]) -> int:
+        """How many of a chat's prompt `tokens` its turns before the last one make (the system prompt, worked
+        examples): what other requests start with too. 0 for a single turn or a short head."""
+        if len(messages) < 2:
+            return 0
+        formatted = self._formatter(messages=list(messages[:-1]))
+        head = self._llama.tokenize(formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special,
+                                    special=True)
+        shared = _common_prefix(head, tokens)  # the head opens an assistant turn where the prompt has the last one
+        return shared if shared >= _KEEP_MIN else 0
+
+    # ---- prefixes kept across processes ---------------------------------------------------------
+    def _kept_path(self, tokens: Sequence[int]) -> Path | None:
+        if self._keep_dir is None:
+            return None
+        digest = hashlib.sha256(f"{self._identity}:{','.join(map(str, tokens))}".encode()).hexdigest()
+        return self._keep_dir / f"{digest}.kv"
+
+    def _load_kept(self, tokens: list[int], keep: int, slot: int) -> int | None:
+        """Load the kept prefix `tokens[:keep]` into `slot` from disk: how many tokens the slot holds then (0 when
+        the file was unusable), or None when none is kept (the slot untouched)."""
+        path = self._kept_path(tokens[:keep])
+        if path is None or not path.is_file():
+            return None
+        lib = self._lib
+        self._forget(slot)
+        found = (lib.llama_token * keep)()
+        count = ctypes.c_size_t(0)
+        read = lib.llama_state_seq_load_file(self._ctx, str(path).encode(), slot, found, keep, ctypes.byref(count))
+        if read == 0 or count.value != keep or list(found) != tokens[:keep]:
+            self._forget(slot)
+            with contextlib.suppress(OSError):
+                path.unlink()  # not what its name says (another runtime wrote it, or it was cut short)
+            return 0
+        return keep
+
+    def _save_kept(self, tokens: list[int], keep: int, slot: int) -> None:
+        """Write `tokens[:keep]` (evaluated in `slot`) to disk, once, through a free sample sequence."""
+        path = self._kept_path(tokens[:keep])
+        if path is None or path.is_file():
+            return
+        lib = self._lib
+        scratch = len(self._slots)
+        self._forget(scratch)
+        lib.llama_memory_seq_cp(self._memory, slot, scratch, 0, keep)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f".{path.name}.{os.getpid()}")
+            array = (lib.llama_token * keep)(*tokens[:keep])
+            if lib.llama_state_seq_save_file(self._ctx, str(partial).encode(), scratch, array, keep):
+                os.replace(partial, path)
+            kept = sorted(self._keep_dir.glob("*.kv"), key=lambda p: p.stat().st_mtime) if self._keep_dir else []
+            for old in kept[:-_KEPT_FILES]:
+                old.unlink()
+        except OSError:
+            pass  # a cache that cannot be written is a slower start next time, nothing more
+        finally:
+            self._forget(scratch)
+
     # ---- the memory -----------------------------------------------------------------------------
     def _forget(self, seq: int, start: int = 0) -> None:
         self._lib.llama_memory_seq_rm(self._memory, seq, start, -1)
@@ -166,7 +233,7 @@ class Decoder:
         if code != 0:
             raise DecodeError("the model's memory is full" if code == 1 else f"llama_decode failed ({code})")
 
-    def _prefill(self, tokens: list[int], stop_now: Callable[[], bool]) -> tuple[int, int]:
+    def _prefill(self, tokens: list[int], stop_now: Callable[[], bool], keep: int = 0) -> tuple[int, int]:
         """Evaluate `tokens` into a cache slot, starting from the cached slot that shares their longest prefix:
         the slot's number (its sequence) and how many tokens the cache served; the logits of the last token are the
         context's output."""
@@ -194,7 +261,10 @@ class Decoder:
         else:
             self._forget(target, shared)
         slot = self._slots[target]
+        if keep and shared < keep and (loaded := self._load_kept(tokens, keep, target)) is not None:
+            shared = loaded
         slot.tokens, slot.used = tokens[:shared], self._clock
+        save = bool(keep) and shared < keep
         try:
             for start in range(shared, len(tokens), _BATCH):
                 if stop_now():
@@ -206,6 +276,8 @@ class Decoder:
         except BaseException:
             self._forget(target, len(slot.tokens))
             raise
+        if save:
+            self._save_kept(tokens, keep, target)
         return target, shared
 
     # ---- sampling -------------------------------------------------------------------------------
@@ -289,9 +361,10 @@ class Decoder:
         return finish[i] is None
 
     def generate(self, tokens: list[int], samplings: Sequence[Sampling], *, grammar: str | None, max_tokens: int,
-                 stop_now: Callable[[], bool]) -> list[Decoded]:
-        """One reply per entry of `samplings`, all continuing `tokens`. Raises `Deadline` when `stop_now()` says so
-        and `DecodeError` when the prompt does not fit the context window."""
+                 stop_now: Callable[[], bool], keep: int = 0) -> list[Decoded]:
+        """One reply per entry of `samplings`, all continuing `tokens`; `tokens[:keep]` is a prefix worth keeping on
+        disk for the next process (`prefix_length`). Raises `Deadline` when `stop_now()` says so and `DecodeError`
+        when the prompt does not fit the context window."""
         if len(tokens) >= self.context_tokens:
             raise DecodeError(f"the prompt has {len(tokens)} tokens; the context window holds {self.context_tokens}")
         max_tokens = max(1, min(max_tokens, self.context_tokens - len(tokens)))
@@ -299,16 +372,17 @@ class Decoder:
             return [self._generate(tokens, [s], grammar, max_tokens, stop_now)[0] for s in samplings]
         out: list[Decoded] = []
         for start in range(0, len(samplings), self._max_samples):
-            out += self._generate(tokens, samplings[start:start + self._max_samples], grammar, max_tokens, stop_now)
+            out += self._generate(tokens, samplings[start:start + self._max_samples], grammar, max_tokens, stop_now,
+                                  keep)
         return out
 
     def _generate(self, tokens: list[int], samplings: Sequence[Sampling], grammar: str | None, max_tokens: int,
-                  stop_now: Callable[[], bool]) -> list[Decoded]:
+                  stop_now: Callable[[], bool], keep: int = 0) -> list[Decoded]:
         try:
-            source, cached = self._prefill(tokens, stop_now)
+            source, cached = self._prefill(tokens, stop_now, keep)
         except DecodeError:  # the memory is full of cached prompts: start from an empty one, once
             self._clear()
-            source, cached = self._prefill(tokens, stop_now)
+            source, cached = self._prefill(tokens, stop_now, keep)
         lib = self._lib
         workers = [len(self._slots) + i for i in range(len(samplings))]
         chains = [self._sampler(s) for s in samplings]

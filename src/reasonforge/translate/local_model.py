@@ -203,7 +203,8 @@ class LocalModelBackend:
                           n_threads_batch=self.settings.threads, verbose=False)
             try:
                 self._decoder = Decoder(llama, context_tokens=self.settings.context_tokens,
-                                        threads=self.settings.threads, prompt_cache=self.settings.prompt_cache)
+                                        threads=self.settings.threads, prompt_cache=self.settings.prompt_cache,
+                                        keep_dir=model_dir() / "prompts")
             except DecodeError as exc:
                 raise ModelError(f"the local model could not start: {exc}") from None
         return self._decoder
@@ -238,8 +239,11 @@ class LocalModelBackend:
             deadline = time.monotonic() + self.settings.timeout_s
             try:
                 tokens = decoder.chat_tokens(messages)
+                # A first attempt's head (the system prompt, worked examples) starts the next process's requests
+                # too: it is kept on disk. A repair's head is its own conversation.
+                keep = decoder.prefix_length(messages, tokens) if min(attempts) <= 1 else 0
                 decoded = decoder.generate(tokens, samplings, grammar=grammar, max_tokens=max_tokens,
-                                           stop_now=lambda: time.monotonic() > deadline)
+                                           stop_now=lambda: time.monotonic() > deadline, keep=keep)
             except Deadline:
                 raise ModelError(f"the local model ({self.settings.model}) did not finish its reply within the "
                                  f"deadline of {self.settings.timeout_s:g} s (REASONFORGE_MODEL_TIMEOUT_S)",
