@@ -16,8 +16,14 @@ Three things follow from that:
   the one full-vocabulary constraint would give: the unconstrained argmax, when the grammar allows it, is the
   constrained argmax.
 
+Two more, smaller: a first attempt's head (its system prompt and worked examples) is kept on disk beside the model
+(`keep_dir`, keyed by the model file, the runtime's version and the tokens) and loaded by the next process instead
+of being read again; and tokens are drafted by prompt lookup (what followed the reply's last three tokens where they
+occurred before), the drafts checked in the same batch as the token decoded, a draft the model does not write
+costing only its place in the batch.
+
 With the cache off (`prompt_cache=False`) every reply evaluates its whole prompt from an empty memory, one sample
-after another: the baseline `benchmarks/model_speed.py` compares against.
+after another, and nothing is kept on disk: the baseline `benchmarks/model_speed.py` compares against.
 """
 
 from __future__ import annotations
@@ -385,11 +391,14 @@ class Decoder:
             source, cached = self._prefill(tokens, stop_now, keep)
         lib = self._lib
         workers = [len(self._slots) + i for i in range(len(samplings))]
-        chains = [self._sampler(s) for s in samplings]
-        grammars = [self._grammar(grammar) if grammar is not None else None for _ in samplings]
+        chains: list[Any] = []
+        grammars: list[Any] = []
         written: list[list[int]] = [[] for _ in samplings]
         finish: list[str | None] = [None] * len(samplings)
         try:
+            for sampling in samplings:
+                chains.append(self._sampler(sampling))
+                grammars.append(self._grammar(grammar) if grammar is not None else None)
             for worker in workers:
                 self._forget(worker)
                 lib.llama_memory_seq_cp(self._memory, source, worker, 0, len(tokens))
