@@ -32,3 +32,14 @@ def test_a_missing_data_file_is_exit_2_naming_it():
     out = subprocess.run([sys.executable, str(SCRIPT), "--data", "no/such.jsonl"], capture_output=True, text=True,
                          check=False, timeout=120, cwd=ROOT)
     assert out.returncode == 2 and "no/such.jsonl" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_seeded_sample_holds_as_many_wrong_solutions_as_right_ones():
+    out = subprocess.run([sys.executable, str(SCRIPT), "--sample", "5", "--seed", "3", "--json"], capture_output=True,
+                         text=True, check=False, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["rows"] == 10 and report["right_answers"] == 5
+    again = subprocess.run([sys.executable, str(SCRIPT), "--sample", "5", "--seed", "3", "--json"],
+                           capture_output=True, text=True, check=False, timeout=600, cwd=ROOT)
+    assert json.loads(again.stdout)["right_refuted_ids"] == report["right_refuted_ids"]
