@@ -555,8 +555,11 @@ def model_serve(
     if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("uvicorn") is None:
         raise fail("the local model runtime is not installed; run `make model`")
     env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
+    # The server's prompt cache keeps evaluated prompts (system prompts, worked examples, earlier steps), so a
+    # request reads only what it does not share with one of them.
     argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias", name, "--host", host,
-            "--port", str(port), "--n_threads", str(threads), "--n_ctx", "8192"]
+            "--port", str(port), "--n_threads", str(threads), "--n_ctx", "8192", "--cache", "True",
+            "--cache_type", "ram", "--cache_size", str(512 * 1024 * 1024)]
     os.execve(sys.executable, argv, env)
 
 

@@ -9,7 +9,16 @@ from reasonforge.pipeline.agreement import agree
 from reasonforge.pipeline.run import verify_chain
 from reasonforge.translate import default_translator
 from reasonforge.translate.ensemble import Ensemble
-from reasonforge.types import ErrorKind, Overall, Spec, StepStatus, StepTranslation, StepVerdict, VerifyRequest
+from reasonforge.types import (
+    ErrorKind,
+    Overall,
+    Spec,
+    StepStatus,
+    StepTranslation,
+    StepVerdict,
+    TranslatorMode,
+    VerifyRequest,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WHALE = VerifyRequest.model_validate_json((EXAMPLES / "whale.json").read_text())
@@ -99,3 +108,31 @@ def test_agreement_arguments_are_checked():
     from reasonforge.errors import InputError
     with pytest.raises(InputError, match="min_agree"):
         Ensemble([rules()], min_agree=0)
+
+
+class ModelWritten(Recorded):
+    """Recorded translations presented as a model's (what a `TranslationEngine` with a backend is)."""
+
+    writer = TranslatorMode.MODEL
+
+
+def test_a_model_never_refutes_alone_and_two_of_its_samples_may():
+    # WEAK refutes the step under Z3; written by the rules (which cannot read this step) it would be unaligned, so
+    # the lone model failure is tested on the agreement itself: one model refutation is unsupported, two agree.
+    failed = {1: StepVerdict(step_id=1, verified=False, status=StepStatus.FAILED, error_message="7 ≠ 8")}
+    unread = {1: StepVerdict(step_id=1, verified=False, status=StepStatus.UNSUPPORTED)}
+    specs = [Spec(name="rules", version="1"), Spec(name="model", version="1"), Spec(name="model", version="1")]
+    rules_, model = TranslatorMode.RULES, TranslatorMode.MODEL
+    lone = agree([unread, failed], specs[:2], writers=[rules_, model])[1]
+    assert lone.status is StepStatus.UNSUPPORTED and lone.error_kind is ErrorKind.TOO_FEW_AGREE
+    assert "only a model's translation refutes" in lone.error_message and "7 ≠ 8" in lone.error_message
+    assert agree([unread, failed, failed], specs, writers=[rules_, model, model])[1].status is StepStatus.FAILED
+    assert agree([failed, unread], specs[:2], writers=[rules_, model])[1].status is StepStatus.FAILED  # the rules'
+    assert agree([unread, failed], specs[:2])[1].status is StepStatus.FAILED  # writers unknown: as before
+    with pytest.raises(ValueError, match="one writer per run"):
+        agree([unread, failed], specs[:2], writers=[model])
+
+
+def test_an_ensemble_knows_which_members_a_model_writes():
+    ensemble = Ensemble([rules(), ModelWritten("model", PLAN)])
+    assert ensemble.writers == [TranslatorMode.RULES, TranslatorMode.MODEL]

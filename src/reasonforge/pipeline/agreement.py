@@ -3,7 +3,11 @@ inside one validator).
 
 A step is `verified` only when at least `min_agree` of its translations prove it and none refutes it; when some
 prove it and others refute it, the translations read the step differently, so no verdict is drawn from them:
-`unsupported` (DISAGREEMENT). Refuted by some and proven by none: `failed`, as a single translator would say.
+`unsupported` (DISAGREEMENT). Refuted by some and proven by none: `failed` when the rules' reading refutes it, or
+when at least max(2, `min_agree`) of a model's independent translations do. A model never refutes alone: its
+artifact passed the gate, but a small model's reading of a correct step can still be wrong in ways the gate cannot
+see (a misread quantity in a `let` line), so one model translation that refutes, with nothing to confirm it, leaves
+the step `unsupported` (TOO_FEW_AGREE).
 Every combined verdict records the figures in `details["agreement"]`. Each translation went through the
 soundness gate on its own, so an ensemble can only be as permissive as its most careful member is sound.
 """
@@ -12,25 +16,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from reasonforge.types import ErrorKind, Spec, StepStatus, StepVerdict
+from reasonforge.types import ErrorKind, Spec, StepStatus, StepVerdict, TranslatorMode
 
 __all__ = ["agree"]
 
 
-def agree(runs: Sequence[Mapping[int, StepVerdict]], specs: Sequence[Spec | None], min_agree: int = 1
-          ) -> dict[int, StepVerdict]:
-    """One verdict per step from the verdicts of each translation set (`runs`, made by translators `specs`)."""
+def agree(runs: Sequence[Mapping[int, StepVerdict]], specs: Sequence[Spec | None], min_agree: int = 1,
+          writers: Sequence[TranslatorMode] | None = None) -> dict[int, StepVerdict]:
+    """One verdict per step from the verdicts of each translation set (`runs`, made by translators `specs`, each
+    written by the rules or a model: `writers`, default the rules)."""
     if not runs:
         raise ValueError("agreement needs at least one run")
     if len(specs) != len(runs):
         raise ValueError("one translator spec per run")
     if not 1 <= min_agree <= len(runs):
         raise ValueError(f"min_agree must be between 1 and {len(runs)}, not {min_agree}")
+    if writers is not None and len(writers) != len(runs):
+        raise ValueError("one writer per run")
     names = [spec.name if spec is not None else "?" for spec in specs]
-    return {sid: _combine([run[sid] for run in runs], names, min_agree) for sid in runs[0]}
+    models = {i for i, w in enumerate(writers or ()) if w is TranslatorMode.MODEL}
+    return {sid: _combine([run[sid] for run in runs], names, min_agree, models) for sid in runs[0]}
 
 
-def _combine(verdicts: list[StepVerdict], names: list[str], min_agree: int) -> StepVerdict:
+def _combine(verdicts: list[StepVerdict], names: list[str], min_agree: int, models: set[int]) -> StepVerdict:
     proved = [i for i, v in enumerate(verdicts) if v.status is StepStatus.VERIFIED]
     refuted = [i for i, v in enumerate(verdicts) if v.status is StepStatus.FAILED]
     figures = {
@@ -48,8 +56,14 @@ def _combine(verdicts: list[StepVerdict], names: list[str], min_agree: int) -> S
             "verdict is drawn from translations that read the step differently"))
     if len(proved) >= min_agree:
         return _with(verdicts[proved[0]], figures)
-    if refuted:
+    needed = max(2, min_agree)
+    if refuted and any(i not in models for i in refuted) or len(refuted) >= needed:
         return _with(verdicts[refuted[0]], figures)
+    if refuted:
+        return _unsupported(verdicts[refuted[0]], figures, ErrorKind.TOO_FEW_AGREE, (
+            f"only a model's translation refutes the step ({_list(refuted, names)}: "
+            f"{verdicts[refuted[0]].error_message}); a model's refutation counts when the rules' reading or "
+            f"{needed} of its independent translations confirm it"))
     if proved:
         return _unsupported(verdicts[proved[0]], figures, ErrorKind.TOO_FEW_AGREE, (
             f"only {len(proved)} of {len(verdicts)} independent translations prove the step "

@@ -108,7 +108,7 @@ def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble
         check_prover(request, translations)
         runs.append(_check_all(request, graph, translations, limits, registry, member.spec, written,
                                _numbered(say, index, len(ensemble.members))))
-    return agree(runs, [m.spec for m in ensemble.members], ensemble.min_agree)
+    return agree(runs, [m.spec for m in ensemble.members], ensemble.min_agree, ensemble.writers)
 
 
 def _numbered(say: Callable[[str], None], index: int, of: int) -> Callable[[str], None]:

@@ -85,6 +85,7 @@ from reasonforge.types import (
     ReasoningStep,
     StepStatus,
     StepTranslation,
+    TranslatorMode,
     VerifyRequest,
 )
 
@@ -231,6 +232,11 @@ class TranslationEngine:
     def offline(self) -> bool:
         """True when no model is configured (every domain uses the rule-based translators)."""
         return self.backend is None
+
+    @property
+    def writer(self) -> TranslatorMode:
+        """Who writes this engine's artifacts: the model, or the rules when none is configured."""
+        return TranslatorMode.RULES if self.backend is None else TranslatorMode.MODEL
 
     def uses_model(self, domain: Domain | str) -> bool:
         """Whether `domain` is translated by the model (else by the offline translator)."""

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from reasonforge.errors import InputError
 from reasonforge.translate.protocol import ExampleWriter, Gateable, QuestionFormaliser, StepGate, Translator
 from reasonforge.translate.question import QuestionPrograms
-from reasonforge.types import Spec, StepTranslation, VerifyRequest
+from reasonforge.types import Spec, StepTranslation, TranslatorMode, VerifyRequest
 
 __all__ = ["ENSEMBLE_NAME", "Ensemble"]
 
@@ -35,6 +35,11 @@ class Ensemble:
         self.min_agree = min_agree
         self.spec = Spec(name=ENSEMBLE_NAME, version=ENSEMBLE_VERSION, args={
             "members": [m.spec.model_dump(mode="json") for m in self.members], "min_agree": min_agree})
+
+    @property
+    def writers(self) -> list[TranslatorMode]:
+        """Who writes each member's artifacts: a model (a translator whose `writer` says so) or the rules."""
+        return [getattr(m, "writer", TranslatorMode.RULES) for m in self.members]
 
     def with_gate(self, gate: StepGate) -> Ensemble:
         """The same ensemble (same spec) with each member that can hold its artifacts to `gate` doing so."""
