@@ -5,7 +5,8 @@ local, without it.
 one file per request under the SHA-256 of the request (system prompt, turns, schema, grammar, token limit, attempt);
 the backend's spec and settings are written beside them, since the prompts a translator writes depend on them
 (a reply grammar leaves out the metadata lines). `ReplayBackend` answers from such a directory alone: the same
-spec, the same settings, the same replies, and a request that was never recorded is one `ModelError` that says
+spec, the same settings, the same replies (k samples asked together are answered one recorded attempt at a time,
+`llm.complete_samples`), and a request that was never recorded is one `ModelError` that says
 the prompt changed since the recording and how to record again. A test or a benchmark run with `--replay DIR` (or
 REASONFORGE_MODEL_REPLAY) needs no model at all.
 """
@@ -116,16 +117,6 @@ class ReplayBackend:
             return ChatReply.model_validate(entry.get("reply"))
         except ValidationError as exc:
             raise ModelError(f"{path} is not a recorded reply: {exc.errors()[0]['msg']}") from None
-
-    async def complete_samples(self, request: ChatRequest, attempts: Sequence[int]) -> list[ChatReply | ModelError]:
-        """The recorded reply (or error) of each attempt."""
-        out: list[ChatReply | ModelError] = []
-        for attempt in attempts:
-            try:
-                out.append(await self.complete(request.model_copy(update={"attempt": attempt})))
-            except ModelError as exc:
-                out.append(exc)
-        return out
 
 
 def _read_json(path: Path, missing: str) -> dict[str, Any]:
