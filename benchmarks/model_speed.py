@@ -36,7 +36,7 @@ from reasonforge.pipeline.run import verify_chain
 from reasonforge.translate.defaults import default_translator
 from reasonforge.translate.engine import TranslationEngine
 from reasonforge.translate.ensemble import Ensemble
-from reasonforge.translate.llm import ChatMessage, ChatReply, ChatRequest, ModelError
+from reasonforge.translate.llm import ChatMessage, ChatReply, ChatRequest, ModelError, only_reply
 from reasonforge.translate.local_model import LOCAL_MODELS, LocalModelBackend, installed_model, local_settings
 from reasonforge.translate.question import QUESTION_SYSTEM
 from reasonforge.types import CheckLimits, Domain, ProofLevel, ReasoningStep, VerifyRequest
@@ -56,10 +56,7 @@ class TimedBackend:
         self.calls: list[dict[str, Any]] = []
 
     async def complete(self, request: ChatRequest) -> ChatReply:
-        [reply] = await self.complete_samples(request, [request.attempt])
-        if isinstance(reply, ModelError):
-            raise reply
-        return reply
+        return only_reply(await self.complete_samples(request, [request.attempt]))
 
     async def complete_samples(self, request: ChatRequest, attempts: Sequence[int]) -> list[ChatReply | ModelError]:
         started = time.perf_counter()

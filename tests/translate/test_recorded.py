@@ -57,7 +57,7 @@ def test_a_folder_with_no_recording_is_refused_before_any_work(tmp_path):
     out = _verify(str(CHAIN), "--translator", "ensemble", "--replay", str(tmp_path), model_dir=tmp_path)
     assert out.returncode == 2 and "holds no model recording" in out.stderr
     with pytest.raises(InputError, match="not both"):
-        recorded(None, record=tmp_path, replay=tmp_path)
+        recorded(lambda: None, record=tmp_path, replay=tmp_path)
 
 
 class Echo:

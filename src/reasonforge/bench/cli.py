@@ -80,8 +80,8 @@ def translate(
         run_bench,
     )
     from reasonforge.translate.engine import TranslationEngine
-    from reasonforge.translate.llm import make_backend, settings_from_env
-    from reasonforge.translate.recorded import REPLAY_ENV, recorded
+    from reasonforge.translate.llm import ModelBackend, make_backend, settings_from_env
+    from reasonforge.translate.recorded import recorded
     from reasonforge.types import CheckLimits, ProofLevel
 
     require_finite("--timeout", timeout, "number of seconds")
@@ -90,13 +90,12 @@ def translate(
     if domain is not None and found is not None and found.value != domain.value:
         raise InputError(f"--domain {domain.value} does not match the data: {display_path(data)} is "
                          f"{fmt} ({found.value})", field="domain")
-    variables = os.environ
-    if replay is not None or variables.get(REPLAY_ENV, "").strip():
-        backend = recorded(None, replay=replay, env=variables)
-        settings = getattr(backend, "settings", None)
-    else:
-        settings = settings_from_env(model, json_mode=json_mode)
-        backend = recorded(make_backend(settings), record=record, env=variables) if settings is not None else None
+    def make() -> ModelBackend | None:
+        configured = settings_from_env(model, json_mode=json_mode)
+        return make_backend(configured) if configured is not None else None
+
+    backend = recorded(make, record=record, replay=replay, env=os.environ)
+    settings = getattr(backend, "settings", None)
     limits = CheckLimits(timeout_s=timeout)
     engine = TranslationEngine(backend, max_attempts=max_attempts, logic_format=logic_format.value,
                                registry=MemoRegistry(), limits=limits)

@@ -51,6 +51,7 @@ __all__ = [
     "TokenUsage",
     "complete_samples",
     "make_backend",
+    "only_reply",
     "settings_from_env",
 ]
 
@@ -279,6 +280,15 @@ def make_backend(settings: ModelSettings, **kwargs: Any) -> ModelBackend:
 
         return LocalModelBackend(settings)
     return OpenAIChatBackend(settings, **kwargs)
+
+
+def only_reply(replies: Sequence[ChatReply | ModelError]) -> ChatReply:
+    """The one reply of a one-attempt `complete_samples`, or its error raised: `complete` for a backend that
+    answers in samples."""
+    [reply] = replies
+    if isinstance(reply, ModelError):
+        raise reply
+    return reply
 
 
 async def complete_samples(backend: ModelBackend, request: ChatRequest,

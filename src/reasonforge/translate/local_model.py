@@ -42,6 +42,7 @@ from reasonforge.translate.llm import (
     ModelError,
     ModelSettings,
     TokenUsage,
+    only_reply,
     sampling,
 )
 
@@ -211,10 +212,7 @@ class LocalModelBackend:
 
     async def complete(self, request: ChatRequest) -> ChatReply:
         """One chat completion, run in a worker thread."""
-        [reply] = await self.complete_samples(request, [request.attempt])
-        if isinstance(reply, ModelError):
-            raise reply
-        return reply
+        return only_reply(await self.complete_samples(request, [request.attempt]))
 
     async def complete_samples(self, request: ChatRequest, attempts: Sequence[int]) -> list[ChatReply | ModelError]:
         """One reply per attempt number (each sampled as `llm.sampling` says for it), all continuing one prompt:

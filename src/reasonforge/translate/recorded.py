@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -136,10 +136,11 @@ def _read_json(path: Path, missing: str) -> dict[str, Any]:
     return data
 
 
-def recorded(backend: ModelBackend | None, *, record: str | Path | None = None, replay: str | Path | None = None,
-             env: Mapping[str, str] | None = None) -> ModelBackend | None:
-    """`backend` as asked: replaced by the recording in `replay`, or recording into `record` (each defaulting to
-    REASONFORGE_MODEL_REPLAY / REASONFORGE_MODEL_RECORD in `env`); both at once is an error."""
+def recorded(make: Callable[[], ModelBackend | None], *, record: str | Path | None = None,
+             replay: str | Path | None = None, env: Mapping[str, str] | None = None) -> ModelBackend | None:
+    """The backend `make()` builds, as asked: the recording in `replay` instead (`make` is never called: a replay
+    needs no model), or recording into `record` (each defaulting to REASONFORGE_MODEL_REPLAY /
+    REASONFORGE_MODEL_RECORD in `env`); both at once is an error."""
     env = env if env is not None else {}
     replay = replay or env.get(REPLAY_ENV, "").strip() or None
     record = record or env.get(RECORD_ENV, "").strip() or None
@@ -148,6 +149,7 @@ def recorded(backend: ModelBackend | None, *, record: str | Path | None = None, 
                          f"{RECORD_ENV} and {REPLAY_ENV})", field="replay")
     if replay:
         return ReplayBackend(Path(replay))
+    backend = make()
     if record and backend is not None:
         return RecordingBackend(backend, Path(record))
     return backend

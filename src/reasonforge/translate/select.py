@@ -21,7 +21,7 @@ from reasonforge.translate.ensemble import Ensemble
 from reasonforge.translate.llm import ModelSettings, settings_from_env
 from reasonforge.translate.local_model import local_settings
 from reasonforge.translate.protocol import Translator
-from reasonforge.translate.recorded import REPLAY_ENV, recorded
+from reasonforge.translate.recorded import recorded
 from reasonforge.types import CheckLimits, TranslatorMode, VerifyRequest
 
 __all__ = ["MAX_SAMPLES", "NO_MODEL", "resolve_mode", "translator_for"]
@@ -86,12 +86,18 @@ def translator_for(request: VerifyRequest, mode: TranslatorMode | str | None = N
 def _engine(model: str | ModelSettings | None, env: Mapping[str, str] | None, limits: CheckLimits | None,
             record: str | Path | None, replay: str | Path | None):
     from reasonforge.translate.engine import TranslationEngine
-    from reasonforge.translate.llm import make_backend
+    from reasonforge.translate.llm import ModelBackend, make_backend
+
+    def make() -> ModelBackend:
+        settings = model if isinstance(model, ModelSettings) else settings_from_env(model, env=env)
+        if settings is None:  # no endpoint configured: the model installed on this machine, if any
+            settings = local_settings()
+        if settings is None:
+            raise InputError(NO_MODEL, field="translator")
+        return make_backend(settings)
 
     variables = os.environ if env is None else env
-    if replay or variables.get(REPLAY_ENV, "").strip():  # a recording needs no model
-        return TranslationEngine(recorded(None, record=record, replay=replay, env=variables), strict=True,
-                                 limits=limits)
+    return TranslationEngine(recorded(make, record=record, replay=replay, env=variables), strict=True, limits=limits)
     settings = model if isinstance(model, ModelSettings) else settings_from_env(model, env=env)
     if settings is None:  # no endpoint configured: the model installed on this machine, if any
         settings = local_settings()
