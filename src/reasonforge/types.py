@@ -462,16 +462,23 @@ class StepContext(BaseModel):
 
 
 class QuestionModel(BaseModel):
-    """Independent formalisations of a word problem (programs a translator wrote from the question alone, never
-    shown the chain), each evaluated exactly; the answer is the value enough of them agree on."""
+    """Independent formalisations of a word problem, written from the question alone (never shown the chain):
+    programs, each evaluated exactly, and problem models (equations), each decided by Z3. The answer is the value
+    enough problem models force and the programs compute most often."""
 
-    samples: int = Field(description="Formalisations asked for.")
-    required: int = Field(description="How many must give the same answer for it to count.")
-    answer: str | None = Field(default=None, description="The agreed answer, exact; None when too few agree.")
-    agreeing: int = 0
+    samples: int = Field(description="Formalisations of each kind asked for.")
+    required: int = Field(description="How many problem models must force the same answer for it to count.")
+    answer: str | None = Field(default=None, description=(
+        "The agreed answer, exact; None when too few problem models force one or the programs compute another."))
+    agreeing: int = Field(default=0, description="Programs that compute the agreed answer (or the most common one).")
+    problem_agreeing: int = Field(default=0, description="Problem models that force the agreed (or most forced) answer.")
+    problem_answer: str | None = Field(default=None, description="The answer enough problem models force.")
+    program_answer: str | None = Field(default=None, description=(
+        "The answer the programs compute most often (strictly more often than any other)."))
     quantities: dict[str, str] = Field(default_factory=dict, description=(
-        "Each exact value the agreeing formalisations compute, with the name one of them gives it."))
-    programs: list[str] = Field(default_factory=list, description="Every formalisation, as written.")
+        "Each exact value the agreeing formalisations compute or force, with the name one of them gives it."))
+    programs: list[str] = Field(default_factory=list, description="Every program, as written.")
+    problem_models: list[str] = Field(default_factory=list, description="Every problem model, as written.")
     rejected: list[str] = Field(default_factory=list, description="Why a formalisation was not used.")
     formaliser: Spec | None = None
 

@@ -136,3 +136,21 @@ def test_a_model_never_refutes_alone_and_two_of_its_samples_may():
 def test_an_ensemble_knows_which_members_a_model_writes():
     ensemble = Ensemble([rules(), ModelWritten("model", PLAN)])
     assert ensemble.writers == [TranslatorMode.RULES, TranslatorMode.MODEL]
+
+
+def test_a_models_artifact_that_does_not_parse_leaves_the_step_unread_with_the_artifact_shown():
+    # gsm8k-218: the model's artifact of every step failed to parse. That is no fault of the checker (an `error`)
+    # and says nothing of the step: the step is unread, beside the rules and alone, and the artifact is kept.
+    broken = [PLAN[0].model_copy(update={"formal_representation": "(assert (Whale w)"})]
+    empty = [PLAN[0].model_copy(update={"formal_representation": "", "notes": "not read"})]
+    beside = verify_chain(WHALE, translator=Ensemble([Recorded("rules", empty), ModelWritten("model", broken)]))
+    step = beside.step_verdicts[0]
+    assert step.status is StepStatus.UNSUPPORTED and step.error_kind is ErrorKind.UNTRANSLATABLE  # the rules' account
+    model_run = step.details["agreement"]["by"][1]
+    assert model_run["status"] == "unsupported" and "does not parse" in model_run["message"]
+    assert model_run["artifact"] == "(assert (Whale w)"
+    alone = verify_chain(WHALE, translator=ModelWritten("model", broken)).step_verdicts[0]
+    assert alone.status is StepStatus.UNSUPPORTED and alone.error_kind is ErrorKind.SYNTAX
+    assert alone.formal_representation == "(assert (Whale w)" and "the step is unread" in alone.error_message
+    supplied = verify_chain(WHALE, translations=broken).step_verdicts[0]
+    assert supplied.status is StepStatus.ERROR  # an author's own artifact is theirs to fix: the error stays

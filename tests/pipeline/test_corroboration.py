@@ -27,14 +27,18 @@ JANET = ("Janet's ducks lay 16 eggs per day. She eats three for breakfast every 
          "egg. How much in dollars does she make every day at the farmers' market?")
 RIGHT = ["Janet sells 16 - 3 - 4 = 9 duck eggs a day.", "She makes 9 * 2 = $18 every day at the farmer's market."]
 PROGRAM = "```python\neggs_sold = 16 - 3 - 4\nanswer = eggs_sold * 2\n```"
+# the same problem stated, not solved: Z3 finds that it forces eggs_sold = 9 and the answer 18
+MODEL = "```\neggs_laid = 16\neggs_sold + 3 + 4 = eggs_laid\nanswer = eggs_sold * 2\n```"
 
 
 class Formaliser:
-    """The rules' artifacts for the steps; fixed programs for the question (counted, to see when it is asked)."""
+    """The rules' artifacts for the steps; fixed programs and problem models for the question (counted, to see
+    when it is asked). The problem models default to MODEL, one per program."""
 
-    def __init__(self, programs, required=2):
+    def __init__(self, programs, required=2, models=None):
         self.spec = Spec(name="question-formaliser", version="1")
         self.programs = programs
+        self.models = [MODEL] * len(programs) if models is None else models
         self.required = required
         self.asked = 0
 
@@ -44,7 +48,8 @@ class Formaliser:
 
     def formalise_question(self, request):
         self.asked += 1
-        return QuestionPrograms(programs=list(self.programs), required=self.required, formaliser=self.spec)
+        return QuestionPrograms(programs=list(self.programs), problem_models=list(self.models),
+                                required=self.required, formaliser=self.spec)
 
 
 def request(steps, answer="18", query=JANET):
@@ -103,11 +108,56 @@ def test_too_few_agreeing_formalisations_corroborate_nothing():
 def test_a_formalisation_with_an_invented_number_or_code_is_not_counted():
     invented = "```python\neggs_sold = 16 - 3 - 4\nbonus = 5\nanswer = eggs_sold * 2 + bonus - 5\n```"
     code = "```python\nimport os\nanswer = 18\n```"
-    verdict = verify_chain(request(RIGHT), translator=Formaliser([PROGRAM, invented, code]))
-    assert verdict.overall is Overall.PARTIAL
+    invented_model = "```\neggs_sold = 16 - 3 - 4 + 5 - 5\nanswer = eggs_sold * 2\n```"
+    verdict = verify_chain(request(RIGHT), translator=Formaliser([PROGRAM, invented, code],
+                                                                 models=[MODEL, invented_model, code]))
+    assert verdict.overall is Overall.PARTIAL  # one problem model is left, and two must force the answer
+    noted = verdict.step_verdicts[-1].details["question_model"]
+    assert noted["problem_agreeing"] == 1 and noted["answer"] is None and "2 must" in noted["note"]
+    rejected = noted["rejected"]
+    assert any(r.startswith("program 2") and "5 is not a quantity the question states" in r for r in rejected)
+    assert any(r.startswith("program 3") and "not an assignment" in r for r in rejected)
+    assert any(r.startswith("problem model 2") and "5 is not a quantity the question states" in r for r in rejected)
+    assert any(r.startswith("problem model 3") and "not an equation" in r for r in rejected)
+
+
+def test_problem_models_that_do_not_force_one_answer_are_no_evidence():
+    loose = "```\neggs_sold + eggs_kept = 16\nanswer = eggs_sold * 2\n```"  # how many are kept is never said
+    clash = "```\neggs_sold = 16 - 3\neggs_sold = 16 - 3 - 4\nanswer = eggs_sold * 2\n```"
+    verdict = verify_chain(request(RIGHT), translator=Formaliser([PROGRAM] * 3, models=[loose, clash, MODEL]))
+    assert verdict.overall is Overall.PARTIAL and kinds(verdict) == ["relations", "relations"]
     rejected = verdict.step_verdicts[-1].details["question_model"]["rejected"]
-    assert any("5 is not a quantity the question states" in r for r in rejected)
-    assert any("not an assignment" in r for r in rejected)
+    assert any("do not determine the answer" in r for r in rejected)
+    assert any("contradict each other" in r for r in rejected)
+
+
+def test_the_programs_must_compute_what_the_problem_models_force():
+    doubled = "```python\nanswer = 16 * 2\n```"
+    verdict = verify_chain(request(RIGHT), translator=Formaliser([doubled, doubled, PROGRAM]))
+    assert verdict.overall is Overall.PARTIAL
+    noted = verdict.step_verdicts[-1].details["question_model"]
+    assert noted["problem_answer"] == "18" and noted["program_answer"] == "32" and noted["answer"] is None
+    assert "force 18, but the programs compute 32" in noted["note"]
+
+
+def test_without_a_problem_model_no_answer_is_agreed_whatever_the_programs_say():
+    verdict = verify_chain(request(RIGHT), translator=Formaliser([PROGRAM] * 3, models=[]))
+    assert verdict.overall is Overall.PARTIAL
+    assert "no problem model" in verdict.step_verdicts[-1].details["question_model"]["note"]
+
+
+def test_a_problem_told_backwards_is_modelled_as_told_and_z3_finds_the_start():
+    # The problem gives the end and asks for the start: the model states it as told (start / 2 - 3 = 5), and Z3,
+    # not the writer, works out that only 16 satisfies it. The program works backwards; both reach 16.
+    query = ("Maya gave away half of her stickers and then 3 more, and she has 5 stickers left. How many stickers "
+             "did she have at first?")
+    steps = ["Before giving away the 3 she had 5 + 3 = 8 stickers.", "So she had 8 * 2 = 16 stickers at first."]
+    program = "```python\nbefore_three = 5 + 3\nanswer = before_three * 2\n```"
+    told = "```\nstart_stickers / 2 - 3 = 5\nanswer = start_stickers\n```"
+    verdict = verify_chain(request(steps, answer="16", query=query), translator=Formaliser([program] * 3,
+                                                                                           models=[told] * 3))
+    assert verdict.overall is Overall.VERIFIED and kinds(verdict) == ["corroborated", "corroborated"]
+    assert "3 of 3 problem models (Z3: the answer is forced)" in verdict.step_verdicts[-1].evidence.note
 
 
 def test_one_formalisation_suffices_when_one_is_required():

@@ -250,15 +250,20 @@ JANET = {"original_query": "Janet's ducks lay 16 eggs per day. She eats three fo
 
 def test_the_question_is_formalised_in_independent_samples_from_the_question_alone():
     program = "```python\neggs = 16 - 3 - 4\nanswer = eggs * 2\n```"
+    told = "```\neggs + 3 + 4 = 16\nanswer = eggs * 2\n```"
     with ReplayServer() as server:
-        for _ in range(3):
-            server.queue(CHAT, openai_reply(program))
+        for reply in [program] * 3 + [told] * 3:
+            server.queue(CHAT, openai_reply(reply))
         written = engine(server, question_samples=3).formalise_question(request(JANET))
         bodies = server.posted(CHAT)
     assert written.programs == ["eggs = 16 - 3 - 4\nanswer = eggs * 2"] * 3 and written.required == 2
-    assert len(bodies) == 3
-    sampled = [(b.get("temperature"), b.get("seed")) for b in bodies]
-    assert len(set(sampled)) == 3  # each sample at its own temperature or seed: not the same reply again
+    assert written.problem_models == ["eggs + 3 + 4 = 16\nanswer = eggs * 2"] * 3
+    assert len(bodies) == 6  # the programs, then the problem models: asked for separately
+    assert "Python program" in bodies[0]["messages"][0]["content"]
+    assert "as equations, without solving it" in bodies[3]["messages"][0]["content"]
+    for kind in (bodies[:3], bodies[3:]):
+        sampled = [(b.get("temperature"), b.get("seed")) for b in kind]
+        assert len(set(sampled)) == 3  # each sample at its own temperature or seed: not the same reply again
     for body in bodies:
         sent = " ".join(m["content"] for m in body["messages"])
         assert "16 eggs per day" in sent and "16 - 3 - 4 = 9" not in sent  # the chain is never shown

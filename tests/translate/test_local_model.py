@@ -104,8 +104,9 @@ def test_verify_with_the_local_model_end_to_end(monkeypatch):
 
 @needs_local_model
 def test_the_local_model_formalises_a_word_problem_under_the_program_grammar(monkeypatch):
-    # Whatever the 0.5B model computes, each sample is a program of assignments ending in `answer = ...` (the
-    # grammar's shape), and reading it gives a value or a named reason, never a crash.
+    # Whatever the 0.5B model computes, each sample is a program of assignments, or a problem model of
+    # equations, ending in `answer = ...` (the grammars' shapes), and reading it gives a value or a named reason
+    # (Z3's, for the equations), never a crash.
     monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(REAL_MODEL_DIR))
     from reasonforge.pipeline.corroboration import question_model
     from reasonforge.translate.engine import TranslationEngine
@@ -116,10 +117,11 @@ def test_the_local_model_formalises_a_word_problem_under_the_program_grammar(mon
                 "does she make every day?")
     engine = TranslationEngine(make_backend(local_settings(grammar=True)), strict=True, question_samples=2)
     written = asyncio.run(engine.aformalise_question(question))
-    assert len(written.programs) == 2
-    assert all(p.splitlines()[-1].startswith("answer = ") for p in written.programs)
+    assert len(written.programs) == len(written.problem_models) == 2
+    assert all(p.splitlines()[-1].startswith("answer = ") for p in written.programs + written.problem_models)
+    assert all(" = " in line for m in written.problem_models for line in m.splitlines())  # equations only
     model = question_model(question, written)
-    assert len(model.rejected) + model.agreeing <= 2 and model.samples == 2
+    assert len(model.rejected) + model.agreeing + model.problem_agreeing <= 4 and model.samples == 2
 
 
 @needs_local_model

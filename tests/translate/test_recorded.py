@@ -1,7 +1,8 @@
 """Model replies recorded once and replayed: the same verdict with no model, a clear error for what was never
 recorded. The committed recording (`recordings/gsm8k-0`) was made by the installed 0.5B model with
 `reasonforge verify recordings/gsm8k-0.json --translator ensemble --record recordings/gsm8k-0`: it replays
-the question's three programs (decoded together) and the four step translations."""
+the question's three programs and three problem models (each three decoded together) and the four step
+translations."""
 
 import asyncio
 import json

@@ -20,6 +20,8 @@ from reasonforge.types import ErrorKind, Spec, StepStatus, StepVerdict, Translat
 
 __all__ = ["agree"]
 
+_SHOWN_ARTIFACT = 2_000  # characters of each translation's artifact kept in the figures
+
 
 def agree(runs: Sequence[Mapping[int, StepVerdict]], specs: Sequence[Spec | None], min_agree: int = 1,
           writers: Sequence[TranslatorMode] | None = None) -> dict[int, StepVerdict]:
@@ -46,8 +48,8 @@ def _combine(verdicts: list[StepVerdict], names: list[str], min_agree: int, mode
         "verified": len(proved),
         "failed": len(refuted),
         "required": min_agree,
-        "by": [{"translator": names[i], "status": v.status.value,
-                "message": (v.error_message or "")[:300]} for i, v in enumerate(verdicts)],
+        "by": [{"translator": names[i], "status": v.status.value, "message": (v.error_message or "")[:300],
+                "artifact": v.formal_representation[:_SHOWN_ARTIFACT]} for i, v in enumerate(verdicts)],
     }
     if proved and refuted:
         return _unsupported(verdicts[refuted[0]], figures, ErrorKind.DISAGREEMENT, (
@@ -68,8 +70,11 @@ def _combine(verdicts: list[StepVerdict], names: list[str], min_agree: int, mode
         return _unsupported(verdicts[proved[0]], figures, ErrorKind.TOO_FEW_AGREE, (
             f"only {len(proved)} of {len(verdicts)} independent translations prove the step "
             f"({_list(proved, names)}); the ensemble requires {min_agree}"))
-    # Nothing proved or refuted it: the most informative account is a translation that produced an artifact.
-    chosen = next((v for v in verdicts if v.formal_representation.strip()), verdicts[0])
+    # Nothing proved or refuted it. Beside a model, the rules' reading decides what the step is (unread,
+    # undecided, ...), so the page says what the reader saw; each model's artifact stays in the figures.
+    # Otherwise the most informative account is a translation that produced an artifact.
+    rules = [v for i, v in enumerate(verdicts) if i not in models] if models else []
+    chosen = rules[0] if rules else next((v for v in verdicts if v.formal_representation.strip()), verdicts[0])
     return _with(chosen, figures)
 
 

@@ -42,46 +42,72 @@ from reasonforge.types import (
     Supplier,
 )
 from reasonforge.verify.math import chain_answer, is_word_problem, read_step, step_results
-from reasonforge.verify.math.programs import Program, read_program
+from reasonforge.verify.math.problem_model import Unforced, read_problem_model
+from reasonforge.verify.math.programs import read_program
 
 __all__ = ["QUESTION_MODEL_KEY", "corroborate", "question_model"]
 
 QUESTION_MODEL_KEY = "question_model"
 
 
-def question_model(question: str, written: QuestionPrograms) -> QuestionModel:
-    """The formalisations of `question` read and evaluated, and the answer enough of them agree on."""
+def question_model(question: str, written: QuestionPrograms, *, timeout_s: float = 2.0) -> QuestionModel:
+    """The formalisations of `question` read, evaluated and decided, and the answer they agree on: the value at
+    least `required` problem models force (Z3, `timeout_s` each) and the programs compute most often."""
     grounding = grounding_values(stated_quantities(question), [question])
-    read: list[Program] = []
     rejected: list[str] = []
+    programs: list[tuple[sympy.Expr, dict[sympy.Expr, str]]] = []
     for i, text in enumerate(written.programs, 1):
-        if not text.strip():
-            rejected.append(f"formalisation {i}: the reply carried no program")
-            continue
         try:
-            read.append(read_program(text, grounding))
+            program = read_program(text, grounding) if text.strip() else None
         except ArtifactSyntaxError as exc:
-            rejected.append(f"formalisation {i}: {exc.message}")
-    votes: list[tuple[sympy.Expr, list[Program]]] = []
-    for program in read:
-        for answer, agreeing in votes:
-            if _equal(answer, program.answer):
-                agreeing.append(program)
+            rejected.append(f"program {i}: {exc.message}")
+            continue
+        if program is None:
+            rejected.append(f"program {i}: the reply carried no program")
+        else:
+            programs.append((program.answer, program.quantities()))
+    models: list[tuple[sympy.Expr, dict[sympy.Expr, str]]] = []
+    for i, text in enumerate(written.problem_models, 1):
+        try:
+            decided = read_problem_model(text, grounding, timeout_s=timeout_s) if text.strip() else None
+        except (ArtifactSyntaxError, Unforced) as exc:
+            rejected.append(f"problem model {i}: {exc.message}")
+            continue
+        if decided is None:
+            rejected.append(f"problem model {i}: the reply carried no equations")
+        else:
+            models.append((decided.answer, decided.quantities()))
+    model = QuestionModel(samples=len(written.programs), required=written.required, programs=written.programs,
+                          problem_models=written.problem_models, rejected=rejected, formaliser=written.formaliser)
+    program_votes, model_votes = _votes(programs), _votes(models)
+    top = program_votes[0] if program_votes else None
+    plural = top is not None and (len(program_votes) == 1 or len(program_votes[1][1]) < len(top[1]))
+    forced = model_votes[0] if model_votes else None
+    model = model.model_copy(update={
+        "agreeing": len(top[1]) if top else 0, "problem_agreeing": len(forced[1]) if forced else 0,
+        "program_answer": str(top[0]) if top and plural else None,
+        "problem_answer": str(forced[0]) if forced and len(forced[1]) >= written.required else None})
+    if top is None or forced is None or not plural or len(forced[1]) < written.required \
+            or not _equal(top[0], forced[0]):
+        return model
+    quantities: dict[str, str] = {}
+    for computed in (*forced[1], *top[1]):
+        for value, name in computed.items():
+            quantities.setdefault(str(value), name)
+    return model.model_copy(update={"answer": str(forced[0]), "quantities": quantities})
+
+
+def _votes(read: list[tuple[sympy.Expr, dict[sympy.Expr, str]]]) -> list[tuple[sympy.Expr, list[dict[sympy.Expr, str]]]]:
+    """The answers `read` reach, each with the quantities of every formalisation reaching it, most reached first."""
+    votes: list[tuple[sympy.Expr, list[dict[sympy.Expr, str]]]] = []
+    for answer, quantities in read:
+        for value, agreeing in votes:
+            if _equal(value, answer):
+                agreeing.append(quantities)
                 break
         else:
-            votes.append((program.answer, [program]))
-    model = QuestionModel(samples=len(written.programs), required=written.required, programs=written.programs,
-                          rejected=rejected, formaliser=written.formaliser)
-    if not votes:
-        return model
-    answer, agreeing = max(votes, key=lambda vote: len(vote[1]))
-    if len(agreeing) < written.required:
-        return model.model_copy(update={"agreeing": len(agreeing)})
-    quantities: dict[str, str] = {}
-    for program in agreeing:
-        for value, name in program.quantities().items():
-            quantities.setdefault(str(value), name)
-    return model.model_copy(update={"answer": str(answer), "agreeing": len(agreeing), "quantities": quantities})
+            votes.append((answer, [quantities]))
+    return sorted(votes, key=lambda vote: -len(vote[1]))
 
 
 def corroborate(contexts: Mapping[int, StepContext], verdicts: Mapping[int, StepVerdict],
@@ -100,6 +126,8 @@ def corroborate(contexts: Mapping[int, StepContext], verdicts: Mapping[int, Step
         if agreed is not None:
             shown = to_text(answer) if answer is not None else "none read"
             summary["note"] = f"the formalisations' answer {model.answer} is not the chain's ({shown})"
+        else:
+            summary["note"] = _no_answer(model)
         out[last] = _noted(out[last], summary)
         return out
     summary["agrees"] = True
@@ -108,8 +136,9 @@ def corroborate(contexts: Mapping[int, StepContext], verdicts: Mapping[int, Step
     question = contexts[last].original_query
     stated = stated_quantities(question)
     told = frozenset(q.value for q in stated)  # as stated: a unit constant is no claim
-    agreed_by = (f"{model.agreeing} of {model.samples} formalisations of the question written without the chain, "
-                 f"whose answer {model.answer} is the chain's")
+    agreed_by = (f"{model.problem_agreeing} of {len(model.problem_models)} problem models (Z3: the answer is forced) "
+                 f"and {model.agreeing} of {len(model.programs)} programs, formalisations of the question written "
+                 f"without the chain, whose answer {model.answer} is the chain's")
     for sid, verdict in verdicts.items():
         context = contexts[sid]
         if verdict.status is StepStatus.UNSUPPORTED and verdict.error_kind == ErrorKind.UNTRANSLATABLE:
@@ -193,9 +222,24 @@ def _words(phrase: str) -> set[str]:
     return out
 
 
+def _no_answer(model: QuestionModel) -> str:
+    """Why the formalisations agree on no answer."""
+    if not model.problem_models:
+        return "no problem model was written, so no answer is forced"
+    if model.problem_answer is None:
+        return (f"{model.problem_agreeing} of {len(model.problem_models)} problem models force one answer; "
+                f"{model.required} must")
+    if model.program_answer is None:
+        return "the programs compute no one answer more often than any other"
+    return (f"the problem models force {model.problem_answer}, but the programs compute {model.program_answer} "
+            "most often")
+
+
 def _summary(model: QuestionModel) -> dict[str, object]:
     return {"samples": model.samples, "required": model.required, "agreeing": model.agreeing,
-            "answer": model.answer, "rejected": model.rejected[:5],
+            "problem_agreeing": model.problem_agreeing, "answer": model.answer,
+            "problem_answer": model.problem_answer, "program_answer": model.program_answer,
+            "rejected": model.rejected[:6],
             "formaliser": model.formaliser.name if model.formaliser is not None else None}
 
 

@@ -38,12 +38,15 @@ from reasonforge.types import (
     StepStatus,
     StepTranslation,
     StepVerdict,
+    TranslatorMode,
     VerificationVerdict,
     VerifyRequest,
 )
 from reasonforge.verify.math import is_word_problem
 
 log = logging.getLogger(__name__)
+# a problem model is a few equations: Z3 decides one in milliseconds, or is lost in nonlinear arithmetic
+MAX_PROBLEM_MODEL_S = 2.0
 
 
 def verify_chain(
@@ -68,6 +71,7 @@ def verify_chain(
     elif request.translations is None:
         check_translations(translations, graph, request.domain)  # supplied beside the request: its languages too
     translator_spec = None
+    writer = TranslatorMode.RULES  # supplied translations are their author's to fix: a syntax error stays one
     formalised: QuestionModel | None = None
     written: dict[int, str] = {}
     if translations is None:
@@ -79,16 +83,18 @@ def verify_chain(
             translator = translator.with_gate(lambda c, t, o: _gated(c, t, o, limits, registry))
         ancestors = {sid: graph.ancestors(sid) for sid in graph.order}
         say(f"translating {len(graph.order)} step(s)")
-        formalised = _formalised(request, translator)
+        formalised = _formalised(request, translator, limits)
         written = _written(request, translator)
         if isinstance(translator, Ensemble):
             own = _check_ensemble(request, graph, translator, ancestors, limits, registry, written, say)
         else:
             translations = translator.translate_chain(request, ancestors)
+            writer = _writer(translator)
     if translations is not None:
         check_translations(translations, graph)
         check_prover(request, translations)
-        own = _check_all(request, graph, translations, limits, registry, translator_spec, written, say)
+        own = _written_by(writer, _check_all(request, graph, translations, limits, registry, translator_spec,
+                                             written, say))
     if formalised is not None:
         own = corroborate(step_contexts(request, graph), own, formalised)
     cascaded = apply_cascade(graph, own)
@@ -106,9 +112,30 @@ def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble
             zip(ensemble.members, ensemble.translate_all(request, ancestors), strict=True), start=1):
         check_translations(translations, graph)
         check_prover(request, translations)
-        runs.append(_check_all(request, graph, translations, limits, registry, member.spec, written,
-                               _numbered(say, index, len(ensemble.members))))
+        runs.append(_written_by(_writer(member), _check_all(request, graph, translations, limits, registry,
+                                                            member.spec, written,
+                                                            _numbered(say, index, len(ensemble.members)))))
     return agree(runs, [m.spec for m in ensemble.members], ensemble.min_agree, ensemble.writers)
+
+
+def _writer(translator: Translator) -> TranslatorMode:
+    """Who wrote `translator`'s artifacts: a model (a translator whose `writer` says so) or the rules."""
+    return getattr(translator, "writer", TranslatorMode.RULES)
+
+
+def _written_by(writer: TranslatorMode, verdicts: dict[int, StepVerdict]) -> dict[int, StepVerdict]:
+    """`verdicts`, where a model wrote the artifacts, with each artifact that does not parse making its step
+    unread (`unsupported`, the artifact kept): a model's malformed artifact says nothing about the step, and
+    an `error` would read as the checker's fault."""
+    if writer is not TranslatorMode.MODEL:
+        return verdicts
+    out = dict(verdicts)
+    for sid, verdict in verdicts.items():
+        if verdict.status is StepStatus.ERROR and verdict.error_kind == ErrorKind.SYNTAX:
+            out[sid] = verdict.model_copy(update={
+                "status": StepStatus.UNSUPPORTED, "verified": False,
+                "error_message": f"the model's artifact does not parse ({verdict.error_message}): the step is unread"})
+    return out
 
 
 def _numbered(say: Callable[[str], None], index: int, of: int) -> Callable[[str], None]:
@@ -116,14 +143,16 @@ def _numbered(say: Callable[[str], None], index: int, of: int) -> Callable[[str]
     return lambda message: say(f"{message}, translation {index} of {of}")
 
 
-def _formalised(request: VerifyRequest, translator: Translator) -> QuestionModel | None:
+def _formalised(request: VerifyRequest, translator: Translator, limits: CheckLimits) -> QuestionModel | None:
     """The question's independent formalisations, for a word problem and a translator that writes them."""
     if request.domain is not Domain.MATHEMATICS or not isinstance(translator, QuestionFormaliser):
         return None
     if not is_word_problem(request.original_query):
         return None
     programs = translator.formalise_question(request)
-    return question_model(request.original_query, programs) if programs is not None else None
+    if programs is None:
+        return None
+    return question_model(request.original_query, programs, timeout_s=min(limits.timeout_s, MAX_PROBLEM_MODEL_S))
 
 
 def _written(request: VerifyRequest, translator: Translator) -> dict[int, str]:

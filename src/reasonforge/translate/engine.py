@@ -63,9 +63,12 @@ from reasonforge.translate.prompts import (
 from reasonforge.translate.protocol import StepGate, Translator
 from reasonforge.translate.question import (
     MAX_PROGRAM_TOKENS,
+    PROBLEM_GRAMMAR,
+    PROBLEM_SYSTEM,
     QUESTION_GRAMMAR,
     QUESTION_SYSTEM,
     QuestionPrograms,
+    problem_messages,
     question_messages,
     question_program,
 )
@@ -256,19 +259,27 @@ class TranslationEngine:
         return _run_sync(self.aformalise_question(request.original_query))
 
     async def aformalise_question(self, question: str) -> QuestionPrograms:
-        """The programs for `question`: independent samples (each later one at the retry temperature, own seed)."""
+        """The programs and problem models for `question`: independent samples of each (each later one at the retry
+        temperature, own seed)."""
+        programs = await self._samples(ChatRequest(system=QUESTION_SYSTEM, messages=question_messages(question),
+                                                   grammar=QUESTION_GRAMMAR, max_tokens=MAX_PROGRAM_TOKENS))
+        models = await self._samples(ChatRequest(system=PROBLEM_SYSTEM, messages=problem_messages(question),
+                                                 grammar=PROBLEM_GRAMMAR, max_tokens=MAX_PROGRAM_TOKENS))
+        return QuestionPrograms(programs=programs, problem_models=models, required=self.question_agree,
+                                formaliser=self.spec)
+
+    async def _samples(self, request: ChatRequest) -> list[str]:
+        """`question_samples` replies to `request`, each one's fenced block ("" for a reply that failed)."""
         assert self.backend is not None
-        request = ChatRequest(system=QUESTION_SYSTEM, messages=question_messages(question), grammar=QUESTION_GRAMMAR,
-                              max_tokens=MAX_PROGRAM_TOKENS)
-        programs: list[str] = []
+        out: list[str] = []
         for reply in await complete_samples(self.backend, request, range(1, self.question_samples + 1)):
             if isinstance(reply, ModelError):
                 if self.strict:
                     raise reply
-                programs.append("")
+                out.append("")
             else:
-                programs.append(question_program(reply))
-        return QuestionPrograms(programs=programs, required=self.question_agree, formaliser=self.spec)
+                out.append(question_program(reply))
+        return out
 
     def write_examples(self, request: VerifyRequest) -> dict[int, str] | None:
         """For each code step that defines a function, `>>>` examples written from the question and the step's

@@ -341,3 +341,35 @@ def test_a_root_of_symbolic_degree_is_never_refuted():
 ])
 def test_bars_are_an_absolute_value_only_where_nothing_else_can_be_meant(text, expected):
     assert [r.text for r in extract(text).relations] == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("\\[ 200 \\text{ km/day} \\times 4 \\text{ days} = 800 \\text{ km} \\]", ["200*4 = 800"]),  # gsm8k-218
+    ("\\[ \\$5/\\text{hour} \\times 3 \\text{ hours} = \\$15 \\]", ["5*3 = 15"]),
+    ("\\[ 60 \\text{ miles per hour} \\times 2 \\text{ hours} = 120 \\text{ miles} \\]", ["60*2 = 120"]),
+    ("\\[ 5 \\text{ km/h} \\times 2 \\text{ h} = 10 \\text{ km} \\]", ["5*2 = 10"]),
+])
+def test_a_rate_written_as_one_latex_unit_is_what_the_number_counts(text, expected):
+    assert claims(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    # each is true once a unit is converted: read as bare numbers, each would be a false refutation
+    "\\[ 5 \\text{ km/h} \\times 30 \\text{ min} = 2.5 \\text{ km} \\]",
+    "\\[ \\$12/\\text{hour} \\times 30 \\text{ minutes} = \\$6 \\]",
+    "He drives 5 km per hour * 30 minutes = 2.5 km",
+    "\\[ 2 \\text{ h} \\times 30 = 60 \\text{ min} \\]",
+])
+def test_a_rate_applied_to_another_unit_of_its_denominator_is_a_conversion_never_refuted(text):
+    assert claims(text) == []
+    assert {r for _, r in unread(text)} == {UnreadReason.UNIT}, unread(text)
+
+
+def test_a_latex_unit_is_the_numbers_unit_as_in_prose():
+    # `2 hours = 120 minutes` converts (2·60 = 120), as it does written in words; never `2 = 120`
+    assert claims("\\[ 2 \\text{ hours} = 120 \\text{ minutes} \\]") == claims("2 hours = 120 minutes") != ["2 = 120"]
+
+
+def test_a_value_too_long_to_print_is_compared_by_its_text_not_a_crash():
+    read = extract("Let n = 2^20000. Then n = 2^20000 and n = 4^10000.")
+    assert read.relations  # read, not a ValueError from printing 6,000 digits

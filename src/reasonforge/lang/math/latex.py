@@ -41,6 +41,8 @@ _CONNECTIVE_WORDS = {"and", "or", "if", "so", "then", "where", "when", "for", "w
 _RELATION_INSIDE = re.compile(r"[=<>]|\\(?:le|ge|leq|geq|neq|ne|lt|gt|in|mid|vert)\b")
 # a recurring decimal `1.\overline{234}` (= 1233/999), read exactly
 _REPEATING = re.compile(r"(\d*)\.(\d{0,12})\\overline\s*\{\s*(\d{1,12})\s*\}")
+# a rate written as one unit: `\text{ km/day}`, `\text{dollars per hour}`
+_RATE = re.compile(r"[A-Za-z]+\s*(?:/|\bper\b)\s*([A-Za-z]+)")
 _ONE_LETTER_UNITS = {"m": "meter", "g": "gram", "s": "second", "h": "hour", "l": "liter", "L": "liter"}
 
 
@@ -264,9 +266,23 @@ class LatexReader:
             unit = word_unit(words)
             if not words:
                 return after
-            counted = bool(out) and out[-1].kind == "num" and re.fullmatch(r"[A-Za-z]+", words) is not None \
-                and words.lower() not in _CONNECTIVE_WORDS
-            if unit:
+            counted = bool(out) and out[-1].kind == "num" and (
+                re.fullmatch(r"[A-Za-z]+", words) is not None and words.lower() not in _CONNECTIVE_WORDS
+                or _RATE.fullmatch(words) is not None)
+            per = len(out) > 1 and out[-1].kind == "op" and out[-1].text == "/" and out[-2].kind in ("num", "unit") \
+                and re.fullmatch(r"[A-Za-z]+", words) is not None and words.lower() not in _CONNECTIVE_WORDS
+            rate = _RATE.fullmatch(words)
+            if per:
+                # `\$5/\text{hour}`: the slash makes a rate of the unit, not a division by a quantity
+                out[-1] = Tok("unit", "/" + words, out[-1].start, after, out[-1].space)
+                _rated(out, words)
+            elif rate and counted:
+                out.append(Tok("unit", words, i, after, space))
+                _rated(out, rate.group(1))
+            elif unit:
+                if out and out[-1].kind == "num":
+                    # as in prose: the number is in that unit (`2\text{ hours} = 120\text{ minutes}` converts)
+                    out[-1] = replace(out[-1], unit=unit[1])
                 out.append(Tok("unit", words, i, after, space, unit=unit[1]))
             elif name in ("mathrm", "operatorname") and words in _LATEX_FUNCS:
                 out.append(Tok("func", words, i, after, space))
@@ -306,3 +322,17 @@ class LatexReader:
             return nxt
         out.append(Tok("unsup", m.group(), i, nxt, space))
         return nxt
+
+
+def _rated(out: list[Tok], denominator: str) -> None:
+    """The number before the rate unit that ends `out` is a rate per `denominator` (`5 \\text{ km/h}`): no
+    single-dimension check applies to it, and a quantity of the denominator's dimension in another unit makes
+    its relation a conversion (`runs._unit_clash`)."""
+    known = word_unit(denominator) or (
+        ("", _ONE_LETTER_UNITS[denominator]) if denominator in _ONE_LETTER_UNITS else None)
+    for k in range(len(out) - 2, -1, -1):
+        if out[k].kind == "num":
+            out[k] = replace(out[k], unit="rate", per=known[1] if known else None)
+            return
+        if out[k].kind != "unit":
+            return

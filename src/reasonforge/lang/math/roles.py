@@ -187,7 +187,7 @@ def _value_key(node: Node) -> str:
     if not names_in(node):
         try:
             return str(evaluate(node))
-        except ExpressionError:
+        except (ExpressionError, ValueError):  # ValueError: a value over Python's 4,300 printable digits
             pass
     return to_text(node)
 

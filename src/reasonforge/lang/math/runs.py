@@ -367,6 +367,13 @@ def _unit_clash(lhs: Sequence[Tok], rhs: Sequence[Tok]) -> str | None:
         targets = {t.unit[5:] for t in side if t.kind == "num" and t.unit and t.unit.startswith("conv:")}
         return targets or {t.unit for t in side if t.kind == "num" and t.unit and t.unit not in ("rate", "per")}
 
+    for rate in (t for t in (*lhs, *rhs) if t.kind == "num" and t.per):
+        dimension = _dimension_of(rate.per or "")
+        for tok in (*lhs, *rhs):
+            if tok.kind == "num" and tok.unit and tok.unit not in ("rate", "per") and not tok.unit.startswith("conv:") \
+                    and _dimension_of(tok.unit) == dimension and tok.unit != rate.per:
+                # `5 km per hour * 30 minutes = 2.5 km`: the minutes become hours on the way, unwritten
+                return f"it converts units (a rate per {rate.per} applied to {tok.unit})"
     if any(t.kind == "num" and t.unit and t.unit.startswith("conv:") for t in (*lhs, *rhs)):
         left_units, right_units = converted(lhs), converted(rhs)
         if left_units and right_units and left_units != right_units:

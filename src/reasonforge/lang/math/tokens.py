@@ -40,6 +40,7 @@ class Tok:
     unit: str | None = None  # the unit word after a number ("hour"), for the mixed-unit guard
     truncated: bool = False  # a number written with an ellipsis ("8.333..."): its digits stop, the value goes on
     grouped: bool = False  # a number written with thousands separators ("1,000"): 1.000 where commas are decimal
+    per: str | None = None  # a rate's denominator unit ("5 km per hour": hour), for the conversion guard
 
 
 
@@ -711,7 +712,8 @@ def _mark_compound(out: list[Tok]) -> None:
             # only the exact factor converts: "8 hours a day" is a rate, "60 minutes per hour" a conversion
             conversion = factor is not None and out[k].text.replace(".", "", 1).isdigit() \
                 and Fraction(out[k].text) == factor
-            out[k] = replace(out[k], unit=f"conv:{own}" if conversion else "rate")
+            out[k] = replace(out[k], unit=f"conv:{own}" if conversion else "rate",
+                             per=None if conversion or per is None else per[1])
             return
         if out[k].kind != "unit":
             return
