@@ -110,3 +110,44 @@ def test_data_that_is_not_utf8_or_a_non_finite_timeout_is_an_input_error(no_mode
     assert result.exit_code == 2 and f"{data}:2: not UTF-8 text" in result.output, result.output
     result = runner.invoke(app, ["bench", "translate", "--data", str(FOLIO), "--limit", "1", "--timeout", "inf"])
     assert result.exit_code == 2 and "--timeout must be a finite number" in result.output, result.output
+
+
+WHALES = [{"premises": ["All whales are mammals.", "Moby is a whale."], "conclusion": "Moby is a mammal.",
+           "label": "True"}]
+MOBY = "```fol\n∀x (Whale(x) → Mammal(x))\nWhale(moby)\n⊢ Mammal(moby)\n```"
+
+
+def test_the_translator_options_are_verifys(no_model, monkeypatch, tmp_path):
+    data = tmp_path / "folio.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in WHALES))
+    with ReplayServer() as server:
+        monkeypatch.setenv("REASONFORGE_MODEL_BASE_URL", f"{server.url}/v1")
+        monkeypatch.setenv("REASONFORGE_MODEL", "gpt-4o")
+        # rules: the configured model is never asked
+        report = _json(runner.invoke(app, ["bench", "translate", "--data", str(data), "--translator", "rules",
+                                           "--json"]))
+        assert report["mode"] == "offline" and server.posted(CHAT) == []
+        # ensemble: the rules and the model, agreed per step; the model's translation for the compile figures is
+        # the ensemble's own (asked once, remembered)
+        server.queue(CHAT, openai_reply(MOBY))
+        report = _json(runner.invoke(app, ["bench", "translate", "--data", str(data), "--translator", "ensemble",
+                                           "--agree", "2", "--json"]))
+        assert len(server.posted(CHAT)) == 1
+    assert report["mode"] == "model" and (report["items"], report["verified"]) == (1, 1)
+    assert report["first_attempt_compile_rate"] == 1.0
+
+
+def test_translator_options_that_contradict_each_other_are_input_errors(no_model, monkeypatch, tmp_path):
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(tmp_path))  # no model installed either
+    data = tmp_path / "folio.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in WHALES))
+    for args, said in ((["--translator", "rules", "--samples", "2"], "--translator rules has none"),
+                       (["--translator", "rules", "--replay", str(tmp_path)], "--translator rules has none"),
+                       (["--translator", "model"], "no model endpoint is configured"),
+                       (["--samples", "2"], "no model is configured"),
+                       (["--translator", "ensemble", "--agree", "3", "--replay", str(REPO / "tests" / "translate" /
+                                                                                    "recordings" / "gsm8k-0")],
+                        "agree must be between 1 and 2")):
+        result = runner.invoke(app, ["bench", "translate", "--data", str(data), *args])
+        assert result.exit_code == 2, (args, result.output)
+        assert said in result.output and "Traceback" not in result.output

@@ -158,6 +158,8 @@ def test_a_problem_told_backwards_is_modelled_as_told_and_z3_finds_the_start():
                                                                                            models=[told] * 3))
     assert verdict.overall is Overall.VERIFIED and kinds(verdict) == ["corroborated", "corroborated"]
     assert "3 of 3 problem models (Z3: the answer is forced)" in verdict.step_verdicts[-1].evidence.note
+    shown = verdict.step_verdicts[-1].details["question_model"]
+    assert shown["problem_models"] == [told] * 3 and shown["programs"] == [program] * 3  # what was checked
 
 
 def test_one_formalisation_suffices_when_one_is_required():

@@ -96,3 +96,29 @@ def test_a_run_recorded_from_the_local_model_replays_to_the_same_verdict(tmp_pat
     again = _verify(str(whale), "--translator", "model", "--replay", str(tmp_path / "rec"), model_dir=tmp_path)
     assert again.returncode == made.returncode, again.stderr
     assert json.loads(again.stdout)["verdict_hash"] == json.loads(made.stdout)["verdict_hash"]
+
+
+class Counting(Echo):
+    def __init__(self):
+        self.asked = []
+
+    async def complete(self, request: ChatRequest) -> ChatReply:
+        self.asked.append(request.attempt)
+        return await super().complete(request)
+
+
+def test_a_remembering_backend_asks_the_model_once_per_request_and_never_keeps_an_error():
+    from reasonforge.translate.recorded import RememberingBackend
+
+    inner = Counting()
+    backend = RememberingBackend(inner)
+    request = ChatRequest(system="s", messages=[ChatMessage(role="user", content="hello")])
+    first = asyncio.run(complete_samples(backend, request, [1, 2, 3]))
+    again = asyncio.run(complete_samples(backend, request, [1, 2, 3]))
+    assert [r.text for r in again[:2]] == [r.text for r in first[:2]] == ["hello #1", "hello #2"]
+    assert isinstance(again[2], ModelError)  # attempt 3 failed, and is asked again rather than kept
+    assert inner.asked == [1, 2, 3, 3]
+    assert asyncio.run(backend.complete(request.model_copy(update={"attempt": 2}))).text == "hello #2"
+    assert inner.asked == [1, 2, 3, 3] and backend.spec == inner.spec
+    other = request.model_copy(update={"messages": [ChatMessage(role="user", content="bye")]})
+    assert asyncio.run(backend.complete(other)).text == "bye #1" and inner.asked[-1] == 1

@@ -26,6 +26,7 @@ from reasonforge.bench.data import FORMAT_DOMAIN, BenchItem, DataFormat
 from reasonforge.errors import ArtifactSyntaxError
 from reasonforge.registry import Aligner, CheckerRegistry, checkers
 from reasonforge.translate.engine import ChainOutcome, TranslationEngine
+from reasonforge.translate.protocol import Translator
 from reasonforge.types import (
     CONTEXT_STEP_ID,
     ArtifactLanguage,
@@ -36,6 +37,7 @@ from reasonforge.types import (
     StepContext,
     StepStatus,
     VerificationVerdict,
+    VerifyRequest,
 )
 
 __all__ = ["BenchReport", "DomainFigures", "ItemResult", "MemoRegistry", "render_report", "run_bench"]
@@ -177,8 +179,12 @@ def _figures(results: Sequence[ItemResult], with_model: bool) -> DomainFigures:
 
 async def run_bench(items: Sequence[BenchItem], fmt: DataFormat, engine: TranslationEngine, *, data: str,
                     model: str, limits: CheckLimits | None = None, concurrency: int = 1,
-                    progress: Callable[[int, int], None] | None = None) -> BenchReport:
-    """Translate and verify every item; score it against the benchmark's gold answers."""
+                    progress: Callable[[int, int], None] | None = None,
+                    agreeing: Callable[[VerifyRequest], Translator] | None = None) -> BenchReport:
+    """Translate and verify every item; score it against the benchmark's gold answers. With `agreeing` (an
+    ensemble, or k samples of `engine`, per request) the verdict is that translator's, its translations each
+    checked and agreed on per step; `engine`'s own translation (the compile figures, FOLIO's label) is the
+    first model sample's, read from the same recorded or cached replies."""
     started = time.perf_counter()
     limits = limits or CheckLimits()
     registry = engine.registry or checkers  # pass the engine a MemoRegistry to share checks with verify_chain
@@ -188,7 +194,7 @@ async def run_bench(items: Sequence[BenchItem], fmt: DataFormat, engine: Transla
     async def one(item: BenchItem) -> ItemResult:
         nonlocal done
         async with gate:
-            result = await _run_item(item, fmt, engine, registry, limits)
+            result = await _run_item(item, fmt, engine, registry, limits, agreeing)
         done += 1
         if progress is not None:
             progress(done, len(items))
@@ -215,13 +221,17 @@ async def run_bench(items: Sequence[BenchItem], fmt: DataFormat, engine: Transla
 
 
 async def _run_item(item: BenchItem, fmt: DataFormat, engine: TranslationEngine, registry: CheckerRegistry,
-                    limits: CheckLimits) -> ItemResult:
+                    limits: CheckLimits, agreeing: Callable[[VerifyRequest], Translator] | None) -> ItemResult:
     from reasonforge.pipeline.run import verify_chain
 
     started = time.perf_counter()
     outcome = await engine.atranslate(item.request)
-    verdict = await asyncio.to_thread(verify_chain, item.request, outcome.translations, limits=limits,
-                                      registry=registry)
+    if agreeing is None:
+        verdict = await asyncio.to_thread(verify_chain, item.request, outcome.translations, limits=limits,
+                                          registry=registry)
+    else:
+        verdict = await asyncio.to_thread(verify_chain, item.request, translator=agreeing(item.request),
+                                          limits=limits, registry=registry)
     result = _tally(item, outcome, verdict)
     if fmt == "folio":
         result.handled, result.predicted, result.message = await asyncio.to_thread(

@@ -2,20 +2,25 @@
 
 A word-problem step such as "She sells 16 - 3 - 4 = 9 eggs" is verified on its arithmetic only (evidence
 `relations`): that the 9 is the eggs she sells is prose no relation states, so its chain stays PARTIAL. Here a
-translator that never sees the chain formalises the question as programs (`translate.question`), each read and
-evaluated exactly (`verify.math.programs`: no execution; every literal must be a quantity the question states or
-a named constant of its units). The answer counts when at least `required` of them give the same value. Then,
-and only when that answer is the chain's (its claimed answer, else its final value), each step verified on its
-arithmetic whose every result is a quantity one of the agreeing programs computes becomes `corroborated`
-(and so does a step that states no relation, only numbers, each a quantity the question states or the programs
-compute, counting what it counts there: "Tony picks 6 quarts, Bobby 5 quarts", a restatement the reader had no
-relation to check in)
-(types.EvidenceKind.CORROBORATED; formaliser `question_model`): two derivations that share nothing but the
-question compute the same quantities and the same answer. A number the step's prose states besides (neither
-a relation's value, a quantity the programs compute, nor one the question states) or a negation in it keeps the
-step as it was: the quantities are corroborated, not whatever else the prose claims. A chain whose every step is proven or corroborated
-is VERIFIED with assurance `corroborated`. Nothing is refuted here: formalisations that disagree with the chain
-leave it as it was (a small model's program may be the wrong one), and the comparison is noted on its last step.
+translator that never sees the chain formalises the question twice over (`translate.question`): as programs, each
+read and evaluated exactly (`verify.math.programs`: no execution), and as problem models, equations stating the
+problem as told, each decided by Z3 (`verify.math.problem_model`: satisfiable, the answer forced, rational). In
+both, every literal must be a quantity the question states or a named constant of its units. The answer counts
+when at least `required` problem models force the same value and the programs compute that value more often than
+any other: the SatLM check (the solver, not the writer, derives the answer) and a program of thought must meet.
+The quantities a step is checked against are the values the agreeing problem models force (each entailed by
+the equations: asserting any other value is unsatisfiable) and the agreeing programs compute.
+
+Then, and only when that answer is the chain's (its claimed answer, else its final value), each step verified on
+its arithmetic whose every result is one of those quantities becomes `corroborated` (types.EvidenceKind.
+CORROBORATED; formaliser `question_model`), and so does a step that states no relation, only numbers, each a
+quantity the question states or the formalisations reach, counting what it counts there ("Tony picks 6 quarts,
+Bobby 5 quarts", a restatement the reader had no relation to check in). A number the step's prose states besides
+(neither a relation's value, such a quantity, nor one the question states) or a negation in it keeps the step as
+it was: the quantities are corroborated, not whatever else the prose claims. A chain whose every step is proven or
+corroborated is VERIFIED with assurance `corroborated`. Nothing is refuted here: formalisations that disagree
+with the chain leave it as it was (a small model's formalisation may be the wrong one), and the comparison is
+noted on its last step.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from reasonforge.verify.math.programs import read_program
 __all__ = ["QUESTION_MODEL_KEY", "corroborate", "question_model"]
 
 QUESTION_MODEL_KEY = "question_model"
+_SHOWN = 1_000  # characters of each formalisation kept on the chain's last step, for the page
 
 
 def question_model(question: str, written: QuestionPrograms, *, timeout_s: float = 2.0) -> QuestionModel:
@@ -239,7 +245,8 @@ def _summary(model: QuestionModel) -> dict[str, object]:
     return {"samples": model.samples, "required": model.required, "agreeing": model.agreeing,
             "problem_agreeing": model.problem_agreeing, "answer": model.answer,
             "problem_answer": model.problem_answer, "program_answer": model.program_answer,
-            "rejected": model.rejected[:6],
+            "rejected": model.rejected[:6], "problem_models": [m[:_SHOWN] for m in model.problem_models],
+            "programs": [p[:_SHOWN] for p in model.programs],
             "formaliser": model.formaliser.name if model.formaliser is not None else None}
 
 

@@ -27,7 +27,8 @@ from reasonforge.errors import InputError
 from reasonforge.registry import Spec
 from reasonforge.translate.llm import ChatReply, ChatRequest, ModelBackend, ModelError, ModelSettings, complete_samples
 
-__all__ = ["RECORD_ENV", "REPLAY_ENV", "RecordingBackend", "ReplayBackend", "recorded", "request_key"]
+__all__ = ["RECORD_ENV", "REPLAY_ENV", "RecordingBackend", "RememberingBackend", "ReplayBackend", "recorded",
+           "request_key"]
 
 RECORD_ENV = "REASONFORGE_MODEL_RECORD"
 REPLAY_ENV = "REASONFORGE_MODEL_REPLAY"
@@ -87,6 +88,37 @@ class RecordingBackend:
         for attempt, reply in zip(attempts, replies, strict=True):
             self._write(request.model_copy(update={"attempt": attempt}), reply)
         return replies
+
+
+class RememberingBackend:
+    """`inner`, each reply kept in memory for one run: a request asked again (the same prompt, attempt and seed)
+    is answered with the reply it got, without the model. A benchmark that translates a chain for its compile
+    figures and again inside an ensemble pays the model once. Errors are not kept: a request that failed is
+    asked again."""
+
+    def __init__(self, inner: ModelBackend) -> None:
+        self.inner, self.spec = inner, inner.spec
+        self.settings: ModelSettings | None = getattr(inner, "settings", None)
+        self._kept: dict[str, ChatReply] = {}
+
+    async def complete(self, request: ChatRequest) -> ChatReply:
+        """The reply `request` got before, else the inner backend's."""
+        key = request_key(request)
+        if key not in self._kept:
+            self._kept[key] = await self.inner.complete(request)
+        return self._kept[key]
+
+    async def complete_samples(self, request: ChatRequest, attempts: Sequence[int]) -> list[ChatReply | ModelError]:
+        """Each attempt's reply from before, the others from the inner backend (decoded together where it can)."""
+        keys = {attempt: request_key(request.model_copy(update={"attempt": attempt})) for attempt in attempts}
+        missing = [attempt for attempt in attempts if keys[attempt] not in self._kept]
+        fresh: dict[int, ChatReply | ModelError] = {}
+        if missing:
+            fresh = dict(zip(missing, await complete_samples(self.inner, request, missing), strict=True))
+            for attempt, reply in fresh.items():
+                if not isinstance(reply, ModelError):
+                    self._kept[keys[attempt]] = reply
+        return [fresh[attempt] if attempt in fresh else self._kept[keys[attempt]] for attempt in attempts]
 
 
 class ReplayBackend:

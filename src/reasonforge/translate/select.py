@@ -14,17 +14,21 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reasonforge.errors import InputError, ReasonForgeError
 from reasonforge.translate.defaults import default_translator
 from reasonforge.translate.ensemble import Ensemble
-from reasonforge.translate.llm import ModelSettings, settings_from_env
+from reasonforge.translate.llm import ModelBackend, ModelSettings, make_backend, settings_from_env
 from reasonforge.translate.local_model import local_settings
 from reasonforge.translate.protocol import Translator
 from reasonforge.translate.recorded import recorded
 from reasonforge.types import CheckLimits, TranslatorMode, VerifyRequest
 
-__all__ = ["MAX_SAMPLES", "NO_MODEL", "resolve_mode", "translator_for"]
+if TYPE_CHECKING:
+    from reasonforge.translate.engine import TranslationEngine
+
+__all__ = ["MAX_SAMPLES", "NO_MODEL", "model_backend", "resolve_mode", "sampled", "translator_for"]
 
 MAX_SAMPLES = 8  # independent translations of one chain by the model: each costs a full translation
 
@@ -66,10 +70,16 @@ def translator_for(request: VerifyRequest, mode: TranslatorMode | str | None = N
             raise InputError("samples and agree count the model's translations; --translator rules has one",
                              field="samples")
         return default_translator(request.domain, level=request.proof_level, prover=request.prover)
-    engine = _engine(model, env, limits, record, replay)
+    return sampled(request, chosen, _engine(model, env, limits, record, replay), samples=samples, agree=agree)
+
+
+def sampled(request: VerifyRequest, mode: TranslatorMode, engine: TranslationEngine, *, samples: int = 1,
+            agree: int = 1) -> Translator:
+    """`engine` as `mode` asks (`model` or `ensemble`): `samples` independent translations by it (the rules'
+    beside them in `ensemble`), a step verified when `agree` of them prove it and none refutes it."""
     engines: list[Translator] = [engine.sampled(i) for i in range(samples)] if samples > 1 else [engine]
     members = engines
-    if chosen is TranslatorMode.ENSEMBLE:
+    if mode is TranslatorMode.ENSEMBLE:
         try:
             members = [default_translator(request.domain, level=request.proof_level, prover=request.prover), *engines]
         except ReasonForgeError:  # e.g. formal Lean 4: no offline translator emits it, so the model alone
@@ -84,24 +94,29 @@ def translator_for(request: VerifyRequest, mode: TranslatorMode | str | None = N
 
 
 def _engine(model: str | ModelSettings | None, env: Mapping[str, str] | None, limits: CheckLimits | None,
-            record: str | Path | None, replay: str | Path | None):
+            record: str | Path | None, replay: str | Path | None) -> TranslationEngine:
     from reasonforge.translate.engine import TranslationEngine
-    from reasonforge.translate.llm import ModelBackend, make_backend
+
+    return TranslationEngine(model_backend(model, env, record=record, replay=replay), strict=True, limits=limits)
+
+
+def model_backend(model: str | ModelSettings | None, env: Mapping[str, str] | None = None, *,
+                  record: str | Path | None = None, replay: str | Path | None = None,
+                  json_mode: bool = False) -> ModelBackend:
+    """The model `model` names (else the REASONFORGE_MODEL* variables of `env`, default the environment, else
+    the model installed here), recorded or replayed as asked (`recorded`); InputError (NO_MODEL) when there is
+    none."""
+    variables = os.environ if env is None else env
 
     def make() -> ModelBackend:
-        settings = model if isinstance(model, ModelSettings) else settings_from_env(model, env=env)
+        asked = {"json_mode": True} if json_mode else {}
+        settings = model if isinstance(model, ModelSettings) else settings_from_env(model, env=variables, **asked)
         if settings is None:  # no endpoint configured: the model installed on this machine, if any
             settings = local_settings()
         if settings is None:
             raise InputError(NO_MODEL, field="translator")
         return make_backend(settings)
 
-    variables = os.environ if env is None else env
-    return TranslationEngine(recorded(make, record=record, replay=replay, env=variables), strict=True, limits=limits)
-    settings = model if isinstance(model, ModelSettings) else settings_from_env(model, env=env)
-    if settings is None:  # no endpoint configured: the model installed on this machine, if any
-        settings = local_settings()
-    if settings is None:
-        raise InputError(NO_MODEL, field="translator")
-    return TranslationEngine(recorded(make_backend(settings), record=record, env=variables), strict=True,
-                             limits=limits)
+    backend = recorded(make, record=record, replay=replay, env=variables)
+    assert backend is not None  # `make` gives a backend or raises
+    return backend

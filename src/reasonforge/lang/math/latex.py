@@ -42,7 +42,7 @@ _RELATION_INSIDE = re.compile(r"[=<>]|\\(?:le|ge|leq|geq|neq|ne|lt|gt|in|mid|ver
 # a recurring decimal `1.\overline{234}` (= 1233/999), read exactly
 _REPEATING = re.compile(r"(\d*)\.(\d{0,12})\\overline\s*\{\s*(\d{1,12})\s*\}")
 # a rate written as one unit: `\text{ km/day}`, `\text{dollars per hour}`
-_RATE = re.compile(r"[A-Za-z]+\s*(?:/|\bper\b)\s*([A-Za-z]+)")
+_RATE = re.compile(r"([A-Za-z]+)\s*(?:/|\bper\b)\s*([A-Za-z]+)")
 _ONE_LETTER_UNITS = {"m": "meter", "g": "gram", "s": "second", "h": "hour", "l": "liter", "L": "liter"}
 
 
@@ -268,17 +268,17 @@ class LatexReader:
                 return after
             counted = bool(out) and out[-1].kind == "num" and (
                 re.fullmatch(r"[A-Za-z]+", words) is not None and words.lower() not in _CONNECTIVE_WORDS
-                or _RATE.fullmatch(words) is not None)
+                or _rate(words) is not None)
             per = len(out) > 1 and out[-1].kind == "op" and out[-1].text == "/" and out[-2].kind in ("num", "unit") \
                 and re.fullmatch(r"[A-Za-z]+", words) is not None and words.lower() not in _CONNECTIVE_WORDS
-            rate = _RATE.fullmatch(words)
+            rate = _rate(words)
             if per:
                 # `\$5/\text{hour}`: the slash makes a rate of the unit, not a division by a quantity
                 out[-1] = Tok("unit", "/" + words, out[-1].start, after, out[-1].space)
                 _rated(out, words)
             elif rate and counted:
                 out.append(Tok("unit", words, i, after, space))
-                _rated(out, rate.group(1))
+                _rated(out, rate.group(2))
             elif unit:
                 if out and out[-1].kind == "num":
                     # as in prose: the number is in that unit (`2\text{ hours} = 120\text{ minutes}` converts)
@@ -322,6 +322,14 @@ class LatexReader:
             return nxt
         out.append(Tok("unsup", m.group(), i, nxt, space))
         return nxt
+
+
+def _rate(words: str) -> re.Match[str] | None:
+    """`km/day`, `dollars per hour`: a unit over a unit (`and/or` is no rate)."""
+    rate = _RATE.fullmatch(words)
+    if rate is None or rate.group(1).lower() in _CONNECTIVE_WORDS or rate.group(2).lower() in _CONNECTIVE_WORDS:
+        return None
+    return rate
 
 
 def _rated(out: list[Tok], denominator: str) -> None:
