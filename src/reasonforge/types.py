@@ -477,6 +477,9 @@ class QuestionModel(BaseModel):
         "The answer the programs compute most often (strictly more often than any other)."))
     quantities: dict[str, str] = Field(default_factory=dict, description=(
         "Each exact value the agreeing formalisations compute or force, with the name one of them gives it."))
+    combinations: list[list[str]] = Field(default_factory=list, description=(
+        "Each line of the agreeing formalisations as the values it combines (its literals, its names' values and "
+        "the value it gives), sorted: a step's relation is corroborated only when it combines the same values."))
     programs: list[str] = Field(default_factory=list, description="Every program, as written.")
     problem_models: list[str] = Field(default_factory=list, description="Every problem model, as written.")
     rejected: list[str] = Field(default_factory=list, description="Why a formalisation was not used.")

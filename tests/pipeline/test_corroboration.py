@@ -89,12 +89,32 @@ def test_a_wrong_chain_is_not_corroborated_by_formalisations_of_the_right_answer
 
 
 def test_a_step_whose_result_no_formalisation_computes_stays_arithmetic_only():
-    # the right answer, reached through a value (13) the formalisation never computes
+    # the right answer, reached through a value (13) the formalisation never computes: 13 - 4 = 9 reaches a
+    # quantity of theirs (9 eggs sold), but by combining 13 and 4, which no line of theirs does
     detour = ["Janet has 16 - 3 = 13 eggs after breakfast.", "She sells 13 - 4 = 9 eggs.",
               "She makes 9 * 2 = $18 every day."]
     verdict = verify_chain(request(detour), translator=Formaliser([PROGRAM] * 3))
     assert verdict.overall is Overall.PARTIAL
-    assert kinds(verdict) == ["relations", "corroborated", "corroborated"]
+    assert kinds(verdict) == ["relations", "relations", "corroborated"]
+
+
+@pytest.mark.parametrize("steps", [
+    ["She makes 16 + 2 = $18 every day."],  # the answer, by an operation no formalisation makes
+    ["Janet's ducks lay 9 eggs per day.", *RIGHT],  # 9 is the eggs she sells, not lays: no relation ties it
+    ["Janet eats 9 eggs for breakfast.", *RIGHT],
+    ["Janet sells all 16 eggs and makes $18."],  # the last step says more than the answer
+    [RIGHT[0], "She makes 9 * 2 = $18 every day, which is $16 a week."],  # 16 is eggs in the question
+])
+def test_a_wrong_step_reaching_a_formalised_value_is_not_corroborated(steps):
+    # found by a red-team pass: each came out VERIFIED when a step only had to reach values the formalisations
+    # reach, or to share one word with a name of theirs
+    verdict = verify_chain(request(steps), translator=Formaliser([PROGRAM] * 3))
+    assert verdict.overall is not Overall.VERIFIED
+
+
+def test_a_percent_answer_is_not_matched_to_the_formalisations_answer():
+    verdict = verify_chain(request(RIGHT, answer="1800%"), translator=Formaliser([PROGRAM] * 3))
+    assert verdict.overall is not Overall.VERIFIED
 
 
 def test_too_few_agreeing_formalisations_corroborate_nothing():
@@ -216,7 +236,10 @@ def test_a_restated_number_must_count_what_it_counts_in_the_question_or_the_form
     # the question's 3 is eaten "for breakfast", and no formalisation names it: "sells 3 eggs" is another claim
     verdict = verify_chain(request(["Janet sells 3 eggs a day.", *RIGHT]), translator=Formaliser([PROGRAM] * 3))
     assert kinds(verdict)[0] != "corroborated"
+    # a value only the formalisations reach, stated with no relation, is no restatement of the question's
     verdict = verify_chain(request(["Janet sells 9 eggs a day.", *RIGHT]), translator=Formaliser([PROGRAM] * 3))
+    assert kinds(verdict)[0] != "corroborated"
+    verdict = verify_chain(request(["Janet's ducks lay 16 eggs per day.", *RIGHT]), translator=Formaliser([PROGRAM] * 3))
     assert kinds(verdict)[0] == "corroborated"
 
 

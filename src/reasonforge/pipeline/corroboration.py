@@ -27,12 +27,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import sympy
 
 from reasonforge.errors import ArtifactSyntaxError
-from reasonforge.lang.math.expr import ExpressionError, Node, evaluate, rounding_tolerance, to_text
-from reasonforge.lang.math.quantities import Quantity, grounding_values, relation_values, stated_quantities
+from reasonforge.lang.math.expr import (
+    Binary,
+    ExpressionError,
+    Name,
+    Node,
+    evaluate,
+    has_percent,
+    rounding_tolerance,
+    to_text,
+)
+from reasonforge.lang.math.quantities import Quantity, grounding_values, stated_quantities
 from reasonforge.translate.question import QuestionPrograms
 from reasonforge.types import (
     ErrorKind,
@@ -46,14 +56,16 @@ from reasonforge.types import (
     StepVerdict,
     Supplier,
 )
-from reasonforge.verify.math import chain_answer, is_word_problem, read_step, step_results
-from reasonforge.verify.math.problem_model import Unforced, read_problem_model
-from reasonforge.verify.math.programs import read_program
+from reasonforge.verify.math import chain_answer, is_word_problem, read_step, step_claims, step_results
+from reasonforge.verify.math.problem_model import ProblemModel, Unforced, read_problem_model
+from reasonforge.verify.math.programs import Program, read_program
 
 __all__ = ["QUESTION_MODEL_KEY", "corroborate", "question_model"]
 
 QUESTION_MODEL_KEY = "question_model"
 _SHOWN = 1_000  # characters of each formalisation kept on the chain's last step, for the page
+_MAX_EXPANSION = 6  # lines a program's name is expanded through
+_MAX_BITS = 13_000  # ~4,000 decimal digits: Python prints no integer longer than 4,300
 
 
 def question_model(question: str, written: QuestionPrograms, *, timeout_s: float = 2.0) -> QuestionModel:
@@ -61,7 +73,7 @@ def question_model(question: str, written: QuestionPrograms, *, timeout_s: float
     least `required` problem models force (Z3, `timeout_s` each) and the programs compute most often."""
     grounding = grounding_values(stated_quantities(question), [question])
     rejected: list[str] = []
-    programs: list[tuple[sympy.Expr, dict[sympy.Expr, str]]] = []
+    programs: list[tuple[sympy.Expr, _Read]] = []
     for i, text in enumerate(written.programs, 1):
         try:
             program = read_program(text, grounding) if text.strip() else None
@@ -70,9 +82,12 @@ def question_model(question: str, written: QuestionPrograms, *, timeout_s: float
             continue
         if program is None:
             rejected.append(f"program {i}: the reply carried no program")
+        elif not _printable(program.answer):
+            rejected.append(f"program {i}: its answer has thousands of digits, no word problem's")
         else:
-            programs.append((program.answer, program.quantities()))
-    models: list[tuple[sympy.Expr, dict[sympy.Expr, str]]] = []
+            programs.append((program.answer, _Read({v: n for v, n in program.quantities().items() if _printable(v)},
+                                                   _program_combinations(program))))
+    models: list[tuple[sympy.Expr, _Read]] = []
     for i, text in enumerate(written.problem_models, 1):
         try:
             decided = read_problem_model(text, grounding, timeout_s=timeout_s) if text.strip() else None
@@ -82,7 +97,7 @@ def question_model(question: str, written: QuestionPrograms, *, timeout_s: float
         if decided is None:
             rejected.append(f"problem model {i}: the reply carried no equations")
         else:
-            models.append((decided.answer, decided.quantities()))
+            models.append((decided.answer, _Read(decided.quantities(), _model_combinations(decided))))
     model = QuestionModel(samples=len(written.programs), required=written.required, programs=written.programs,
                           problem_models=written.problem_models, rejected=rejected, formaliser=written.formaliser)
     program_votes, model_votes = _votes(programs), _votes(models)
@@ -97,15 +112,76 @@ def question_model(question: str, written: QuestionPrograms, *, timeout_s: float
             or not _equal(top[0], forced[0]):
         return model
     quantities: dict[str, str] = {}
-    for computed in (*forced[1], *top[1]):
-        for value, name in computed.items():
+    combinations: list[list[str]] = []
+    for agreeing in (*forced[1], *top[1]):
+        for value, name in agreeing.quantities.items():
             quantities.setdefault(str(value), name)
-    return model.model_copy(update={"answer": str(forced[0]), "quantities": quantities})
+        combinations += [c for c in agreeing.combinations if c not in combinations]
+    return model.model_copy(update={"answer": str(forced[0]), "quantities": quantities,
+                                    "combinations": combinations})
 
 
-def _votes(read: list[tuple[sympy.Expr, dict[sympy.Expr, str]]]) -> list[tuple[sympy.Expr, list[dict[sympy.Expr, str]]]]:
-    """The answers `read` reach, each with the quantities of every formalisation reaching it, most reached first."""
-    votes: list[tuple[sympy.Expr, list[dict[sympy.Expr, str]]]] = []
+@dataclass(frozen=True)
+class _Read:
+    """One formalisation, read: the quantities it reaches (value → name) and the combinations of its lines."""
+
+    quantities: dict[sympy.Expr, str]
+    combinations: list[list[str]]
+
+
+def _program_combinations(program: Program) -> list[list[str]]:
+    """Each line's combination (`_combination`): its names read as their values, and again with each name
+    expanded into the line that computes it (`answer = eggs * 2` after `eggs = 16 - 3 - 4` combines 16, 3, 4, 2
+    into 18), so a step that writes two lines as one still matches."""
+    values = dict(program.values)
+    nodes = dict(program.lines)
+    out: list[list[str]] = []
+    for name, node in program.lines:
+        for leaves in (_leaves(node, values, {}), _leaves(node, values, nodes)):
+            if leaves is not None and (combination := _combination([values[name], *leaves])) not in out:
+                out.append(combination)
+    return [c for c in out if c]
+
+
+def _model_combinations(model: ProblemModel) -> list[list[str]]:
+    """Each equation's combination, every name read as the value the equations force (an equation with an
+    unforced name combines nothing)."""
+    forced = dict(model.forced)
+    out: list[list[str]] = []
+    for left, right in model.equations:
+        sides = [_leaves(left, forced, {}), _leaves(right, forced, {})]
+        if None not in sides and (combination := _combination([v for side in sides for v in side or ()])):
+            out.append(combination)
+    return out
+
+
+def _leaves(node: Node, values: Mapping[str, sympy.Expr], nodes: Mapping[str, Node],
+            depth: int = 0) -> list[sympy.Expr] | None:
+    """The values `node` combines: each literal (`20%` as 1/5), each name's value, or, for a name in `nodes`, the
+    leaves of the expression that defines it; None when a name has no value."""
+    if isinstance(node, Binary) and node.op in ("+", "-", "*", "/"):
+        left, right = _leaves(node.left, values, nodes, depth), _leaves(node.right, values, nodes, depth)
+        return None if left is None or right is None else left + right
+    if isinstance(node, Name):
+        if node.name in nodes and depth < _MAX_EXPANSION:
+            return _leaves(nodes[node.name], values, nodes, depth + 1)
+        return [values[node.name]] if node.name in values else None
+    try:
+        return [evaluate(node, values)]
+    except (ExpressionError, TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+def _combination(values: Sequence[sympy.Expr]) -> list[str]:
+    """Values as one combination: exact, sorted, printable (an empty list for one that is not)."""
+    if not all(_printable(v) for v in values):
+        return []
+    return sorted(str(sympy.nsimplify(v)) if not isinstance(v, sympy.Rational) else str(v) for v in values)
+
+
+def _votes(read: list[tuple[sympy.Expr, _Read]]) -> list[tuple[sympy.Expr, list[_Read]]]:
+    """The answers `read` reach, each with every formalisation reaching it, most reached first."""
+    votes: list[tuple[sympy.Expr, list[_Read]]] = []
     for answer, quantities in read:
         for value, agreeing in votes:
             if _equal(value, answer):
@@ -127,7 +203,9 @@ def corroborate(contexts: Mapping[int, StepContext], verdicts: Mapping[int, Step
     summary = _summary(model)
     answer = chain_answer(contexts[last])
     agreed = sympy.sympify(model.answer) if model.answer is not None else None
-    if agreed is None or answer is None or not _matches(agreed, answer):
+    # a percent answer (`1800%`) is a value in percent points or a fraction, and the formalisations' answer does
+    # not say which: no match is drawn from it
+    if agreed is None or answer is None or has_percent(answer) or not _matches(agreed, answer):
         summary["agrees"] = False
         if agreed is not None:
             shown = to_text(answer) if answer is not None else "none read"
@@ -141,14 +219,13 @@ def corroborate(contexts: Mapping[int, StepContext], verdicts: Mapping[int, Step
     quantities = {sympy.sympify(value): name for value, name in model.quantities.items()}
     question = contexts[last].original_query
     stated = stated_quantities(question)
-    told = frozenset(q.value for q in stated)  # as stated: a unit constant is no claim
     agreed_by = (f"{model.problem_agreeing} of {len(model.problem_models)} problem models (Z3: the answer is forced) "
                  f"and {model.agreeing} of {len(model.programs)} programs, formalisations of the question written "
                  f"without the chain, whose answer {model.answer} is the chain's")
     for sid, verdict in verdicts.items():
         context = contexts[sid]
         if verdict.status is StepStatus.UNSUPPORTED and verdict.error_kind == ErrorKind.UNTRANSLATABLE:
-            restated = _restated(context, quantities, stated, agreed if context.final else None)
+            restated = _restated(context, stated, agreed if context.final else None)
             if restated:
                 out[sid] = _promoted(verdict, Evidence(
                     kind=EvidenceKind.CORROBORATED, aligned_claim=", ".join(restated),
@@ -161,40 +238,76 @@ def corroborate(contexts: Mapping[int, StepContext], verdicts: Mapping[int, Step
             continue
         results = step_results(context)
         names = [_named(quantities, r) for r in results]
-        if not results or None in names or _unaccounted(context, quantities, told):
+        if not results or None in names or _unaccounted(context, quantities, stated) \
+                or not _combined_as_formalised(context, model.combinations):
             continue
         shown = ", ".join(f"{to_text(r)} is {n}" for r, n in zip(results, names, strict=True))
         out[sid] = _promoted(verdict, Evidence(
             kind=EvidenceKind.CORROBORATED, aligned_claim=evidence.aligned_claim, formaliser=Formaliser.QUESTION_MODEL,
-            supplied_by=Supplier.INDEPENDENT, note=f"corroborated: {shown} in {agreed_by}; the arithmetic was proven"))
+            supplied_by=Supplier.INDEPENDENT, note=(
+                f"corroborated: {shown} in {agreed_by}, each computed from the quantities a line of theirs combines; "
+                "the arithmetic was proven")))
     out[last] = _noted(out[last], summary)
     return out
+
+
+def _combined_as_formalised(context: StepContext, combinations: Sequence[Sequence[str]]) -> bool:
+    """Does each relation the step claims combine the quantities one line of a formalisation combines (its
+    literals and result: `16 - 3 - 4 = 9` and `eggs + 3 + 4 = 16` combine 16, 3, 4 and 9)? Equal values are not
+    enough: `16 + 2 = 18` reaches the answer 18 by an operation no formalisation makes."""
+    claims = step_claims(context)
+    if not claims:
+        return False
+    for rel in claims:
+        sides = [_leaves(rel.lhs_tree, {}, {}), _leaves(rel.rhs_tree, {}, {})]
+        if rel.op not in ("=", "~=") or None in sides:
+            return False
+        if _combination([v for side in sides for v in side or ()]) not in combinations:
+            return False
+    return True
 
 
 _NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without)\b|n[’']t\b", re.IGNORECASE)
 
 
-def _unaccounted(context: StepContext, quantities: Mapping[sympy.Expr, str], told: frozenset[sympy.Rational]
+def _unaccounted(context: StepContext, quantities: Mapping[sympy.Expr, str], told: Sequence[Quantity]
                  ) -> str | None:
-    """What in the step's prose the formalisations do not account for: a number that is neither one of its
-    relations' values, a quantity they compute nor one the question states ("She sells 9 eggs and keeps 100"),
-    or a negation ("she does not sell them"), which would turn the corroborated quantity into another claim."""
-    stated = {v for rel in read_step(ReasoningStep(step_id=context.step_id, content=context.content)).relations
-              for v in relation_values(rel)}
+    """What in the step's prose the formalisations do not account for: a number outside its relations that is
+    not a quantity the question states or the formalisations reach *counting what it counts there*
+    (`_counts_as`: "She sells 9 eggs and keeps 100", "$18 a day, which is $16 a week" where the question's 16 is
+    eggs), or a negation ("she does not sell them"); either would turn the corroborated quantity into another
+    claim."""
+    spans = [rel.span for rel in read_step(ReasoningStep(step_id=context.step_id, content=context.content)).relations]
     for q in stated_quantities(context.content):
-        if q.value not in stated and q.value not in told and not any(_equal(q.value, v) for v in quantities):
+        inside = any(a <= q.span[0] and q.span[1] <= b for a, b in spans)
+        if not inside and not _counts_as(q, quantities, told) and not _referred_to(q, told):
             return q.text
     negation = _NEGATION.search(context.content)
     return negation.group(0) if negation else None
 
 
-def _restated(context: StepContext, quantities: Mapping[sympy.Expr, str], told: Sequence[Quantity],
-              answer: sympy.Expr | None) -> list[str]:
+def _counts_as(q: Quantity, quantities: Mapping[sympy.Expr, str], told: Sequence[Quantity]) -> bool:
+    """Is `q` a quantity the question states, or a formalisation reaches, counting what it counts there (a
+    content word of what the step says it counts is one of the question's phrase for it or of a formalisation's
+    name for it)? "She sells 3 eggs" is not the question's "three for breakfast"."""
+    phrases = [t.counts for t in told if _equal(t.value, q.value)]
+    phrases += [name.replace("_", " ") for v, name in quantities.items() if _equal(q.value, v)]
+    return any(_words(q.counts) & _words(p) for p in phrases)
+
+
+def _referred_to(q: Quantity, told: Sequence[Quantity]) -> bool:
+    """Is `q` a question's quantity mentioned without saying what it counts ("the 3 she had"), in the
+    question's currency or none? "$16 a week" is not the question's 16 eggs."""
+    return not _words(q.counts) and any(
+        _equal(t.value, q.value) and t.text.startswith("$") == q.text.startswith("$") for t in told)
+
+
+def _restated(context: StepContext, told: Sequence[Quantity], answer: sympy.Expr | None) -> list[str]:
     """The numbers a step with no relation states ("Tony picks 6 quarts", "Tony: 6, Bobby: 5"), when each is a
-    quantity the question states or the formalisations compute, *counting what it counts there* (a word of what
-    the step says it counts is a word of the question's phrase for it, or of a formalisation's name for it:
-    "She sells 3 eggs" when the question's 3 is "three for breakfast" is another claim), and the step negates
+    quantity *the question states*, counting what it counts there (`_counts_as`), and the step negates
     nothing; [] otherwise (also for a step with no number: words alone are not corroborated by any quantity).
+    A value only the formalisations reach is no restatement: "Janet's ducks lay 9 eggs" names the 9 eggs she
+    sells with a word of theirs ("eggs") and says something else of them, and no relation ties it to anything.
     The last step (`answer` given) must state the answer, which needs no other match: "So she makes $9" after a
     chain whose answer is 18 states another quantity as the answer."""
     math = read_step(ReasoningStep(step_id=context.step_id, content=context.content,
@@ -207,16 +320,16 @@ def _restated(context: StepContext, quantities: Mapping[sympy.Expr, str], told: 
     for q in stated:
         if answer is not None and _equal(q.value, answer):
             continue
-        phrases = [t.counts for t in told if _equal(t.value, q.value)]
-        phrases += [name.replace("_", " ") for v, name in quantities.items() if _equal(q.value, v)]
-        if not any(_words(q.counts) & _words(p) for p in phrases):
+        # the last step states the answer and nothing else: "Janet sells all 16 eggs and makes $18" says more
+        if answer is not None or not _counts_as(q, {}, told):
             return []
     if answer is not None and not any(_equal(q.value, answer) for q in stated):
         return []
     return [q.text for q in stated]
 
 
-_STOP = frozenset(("the", "per", "for", "and", "each", "every", "her", "his", "their", "its", "are", "was", "were"))
+_STOP = frozenset(("the", "per", "for", "and", "each", "every", "her", "his", "their", "its", "are", "was", "were",
+                   "she", "they", "had", "has", "have", "him", "them", "then", "now", "left", "more"))
 
 
 def _words(phrase: str) -> set[str]:
@@ -226,6 +339,13 @@ def _words(phrase: str) -> set[str]:
         if w not in _STOP:
             out.add(w[:-3] + "y" if w.endswith("ies") else w[:-1] if w.endswith("s") and not w.endswith("ss") else w)
     return out
+
+
+def _printable(value: sympy.Expr) -> bool:
+    """Can `value` be written out (a rational of at most ~4,000 digits a part, or any other expression)?"""
+    if isinstance(value, sympy.Rational):
+        return max(abs(int(value.p)).bit_length(), int(value.q).bit_length()) <= _MAX_BITS
+    return True
 
 
 def _no_answer(model: QuestionModel) -> str:

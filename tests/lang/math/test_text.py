@@ -359,6 +359,7 @@ def test_a_rate_written_as_one_latex_unit_is_what_the_number_counts(text, expect
     "\\[ \\$12/\\text{hour} \\times 30 \\text{ minutes} = \\$6 \\]",
     "He drives 5 km per hour * 30 minutes = 2.5 km",
     "\\[ 2 \\text{ h} \\times 30 = 60 \\text{ min} \\]",
+    "$\\frac12 \\text{ inch} = 20 \\text{ miles}$",  # a map's scale (ProcessBench), through the fraction's number
 ])
 def test_a_rate_applied_to_another_unit_of_its_denominator_is_a_conversion_never_refuted(text):
     assert claims(text) == []
@@ -373,3 +374,26 @@ def test_a_latex_unit_is_the_numbers_unit_as_in_prose():
 def test_a_value_too_long_to_print_is_compared_by_its_text_not_a_crash():
     read = extract("Let n = 2^20000. Then n = 2^20000 and n = 4^10000.")
     assert read.relations  # read, not a ValueError from printing 6,000 digits
+
+
+@pytest.mark.parametrize("text", [
+    # a conversion between rates, right or wrong, is never compared as bare numbers (found by a red-team pass:
+    # each was refuted, or verified, when `$12/hour` read as 12)
+    "\\[ \\$12/\\text{hour} = \\$0.20/\\text{minute} \\]",
+    "\\[ \\$12/\\text{hour} = \\$12/\\text{minute} \\]",
+    "\\[ 60 \\text{ km/h} = 1 \\text{ km/min} \\]",
+    "\\[ 1 \\text{ m/s} = 3.6 \\text{ km/h} \\]",
+    "\\[ \\$500 / \\text{month} = \\$6000 / \\text{year} \\]",
+    "\\[ \\$12/\\text{hour} = 20 \\text{ cents}/\\text{minute} \\]",
+    "\\[ 60 \\text{ miles per hour} = 60 \\text{ miles per minute} \\]",
+    "\\[ \\$12/\\text{hour} \\times 50 = \\$600/\\text{minute} \\]",
+    "60 km per hour = 1 km per minute",
+])
+def test_rates_per_different_units_are_a_conversion_never_read_as_numbers(text):
+    assert claims(text) == []
+    assert UnreadReason.UNIT in {r for _, r in unread(text)}, unread(text)
+
+
+def test_a_slash_before_a_word_that_is_no_unit_is_a_division_not_a_rate():
+    assert "240 = 4" not in claims("\\[ 240 / \\text{speed} = 4 \\]")
+    assert "36 = 3" not in claims("\\[ \\$36 / \\text{dozen} = \\$3 \\text{ each} \\]")

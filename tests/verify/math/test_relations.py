@@ -12,7 +12,7 @@ from reasonforge.lang.math.expr import (
     to_text,
 )
 from reasonforge.registry import checkers
-from reasonforge.types import ArtifactLanguage, CheckLimits, StepStatus
+from reasonforge.types import ArtifactLanguage, CheckLimits, ErrorKind, StepStatus
 from reasonforge.verify.math.relations import ArithmeticChecker, check_sympy, parse_artifact
 
 PYTHAGORAS = "let x = 3\nlet y = 4\nfact x^2 + y^2 = z^2\nfact z^2 = 9 + 16\n"
@@ -233,3 +233,26 @@ def test_a_case_line_or_a_rebinding_forgets_what_the_case_before_established():
     assert check("claim b + 6 = 1\ncase\nclaim b + 6 = 3\nclaim b = -4\n").status is StepStatus.FAILED
     with pytest.raises(ArtifactSyntaxError, match="`case` takes nothing"):
         parse_artifact("case x = 1\n")
+
+
+@pytest.mark.parametrize("artifact", [
+    "claim (2.8284)^2 = 8",  # math-883: √8 written to 4 decimals, squared back
+    "claim 1.41421 * 1.41421 = 2",
+    "claim 0.3333 * 3 = 1",
+])
+def test_a_relation_true_for_what_its_rounded_numbers_stand_for_is_neither_proven_nor_refuted(artifact):
+    outcome = check_sympy(artifact)
+    assert outcome.status is StepStatus.UNSUPPORTED and outcome.error_kind is ErrorKind.AMBIGUOUS
+    assert "could be rounded from" in outcome.message
+
+
+@pytest.mark.parametrize("artifact", [
+    "claim 2.8284^2 = 9",  # no value 2.8284 could be rounded from squares to 9
+    "claim 2.50 * 4 = 10.02",  # two decimals: money, exact as written
+    "claim 0.125 * 8 = 1.01",
+    # exact values with three decimals (a red-team pass found each excused as rounding): refuted as written
+    "claim 0.001 + 0.002 = 0.004", "claim 1.000 + 1.000 = 2.001", "claim 1000000 * 0.125 = 125400",
+    "claim 10000 * 0.999 = 9995", "claim 0.250 + 0.250 = 0.501",
+])
+def test_rounding_never_excuses_a_relation_false_beyond_it(artifact):
+    assert check_sympy(artifact).status is StepStatus.FAILED

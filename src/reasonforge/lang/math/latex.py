@@ -270,7 +270,7 @@ class LatexReader:
                 re.fullmatch(r"[A-Za-z]+", words) is not None and words.lower() not in _CONNECTIVE_WORDS
                 or _rate(words) is not None)
             per = len(out) > 1 and out[-1].kind == "op" and out[-1].text == "/" and out[-2].kind in ("num", "unit") \
-                and re.fullmatch(r"[A-Za-z]+", words) is not None and words.lower() not in _CONNECTIVE_WORDS
+                and (unit is not None or words in _ONE_LETTER_UNITS)  # `240 / \text{speed}` divides
             rate = _rate(words)
             if per:
                 # `\$5/\text{hour}`: the slash makes a rate of the unit, not a division by a quantity
@@ -280,9 +280,12 @@ class LatexReader:
                 out.append(Tok("unit", words, i, after, space))
                 _rated(out, rate.group(2))
             elif unit:
-                if out and out[-1].kind == "num":
-                    # as in prose: the number is in that unit (`2\text{ hours} = 120\text{ minutes}` converts)
-                    out[-1] = replace(out[-1], unit=unit[1])
+                last = next((k for k in range(len(out) - 1, -1, -1) if out[k].kind == "num"), None) \
+                    if out and out[-1].kind in ("num", "rp") else None
+                if last is not None:
+                    # as in prose: the value is in that unit (`2\text{ hours} = 120\text{ minutes}` converts, and
+                    # so does `\frac12\text{ inch} = 20\text{ miles}`, through its last number)
+                    out[last] = replace(out[last], unit=unit[1])
                 out.append(Tok("unit", words, i, after, space, unit=unit[1]))
             elif name in ("mathrm", "operatorname") and words in _LATEX_FUNCS:
                 out.append(Tok("func", words, i, after, space))

@@ -367,6 +367,11 @@ def _unit_clash(lhs: Sequence[Tok], rhs: Sequence[Tok]) -> str | None:
         targets = {t.unit[5:] for t in side if t.kind == "num" and t.unit and t.unit.startswith("conv:")}
         return targets or {t.unit for t in side if t.kind == "num" and t.unit and t.unit not in ("rate", "per")}
 
+    rates = [t for t in (*lhs, *rhs) if t.kind == "num" and t.unit == "rate"]
+    if len(rates) > 1 and (any(r.per is None for r in rates) or len({r.per for r in rates}) > 1):
+        # `$12/hour = $0.20/minute`, `60 km/h = 1 km/min`: rates per different units (or per what the reader
+        # cannot tell) compared as bare numbers would make a conversion false and a wrong one true
+        return f"it converts rates ({', '.join(sorted({f'per {r.per}' if r.per else 'per an unknown unit' for r in rates}))})"
     for rate in (t for t in (*lhs, *rhs) if t.kind == "num" and t.per):
         dimension = _dimension_of(rate.per or "")
         for tok in (*lhs, *rhs):
@@ -399,6 +404,8 @@ def _unit_clash(lhs: Sequence[Tok], rhs: Sequence[Tok]) -> str | None:
         return values[0] if len(values) == 1 and values[0].kind == "num" else None
 
     left, right = lone(lhs), lone(rhs)
+    if left and right and (left.unit == "rate") != (right.unit == "rate"):
+        return "it equates a rate with a quantity"  # `$36/dozen = $3 each`: a unit conversion, unwritten
     if left and right and (left.unit or right.unit) and left.unit != right.unit and "rate" not in (left.unit, right.unit):
         return f"it relates a quantity in {left.unit or 'no unit'} to one in {right.unit or 'no unit'}"
     if left and left.unit and left.unit != "rate" and _dimension_of(left.unit) != "money" \

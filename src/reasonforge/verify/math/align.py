@@ -440,6 +440,11 @@ def step_results(context: StepContext) -> list[Node]:
     return [node for rel in plan.reading.claims if (node := value_of(rel, None)) is not None]
 
 
+def step_claims(context: StepContext) -> list[Relation]:
+    """The relations the step claims (what `step_results` takes its values from), as read in context."""
+    return list(_plan(context).reading.claims)
+
+
 def chain_answer(context: StepContext) -> Node | None:
     """The answer of a chain, from its last step's context: the claimed answer as one value, else the chain's
     final value (rule 6) when it is not ambiguous; None when neither can be read."""

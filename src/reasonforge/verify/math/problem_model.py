@@ -16,8 +16,9 @@ Z3 then decides it, over the reals, each call under a time limit in a context of
   step's result is checked against (`pipeline.corroboration`).
 A model that fails any of these is rejected with the reason (`Unforced`); it never refutes anything.
 Division by an expression with unknowns asserts that the divisor is not 0; a power must have a whole-number
-literal exponent of at most 4 (anything else is not a word problem's arithmetic, and nonlinear real arithmetic
-beyond it is where Z3 gives up).
+literal exponent of at most 4 and no power in its base, each equation a degree of at most 4 in the unknowns and
+all of them together (the product of their degrees) at most 16: anything else is not a word problem's
+arithmetic, and it is where Z3 gives up or, worse, where solutions grow too large to write out in any time.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ MAX_MODEL_CHARS = 4_000
 MAX_MODEL_LINES = 30
 MAX_UNKNOWNS = 30
 MAX_EXPONENT = 4
+MAX_DEGREE = 4  # of each side in its unknowns: word problems are linear, now and then quadratic
+MAX_SYSTEM_DEGREE = 16  # the product of the equations' degrees, which bounds how large a solution can grow
+MAX_DIGITS = 1_000  # of a forced value's numerator or denominator
 ANSWER_NAME = "answer"
 _EQUATION = re.compile(r"([^=<>!]+?)\s*=(?!=)\s*([^=<>!]+)")
 _FENCE = re.compile(r"```[a-z]*\n(.*?)```", re.DOTALL)
@@ -59,6 +63,7 @@ class ProblemModel:
 
     answer: sympy.Rational
     forced: tuple[tuple[str, sympy.Rational], ...]  # each unknown whose value the equations force, in order
+    equations: tuple[tuple[Node, Node], ...] = ()  # each equation's sides, as written
 
     def quantities(self) -> dict[sympy.Expr, str]:
         """Each forced value, with the first name that has it."""
@@ -100,7 +105,8 @@ def read_problem_model(text: str, grounding: Iterable[sympy.Rational], *, timeou
         if own is not None and _forced(solver, unknown, own, ctx):
             forced.append((name, own))
     forced.append((ANSWER_NAME, value))
-    return ProblemModel(answer=value, forced=tuple(forced))
+    return ProblemModel(answer=value, forced=tuple(forced),
+                        equations=tuple((left, right) for _, left, right in equations))
 
 
 def _equations(text: str, allowed: frozenset[sympy.Rational]) -> list[tuple[int, Node, Node]]:
@@ -117,12 +123,24 @@ def _equations(text: str, allowed: frozenset[sympy.Rational]) -> list[tuple[int,
         raise ArtifactSyntaxError(f"the model has {len(lines)} lines, over the cap of {MAX_MODEL_LINES}",
                                   line=lines[MAX_MODEL_LINES][0], column=1)
     out: list[tuple[int, Node, Node]] = []
+    bezout = 1
     for number, line in lines:
         match = _EQUATION.fullmatch(line)
         if match is None:
             raise ArtifactSyntaxError(f"not an equation `expression = expression`: {line[:80]}", line=number,
                                       column=1)
         sides = (_parse(match.group(1), number), _parse(match.group(2), number))
+        degree = max(_degree(side, number) for side in sides)
+        if degree > MAX_DEGREE:
+            raise ArtifactSyntaxError(f"an equation of degree over {MAX_DEGREE} in its unknowns is not a word "
+                                      "problem's arithmetic", line=number, column=1)
+        bezout *= max(1, degree)
+        if bezout > MAX_SYSTEM_DEGREE:
+            # `y1 = y0 * y0`, `y2 = y1 * y1`, …: each line quadratic, the values doubly exponential, and Z3 would
+            # spend its time (uninterruptibly) writing them out
+            raise ArtifactSyntaxError(f"the equations up to here are of degree over {MAX_SYSTEM_DEGREE} together "
+                                      "(the product of their degrees): not a word problem's arithmetic",
+                                      line=number, column=1)
         for side in sides:
             for literal, value in literal_operands(side):
                 if value not in allowed and -value not in allowed:
@@ -136,6 +154,36 @@ def _equations(text: str, allowed: frozenset[sympy.Rational]) -> list[tuple[int,
     if any(left == Name(ANSWER_NAME) for _, left, _ in out[:-1]):
         raise ArtifactSyntaxError(f"`{ANSWER_NAME}` is defined once, on the last line", line=out[0][0], column=1)
     return out
+
+
+def _degree(node: Node, line: int) -> int:
+    """A bound on the degree of `node` in its unknowns; ArtifactSyntaxError for a power of a power (values that
+    grow beyond any word problem's before Z3 is even asked)."""
+    if isinstance(node, Num):
+        return 0
+    if isinstance(node, Name):
+        return 1
+    if isinstance(node, Unary | Postfix):
+        return _degree(node.arg, line)
+    if isinstance(node, Binary):
+        if node.op == "^":
+            if _has_power(node.left):
+                raise ArtifactSyntaxError("a power of a power is not a word problem's arithmetic", line=line,
+                                          column=1)
+            exponent = node.right
+            times = int(exponent.text) if isinstance(exponent, Num) and exponent.text.isdigit() else MAX_EXPONENT + 1
+            return _degree(node.left, line) * times
+        left, right = _degree(node.left, line), _degree(node.right, line)
+        return max(left, right) if node.op in ("+", "-") else left + right
+    return 0
+
+
+def _has_power(node: Node) -> bool:
+    if isinstance(node, Binary):
+        return node.op == "^" or _has_power(node.left) or _has_power(node.right)
+    if isinstance(node, Unary | Postfix):
+        return _has_power(node.arg)
+    return False
 
 
 def _parse(source: str, line: int) -> Node:
@@ -235,7 +283,11 @@ def _forced(solver: _Bounded, term: Any, value: sympy.Rational, ctx: Any) -> boo
 
 
 def _rational(value: Any) -> sympy.Rational | None:
+    """The exact rational `value` is; None for an algebraic number or one too long to be a word problem's."""
     if not z3.is_rational_value(value):
+        return None
+    # Z3 prints its own numerals: a Python int of over 4,300 digits could not be made from them
+    if len(str(value.numerator())) > MAX_DIGITS or len(str(value.denominator())) > MAX_DIGITS:
         return None
     fraction = value.as_fraction()
     return sympy.Rational(fraction.numerator, fraction.denominator)

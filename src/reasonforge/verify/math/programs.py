@@ -36,6 +36,7 @@ class Program:
 
     values: tuple[tuple[str, sympy.Expr], ...]
     answer: sympy.Expr
+    lines: tuple[tuple[str, Node], ...] = ()  # each assignment's name and expression, as written
 
     def quantities(self) -> dict[sympy.Expr, str]:
         """Each value the program computes, with the first name it gives it."""
@@ -56,6 +57,7 @@ def read_program(text: str, grounding: Iterable[sympy.Rational]) -> Program:
     allowed = set(grounding)
     env: dict[str, sympy.Expr] = {}
     values: list[tuple[str, sympy.Expr]] = []
+    written: list[tuple[str, Node]] = []
     lines = [(n, line) for n, line in enumerate(body.splitlines(), 1) if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         raise ArtifactSyntaxError("the program has no assignment", line=1, column=1)
@@ -77,10 +79,11 @@ def read_program(text: str, grounding: Iterable[sympy.Rational]) -> Program:
         value = _evaluate(node, env, number)
         env[name] = value
         values.append((name, value))
+        written.append((name, node))
     if values[-1][0] != ANSWER_NAME:
         raise ArtifactSyntaxError(f"the last line must assign `{ANSWER_NAME}`, not `{values[-1][0]}`",
                                   line=lines[-1][0], column=1)
-    return Program(values=tuple(values), answer=values[-1][1])
+    return Program(values=tuple(values), answer=values[-1][1], lines=tuple(written))
 
 
 def _parse(source: str, line: int) -> Node:

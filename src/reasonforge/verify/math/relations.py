@@ -67,7 +67,9 @@ One module: ~100 lines are the specification above, and the parser, engine and w
 
 from __future__ import annotations
 
+import decimal
 import functools
+import itertools
 import multiprocessing
 import re
 import resource
@@ -84,12 +86,14 @@ from reasonforge.lang.math.expr import (
     CONSTANTS,
     Ambiguous,
     Binary,
+    Call,
     ExpressionError,
     Name,
     Node,
     Num,
     Postfix,
     TooLarge,
+    Unary,
     Undefined,
     describe,
     evaluate,
@@ -120,6 +124,10 @@ PROPERTIES = ("integer", "natural", "positive", "negative", "nonnegative", "nonp
 MAX_EQUATIONS = 8  # solve() on larger systems is left undecided: quick level promises speed
 MAX_UNKNOWNS = 8
 _NUMERIC_DIGITS = 50
+# a literal with this many decimals (and four significant digits) may be a rounded value (2.8284 for √8); money and
+# most givens have fewer
+_ROUNDED_DECIMALS = 3
+_MAX_ROUNDED = 4  # rounded literals in one side whose intervals are explored (2^n corners)
 _ASSUMPTION_OF = {">": "positive", ">=": "nonnegative", "<": "negative", "<=": "nonpositive"}
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "!=": "!=", "~=": "~="}
 
@@ -229,6 +237,49 @@ def _shows_points(line: Line) -> bool:
         return False
 
     return line.lhs is not None and line.rhs is not None and (shows(line.lhs) or shows(line.rhs))
+
+
+def _literals(node: Node) -> list[Num]:
+    """The number literals of `node`, in order."""
+    if isinstance(node, Num):
+        return [node]
+    if isinstance(node, Unary | Postfix):
+        return _literals(node.arg)
+    if isinstance(node, Binary):
+        return _literals(node.left) + _literals(node.right)
+    if isinstance(node, Call):
+        return [n for arg in node.args for n in _literals(arg)]
+    return []
+
+
+def _looks_rounded(num: Num) -> bool:
+    """Could `num` be a value rounded to its written digits (2.8284 for √8)? At least `_ROUNDED_DECIMALS`
+    decimals and four significant digits, the last not 0: 0.125, 0.250 and 0.999 are exact values as often as not,
+    and arithmetic on them is refuted as written."""
+    digits = num.text.replace("-", "").replace(".", "").lstrip("0")
+    return num.decimals >= _ROUNDED_DECIMALS and len(digits) >= 4 and not num.text.endswith("0")
+
+
+def _nudged(num: Num, sign: int) -> Num:
+    """`num` moved half a unit of its last written digit up (`sign` 1) or down (-1): an end of the interval of
+    values it could be rounded from."""
+    moved = decimal.Decimal(num.text) + sign * decimal.Decimal(5).scaleb(-(num.decimals + 1))
+    return Num(text=format(moved, "f"), decimals=num.decimals + 1)
+
+
+def _replaced(node: Node, moved: Mapping[int, Num]) -> Node:
+    """`node` with each literal whose id is in `moved` replaced."""
+    if isinstance(node, Num):
+        return moved.get(id(node), node)
+    if isinstance(node, Unary):
+        return Unary(node.op, _replaced(node.arg, moved))
+    if isinstance(node, Postfix):
+        return Postfix(node.op, _replaced(node.arg, moved))
+    if isinstance(node, Binary):
+        return Binary(node.op, _replaced(node.left, moved), _replaced(node.right, moved))
+    if isinstance(node, Call):
+        return Call(node.func, tuple(_replaced(arg, moved) for arg in node.args))
+    return node
 
 
 def _is_integer_literal(node: Node) -> bool:
@@ -442,6 +493,12 @@ class _Engine:
                                        message=f"{line.relation} holds only if its numbers count percent points, "
                                        "and nothing in it (a ×100, a 100 − …) says they do")
                     holds, how = True, "percent-as-unit"
+            if holds is False and line.op in ("=", "~=") and self._rounded_operands(line, lhs, rhs, tol):
+                return _Result(line, StepStatus.UNSUPPORTED, "rounded-operands", error_kind=ErrorKind.AMBIGUOUS,
+                               values=_values(line, lhs, rhs),
+                               message=f"{line.relation} is false as written but holds for values its numbers of "
+                               f"{_ROUNDED_DECIMALS} or more decimals and four significant digits could be rounded from (`(2.8284)^2 = 8`): an "
+                               "approximation, neither proven nor refuted")
             if holds is False and line.op == "~=" and tol is not None \
                     and _compare(lhs, "~=", rhs, 2 * tol)[0]:  # `sqrt(2021) ≈ 44.95`: truncated, not rounded
                 return _Result(line, StepStatus.UNSUPPORTED, "not-rounded", error_kind=ErrorKind.AMBIGUOUS,
@@ -455,6 +512,39 @@ class _Engine:
         if result.status is StepStatus.VERIFIED:
             self._learn(line.lhs, line.op, line.rhs, inherited=False)
         return result
+
+    def _rounded_operands(self, line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sympy.Rational | None) -> bool:
+        """Does a side with literals of `_ROUNDED_DECIMALS` or more decimals (values a solution rounds: 2.8284
+        for √8) reach the other side's value for some values those literals could be rounded from? The side's
+        range is taken at the corners of their rounding intervals (at most `_MAX_ROUNDED` literals)."""
+        assert line.lhs is not None and line.rhs is not None
+        for side, other in ((line.lhs, rhs), (line.rhs, lhs)):
+            if rounding_tolerance(side) is not None:
+                continue  # a lone decimal: its rounding is the tolerance already
+            span, target = self._rounded_span(side), _numeric(other)
+            if span is None or target is None:
+                continue
+            allowance = tol or 0
+            if bool(span[0] - allowance <= target) and bool(target <= span[1] + allowance):
+                return True
+        return False
+
+    def _rounded_span(self, side: Node) -> tuple[sympy.Expr, sympy.Expr] | None:
+        rounded = [n for n in _literals(side) if _looks_rounded(n)]
+        if not rounded or len(rounded) > _MAX_ROUNDED:
+            return None
+        corners: list[sympy.Expr] = []
+        for signs in itertools.product((-1, 1), repeat=len(rounded)):
+            moved = {id(num): _nudged(num, sign) for num, sign in zip(rounded, signs, strict=True)}
+            try:
+                value = evaluate(_replaced(side, moved), self.env, self.symbols)
+            except (ExpressionError, TypeError, ValueError, ZeroDivisionError):
+                return None
+            approx = _numeric(value)
+            if value.free_symbols or approx is None:
+                return None
+            corners.append(approx)
+        return min(corners), max(corners)
 
     def _sides(self, sides: tuple[Node, Node]) -> tuple[sympy.Expr, sympy.Expr]:
         return evaluate(sides[0], self.env, self.symbols), evaluate(sides[1], self.env, self.symbols)
