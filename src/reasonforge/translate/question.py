@@ -46,15 +46,18 @@ _EXAMPLE_PROBLEM = ("Natalia sold clips to 48 of her friends in April, and then 
                     "How many clips did Natalia sell altogether in April and May?")
 _EXAMPLE_PROGRAM = "```python\napril_clips = 48\nmay_clips = april_clips / 2\nanswer = april_clips + may_clips\n```"
 
+# the arithmetic both replies are written in: names, numbers, + - * / and parentheses (`terms` per expression)
+_EXPRESSIONS = '''name ::= [a-z_] [a-z0-9_]{{0,30}}
+expr ::= term (" " op " " term){{0,{terms}}}
+term ::= number | name | "(" expr ")"
+op ::= "+" | "-" | "*" | "/"
+number ::= [0-9]{{1,12}} ("." [0-9]{{1,8}})?
+'''
+
 QUESTION_GRAMMAR = r'''
 root ::= "```python\n" line{0,24} "answer = " expr "\n```"
 line ::= name " = " expr "\n"
-name ::= [a-z_] [a-z0-9_]{0,30}
-expr ::= term (" " op " " term){0,12}
-term ::= number | name | "(" expr ")"
-op ::= "+" | "-" | "*" | "/"
-number ::= [0-9]{1,12} ("." [0-9]{1,8})?
-'''
+''' + _EXPRESSIONS.format(terms=12)
 
 PROBLEM_SYSTEM = (
     "You write a math word problem as equations, without solving it. Name each quantity for what it counts, "
@@ -73,12 +76,7 @@ _PROBLEM_EXAMPLE_MODEL = "```\ndollars_per_minute * 60 = 12\nearned_dollars = do
 PROBLEM_GRAMMAR = r'''
 root ::= "```\n" line{0,20} "answer = " expr "\n```"
 line ::= expr " = " expr "\n"
-name ::= [a-z_] [a-z0-9_]{0,30}
-expr ::= term (" " op " " term){0,10}
-term ::= number | name | "(" expr ")"
-op ::= "+" | "-" | "*" | "/"
-number ::= [0-9]{1,12} ("." [0-9]{1,8})?
-'''
+''' + _EXPRESSIONS.format(terms=10)
 
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL)
 

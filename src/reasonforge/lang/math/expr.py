@@ -52,6 +52,7 @@ __all__ = [
     "describe",
     "evaluate",
     "has_percent",
+    "literals",
     "names_in",
     "parse_expression",
     "parse_number",
@@ -410,6 +411,19 @@ def to_text(node: Node) -> str:
         right = f"({right})"
     sep = " " if node.op in "+-" else ""
     return f"{left}{sep}{node.op}{sep}{right}"
+
+
+def literals(node: Node) -> list[Num]:
+    """The number literals of `node`, in reading order."""
+    if isinstance(node, Num):
+        return [node]
+    if isinstance(node, Unary | Postfix):
+        return literals(node.arg)
+    if isinstance(node, Binary):
+        return literals(node.left) + literals(node.right)
+    if isinstance(node, Call):
+        return [n for arg in node.args for n in literals(arg)]
+    return []
 
 
 def names_in(node: Node) -> frozenset[str]:

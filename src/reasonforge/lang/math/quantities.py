@@ -42,6 +42,7 @@ from reasonforge.lang.math.expr import (
     Postfix,
     Unary,
     evaluate,
+    literals,
     names_in,
 )
 from reasonforge.lang.math.step import Relation
@@ -567,15 +568,7 @@ def literal_operands(node: Node) -> list[tuple[str, sympy.Rational]]:
 
 def _operands(node: Node) -> list[tuple[Num, sympy.Rational]]:
     """Each literal of a side with the value it stands for (`25%` as 25: the percent is its unit)."""
-    if isinstance(node, Num):
-        return [(node, node.value)]
-    if isinstance(node, Unary | Postfix):
-        return _operands(node.arg)
-    if isinstance(node, Binary):
-        return _operands(node.left) + _operands(node.right)
-    if isinstance(node, Call):
-        return [x for arg in node.args for x in _operands(arg)]
-    return []
+    return [(num, num.value) for num in literals(node)]
 
 
 def _rational(node: Node) -> sympy.Rational | None:

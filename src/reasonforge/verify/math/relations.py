@@ -98,6 +98,7 @@ from reasonforge.lang.math.expr import (
     describe,
     evaluate,
     has_percent,
+    literals,
     names_in,
     rounding_tolerance,
     split_relation,
@@ -237,19 +238,6 @@ def _shows_points(line: Line) -> bool:
         return False
 
     return line.lhs is not None and line.rhs is not None and (shows(line.lhs) or shows(line.rhs))
-
-
-def _literals(node: Node) -> list[Num]:
-    """The number literals of `node`, in order."""
-    if isinstance(node, Num):
-        return [node]
-    if isinstance(node, Unary | Postfix):
-        return _literals(node.arg)
-    if isinstance(node, Binary):
-        return _literals(node.left) + _literals(node.right)
-    if isinstance(node, Call):
-        return [n for arg in node.args for n in _literals(arg)]
-    return []
 
 
 def _looks_rounded(num: Num) -> bool:
@@ -530,7 +518,7 @@ class _Engine:
         return False
 
     def _rounded_span(self, side: Node) -> tuple[sympy.Expr, sympy.Expr] | None:
-        rounded = [n for n in _literals(side) if _looks_rounded(n)]
+        rounded = [n for n in literals(side) if _looks_rounded(n)]
         if not rounded or len(rounded) > _MAX_ROUNDED:
             return None
         corners: list[sympy.Expr] = []
