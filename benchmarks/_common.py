@@ -135,19 +135,19 @@ class FixedFormaliser:
 def benchmark_translator(request: VerifyRequest, mode: TranslatorMode | str, model: str | None,
                          question_samples: int = 0) -> Translator:
     """The translator a benchmark run asked for (`translator_arguments`)."""
+    from reasonforge.errors import InputError
     from reasonforge.translate.engine import TranslationEngine
-    from reasonforge.translate.llm import make_backend, settings_from_env
-    from reasonforge.translate.local_model import local_settings
-    from reasonforge.translate.select import translator_for
+    from reasonforge.translate.select import model_backend, translator_for
 
     chosen = translator_for(request, mode, model=model)
     if question_samples <= 0 or TranslatorMode(mode) is not TranslatorMode.RULES:
         return chosen
-    settings = settings_from_env(model) or local_settings()
-    if settings is None:
+    try:
+        backend = model_backend(model)  # recorded or replayed like every other model path
+    except InputError:
         raise SystemExit("error: --question-samples needs a model: --model, REASONFORGE_MODEL_BASE_URL, or "
-                         "`make model`")
-    engine = TranslationEngine(make_backend(settings), strict=True, question_samples=question_samples)
+                         "`make model`") from None
+    engine = TranslationEngine(backend, strict=True, question_samples=question_samples)
     return RulesWithQuestionModel(chosen, engine, question_samples)
 
 
