@@ -39,6 +39,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "translate": ("types", "errors", "boundary", "registry", "atomic_file", "chain", "lang", "verify"),
     "pipeline": ("types", "errors", "boundary", "registry", "chain", "lang", "verify", "translate"),
     "consensus": ("types", "errors", "chain"),
+    "rewards": ("types", "errors", "lazy", "chain", "lang", "verify", "translate", "pipeline"),
     "incentive": ("errors",),
     "certificate": ("types", "errors", "boundary", "cli_errors", "chain"),
     "forecast": ("types", "errors", "boundary", "lazy", "atomic_file", "cli_errors", "verify", "certificate"),
@@ -53,7 +54,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "config_file": ("errors", "boundary", "service"),
     "cli": ("types", "errors", "boundary", "registry", "lazy", "atomic_file", "cli_errors", "chain", "lang",
             "verify", "translate", "pipeline", "consensus", "bench", "forecast", "incentive", "certificate", "subnet",
-            "service", "sdk", "report", "config_file", "cli_progress"),
+            "service", "sdk", "report", "config_file", "cli_progress", "rewards"),
 }
 
 # Room → the subpackages its subpackages may import among their siblings: checkers share only the sandbox.

@@ -235,3 +235,18 @@ def test_text_option_input_errors_exit_2_saying_what(args, stdin, words):
     out = run("verify", *args, stdin=stdin)
     assert out.returncode == 2, out.stdout + out.stderr
     assert words in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_reference_compares_the_final_value_beside_the_verdict(tmp_path):
+    solution = tmp_path / "solution.txt"
+    solution.write_text("Natalia sold 48/2 = 24 clips in May.\nNatalia sold 48+24 = 72 clips altogether.\n#### 72\n")
+    question = ("Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. How "
+                "many clips did Natalia sell altogether in April and May?")
+    base = ("verify", "--text", str(solution), "--domain", "mathematics", "--question", question)
+    right = run(*base, "--reference", "72", "--json")
+    wrong = run(*base, "--reference", "#### 73", "--json")
+    assert right.returncode == wrong.returncode, wrong.stderr  # the reference changes no status
+    assert VerificationVerdict.model_validate_json(right.stdout).answer_matches_reference is True
+    assert VerificationVerdict.model_validate_json(wrong.stdout).answer_matches_reference is False
+    shown = run(*base, "--reference", "73")
+    assert "reference answer 73: does not match" in " ".join(shown.stdout.split())

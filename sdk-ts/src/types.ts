@@ -52,6 +52,8 @@ export interface VerifyRequest {
   samples?: number;
   /** Translations that must prove a step, none refuting it, for it to be verified (1..9). */
   agree?: number;
+  /** A reference (gold) answer compared with the chain's final value, reported beside the verdict. */
+  referenceAnswer?: string;
 }
 
 export type ReasoningSource = 'auto' | 'reasoning' | 'answer';
@@ -72,6 +74,7 @@ export interface ReasoningRequest {
   translator?: TranslatorMode;
   samples?: number;
   agree?: number;
+  referenceAnswer?: string;
 }
 
 export interface VerifyOptions {
@@ -131,6 +134,18 @@ export interface VerifyResponse {
   verdictDigest: string | null;
   /** What an unfinished job is waiting for (e.g. certificate keys being built). */
   statusDetail: string | null;
+  /** Whether the chain's final value is the reference answer (null: none given, or not compared). */
+  answerMatchesReference: boolean | null;
+  /** The reference comparison: the values compared, or why they were not. */
+  referenceCheck: ReferenceCheck | null;
+}
+
+/** The chain's final value against the request's reference answer (beside the verdict, never part of it). */
+export interface ReferenceCheck {
+  reference: string;
+  matches: boolean | null;
+  comparedBy: 'reader' | 'math-verify' | null;
+  message: string;
 }
 
 /** A certificate document exactly as issued: snake_case keys, because its id covers them. The domain, proof

@@ -16,6 +16,7 @@ import {
   type Assurance,
   type ReasoningRequest,
   type ReasoningStep,
+  type ReferenceCheck,
   type Stats,
   type StepTranslation,
   type Verdict,
@@ -90,6 +91,8 @@ function commonToWire(request: Omit<ReasoningRequest, 'source'>, body: Json): vo
   if (query !== undefined) body.original_query = query;
   const answer = optionalString(request.claimedAnswer, 'claimedAnswer');
   if (answer !== undefined) body.claimed_answer = answer;
+  const reference = optionalString(request.referenceAnswer, 'referenceAnswer');
+  if (reference !== undefined) body.reference_answer = reference;
   if (request.proofLevel !== undefined) {
     if (!PROOF_LEVELS.includes(request.proofLevel)) fail('proofLevel', `must be one of ${PROOF_LEVELS.join(', ')}`);
     body.proof_level = request.proofLevel;
@@ -226,6 +229,30 @@ export function responseFromWire(body: unknown, what: string): VerifyResponse {
     steps: Array.isArray(steps) ? steps.map((s) => stepFromWire(s, what)) : null,
     verdictDigest: nullable<string>(body.verdict_digest, isString, 'verdict_digest', what),
     statusDetail: nullable<string>(body.status_detail, isString, 'status_detail', what),
+    answerMatchesReference: nullable<boolean>(body.answer_matches_reference, isBoolean, 'answer_matches_reference',
+      what),
+    referenceCheck: referenceFromWire(body.reference_check, what),
+  };
+}
+
+function isBoolean(value: unknown): value is boolean {
+  return typeof value === 'boolean';
+}
+
+function referenceFromWire(value: unknown, what: string): ReferenceCheck | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value) || !isString(value.reference) || !isString(value.message)) {
+    bad(what, 'reference_check is not a reference check');
+  }
+  const by = value.compared_by;
+  if (by !== undefined && by !== null && by !== 'reader' && by !== 'math-verify') {
+    bad(what, `reference_check.compared_by is ${JSON.stringify(by)}`);
+  }
+  return {
+    reference: value.reference as string,
+    matches: nullable<boolean>(value.matches, isBoolean, 'reference_check.matches', what),
+    comparedBy: (by ?? null) as ReferenceCheck['comparedBy'],
+    message: value.message as string,
   };
 }
 

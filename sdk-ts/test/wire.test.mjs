@@ -46,6 +46,23 @@ test('who translates travels as translator, samples and agree', () => {
   assert.deepEqual([reasoning.translator, reasoning.samples, reasoning.agree], ['model', 2, undefined]);
 });
 
+test('a reference answer goes out as reference_answer and its check comes back in camelCase', () => {
+  assert.equal(requestToWire({ reasoningChain: ['a'], domain: 'mathematics', referenceAnswer: '72' }).reference_answer, '72');
+  assert.equal(reasoningToWire('Step 1: a', { domain: 'mathematics', referenceAnswer: '\\frac{1}{2}' }).reference_answer,
+    '\\frac{1}{2}');
+  const got = responseFromWire({
+    task_id: 't', status: 'complete', verdict: 'PARTIAL', answer_matches_reference: false,
+    reference_check: { reference: '73', matches: false, compared_by: 'reader', message: 'not the final value: 72' },
+  }, 'GET /v1/verify/t');
+  assert.equal(got.answerMatchesReference, false);
+  assert.deepEqual(got.referenceCheck, { reference: '73', matches: false, comparedBy: 'reader', message: 'not the final value: 72' });
+  const none = responseFromWire({ task_id: 't', status: 'queued' }, 'x');
+  assert.deepEqual([none.answerMatchesReference, none.referenceCheck], [null, null]);
+  assert.throws(() => responseFromWire({ task_id: 't', status: 'complete', reference_check: { reference: 1 } }, 'x'),
+    InvalidResponseError);
+  assert.throws(() => requestToWire({ reasoningChain: ['a'], domain: 'logic', referenceAnswer: 5 }), ReasonForgeInputError);
+});
+
 test('bad requests are refused before sending, naming the field', () => {
   const cases = [
     [{ reasoningChain: [], domain: 'logic' }, 'reasoningChain'],

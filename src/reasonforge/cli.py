@@ -212,6 +212,11 @@ def verify(
         str | None,
         typer.Option("--answer", help="With --text: the claimed answer (default: what the final answer states)."),
     ] = None,
+    reference: Annotated[
+        str | None,
+        typer.Option("--reference", help="A reference (gold) answer to compare with the chain's final value, reported "
+                     "beside the verdict (answer_matches_reference); it changes no step's status."),
+    ] = None,
     source: Annotated[
         SourceChoice | None,
         typer.Option("--source", help="With --text: which of the response's text becomes steps: auto (default: all "
@@ -288,6 +293,8 @@ def verify(
         title = file if file != "-" else "stdin"
     if level is not None:
         request = request.model_copy(update={"proof_level": ProofLevel(level.value)})
+    if reference is not None:
+        request = request.model_copy(update={"reference_answer": reference})
     if prover is not None:
         request = request.model_copy(update={"prover": Prover(prover.value)})
     supplied = parse_translations(_read_source(translations, "translations", limit)) if translations else None
@@ -370,6 +377,10 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
                       highlight=False)
     for assumption in verdict.assumptions:
         console.print(f"[yellow]assumed[/] (step {assumption.step_id}): {escape(assumption.premise)}", highlight=False)
+    if (ref := verdict.reference_check) is not None:
+        said = {True: "[green]matches[/]", False: "[red]does not match[/]", None: "[yellow]not compared[/]"}
+        console.print(f"reference answer {escape(ref.reference[:80])}: {said[ref.matches]} — {escape(ref.message)}",
+                      highlight=False)
     console.print(f"[dim]verdict_hash {verdict.verdict_hash}  verdict_digest {verdict.verdict_digest}[/]",
                   highlight=False, soft_wrap=True)
     report = verdict.failure_report

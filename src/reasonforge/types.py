@@ -249,6 +249,9 @@ class VerifyRequest(BaseModel):
     domain: Domain
     original_query: str = ""
     claimed_answer: str = ""
+    reference_answer: str = Field(default="", max_length=4000, description=(
+        "A reference (gold) answer the caller holds; compared with the chain's final value and reported beside "
+        "the verdict (`answer_matches_reference`), never part of it. Empty: none."))
     proof_level: ProofLevel = ProofLevel.STANDARD
     callback_url: str | None = None
     generate_certificate: bool = True
@@ -290,6 +293,7 @@ class ReasoningSubmission(BaseModel):
     claimed_answer: str | None = Field(default=None, description=(
         "The answer the reasoning claims; omitted: read from the response's final answer (\\boxed{...}, "
         "'#### ...', 'the answer is ...') when it states one."))
+    reference_answer: str = Field(default="", max_length=4000, description="As in VerifyRequest.")
     source: ReasoningSource = ReasoningSource.AUTO
     proof_level: ProofLevel = ProofLevel.STANDARD
     prover: Prover = Prover.AUTO
@@ -394,6 +398,26 @@ class VerdictSignature(BaseModel):
         "Ed25519 signature (hex) over the verdict's signed bytes (recipe in certificate.verdict_signature)."))
 
 
+class AnswerComparer(str, Enum):
+    """Who compared two answers: our reader (exact values, units, percents) or `math-verify` (sets, intervals
+    and forms the reader does not read), each on text the reader screened first."""
+
+    READER = "reader"
+    MATH_VERIFY = "math-verify"
+
+
+class ReferenceCheck(BaseModel):
+    """The chain's final value against a reference (gold) answer the caller holds: reported beside the verdict,
+    never part of it (a right answer proves no step, a wrong one refutes none)."""
+
+    reference: str
+    matches: bool | None = Field(description=(
+        "True: the chain's final value is the reference; False: it is another value; None: not compared (the "
+        "reference or the chain's final value is not read as one value, or the comparison did not finish)."))
+    compared_by: AnswerComparer | None = None
+    message: str = Field(description="Which values were compared, or why they were not.")
+
+
 class VerificationVerdict(BaseModel):
     """The core output of the verification pipeline."""
 
@@ -419,6 +443,10 @@ class VerificationVerdict(BaseModel):
     task_hash: str = ""
     verdict_hash: str = ""
     claimed_answer: str = Field(default="", description="The answer the request claimed (checked at the last step).")
+    answer_matches_reference: bool | None = Field(default=None, description=(
+        "Whether the chain's final value is the request's reference answer (None: no reference, or not compared; "
+        "`reference_check` says why). Beside the verdict: it changes no step's status."))
+    reference_check: ReferenceCheck | None = None
     verdict_digest: str = Field(default="", description=(
         "sha256 of everything the verdict proved (level, domain, claimed answer, per-step status, evidence, "
         "artifact and checker hashes): what a certificate signs; recipe in chain.verdict_digest."))
@@ -588,6 +616,10 @@ class VerifyResponse(BaseModel):
     verdict_digest: str | None = Field(default=None, description="Added: what a certificate of this verdict signs.")
     status_detail: str | None = Field(default=None, description=(
         "Added: what a job that is not finished is waiting for (e.g. certificate keys being built)."))
+    answer_matches_reference: bool | None = Field(default=None, description=(
+        "Added: whether the chain's final value is the request's reference answer (None: none given, or not "
+        "compared: `reference_check` says why)."))
+    reference_check: ReferenceCheck | None = None
 
 
 SCHEMA_MODELS: tuple[type[BaseModel], ...] = (

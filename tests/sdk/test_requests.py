@@ -112,3 +112,8 @@ def test_bad_input_names_the_field(overrides, field, fragment):
         body(**overrides)
     assert caught.value.field == field
     assert fragment in caught.value.message
+
+
+def test_a_reference_answer_travels_only_when_given():
+    assert body(reference_answer="72")["reference_answer"] == "72"
+    assert "reference_answer" not in body()

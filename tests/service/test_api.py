@@ -168,6 +168,16 @@ def test_a_failed_step_reports_its_error_fix_and_cascade(api: Api) -> None:
     assert len(done["verdict_digest"]) == 64
 
 
+def test_a_reference_answer_is_compared_beside_the_verdict(api: Api) -> None:
+    headers = api.key()
+    right = api.client.post("/v1/verify", json=quick_chain(6) | {"reference_answer": "12"}, headers=headers)
+    wrong = api.client.post("/v1/verify", json=quick_chain(6) | {"reference_answer": "13"}, headers=headers)
+    got = [api.wait(r.json()["task_id"], headers) for r in (right, wrong)]
+    assert [g["verdict"] for g in got] == ["VERIFIED", "VERIFIED"]  # the reference changes nothing proven
+    assert [g["answer_matches_reference"] for g in got] == [True, False]
+    assert got[1]["reference_check"]["compared_by"] == "reader" and "13" in got[1]["reference_check"]["message"]
+
+
 R1_RESPONSE = {  # a DeepSeek-R1 style chat completion: the reasoning in reasoning_content, the answer in content
     "id": "r1", "object": "chat.completion", "model": "deepseek-reasoner",
     "choices": [{"index": 0, "finish_reason": "stop", "message": {

@@ -211,7 +211,8 @@ def request_from_reasoning(submission: ReasoningSubmission) -> VerifyRequest:
     steps = _steps(reading, _PREFER[submission.source])
     claimed = submission.claimed_answer if submission.claimed_answer is not None else stated_answer(reading)
     return VerifyRequest(reasoning_chain=steps, domain=submission.domain, original_query=submission.original_query,
-                         claimed_answer=claimed, proof_level=submission.proof_level, prover=submission.prover,
+                         claimed_answer=claimed, reference_answer=submission.reference_answer,
+                         proof_level=submission.proof_level, prover=submission.prover,
                          callback_url=submission.callback_url, generate_certificate=submission.generate_certificate,
                          translator=submission.translator, samples=submission.samples, agree=submission.agree)
 

@@ -10,7 +10,7 @@ from reasonforge.chain.cascade import assumptions_of, assurance_of, failure_repo
 from reasonforge.chain.dag import StepGraph
 from reasonforge.chain.hashing import task_hash as request_hash
 from reasonforge.chain.hashing import verdict_digest, verdict_hash
-from reasonforge.types import Domain, ProofLevel, StepVerdict, VerificationVerdict, VerifyRequest
+from reasonforge.types import Domain, ProofLevel, ReferenceCheck, StepVerdict, VerificationVerdict, VerifyRequest
 
 __all__ = ["build_verdict"]
 
@@ -26,10 +26,12 @@ def build_verdict(
     verification_time_ms: int = 0,
     translator_uids: Iterable[int] = (),
     task_hash: str = "",
+    reference: ReferenceCheck | None = None,
 ) -> VerificationVerdict:
     """The verdict of `step_verdicts` (in chain order). With the `request` (and its validated `graph`) it also
     carries the task hash, the claimed answer, the failure report and the verdict digest; `task_id` defaults to
-    the task hash's first 32 hex digits."""
+    the task hash's first 32 hex digits. `reference`: the final value against the request's reference answer,
+    reported beside the verdict (it changes no status and is not in the digest)."""
     steps = list(step_verdicts)
     overall, assurance = overall_of(steps), assurance_of(steps)
     claimed_answer = ""
@@ -61,4 +63,6 @@ def build_verdict(
         verdict_hash=verdict_hash(task_id, overall.value, steps),
         claimed_answer=claimed_answer,
         verdict_digest=digest,
+        answer_matches_reference=reference.matches if reference is not None else None,
+        reference_check=reference,
     )

@@ -33,6 +33,7 @@ from reasonforge.types import (
     ErrorKind,
     ProofLevel,
     QuestionModel,
+    ReferenceCheck,
     Spec,
     StepContext,
     StepStatus,
@@ -42,7 +43,7 @@ from reasonforge.types import (
     VerificationVerdict,
     VerifyRequest,
 )
-from reasonforge.verify.math import is_word_problem
+from reasonforge.verify.math import REFERENCE_TIMEOUT_S, compare_reference, is_word_problem
 
 log = logging.getLogger(__name__)
 # a problem model is a few equations: Z3 decides one in milliseconds, or is lost in nonlinear arithmetic
@@ -98,9 +99,20 @@ def verify_chain(
     if formalised is not None:
         own = corroborate(step_contexts(request, graph), own, formalised)
     cascaded = apply_cascade(graph, own)
+    reference = _reference(request, graph, limits) if request.reference_answer.strip() else None
     return build_verdict([cascaded[step.step_id] for step in request.reasoning_chain], domain=request.domain,
-                         proof_level=request.proof_level, request=request, graph=graph,
+                         proof_level=request.proof_level, request=request, graph=graph, reference=reference,
                          verification_time_ms=round((time.perf_counter() - started) * 1000))
+
+
+def _reference(request: VerifyRequest, graph: StepGraph, limits: CheckLimits) -> ReferenceCheck:
+    """The chain's final value against the request's reference answer (mathematics; other domains say why not)."""
+    if request.domain is not Domain.MATHEMATICS:
+        return ReferenceCheck(reference=request.reference_answer, matches=None, message=(
+            f"reference answers are compared with a mathematics chain's final value; this chain is "
+            f"{request.domain.value}"))
+    last = step_contexts(request, graph)[request.reasoning_chain[-1].step_id]
+    return compare_reference(last, request.reference_answer, timeout_s=max(limits.timeout_s, REFERENCE_TIMEOUT_S))
 
 
 def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble,

@@ -94,6 +94,7 @@ class ReasonForge:
         translator: str | None = None,
         samples: int | None = None,
         agree: int | None = None,
+        reference_answer: str | None = None,
         idempotency_key: str | None = None,
     ) -> VerifyResponse:
         """POST /v1/verify: queue a verification and return at once (status `queued`)."""
@@ -110,6 +111,7 @@ class ReasonForge:
             translator=translator,
             samples=samples,
             agree=agree,
+            reference_answer=reference_answer,
         )
         return self._post_job("/v1/verify", body, idempotency_key)
 
@@ -163,6 +165,7 @@ class ReasonForge:
         translator: str | None = None,
         samples: int | None = None,
         agree: int | None = None,
+        reference_answer: str | None = None,
         idempotency_key: str | None = None,
         wait: bool = True,
         timeout_s: float = 300.0,
@@ -187,6 +190,7 @@ class ReasonForge:
             translator=translator,
             samples=samples,
             agree=agree,
+            reference_answer=reference_answer,
             idempotency_key=idempotency_key,
         )
         return self._settle(job, wait, timeout_s, wait_via)
@@ -206,6 +210,7 @@ class ReasonForge:
         translator: str | None = None,
         samples: int | None = None,
         agree: int | None = None,
+        reference_answer: str | None = None,
         idempotency_key: str | None = None,
     ) -> VerifyResponse:
         """POST /v1/verify/reasoning: queue reasoning as a model wrote it (text, a provider's response dict or SDK
@@ -222,6 +227,7 @@ class ReasonForge:
             translator=translator,
             samples=samples,
             agree=agree,
+            reference_answer=reference_answer,
             source=source,
         )
         return self._post_job("/v1/verify/reasoning", body, idempotency_key)

@@ -85,6 +85,7 @@ def build_verify_body(
     translator: str | None = None,
     samples: int | None = None,
     agree: int | None = None,
+    reference_answer: str | None = None,
 ) -> dict[str, Any]:
     """The JSON body for `POST /v1/verify`; raises InputError (naming the field) on anything invalid."""
     fields: dict[str, Any] = {
@@ -97,7 +98,8 @@ def build_verify_body(
     }
     plain = [_plain(t) for t in translations] if translations is not None else None
     return _wire(VerifyRequest, fields, callback_url=callback_url, translations=plain, prover=prover,
-                 translator=translator, samples=samples, agree=agree)
+                 translator=translator, samples=samples, agree=agree,
+                 reference_answer=reference_answer)
 
 
 def _wire(model: type[BaseModel], fields: dict[str, Any], **optional: Any) -> dict[str, Any]:
@@ -125,6 +127,7 @@ def build_reasoning_body(
     translator: str | None = None,
     samples: int | None = None,
     agree: int | None = None,
+    reference_answer: str | None = None,
 ) -> dict[str, Any]:
     """The JSON body for `POST /v1/verify/reasoning`; raises InputError (naming the field) on anything invalid.
     An SDK response object (openai, anthropic: pydantic models) is sent as its JSON."""
@@ -141,4 +144,5 @@ def build_reasoning_body(
         "source": getattr(source, "value", source),
     }
     return _wire(ReasoningSubmission, fields, claimed_answer=claimed_answer, callback_url=callback_url, prover=prover,
-                 translator=translator, samples=samples, agree=agree)
+                 translator=translator, samples=samples, agree=agree,
+                 reference_answer=reference_answer)

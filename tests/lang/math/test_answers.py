@@ -193,3 +193,28 @@ def test_a_question_that_determines_its_answer_refutes_a_chain_that_computes_ano
     assert check(hypotenuse, "z = 7", "Let x = 3 and y = 4", "x + y = z", "So z = 3 + 4 = 7").status == "different"
     # the question's own value also settles which reading of a trailing check answers it
     assert check("What is 2 + 3?", "5", "2 + 3 = 5", "Check: 5 - 3 = 2").status == "same"
+
+
+def test_math_verify_s_false_equalities_are_refused():
+    # equations it would compare on the number it pulled out of each (both read as 0)
+    assert math_verify_same("3x-y+13=0", "3x+4y+14=0") is False
+    # values inside its relative tolerance that are not equal
+    assert math_verify_same("\\frac{1}{2004!}", "\\frac{1}{2006!}") is False
+    # a formula it reads only part of (`1 - \dfrac{1}{\mathrm{e}}` as 1): not a reading of the answer
+    assert math_verify_same("1 - 1/e", "1 + 1/e") is False
+    assert math_verify_same("1 - \\dfrac{1}{\\mathrm{e}}", "1 + \\dfrac{1}{\\mathrm{e}}") is None
+    # what it reads whole still compares
+    assert math_verify_same("x^2+1=0", "2x^2+2=0") is True
+    assert math_verify_same("\\frac{1}{2}", "0.5") is True
+    assert math_verify_same("(0,1]", "(0, 1]") is True
+
+
+def test_an_equation_in_standard_form_is_not_a_final_value_of_zero():
+    # "x^2 - 3x + 2 = 0" states the equation; reading it as "the value is 0" refuted a right answer {1, 2}
+    problem = read_problem("Solve $x^2 - 3x + 2 = 0$.")
+    last = StepText(1, "The roots of $x^2 - 3x + 2 = 0$ are $x = 1$ and $x = 2$.",
+                    read_text("The roots of $x^2 - 3x + 2 = 0$ are $x = 1$ and $x = 2$."))
+    assert check_answer("\\{1, 2\\}", problem, last, []).status != "different"
+    # a computation that ends in 0 still is one
+    zero = StepText(1, "So 5 - 5 = 0.", read_text("So 5 - 5 = 0."))
+    assert check_answer("0", read_problem("What is 5 - 5?"), zero, []).status == "same"

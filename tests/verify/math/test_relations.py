@@ -207,8 +207,11 @@ def test_trigonometry_needs_a_unit():
 
 def test_the_memory_budget_is_on_top_of_what_the_caller_has_mapped():
     import mmap
+    import resource
 
-    from reasonforge.verify.math.relations import _mapped_bytes
+    def _mapped_bytes() -> int:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * resource.getpagesize()
 
     # A long-running server maps far more than a check's budget (thread arenas, loaded keys); a forked
     # worker inherits that, so its address-space limit must start from what is already mapped.

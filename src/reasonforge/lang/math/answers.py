@@ -359,7 +359,9 @@ def math_verify_same(final: str, claimed: str) -> bool | None:
     for text in (final, claimed):
         delimited = text if "$" in text or "\\boxed" in text or "\\(" in text else f"${text}$"
         got = parse(delimited, extraction_config=configs, parsing_timeout=_TIMEOUT_S)
-        if not got:
+        # it extracts what it can: from "1 - \\dfrac{1}{\\mathrm{e}}" only "1", so "1 - 1/e" and "1 + 1/e" would be
+        # the same; a reading that is not the whole text is not this answer
+        if len(got) < 2 or not isinstance(got[-1], str) or not _covers(got[0], got[-1], text):
             return None
         parsed.append(got)
     # it reads prose as a product of symbols ("five-ish" is E·f·i·v − h·i·s): a claimed answer with symbols the
@@ -367,8 +369,60 @@ def math_verify_same(final: str, claimed: str) -> bool | None:
     if _symbols(parsed[1]) - _symbols(parsed[0]):
         return None
     try:
-        return bool(verify(parsed[0], parsed[1], timeout_seconds=_TIMEOUT_S))
+        same = bool(verify(parsed[0], parsed[1], timeout_seconds=_TIMEOUT_S))
     except Exception:  # noqa: BLE001 - a comparison it cannot make is undecided, never a crash of the step
+        return None
+    if same and (exact := _exactly_same(parsed[0][0], parsed[1][0], (final, claimed))) is not None:
+        return exact
+    return same
+
+
+_DECORATION = re.compile(r"\\boxed\{|\\(?:left|right|displaystyle|[()\[\]])|\$|\s+")
+
+
+def _bare(text: str) -> str:
+    """`text` without what never changes a value: delimiters, `\\boxed{…}`, sizing, spaces, `\\dfrac`/`\\tfrac`
+    spelt `\\frac`, a full stop at the end."""
+    bare = _DECORATION.sub("", re.sub(r"\\[dt]frac", r"\\frac", text)).rstrip(".")
+    return bare[:-1] if "\\boxed{" in text and bare.endswith("}") else bare
+
+
+def _covers(expr: object, matched: str, text: str) -> bool:
+    """Is `math-verify`'s reading `expr` (of the span `matched`) a reading of all of `text`? The span is normalised
+    (0.5 comes back as \\frac{1}{2}), so where it differs from the text, the whole text must parse (latex2sympy
+    raises on what it does not understand) to the same expression, floats taken as the decimals they write."""
+    if _bare(matched) == _bare(text):
+        return True
+    from latex2sympy2_extended import latex2sympy  # type: ignore[import-untyped]
+
+    try:
+        whole = latex2sympy(_unwrap(text))
+        return bool(_exact_floats(whole) == _exact_floats(expr))
+    except Exception:  # noqa: BLE001 - whatever it cannot parse is not covered
+        return False
+
+
+def _exact_floats(value: object) -> object:
+    if isinstance(value, sympy.Basic):
+        return value.xreplace({f: sympy.Rational(str(f)) for f in value.atoms(sympy.Float)})
+    return value
+
+
+def _exactly_same(a: object, b: object, texts: tuple[str, str]) -> bool | None:
+    """Two numbers `math-verify` called equal, compared exactly: equal when their difference is 0, or within half a
+    unit of the last decimal either text writes (0.333 is 1/3). Its own tolerance is relative and made 1/2004! and
+    1/2006! the same. None: not two closed numbers."""
+    if not isinstance(a, sympy.Expr) or not isinstance(b, sympy.Expr) or a.free_symbols or b.free_symbols:
+        return None
+    try:
+        gap = sympy.nsimplify(a - b) if (a - b).is_Float else a - b
+        if gap == 0 or sympy.simplify(gap) == 0:
+            return True
+        decimals = max((len(d) for t in texts for d in re.findall(r"\d\.(\d+)", t)), default=None)
+        if decimals is None:
+            return False
+        return bool(abs(gap.evalf(60)) <= sympy.Rational(1, 2) * sympy.Rational(1, 10) ** decimals)
+    except (TypeError, ValueError, AttributeError):
         return None
 
 
@@ -440,11 +494,21 @@ def value_of(rel: Relation, name: str | None) -> Node | None:
             if isinstance(name_side, Name) and name_side.name == name and not names_in(value_side):
                 return value_side
         return None
-    if not names_in(rhs):
-        return rhs
-    if not names_in(lhs):
-        return lhs
+    for value_side, other in ((rhs, lhs), (lhs, rhs)):
+        if names_in(value_side):
+            continue
+        # `x^2 - 3x + 2 = 0` is an equation in standard form, not a computation whose value is 0
+        if _is_zero(value_side) and names_in(other) and not isinstance(other, Name):
+            return None
+        return value_side
     return None
+
+
+def _is_zero(node: Node) -> bool:
+    try:
+        return bool(evaluate(node) == 0)
+    except (ExpressionError, TypeError, ValueError, ZeroDivisionError, RecursionError):
+        return False
 
 
 def final_value(problem: Problem, last: StepText, ancestors: Sequence[StepText], name: str | None) -> Final | None:

@@ -69,6 +69,8 @@ def to_response(row: JobRow, public_base_url: str) -> VerifyResponse:
         response.steps_total = verdict.total_steps
         response.steps = [StepResult.of(sv) for sv in verdict.step_verdicts]
         response.verdict_digest = verdict.verdict_digest or None
+        response.answer_matches_reference = verdict.answer_matches_reference
+        response.reference_check = verdict.reference_check
         response.verification_time_ms = row.verification_time_ms
     if status is JobStatus.FAILED and row.error:
         failures.append(

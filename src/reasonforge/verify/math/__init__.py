@@ -9,10 +9,30 @@ from reasonforge.verify.math.align import (
     step_claims,
     step_results,
 )
+from reasonforge.verify.math.killable import Killed, Returned, call_killable, warm_sympy
 from reasonforge.verify.math.plan import Rebound, StepPlan, plan_step, read_step
+from reasonforge.verify.math.reference import REFERENCE_TIMEOUT_S, compare_reference
 from reasonforge.verify.math.relations import ArithmeticChecker, Line, check_sympy, parse_artifact
 
 __all__ = [
-    "ArithmeticChecker", "Line", "Rebound", "StepPlan", "align", "chain_answer", "check_sympy", "is_word_problem",
-    "parse_artifact", "plan_step", "prose_beyond_relations", "read_step", "step_claims", "step_results",
+    "REFERENCE_TIMEOUT_S",
+    "ArithmeticChecker",
+    "Killed",
+    "Line",
+    "Rebound",
+    "Returned",
+    "StepPlan",
+    "align",
+    "call_killable",
+    "chain_answer",
+    "check_sympy",
+    "compare_reference",
+    "is_word_problem",
+    "parse_artifact",
+    "plan_step",
+    "prose_beyond_relations",
+    "read_step",
+    "step_claims",
+    "step_results",
+    "warm_sympy",
 ]

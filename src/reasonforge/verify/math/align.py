@@ -93,6 +93,7 @@ import sympy
 
 from reasonforge.errors import ArtifactSyntaxError
 from reasonforge.lang.math.answers import (
+    AnswerCheck,
     Refusal,
     Stated,
     StepText,
@@ -457,6 +458,14 @@ def chain_answer(context: StepContext) -> Node | None:
     last = StepText(context.step_id, context.content, _plan(context).reading)
     final = final_value(read_problem(context.original_query), last, ancestors, None)
     return final.stated.value if final is not None and not final.rederived else None
+
+
+def answer_check(context: StepContext, answer: str) -> AnswerCheck:
+    """`answer` against the chain's final value, from the last step's context, read and compared as rule 6 reads
+    and compares a claimed answer (a reference answer the caller holds is compared this way too)."""
+    ancestors = [StepText(a.step_id, a.content, read_step(a)) for a in context.ancestors]
+    last = StepText(context.step_id, context.content, _plan(context).reading)
+    return check_answer(answer, read_problem(context.original_query), last, ancestors)
 
 
 def _plan(context: StepContext) -> StepPlan:

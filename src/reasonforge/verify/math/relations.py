@@ -68,12 +68,8 @@ One module: ~100 lines are the specification above, and the parser, engine and w
 from __future__ import annotations
 
 import decimal
-import functools
 import itertools
-import multiprocessing
 import re
-import resource
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -115,6 +111,7 @@ from reasonforge.types import (
     StepContext,
     StepStatus,
 )
+from reasonforge.verify.math.killable import Returned, call_killable, warm_sympy
 
 __all__ = ["PROPERTIES", "ArithmeticChecker", "Line", "check_sympy", "parse_artifact"]
 
@@ -755,16 +752,6 @@ def _reduce(expr: sympy.Expr) -> sympy.Expr:
     return sympy.simplify(gap)
 
 
-@functools.cache
-def _warm_sympy() -> bool:
-    """Run simplify and solve once in this process, so forked workers inherit SymPy's lazily imported
-    modules and caches instead of paying ~300 ms each."""
-    x = sympy.Symbol("x", real=True)
-    sympy.simplify(x**2 - 1 - (x - 1) * (x + 1))
-    sympy.solve([x**2 - 4], [x], dict=True)
-    return True
-
-
 def _admissible(solution: Mapping[sympy.Symbol, sympy.Expr], filters: Sequence[tuple[sympy.Expr, str, sympy.Expr]]) -> bool:
     for value in solution.values():
         if value.is_real is False:
@@ -823,76 +810,25 @@ def _timeout_outcome(timeout_s: float | None) -> CheckOutcome:
 
 
 # ---- the worker ----------------------------------------------------------------------------------------------------
-def _context() -> (multiprocessing.context.ForkContext | multiprocessing.context.ForkServerContext
-                    | multiprocessing.context.SpawnContext):
-    """How to start the worker: fork when this process has a single thread (fast, ~10 ms, and nothing is
-    re-imported); from a multi-threaded process (a server), a fork server that preloads SymPy, since
-    forking a threaded process can deadlock. (The fork server re-imports the main module of a script,
-    which then needs the usual `if __name__ == "__main__":` guard.)"""
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    if "forkserver" in methods:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["reasonforge.verify.math.relations"])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
-def _mapped_bytes() -> int:
-    """This process's virtual size (Linux), 0 where unknown."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * resource.getpagesize()
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def _worker(conn: Any, artifact: str, timeout_s: float, memory_mb: int) -> None:
-    try:
-        # A forked worker inherits its parent's mappings (a server's thread arenas alone can pass 1 GiB of
-        # address space): the budget is what the check may add on top of them.
-        limit = _mapped_bytes() + memory_mb * 1024 * 1024
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
-    except (ValueError, OSError):
-        pass  # the wall-clock kill still bounds the check
-    try:
-        outcome = _check_lines(parse_artifact(artifact), True, time.monotonic() + timeout_s)
-    except MemoryError:
-        outcome = CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.MEMORY,
-                               message=f"the check ran out of its {memory_mb} MiB memory limit")
-    except RecursionError:
-        outcome = CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.TOO_LARGE,
-                               message="the expressions are too deeply nested for SymPy")
-    except Exception as exc:  # noqa: BLE001 - a SymPy failure costs this step, reported, not a dead worker
-        outcome = CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.CRASH,
-                               message=f"SymPy failed on this artifact: {type(exc).__name__}: {str(exc)[:200]}")
-    conn.send(outcome.model_dump(mode="json"))
-    conn.close()
+def _check_in_worker(artifact: str, timeout_s: float) -> dict[str, Any]:
+    return _check_lines(parse_artifact(artifact), True, time.monotonic() + timeout_s).model_dump(mode="json")
 
 
 def _in_worker(artifact: str, limits: CheckLimits) -> CheckOutcome:
-    ctx = _context()
-    if ctx.get_start_method() == "fork":
-        _warm_sympy()
-    receive, send = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_worker, args=(send, artifact, limits.timeout_s, limits.memory_mb), daemon=True)
-    process.start()
-    send.close()
-    try:
-        if receive.poll(limits.timeout_s + 0.2):  # the slack covers the worker's start
-            return CheckOutcome.model_validate(receive.recv())
+    done = call_killable(_check_in_worker, (artifact, limits.timeout_s), timeout_s=limits.timeout_s,
+                         memory_mb=limits.memory_mb, preload="reasonforge.verify.math.relations", warm=warm_sympy)
+    if isinstance(done, Returned):
+        return CheckOutcome.model_validate(done.value)
+    if done.why == "timeout":
         return _timeout_outcome(limits.timeout_s)
-    except EOFError:
-        return CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.CRASH,
-                            message=f"the checking process died (exit code {process.exitcode}); "
-                            "it may have exceeded its memory limit")
-    finally:
-        receive.close()
-        if process.is_alive():
-            process.kill()
-        process.join(timeout=5)
+    if done.why == "memory":
+        return CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.MEMORY,
+                            message=f"the check ran out of its {limits.memory_mb} MiB memory limit ({done.message})")
+    if "nested" in done.message:
+        return CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.TOO_LARGE,
+                            message="the expressions are too deeply nested for SymPy")
+    return CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.CRASH,
+                        message=f"SymPy failed on this artifact: {done.message}")
 
 
 # ---- the checker -----------------------------------------------------------------------------------------------------
