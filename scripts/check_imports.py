@@ -37,7 +37,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "lang": ("errors",),
     "verify": ("types", "errors", "registry", "chain", "lang"),
     "translate": ("types", "errors", "boundary", "registry", "atomic_file", "chain", "lang", "verify"),
-    "pipeline": ("types", "errors", "boundary", "registry", "chain", "lang", "verify", "translate"),
+    "pipeline": ("types", "errors", "boundary", "registry", "atomic_file", "chain", "lang", "verify", "translate"),
     "consensus": ("types", "errors", "chain"),
     "rewards": ("types", "errors", "lazy", "chain", "lang", "verify", "translate", "pipeline"),
     "incentive": ("errors",),

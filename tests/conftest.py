@@ -13,3 +13,5 @@ def _no_configured_model(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyte
     for name in _MODEL_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(tmp_path_factory.getbasetemp() / "no-local-models"))
+    # each test its own verdict cache: nothing a test computes answers another, nor a run before the suite
+    monkeypatch.setenv("REASONFORGE_CACHE_DIR", str(tmp_path_factory.mktemp("verdict-cache")))

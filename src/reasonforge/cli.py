@@ -261,6 +261,9 @@ def verify(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one VerificationVerdict JSON object.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-step checker time limit in seconds.")] = 10.0,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Verify again even when this request was verified "
+                                           "before by the same translator and checkers (REASONFORGE_CACHE_DIR).")]
+    = False,
     html: Annotated[
         Path | None,
         typer.Option("--html", help="Also write the verdict page (each step, the DAG, the failure) to this HTML file.",
@@ -270,7 +273,7 @@ def verify(
     """Verify a reasoning chain. Exit 0 VERIFIED, 1 a step refuted, 3 nothing refuted but not all proven, 2 input
     error (or a model endpoint that does not answer)."""
     from reasonforge.chain import parse_request, parse_translations
-    from reasonforge.pipeline.run import verify_chain
+    from reasonforge.pipeline import VerdictCache, verify_cached
 
     require_finite("--timeout", timeout, "number of seconds")
     if html is not None and not html.parent.is_dir():  # before the work, not after it
@@ -309,8 +312,11 @@ def verify(
                    "chain brings its own translations")
     with working(f"verifying {len(request.reasoning_chain)} step(s), {request.domain.value} at "
                  f"{request.proof_level.value} level") as say:
-        verdict = verify_chain(request, translations=supplied, translator=chosen, limits=CheckLimits(timeout_s=timeout),
-                               progress=say)
+        # recording a model's replies means asking it: a cached verdict would record nothing
+        recording = record is not None or bool(os.environ.get("REASONFORGE_MODEL_RECORD"))
+        cache = None if no_cache or recording else VerdictCache()
+        verdict = verify_cached(request, cache, translations=supplied, translator=chosen,
+                                limits=CheckLimits(timeout_s=timeout), progress=say)
     if html is not None:
         from reasonforge.report import build_view, verdict_page
 
@@ -321,6 +327,49 @@ def verify(
     else:
         render_verdict(verdict, Console(), title=title)
     raise typer.Exit(exit_code(verdict))
+
+
+@app.command("verify-batch")
+def verify_batch(
+    inp: Annotated[Path, typer.Argument(help="JSONL: one VerifyRequest, or {question, reasoning, reference}, per line.",
+                                        dir_okay=False)],
+    out: Annotated[Path, typer.Option("--out", help="JSONL of results, appended as each chain finishes; rows "
+                                      "already in it are skipped (a killed batch resumes).", dir_okay=False)],
+    jobs: Annotated[int | None, typer.Option("--jobs", min=1, help="Worker processes (default: the cores).")] = None,
+    cpu_budget: Annotated[float, typer.Option("--cpu-budget", min=0.1, help="CPU seconds each chain may spend before "
+                                              "it is killed (time queued is not counted).")] = 60.0,
+    domain: Annotated[DomainChoice, typer.Option("--domain", help="The domain of {question, reasoning} rows that "
+                                                 "do not name one.")] = DomainChoice.mathematics,
+    level: Annotated[Level, typer.Option("--level", help="The proof level of {question, reasoning} rows.")]
+    = Level.quick,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Verify every chain again, even one verified before "
+                                           "by the same translator and checkers.")] = False,
+) -> None:
+    """Verify a JSONL file of chains over a pool of processes. Exit 0 when every row has a verdict, 1 when some
+    row has none (its error is in the output), 2 on an input error."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from reasonforge.pipeline.batch import run_batch
+
+    require_finite("--cpu-budget", cpu_budget, "number of CPU seconds")
+    if not inp.is_file():
+        raise fail(f"{inp}: no such file; give the JSONL of chains to verify")
+    if not out.parent.is_dir():
+        raise fail(f"--out {out}: the folder '{out.parent}' does not exist; create it or choose another path")
+    if out.resolve() == inp.resolve():
+        raise fail("--out must not be the input file: results are appended to it")
+    console = Console(stderr=True)
+    show = console.is_terminal and not os.environ.get("REASONFORGE_NO_PROGRESS")
+    with Progress(TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=console, disable=not show) as bar:
+        task = bar.add_task("rows", total=None)
+        summary = run_batch(inp, out, jobs=jobs, cpu_s=cpu_budget, domain=Domain(domain.value),
+                            level=ProofLevel(level.value), cached=not no_cache,
+                            progress=lambda done, total: bar.update(task, completed=done, total=total))
+    overall = ", ".join(f"{n} {name}" for name, n in summary.overall.items()) or "none"
+    sys.stdout.write(f"{summary.rows} rows: {summary.skipped} already in {out}, {summary.done} verified now "
+                     f"({overall}), {summary.errors} without a verdict, {summary.elapsed_s:g} s\n")
+    raise typer.Exit(1 if summary.errors else 0)
 
 
 def exit_code(verdict: VerificationVerdict) -> int:

@@ -60,3 +60,11 @@ def test_scoring_from_another_thread_is_bounded_too():
     assert got and got[0].outcome is RewardOutcome.ARITHMETIC
     with Scorer(jobs=1) as scorer:
         assert scorer.score([RewardInput(question=NATALIA, completion=RIGHT, reference="72")])[0].reward == 0.75
+
+
+def test_a_cached_second_pass_is_answered_without_verifying_again():
+    rows = [RewardInput(**{k: r[k] for k in ("question", "completion", "reference")}) for r in gold_rows(4)]
+    first = score_many(rows, jobs=1, cached=True)
+    second = score_many(rows, jobs=1, cached=True)
+    assert not any(r.cached for r in first) and all(r.cached for r in second)
+    assert [r.model_copy(update={"cached": False}) for r in second] == first

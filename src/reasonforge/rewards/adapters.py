@@ -58,9 +58,10 @@ def _rows(prompts: Sequence[Any], completions: Sequence[Any], references: Sequen
 
 
 def trl_reward(*, design: RewardDesign | None = None, reference_column: str = "answer", jobs: int | None = None,
-               budget_s: float = DEFAULT_BUDGET_S) -> Callable[..., list[float | None]]:
-    """A TRL `GRPOTrainer` reward function (module docstring)."""
-    scorer = Scorer(design=design, jobs=jobs, budget_s=budget_s)
+               budget_s: float = DEFAULT_BUDGET_S, cached: bool = False) -> Callable[..., list[float | None]]:
+    """A TRL `GRPOTrainer` reward function (module docstring); `cached`: completions verified before are answered
+    from the verdict cache."""
+    scorer = Scorer(design=design, jobs=jobs, budget_s=budget_s, cached=cached)
 
     def reasonforge_reward(prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any = None,
                            **columns: Any) -> list[float | None]:
@@ -72,10 +73,10 @@ def trl_reward(*, design: RewardDesign | None = None, reference_column: str = "a
 
 
 def trl_reward_async(*, design: RewardDesign | None = None, reference_column: str = "answer",
-                     jobs: int | None = None, budget_s: float = DEFAULT_BUDGET_S
+                     jobs: int | None = None, budget_s: float = DEFAULT_BUDGET_S, cached: bool = False
                      ) -> Callable[..., Awaitable[list[float | None]]]:
     """The TRL reward function as an `async def` (TRL gathers async rewards concurrently)."""
-    sync = trl_reward(design=design, reference_column=reference_column, jobs=jobs, budget_s=budget_s)
+    sync = trl_reward(design=design, reference_column=reference_column, jobs=jobs, budget_s=budget_s, cached=cached)
 
     async def reasonforge_reward(prompts: Sequence[Any], completions: Sequence[Any], completion_ids: Any = None,
                                  **columns: Any) -> list[float | None]:

@@ -85,6 +85,7 @@ class Reward(BaseModel):
     first_refuted_step: int | None = Field(default=None, description="Its step id (1-based), when one is refuted.")
     steps: int = 0
     message: str = Field(default="", description="Why: the refuting relation, the answers compared, or the error.")
+    cached: bool = Field(default=False, description="Answered from the verdict cache, not verified again.")
 
 
 def reward_of(verdict: VerificationVerdict, design: RewardDesign | None = None) -> Reward:

@@ -20,10 +20,18 @@ from pydantic import BaseModel, Field
 
 from reasonforge.chain import final_answer, request_from_reasoning
 from reasonforge.errors import ReasonForgeError
-from reasonforge.pipeline import verify_chain
+from reasonforge.pipeline import VerdictCache, verify_cached
 from reasonforge.rewards.design import Reward, RewardDesign, RewardOutcome, reward_of
-from reasonforge.translate import default_translator
-from reasonforge.types import CheckLimits, Domain, ProofLevel, ReasoningSubmission, TranslatorMode, VerificationVerdict
+from reasonforge.translate import Translator, default_translator
+from reasonforge.types import (
+    CheckLimits,
+    Domain,
+    ProofLevel,
+    ReasoningSubmission,
+    TranslatorMode,
+    VerificationVerdict,
+    VerifyRequest,
+)
 from reasonforge.verify.math import Killed, call_killable, warm_sympy
 
 __all__ = ["DEFAULT_BUDGET_S", "RewardInput", "Scorer", "gold_answer", "score", "score_many", "warm_rewards"]
@@ -47,18 +55,22 @@ def gold_answer(reference: str) -> str:
     return final_answer(reference) or reference.strip()
 
 
-def _verdict(question: str, completion: str, reference: str, check_s: float) -> VerificationVerdict | str:
-    """The verdict on `completion` (in the worker), or why there is nothing to verify."""
-    try:
-        submission = ReasoningSubmission(reasoning=completion, domain=Domain.MATHEMATICS, original_query=question,
-                                         reference_answer=reference, proof_level=ProofLevel.QUICK,
-                                         translator=TranslatorMode.RULES)
-        request = request_from_reasoning(submission)
-        limits = CheckLimits(timeout_s=check_s)
-        translator = default_translator(Domain.MATHEMATICS, level=ProofLevel.QUICK)
-        return verify_chain(request, translator=translator, limits=limits)
-    except (ReasonForgeError, ValueError) as exc:  # ValueError: pydantic's, for a field out of its bounds
-        return f"nothing to verify: {str(exc).splitlines()[0][:300]}"
+def _request(question: str, completion: str, reference: str) -> VerifyRequest:
+    """The request a completion makes (ReasonForgeError or pydantic's ValueError when there is nothing to verify)."""
+    submission = ReasoningSubmission(reasoning=completion, domain=Domain.MATHEMATICS, original_query=question,
+                                     reference_answer=reference, proof_level=ProofLevel.QUICK,
+                                     translator=TranslatorMode.RULES)
+    return request_from_reasoning(submission)
+
+
+def _translator() -> Translator:
+    return default_translator(Domain.MATHEMATICS, level=ProofLevel.QUICK)
+
+
+def _verdict(request: VerifyRequest, check_s: float, cached: bool) -> VerificationVerdict:
+    """The verdict on `request`, in the worker (stored in the verdict cache when `cached`)."""
+    return verify_cached(request, VerdictCache() if cached else None, translator=_translator(),
+                         limits=CheckLimits(timeout_s=check_s))
 
 
 @functools.cache
@@ -66,31 +78,41 @@ def warm_rewards() -> bool:
     """Verify one small chain in this process, so workers forked from it inherit every module and cache a reward
     needs (`warm`)."""
     warm_sympy()
-    _verdict("What is 2 + 3?", "2 + 3 = 5\n#### 5", "5", _PER_CHECK_S)
+    _verdict(_request("What is 2 + 3?", "2 + 3 = 5\n#### 5", "5"), _PER_CHECK_S, False)
     return True
 
 
 def score(question: str, completion: str, reference: str | None = None, *, design: RewardDesign | None = None,
-          budget_s: float = DEFAULT_BUDGET_S) -> Reward:
-    """The reward of one completion (module docstring), verified in a worker killed after `budget_s` seconds."""
+          budget_s: float = DEFAULT_BUDGET_S, cached: bool = False) -> Reward:
+    """The reward of one completion (module docstring), verified in a worker killed after `budget_s` seconds;
+    `cached`: answered from the verdict cache (`pipeline.VerdictCache`, looked up here, before any worker starts)
+    when the same completion was verified before by the same tools."""
     design = design or RewardDesign()
     if not completion.strip():
         return Reward(reward=design.invalid, outcome=RewardOutcome.INVALID, message="the completion is empty")
-    gold = gold_answer(reference) if reference else ""
-    done = call_killable(_verdict, (question, completion, gold, min(_PER_CHECK_S, budget_s)), timeout_s=budget_s,
+    try:
+        request = _request(question, completion, gold_answer(reference) if reference else "")
+    except (ReasonForgeError, ValueError) as exc:  # ValueError: pydantic's, for a field out of its bounds
+        return Reward(reward=design.invalid, outcome=RewardOutcome.INVALID,
+                      message=f"nothing to verify: {str(exc).splitlines()[0][:300]}")
+    check_s = min(_PER_CHECK_S, budget_s)
+    if cached:
+        cache = VerdictCache()
+        key = cache.key(request, _translator().spec, CheckLimits(timeout_s=check_s))
+        if (hit := cache.get(key, request.domain)) is not None:
+            return reward_of(hit, design).model_copy(update={"cached": True})
+    done = call_killable(_verdict, (request, check_s, cached), timeout_s=budget_s,
                          preload="reasonforge.rewards.warm", warm=warm_rewards)
     if isinstance(done, Killed):
         if done.why == "timeout":
             return Reward(reward=design.timeout, outcome=RewardOutcome.TIMEOUT,
                           message=f"the check did not finish: {done.message}")
         return Reward(reward=design.invalid, outcome=RewardOutcome.INVALID, message=f"the check failed: {done.message}")
-    if isinstance(done.value, str):
-        return Reward(reward=design.invalid, outcome=RewardOutcome.INVALID, message=done.value)
     return reward_of(done.value, design)
 
 
-def _score_row(row: RewardInput, design: RewardDesign, budget_s: float) -> Reward:
-    return score(row.question, row.completion, row.reference, design=design, budget_s=budget_s)
+def _score_row(row: RewardInput, design: RewardDesign, budget_s: float, cached: bool) -> Reward:
+    return score(row.question, row.completion, row.reference, design=design, budget_s=budget_s, cached=cached)
 
 
 class Scorer:
@@ -99,8 +121,9 @@ class Scorer:
     trainer: a reward function holds it, so no state is global."""
 
     def __init__(self, *, design: RewardDesign | None = None, jobs: int | None = None,
-                 budget_s: float = DEFAULT_BUDGET_S) -> None:
+                 budget_s: float = DEFAULT_BUDGET_S, cached: bool = False) -> None:
         self.design = design or RewardDesign()
+        self.cached = cached
         self.jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
         self.budget_s = budget_s
         self._pool: ProcessPoolExecutor | None = None
@@ -120,12 +143,13 @@ class Scorer:
     def score(self, rows: Sequence[RewardInput]) -> list[Reward]:
         """The rewards of `rows`, in order."""
         if self.jobs == 1 or len(rows) <= 1:
-            return [_score_row(row, self.design, self.budget_s) for row in rows]
+            return [_score_row(row, self.design, self.budget_s, self.cached) for row in rows]
         for attempt in range(2):
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(max_workers=self.jobs)
             try:
-                return list(self._pool.map(_score_row, rows, [self.design] * len(rows), [self.budget_s] * len(rows)))
+                n = len(rows)
+                return list(self._pool.map(_score_row, rows, [self.design] * n, [self.budget_s] * n, [self.cached] * n))
             except BrokenExecutor:  # a worker was killed from outside (the OOM killer): start a fresh pool once
                 self._pool = None
                 if attempt == 1:
@@ -134,7 +158,7 @@ class Scorer:
 
 
 def score_many(rows: Iterable[RewardInput], *, design: RewardDesign | None = None, jobs: int | None = None,
-               budget_s: float = DEFAULT_BUDGET_S) -> list[Reward]:
+               budget_s: float = DEFAULT_BUDGET_S, cached: bool = False) -> list[Reward]:
     """The rewards of `rows` over a pool of `jobs` processes started and stopped for this call."""
-    with Scorer(design=design, jobs=jobs, budget_s=budget_s) as scorer:
+    with Scorer(design=design, jobs=jobs, budget_s=budget_s, cached=cached) as scorer:
         return scorer.score(list(rows))

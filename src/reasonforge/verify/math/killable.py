@@ -8,6 +8,7 @@ import functools
 import math
 import multiprocessing
 import resource
+import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -75,27 +76,31 @@ class Returned(Generic[T]):
 
 @dataclass(frozen=True)
 class Killed:
-    """The function did not return: `why` is "timeout", "memory" (MemoryError, or the process died, which is what
-    an exhausted address space usually looks like) or "crash" (it raised), with a message for people."""
+    """The function did not return: `why` is "timeout", "cpu" (its CPU budget spent), "memory" (MemoryError, or the
+    process died, which is what an exhausted address space usually looks like) or "crash" (it raised), with a
+    message for people."""
 
     why: str
     message: str
 
 
-def _limit_cpu(seconds: float) -> None:
+def _limit_cpu(seconds: float, *, exact: bool = False) -> None:
     """Cap this worker's CPU time: the caller kills it at its deadline, but a worker whose caller died first
-    (SIGKILL) must still end on its own."""
+    (SIGKILL) must still end on its own. `exact`: the cap is the work's budget, soft and hard alike, so the kernel
+    sends SIGKILL when it is spent."""
     try:
         _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        soft = math.ceil(seconds) + 2
-        resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+        soft = math.ceil(seconds) + (0 if exact else 2)
+        soft = soft if hard == resource.RLIM_INFINITY else min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft if exact else hard))
     except (ValueError, OSError):
         pass
 
 
-def _run(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], memory_mb: int, timeout_s: float) -> None:
+def _run(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], memory_mb: int, timeout_s: float,
+         cpu_s: float | None) -> None:
     limit_memory(memory_mb)
-    _limit_cpu(timeout_s)
+    _limit_cpu(cpu_s if cpu_s is not None else timeout_s, exact=cpu_s is not None)
     try:
         result: Returned[Any] | Killed = Returned(fn(*args))
     except MemoryError:
@@ -109,18 +114,20 @@ def _run(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], memory_mb: in
 
 
 def call_killable(fn: Callable[..., T], args: tuple[Any, ...], *, timeout_s: float, memory_mb: int = 1024,
-                  preload: str = "sympy", warm: Callable[[], object] | None = None) -> Returned[T] | Killed:
+                  preload: str = "sympy", warm: Callable[[], object] | None = None,
+                  cpu_s: float | None = None) -> Returned[T] | Killed:
     """`fn(*args)` in a worker process, killed after `timeout_s` (plus a fifth of a second for its start) or when it
     maps more than `memory_mb` more than it started with. `fn`, its arguments and its result must pickle (and `fn`
     be importable by name where the worker is not forked); `warm` runs here first when the worker is forked, so
-    what it loads is inherited instead of paid per call."""
+    what it loads is inherited instead of paid per call. `cpu_s`: a budget of CPU seconds, past which the kernel
+    kills the worker (SIGKILL; time spent waiting is not counted), besides the wall-clock `timeout_s`."""
     ctx = start_context(preload)
     if warm is not None and ctx.get_start_method() == "fork":
         warm()
     receive, send = ctx.Pipe(duplex=False)
     # not a daemon, so the work may start workers of its own (the reference comparison inside a reward); it is
     # killed below all the same, and bounds its own CPU time should this process die first
-    process = ctx.Process(target=_run, args=(send, fn, args, memory_mb, timeout_s), daemon=False)
+    process = ctx.Process(target=_run, args=(send, fn, args, memory_mb, timeout_s, cpu_s), daemon=False)
     process.start()
     send.close()
     try:
@@ -129,6 +136,9 @@ def call_killable(fn: Callable[..., T], args: tuple[Any, ...], *, timeout_s: flo
             return result
         return Killed("timeout", f"it did not finish within {timeout_s:g} s")
     except EOFError:
+        process.join(timeout=5)
+        if cpu_s is not None and process.exitcode in (-signal.SIGKILL, -signal.SIGXCPU):
+            return Killed("cpu", f"it used up its budget of {cpu_s:g} CPU seconds")
         return Killed("memory", f"the worker process died (exit code {process.exitcode}); it may have exceeded its "
                       "memory limit")
     finally:
