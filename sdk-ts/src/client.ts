@@ -12,13 +12,15 @@ import {
   type Certificate,
   type CertificateCheck,
   type ClientOptions,
+  type JobStatus,
+  type TaskPage,
   type ReasoningRequest,
   type Stats,
   type VerifyOptions,
   type VerifyRequest,
   type VerifyResponse,
 } from './types.js';
-import { checkFromWire, reasoningToWire, requestToWire, responseFromWire, statsFromWire } from './wire.js';
+import { checkFromWire, pageFromWire, reasoningToWire, requestToWire, responseFromWire, statsFromWire } from './wire.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8000';
 export const SDK_VERSION = '0.1.0';
@@ -30,6 +32,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** The most one poll asks the server to hold it; the server allows 60. */
 const LONG_POLL_S = 25;
+/** Requests per POST /v1/verify/batch (the server refuses more). */
+const MAX_BATCH = 100;
 
 function checkBaseUrl(raw: string): string {
   let url: URL;
@@ -171,6 +175,56 @@ export class ReasonForge {
         delayMs = Math.min(delayMs * 1.5, 2000);
       }
     }
+  }
+
+  /** POST /v1/verify/batch: queue every request (100 per call), each its own task, in order. */
+  async submitMany(requests: VerifyRequest[], options: Pick<VerifyOptions, 'idempotencyKey'> = {}): Promise<VerifyResponse[]> {
+    if (!Array.isArray(requests) || requests.length === 0) {
+      throw new ReasonForgeInputError('requests: give at least one request to verify', 'requests');
+    }
+    const bodies = requests.map((request, index) => {
+      try {
+        return requestToWire(request);
+      } catch (error) {
+        if (error instanceof ReasonForgeInputError) {
+          throw new ReasonForgeInputError(`requests[${index}]: ${error.message}`, `requests[${index}]`);
+        }
+        throw error;
+      }
+    });
+    const key = options.idempotencyKey ?? `sdk-${crypto.randomUUID()}`;
+    const tasks: VerifyResponse[] = [];
+    for (let start = 0; start < bodies.length; start += MAX_BATCH) {
+      const answer = await this.#json('POST', '/v1/verify/batch', { requests: bodies.slice(start, start + MAX_BATCH) },
+        { 'Idempotency-Key': `${key}.${start / MAX_BATCH}` });
+      tasks.push(...pageFromWire(answer, 'POST /v1/verify/batch').tasks);
+    }
+    return tasks;
+  }
+
+  /** Submit every request and (by default) wait for all their verdicts, in order; `timeoutS` bounds the whole wait. */
+  async verifyMany(requests: VerifyRequest[], options: VerifyOptions = {}): Promise<VerifyResponse[]> {
+    const jobs = await this.submitMany(requests, options);
+    if (options.wait === false) return jobs;
+    const deadline = Date.now() + (options.timeoutS ?? 300) * 1000;
+    const done: VerifyResponse[] = [];
+    for (const job of jobs) {
+      done.push(TERMINAL_STATUSES.includes(job.status) ? job
+        : await this.wait(job.taskId, Math.max(0, (deadline - Date.now()) / 1000)));
+    }
+    return done;
+  }
+
+  /** GET /v1/verify: this key's tasks, newest first; pass `nextCursor` as `cursor` for the next page. */
+  async listTasks(options: { status?: JobStatus; limit?: number; cursor?: string } = {}): Promise<TaskPage> {
+    const limit = options.limit ?? 20;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100) {
+      throw new ReasonForgeInputError('limit must be an integer from 1 to 100', 'limit');
+    }
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (options.status !== undefined) query.set('status', options.status);
+    if (options.cursor !== undefined) query.set('cursor', options.cursor);
+    return pageFromWire(await this.#json('GET', `/v1/verify?${query.toString()}`), 'GET /v1/verify');
   }
 
   /** Submit a reasoning chain and (by default) wait for its verdict. */

@@ -140,6 +140,13 @@ export interface VerifyResponse {
   referenceCheck: ReferenceCheck | null;
 }
 
+/** A page of the caller's tasks, newest first (GET /v1/verify), or the tasks a batch queued. */
+export interface TaskPage {
+  tasks: VerifyResponse[];
+  /** Pass as `cursor` for the next page; null on the last. */
+  nextCursor: string | null;
+}
+
 /** The chain's final value against the request's reference answer (beside the verdict, never part of it). */
 export interface ReferenceCheck {
   reference: string;

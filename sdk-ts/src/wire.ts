@@ -17,6 +17,7 @@ import {
   type ReasoningRequest,
   type ReasoningStep,
   type ReferenceCheck,
+  type TaskPage,
   type Stats,
   type StepTranslation,
   type Verdict,
@@ -232,6 +233,17 @@ export function responseFromWire(body: unknown, what: string): VerifyResponse {
     answerMatchesReference: nullable<boolean>(body.answer_matches_reference, isBoolean, 'answer_matches_reference',
       what),
     referenceCheck: referenceFromWire(body.reference_check, what),
+  };
+}
+
+/** A TaskPage body in camelCase; throws InvalidResponseError when it is not one. */
+export function pageFromWire(body: unknown, what: string): TaskPage {
+  if (!isObject(body) || !Array.isArray(body.tasks)) bad(what, 'not a page of tasks');
+  const cursor = (body as Json).next_cursor;
+  if (cursor !== undefined && cursor !== null && !isString(cursor)) bad(what, 'next_cursor is not a string');
+  return {
+    tasks: ((body as Json).tasks as unknown[]).map((task) => responseFromWire(task, what)),
+    nextCursor: (cursor ?? null) as string | null,
   };
 }
 

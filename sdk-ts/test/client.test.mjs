@@ -49,6 +49,22 @@ after(async () => {
   await service?.stop();
 });
 
+test('verifyMany queues a batch, returns each verdict in order, and listTasks pages through them', async () => {
+  const quick = { proofLevel: 'quick', generateCertificate: false };
+  const results = await rf.verifyMany([{ ...PYTHAGORAS, ...quick }, { ...PENCILS, ...quick, referenceAnswer: '53' }],
+    { timeoutS: 120 });
+  assert.deepEqual(results.map((r) => r.verdict), ['VERIFIED', 'PARTIAL']);
+  assert.equal(results[1].answerMatchesReference, true);
+  const first = await rf.listTasks({ limit: 1 });
+  assert.equal(first.tasks.length, 1);
+  assert.ok(first.nextCursor);
+  const rest = await rf.listTasks({ limit: 100, cursor: first.nextCursor });
+  const ids = [...first.tasks, ...rest.tasks].map((t) => t.taskId);
+  for (const r of results) assert.ok(ids.includes(r.taskId));
+  await assert.rejects(rf.submitMany([{ ...PYTHAGORAS }, { reasoningChain: [], domain: 'logic' }]), /requests\[1\]/);
+  await assert.rejects(rf.listTasks({ limit: 0 }), /limit/);
+});
+
 test('verify returns the verdict in camelCase', async () => {
   const result = await rf.verify({ ...PYTHAGORAS, proofLevel: 'quick', generateCertificate: false }, { timeoutS: 120 });
   assert.equal(result.status, 'complete');

@@ -622,8 +622,30 @@ class VerifyResponse(BaseModel):
     reference_check: ReferenceCheck | None = None
 
 
+MAX_BATCH_REQUESTS = 100
+
+
+class BatchSubmission(BaseModel):
+    """`POST /v1/verify/batch`: several chains queued at once, each its own task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    requests: list[VerifyRequest] = Field(min_length=1, max_length=MAX_BATCH_REQUESTS, description=(
+        f"1 to {MAX_BATCH_REQUESTS} requests, each checked as `POST /v1/verify` checks one; one bad request refuses "
+        "the batch, naming it, and queues none."))
+
+
+class TaskPage(BaseModel):
+    """A page of the caller's tasks, newest first (`GET /v1/verify`), or the tasks a batch queued."""
+
+    tasks: list[VerifyResponse]
+    next_cursor: str | None = Field(default=None, description="Pass as `cursor` for the next page; null: the last.")
+
+
 SCHEMA_MODELS: tuple[type[BaseModel], ...] = (
     VerifyRequest,
+    BatchSubmission,
+    TaskPage,
     ReasoningSubmission,
     ReasoningStep,
     StepTranslation,

@@ -78,3 +78,17 @@ def test_verify_text_and_verify_response(service):
     text, response = asyncio.run(main())
     assert text.verdict is not Overall.VERIFIED and text.failure_points[0].step_id == 2
     assert response.verdict is Overall.VERIFIED and response.steps_total == 2
+
+
+def test_verify_many_and_list_tasks(service):
+    async def main():
+        async with AsyncReasonForge(api_key=service.api_key, base_url=service.base_url) as rf:
+            results = await rf.verify_many([{**PYTHAGORAS, **{k: v for k, v in QUICK.items() if k != "timeout_s"}},
+                                            {**PENCILS, "proof_level": "quick", "generate_certificate": False}],
+                                           timeout_s=120)
+            page = await rf.list_tasks(limit=100)
+            return results, page
+
+    results, page = asyncio.run(main())
+    assert [r.verdict for r in results] == [Overall.VERIFIED, Overall.PARTIAL]
+    assert {r.task_id for r in results} <= {t.task_id for t in page.tasks}

@@ -221,3 +221,30 @@ def test_a_closed_client_says_so(service):
     with pytest.raises(ClientClosedError) as caught:
         rf.stats()
     assert "closed" in caught.value.message
+
+
+def _quick(chain: dict, **fields) -> dict:
+    return {**chain, "proof_level": "quick", "generate_certificate": False, **fields}
+
+
+def test_verify_many_queues_a_batch_and_returns_each_verdict_in_order(rf):
+    results = rf.verify_many([_quick(PYTHAGORAS), _quick(PENCILS), _quick(PYTHAGORAS, reference_answer="z = 6")],
+                             timeout_s=120)
+    assert [r.verdict for r in results] == [Overall.VERIFIED, Overall.PARTIAL, Overall.VERIFIED]
+    assert results[2].answer_matches_reference is False
+    assert len({r.task_id for r in results}) == 3
+    page = rf.list_tasks(limit=2)
+    assert len(page.tasks) == 2 and page.next_cursor is not None
+    rest = rf.list_tasks(limit=100, cursor=page.next_cursor)
+    seen = [t.task_id for t in page.tasks + rest.tasks]
+    assert len(seen) == len(set(seen)) and {r.task_id for r in results} <= set(seen)
+    assert all(t.status is JobStatus.COMPLETE for t in rf.list_tasks(status="complete", limit=100).tasks)
+
+
+def test_a_bad_request_in_a_batch_is_refused_before_anything_is_sent(rf):
+    with pytest.raises(InputError, match=r"requests\[1\]"):
+        rf.submit_many([_quick(PYTHAGORAS), {"domain": "mathematics"}])
+    with pytest.raises(InputError, match="at least one"):
+        rf.submit_many([])
+    with pytest.raises(InputError, match="limit"):
+        rf.list_tasks(limit=0)

@@ -178,6 +178,37 @@ def test_a_reference_answer_is_compared_beside_the_verdict(api: Api) -> None:
     assert got[1]["reference_check"]["compared_by"] == "reader" and "13" in got[1]["reference_check"]["message"]
 
 
+def test_a_batch_queues_each_request_and_the_key_lists_its_tasks(api: Api) -> None:
+    headers = api.key()
+    batch = {"requests": [quick_chain(7), quick_chain(8, wrong=True)]}
+    response = api.client.post("/v1/verify/batch", json=batch, headers=headers | {"Idempotency-Key": "b-1"})
+    assert response.status_code == 202
+    tasks = response.json()["tasks"]
+    assert [t["status"] for t in tasks] == ["queued", "queued"]
+    done = [api.wait(t["task_id"], headers) for t in tasks]
+    assert [d["verdict"] for d in done] == ["VERIFIED", "PARTIAL"]
+    again = api.client.post("/v1/verify/batch", json=batch, headers=headers | {"Idempotency-Key": "b-1"})
+    assert [t["task_id"] for t in again.json()["tasks"]] == [t["task_id"] for t in tasks]  # a retry queues nothing
+    listed = api.client.get("/v1/verify?limit=1", headers=headers).json()
+    assert len(listed["tasks"]) == 1 and listed["next_cursor"]
+    following = api.client.get(f"/v1/verify?limit=100&cursor={listed['next_cursor']}", headers=headers).json()
+    ids = [t["task_id"] for t in listed["tasks"] + following["tasks"]]
+    assert sorted(ids) == sorted(t["task_id"] for t in tasks) and following["next_cursor"] is None
+    other = api.client.get("/v1/verify", headers=api.key()).json()
+    assert other["tasks"] == []  # another key sees none of them
+    assert api.client.get("/v1/verify?status=failed", headers=headers).json()["tasks"] == []
+
+
+def test_a_bad_request_refuses_the_whole_batch_naming_it(api: Api) -> None:
+    headers = api.key()
+    bad = quick_chain(9) | {"domain": "biology"}
+    response = api.client.post("/v1/verify/batch", json={"requests": [quick_chain(9), bad]}, headers=headers)
+    assert response.status_code == 422 and "requests[1]" in response.text
+    assert api.client.get("/v1/verify", headers=headers).json()["tasks"] == []  # nothing was queued
+    assert api.client.post("/v1/verify/batch", json={"requests": []}, headers=headers).status_code == 422
+    assert api.client.get("/v1/verify?cursor=nonsense", headers=headers).status_code == 422
+
+
 R1_RESPONSE = {  # a DeepSeek-R1 style chat completion: the reasoning in reasoning_content, the answer in content
     "id": "r1", "object": "chat.completion", "model": "deepseek-reasoner",
     "choices": [{"index": 0, "finish_reason": "stop", "message": {

@@ -14,8 +14,15 @@ from reasonforge.errors import InputError
 from reasonforge.sdk import protocol, stream
 from reasonforge.sdk.client import WaitVia
 from reasonforge.sdk.models import Certificate, CertificateCheck, Stats
-from reasonforge.sdk.requests import StepLike, TranslationLike, build_reasoning_body, build_verify_body
-from reasonforge.types import ReasoningStep, VerifyResponse
+from reasonforge.sdk.requests import (
+    StepLike,
+    TranslationLike,
+    build_batch_bodies,
+    build_reasoning_body,
+    build_verify_body,
+    list_query,
+)
+from reasonforge.types import ReasoningStep, TaskPage, VerifyRequest, VerifyResponse
 
 
 class AsyncReasonForge:
@@ -231,6 +238,32 @@ class AsyncReasonForge:
             source=source,
         )
         return await self._post_job("/v1/verify/reasoning", body, idempotency_key)
+
+    async def submit_many(self, requests: Iterable[VerifyRequest | Mapping[str, Any]], *,
+                    idempotency_key: str | None = None) -> list[VerifyResponse]:
+        """POST /v1/verify/batch: queue every request (100 per call), each its own task, in order."""
+        tasks: list[VerifyResponse] = []
+        key = idempotency_key or f"sdk-{uuid.uuid4()}"
+        for part, body in enumerate(build_batch_bodies(requests)):
+            response = await self._request("POST", "/v1/verify/batch", json=body,
+                                     headers={"Idempotency-Key": f"{key}.{part}"})
+            tasks += protocol.parse_body(TaskPage, response.content, "POST /v1/verify/batch").tasks
+        return tasks
+
+    async def verify_many(self, requests: Iterable[VerifyRequest | Mapping[str, Any]], *, wait: bool = True,
+                    timeout_s: float = 300.0, wait_via: WaitVia = "poll",
+                    idempotency_key: str | None = None) -> list[VerifyResponse]:
+        """Submit every request and (by default) wait for all their verdicts, in order; `timeout_s` bounds the
+        whole wait (VerificationTimeoutError)."""
+        protocol.check_wait_via(wait_via)
+        jobs = await self.submit_many(requests, idempotency_key=idempotency_key)
+        deadline = time.monotonic() + timeout_s
+        return [await self._settle(job, wait, max(0.0, deadline - time.monotonic()), wait_via) for job in jobs]
+
+    async def list_tasks(self, *, status: str | None = None, limit: int = 20, cursor: str | None = None) -> TaskPage:
+        """GET /v1/verify: this key's tasks, newest first; pass `next_cursor` as `cursor` for the next page."""
+        response = await self._request("GET", f"/v1/verify{list_query(status, limit, cursor)}")
+        return protocol.parse_body(TaskPage, response.content, "GET /v1/verify")
 
     async def _post_job(self, path: str, body: dict[str, Any], idempotency_key: str | None) -> VerifyResponse:
         # A key per call makes a retried POST land on the same job instead of queueing a second one.

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import urlencode
 
 from pydantic import BaseModel, ValidationError
 
 from reasonforge.errors import InputError
-from reasonforge.types import ReasoningStep, ReasoningSubmission, StepTranslation, VerifyRequest
+from reasonforge.types import MAX_BATCH_REQUESTS, ReasoningStep, ReasoningSubmission, StepTranslation, VerifyRequest
 
 StepLike = ReasoningStep | Mapping[str, Any] | str
 TranslationLike = StepTranslation | Mapping[str, Any]
@@ -146,3 +147,39 @@ def build_reasoning_body(
     return _wire(ReasoningSubmission, fields, claimed_answer=claimed_answer, callback_url=callback_url, prover=prover,
                  translator=translator, samples=samples, agree=agree,
                  reference_answer=reference_answer)
+
+
+def build_batch_bodies(requests: Iterable[VerifyRequest | Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The bodies for `POST /v1/verify/batch`, at most `MAX_BATCH_REQUESTS` requests each, every request checked
+    here first (InputError naming `requests[i]`)."""
+    checked: list[dict[str, Any]] = []
+    for index, request in enumerate(requests):
+        try:
+            if isinstance(request, VerifyRequest):
+                model = request
+            else:
+                fields = dict(request)
+                if "reasoning_chain" in fields:  # steps as plain strings, as `verify` takes them
+                    fields["reasoning_chain"] = normalise_chain(fields["reasoning_chain"])
+                model = VerifyRequest.model_validate(fields)
+        except ValidationError as exc:
+            error = input_error(exc)
+            raise InputError(f"requests[{index}]: {error.message}", field=f"requests[{index}]") from None
+        except InputError as exc:
+            raise InputError(f"requests[{index}]: {exc.message}", field=f"requests[{index}]") from None
+        checked.append(model.model_dump(mode="json", exclude_unset=True))
+    if not checked:
+        raise InputError("no requests to verify: give at least one", field="requests")
+    return [{"requests": checked[i:i + MAX_BATCH_REQUESTS]} for i in range(0, len(checked), MAX_BATCH_REQUESTS)]
+
+
+def list_query(status: str | None, limit: int, cursor: str | None) -> str:
+    """The query string of `GET /v1/verify` (InputError for a limit outside 1..100)."""
+    if not 1 <= limit <= 100:
+        raise InputError(f"limit must be from 1 to 100, got {limit}", field="limit")
+    params = {"limit": str(limit)}
+    if status is not None:
+        params["status"] = getattr(status, "value", status)
+    if cursor is not None:
+        params["cursor"] = cursor
+    return "?" + urlencode(params)

@@ -90,6 +90,7 @@ def create_app(settings: ServiceSettings | None = None) -> FastAPI:
     for module in (verify, certificates, forecasts, forecast_commits, system, viewer):
         app.include_router(module.router)
     app.include_router(verify.reasoning_router)
+    app.include_router(verify.batch_router)
     # Outermost first: time everything (413s included), then cap the body before anything parses it.
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
     app.add_middleware(LatencyMiddleware, metrics=metrics)

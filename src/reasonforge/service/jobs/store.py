@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Sequence
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from reasonforge.service.jobs.tables import JobEventRow, JobRow
@@ -106,6 +106,20 @@ def find_by_idempotency_key(
             JobRow.owner_key_id == owner_key_id, JobRow.idempotency_key == key
         )
     ).first()
+
+
+def list_jobs(session: Session, owner_key_id: str, *, status: JobStatus | None = None,
+              before: tuple[float, str] | None = None, limit: int = 20) -> list[JobRow]:
+    """The caller's jobs, newest first (created_at, then task_id), after the `before` position, at most `limit`."""
+    query = select(JobRow).where(JobRow.owner_key_id == owner_key_id)
+    if status is not None:
+        query = query.where(JobRow.status == status.value)
+    if before is not None:
+        created, task_id = before
+        query = query.where(or_(JobRow.created_at < created,
+                                and_(JobRow.created_at == created, JobRow.task_id < task_id)))
+    query = query.order_by(JobRow.created_at.desc(), JobRow.task_id.desc()).limit(limit)
+    return list(session.scalars(query))
 
 
 def cancel(sm: sessionmaker, task_id: str, owner_key_id: str) -> bool:

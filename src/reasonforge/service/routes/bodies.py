@@ -8,6 +8,7 @@ step id 1). These routes first run `chain.parse`'s checks on the raw bytes, so t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -85,4 +86,21 @@ class JsonBodyRoute(_CheckedBodyRoute):
             load_json(body, what="body")
 
 
-__all__ = ["JsonBodyRoute", "VerifyRequestRoute"]
+class BatchRoute(_CheckedBodyRoute):
+    """`POST /v1/verify/batch`: `{"requests": [...]}`, each request parsed as `POST /v1/verify` parses one."""
+
+    @staticmethod
+    def check(body: bytes) -> None:
+        """The command line's parse of each request, the error naming which one."""
+        document = load_json(body, what="body")
+        requests = document.get("requests") if isinstance(document, dict) else None
+        if not isinstance(requests, list):
+            raise InputError('the body must be {"requests": [VerifyRequest, ...]}', field="requests")
+        for index, item in enumerate(requests):
+            try:
+                parse_request(json.dumps(item, ensure_ascii=False).encode("utf-8"))
+            except InputError as exc:
+                raise InputError(f"requests[{index}]: {exc.message}", field=f"requests[{index}]") from None
+
+
+__all__ = ["BatchRoute", "JsonBodyRoute", "VerifyRequestRoute"]

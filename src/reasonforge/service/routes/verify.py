@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Path, Query, Response
@@ -23,11 +24,19 @@ from reasonforge.service.errors import (
 )
 from reasonforge.service.jobs import store, to_response
 from reasonforge.service.jobs.tables import JobRow
-from reasonforge.service.routes.bodies import JsonBodyRoute, VerifyRequestRoute
+from reasonforge.service.routes.bodies import BatchRoute, JsonBodyRoute, VerifyRequestRoute
 from reasonforge.service.routes.deps import Reader, State, Submitter
 from reasonforge.service.routes.errors import ERROR_RESPONSES
 from reasonforge.service.routes.state import AppState
-from reasonforge.types import JobStatus, ReasoningSubmission, VerificationVerdict, VerifyRequest, VerifyResponse
+from reasonforge.types import (
+    BatchSubmission,
+    JobStatus,
+    ReasoningSubmission,
+    TaskPage,
+    VerificationVerdict,
+    VerifyRequest,
+    VerifyResponse,
+)
 
 TERMINAL = (JobStatus.COMPLETE, JobStatus.FAILED, JobStatus.CANCELLED)
 TERMINAL_VALUES = frozenset(status.value for status in TERMINAL)
@@ -36,6 +45,13 @@ TERMINAL_VALUES = frozenset(status.value for status in TERMINAL)
 router = APIRouter(tags=["verification"], route_class=VerifyRequestRoute)
 # Reasoning as a model wrote it: a JSON body checked like any other, then split into a VerifyRequest.
 reasoning_router = APIRouter(tags=["verification"], route_class=JsonBodyRoute)
+BatchIdempotencyKey = Annotated[
+    str | None,
+    Header(alias="Idempotency-Key", min_length=1, max_length=240, description=(
+        "Retry-safe batch: request i is queued under KEY#i, so the same key and body return the same tasks.")),
+]
+# Several requests at once, each parsed as POST /v1/verify parses one.
+batch_router = APIRouter(tags=["verification"], route_class=BatchRoute)
 
 TaskId = Annotated[
     str,
@@ -161,6 +177,69 @@ def submit_reasoning(
     except ReasonForgeError as exc:
         raise ValidationFailedError(exc.message, field="reasoning") from exc
     return _enqueue(request, response, principal, state, idempotency_key)
+
+
+@batch_router.post(
+    "/v1/verify/batch",
+    status_code=202,
+    response_model=TaskPage,
+    responses=ERROR_RESPONSES,
+    summary="Submit several reasoning chains at once",
+)
+def submit_batch(body: BatchSubmission, response: Response, principal: Submitter, state: State,
+                 idempotency_key: BatchIdempotencyKey = None) -> TaskPage:
+    """Queue each request as `POST /v1/verify` would (each charged, each its own task), in order; every request is
+    checked before any is queued, so a bad one refuses the batch and queues nothing. With an Idempotency-Key,
+    request i is queued under `KEY#i`: a retried batch returns the same tasks."""
+    for index, request in enumerate(body.requests):
+        try:
+            validate_submission(request, state)
+        except ValidationFailedError as exc:
+            raise ValidationFailedError(f"requests[{index}]: {exc.message}", field=f"requests[{index}]") from None
+    tasks = []
+    for index, request in enumerate(body.requests):
+        each = Response()
+        tasks.append(_enqueue(request, each, principal, state,
+                              f"{idempotency_key}#{index}" if idempotency_key is not None else None))
+        if "Idempotent-Replayed" in each.headers:
+            response.headers["Idempotent-Replayed"] = "true"
+    return TaskPage(tasks=tasks)
+
+
+PageLimit = Annotated[int, Query(ge=1, le=100, description="Tasks per page (newest first).")]
+StatusFilter = Annotated[JobStatus | None, Query(description="Only tasks in this status.")]
+Cursor = Annotated[str | None, Query(max_length=200, description="`next_cursor` of the page before.")]
+
+
+@router.get(
+    "/v1/verify",
+    response_model=TaskPage,
+    responses=ERROR_RESPONSES,
+    summary="List this key's tasks",
+)
+def list_tasks(principal: Reader, state: State, status: StatusFilter = None, limit: PageLimit = 20,
+               cursor: Cursor = None) -> TaskPage:
+    """The caller's tasks, newest first, `limit` per page, optionally only those in one `status`."""
+    after = _cursor(cursor)
+    with state.jobs.sessionmaker() as session:
+        rows = store.list_jobs(session, principal.key_id, status=status, before=after, limit=limit + 1)
+        page = [_view(row, state) for row in rows[:limit]]
+    more = len(rows) > limit
+    last = rows[limit - 1] if more else None
+    return TaskPage(tasks=page, next_cursor=f"{last.created_at!r}:{last.task_id}" if last is not None else None)
+
+
+def _cursor(cursor: str | None) -> tuple[float, str] | None:
+    if cursor is None:
+        return None
+    created, _, task_id = cursor.partition(":")
+    try:
+        value = float(created)
+    except ValueError:
+        value = math.nan
+    if not task_id or not math.isfinite(value):
+        raise ValidationFailedError("cursor is not a next_cursor this API returned", field="cursor")
+    return value, task_id
 
 
 def _enqueue(body: VerifyRequest, response: Response, principal: Principal, state: AppState,
