@@ -372,6 +372,26 @@ def verify_batch(
     raise typer.Exit(1 if summary.errors else 0)
 
 
+@app.command()
+def view(
+    source: Annotated[Path, typer.Argument(help="A verify-batch output, a JSONL of verdicts, or a folder of verdict "
+                                           "JSON files.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Folder to write index.html (and a page per verdict) into; "
+                                             "default: SOURCE's name with -view.", file_okay=False)] = None,
+) -> None:
+    """Write one page listing many verdicts, with counts and filters (overall, assurance, domain, answer against
+    the reference), each linking to its own verdict page. Exit 2 on an input error."""
+    from reasonforge.report.listing import write_listing
+
+    if not source.exists():
+        raise fail(f"{source}: no such file or folder; give a verify-batch output or a folder of verdicts")
+    folder = out or source.with_name(f"{source.stem}-view")
+    if folder.exists() and not folder.is_dir():
+        raise fail(f"--out {folder}: a file is in the way; choose a folder")
+    index = write_listing(source, folder)
+    sys.stdout.write(f"{index}\n")
+
+
 def exit_code(verdict: VerificationVerdict) -> int:
     """0 VERIFIED, 1 refuted (a step failed), 3 neither: nothing refuted, but not every claim proven."""
     if verdict.overall is Overall.VERIFIED:

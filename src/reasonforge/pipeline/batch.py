@@ -47,6 +47,8 @@ class BatchResult(BaseModel):
     line: int = Field(description="The row's line number in the input (1-based).")
     id: str | None = None
     row_sha256: str = Field(description="sha256 of the row's text: a resumed batch skips the rows it has.")
+    request: VerifyRequest | None = Field(default=None, description=(
+        "What was verified (a {question, reasoning} row as split into steps): `reasonforge view` pages it."))
     verdict: VerificationVerdict | None = None
     error: str | None = Field(default=None, description="Why the row has no verdict (a bad row, a spent budget).")
     cpu_budget_s: float = 0.0
@@ -92,11 +94,14 @@ def request_of_row(text: str, *, domain: Domain, level: ProofLevel) -> tuple[Ver
     return request_from_reasoning(submission), row_id
 
 
-def _verify(request: VerifyRequest, cached: bool, check_s: float) -> VerificationVerdict:
-    return verify_cached(request, VerdictCache() if cached else None, limits=CheckLimits(timeout_s=check_s))
+def _verify(request: VerifyRequest, cache_root: Path | None, check_s: float) -> VerificationVerdict:
+    # the cache's folder is named, not read from the environment: a forked server's children have the server's
+    return verify_cached(request, VerdictCache(cache_root) if cache_root is not None else None,
+                         limits=CheckLimits(timeout_s=check_s))
 
 
-def _row(line: int, text: str, domain: Domain, level: ProofLevel, cpu_s: float, cached: bool) -> BatchResult:
+def _row(line: int, text: str, domain: Domain, level: ProofLevel, cpu_s: float, cache_root: Path | None
+         ) -> BatchResult:
     """One row, in a pool worker: read, then verified in a child the kernel kills past `cpu_s` CPU seconds."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     result = BatchResult(line=line, row_sha256=digest, cpu_budget_s=cpu_s)
@@ -105,7 +110,8 @@ def _row(line: int, text: str, domain: Domain, level: ProofLevel, cpu_s: float, 
     except ReasonForgeError as exc:
         result.error = f"line {line}: {exc.message}"
         return result
-    done = call_killable(_verify, (request, cached, min(10.0, cpu_s)), timeout_s=4 * cpu_s + 30, cpu_s=cpu_s,
+    result.request = request
+    done = call_killable(_verify, (request, cache_root, min(10.0, cpu_s)), timeout_s=4 * cpu_s + 30, cpu_s=cpu_s,
                          memory_mb=2048, preload="reasonforge.pipeline.batch", warm=warm_sympy)
     if isinstance(done, Killed):
         result.error = f"line {line}: the chain was not verified: {done.message}"
@@ -162,6 +168,7 @@ def run_batch(inp: Path, out: Path, *, jobs: int | None = None, cpu_s: float = D
     summary.skipped = len(rows) - len(todo)
     summary.errors = sum(1 for has_verdict in done.values() if not has_verdict)
     jobs = max(1, jobs or os.cpu_count() or 1)
+    cache_root = VerdictCache().root if cached else None
     with out.open("a", encoding="utf-8") as sink, ProcessPoolExecutor(max_workers=jobs) as pool:
         pending: set[Future[BatchResult]] = set()
         queue = iter(todo)
@@ -171,7 +178,7 @@ def run_batch(inp: Path, out: Path, *, jobs: int | None = None, cpu_s: float = D
                 if not text:
                     pending.add(pool.submit(_too_long, number))
                     continue
-                pending.add(pool.submit(_row, number, text, domain, level, cpu_s, cached))
+                pending.add(pool.submit(_row, number, text, domain, level, cpu_s, cache_root))
             if not pending:
                 break
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)

@@ -26,7 +26,7 @@ from reasonforge.atomic_file import write_atomic
 from reasonforge.chain import canonical_json
 from reasonforge.pipeline.run import verify_chain
 from reasonforge.registry import CheckerRegistry, checkers
-from reasonforge.translate.protocol import Translator
+from reasonforge.translate.protocol import ExampleWriter, QuestionFormaliser, Translator
 from reasonforge.translate.select import translator_for
 from reasonforge.types import (
     DOMAIN_LANGUAGES,
@@ -34,6 +34,7 @@ from reasonforge.types import (
     Domain,
     Spec,
     StepTranslation,
+    TranslatorMode,
     VerificationVerdict,
     VerifyRequest,
 )
@@ -117,18 +118,29 @@ class VerdictCache:
             pass
 
 
+def _asks_a_model(translator: Translator) -> bool:
+    """Does `translator` ask a model (for the steps, the question or examples)? Its verdict is not cached: the model
+    may answer otherwise next time (and its endpoint is keyed by name, not by weights), and a caller who points at
+    a model asks for its answer, recorded when recording."""
+    members = getattr(translator, "members", [translator])
+    return any(getattr(m, "writer", TranslatorMode.RULES) is not TranslatorMode.RULES
+               or isinstance(m, QuestionFormaliser | ExampleWriter) for m in members)
+
+
 def verify_cached(request: VerifyRequest, cache: VerdictCache | None, *, translations: list[StepTranslation] | None
                   = None, translator: Translator | None = None, limits: CheckLimits | None = None,
                   progress: Callable[[str], None] | None = None) -> VerificationVerdict:
     """`verify_chain`, answered from `cache` when the same request was judged by the same tools (None: no cache).
-    Supplied `translations` are keyed as part of the request."""
+    Supplied `translations` are keyed as part of the request; a translator that asks a model is never cached."""
     limits = limits or CheckLimits()
+    if cache is not None and translations is None and request.translations is None:
+        translator = translator or translator_for(request)  # the one verify_chain would choose: its spec is keyed
+        if _asks_a_model(translator):
+            cache = None
     if cache is None:
         return verify_chain(request, translations=translations, translator=translator, limits=limits,
                             progress=progress)
     keyed = request if translations is None else request.model_copy(update={"translations": translations})
-    if keyed.translations is None and translator is None:
-        translator = translator_for(request)  # the one verify_chain would choose: its spec is part of the key
     key = cache.key(keyed, translator.spec if keyed.translations is None and translator is not None else None, limits)
     if (hit := cache.get(key, request.domain)) is not None:
         return hit

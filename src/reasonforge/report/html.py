@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template, select_autoescape
 from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -17,7 +17,7 @@ from pygments.util import ClassNotFound
 from reasonforge.report.dag import STATUS_COLOURS, dag_svg
 from reasonforge.report.view import VerdictView
 
-__all__ = ["PAGE_CSP", "verdict_page"]
+__all__ = ["PAGE_CSP", "page_template", "verdict_page"]
 
 PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 """Nothing on the page needs a script, a frame or anything remote."""
@@ -38,6 +38,11 @@ def _environment() -> Environment:
     )
     env.filters["highlight"] = _highlight
     return env
+
+
+def page_template(name: str) -> Template:
+    """A template of the report's pages (autoescaped, strict about undefined values)."""
+    return _environment().get_template(name)
 
 
 def _highlight(artifact: str, language: str) -> Markup:

@@ -14,6 +14,7 @@ import functools
 import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
+from pathlib import Path
 from typing import Self
 
 from pydantic import BaseModel, Field
@@ -67,10 +68,11 @@ def _translator() -> Translator:
     return default_translator(Domain.MATHEMATICS, level=ProofLevel.QUICK)
 
 
-def _verdict(request: VerifyRequest, check_s: float, cached: bool) -> VerificationVerdict:
-    """The verdict on `request`, in the worker (stored in the verdict cache when `cached`)."""
-    return verify_cached(request, VerdictCache() if cached else None, translator=_translator(),
-                         limits=CheckLimits(timeout_s=check_s))
+def _verdict(request: VerifyRequest, check_s: float, cache_root: Path | None) -> VerificationVerdict:
+    """The verdict on `request`, in the worker (stored in the verdict cache at `cache_root`: named here, since a
+    worker started by a fork server has that server's environment, not the caller's)."""
+    return verify_cached(request, VerdictCache(cache_root) if cache_root is not None else None,
+                         translator=_translator(), limits=CheckLimits(timeout_s=check_s))
 
 
 @functools.cache
@@ -78,7 +80,7 @@ def warm_rewards() -> bool:
     """Verify one small chain in this process, so workers forked from it inherit every module and cache a reward
     needs (`warm`)."""
     warm_sympy()
-    _verdict(_request("What is 2 + 3?", "2 + 3 = 5\n#### 5", "5"), _PER_CHECK_S, False)
+    _verdict(_request("What is 2 + 3?", "2 + 3 = 5\n#### 5", "5"), _PER_CHECK_S, None)
     return True
 
 
@@ -96,12 +98,12 @@ def score(question: str, completion: str, reference: str | None = None, *, desig
         return Reward(reward=design.invalid, outcome=RewardOutcome.INVALID,
                       message=f"nothing to verify: {str(exc).splitlines()[0][:300]}")
     check_s = min(_PER_CHECK_S, budget_s)
-    if cached:
-        cache = VerdictCache()
+    cache = VerdictCache() if cached else None
+    if cache is not None:
         key = cache.key(request, _translator().spec, CheckLimits(timeout_s=check_s))
         if (hit := cache.get(key, request.domain)) is not None:
             return reward_of(hit, design).model_copy(update={"cached": True})
-    done = call_killable(_verdict, (request, check_s, cached), timeout_s=budget_s,
+    done = call_killable(_verdict, (request, check_s, cache.root if cache is not None else None), timeout_s=budget_s,
                          preload="reasonforge.rewards.warm", warm=warm_rewards)
     if isinstance(done, Killed):
         if done.why == "timeout":
