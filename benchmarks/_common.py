@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -154,3 +155,18 @@ def benchmark_translator(request: VerifyRequest, mode: TranslatorMode | str, mod
 def share(hits: int, total: int) -> float:
     """hits / total as a fraction (0 when there is nothing to count)."""
     return round(hits / total, 4) if total else 0.0
+
+
+def gold_completions(path: Path, n: int) -> list[tuple[str, str, str, bool]]:
+    """The first `n` GSM8K rows as (question, completion, reference, wrong): the gold solution without its
+    calculator annotations (the way a model writes it), every fifth made wrong (its final answer one too high)."""
+    out = []
+    for index, line in enumerate(path.read_text(encoding="utf-8").splitlines()[:n]):
+        row = json.loads(line)
+        completion = re.sub(r"<<[^>]*>>", "", row["answer"])
+        final = row["answer"].rsplit("####", 1)[1].strip()
+        wrong = index % 5 == 4
+        if wrong:
+            completion = completion.rsplit("####", 1)[0] + f"#### {float(final.replace(',', '')) + 1:g}"
+        out.append((row["question"], completion, final, wrong))
+    return out

@@ -12,27 +12,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import sys
 import tempfile
 from pathlib import Path
 
-from _common import REPO
+from _common import REPO, gold_completions
 
 DEFAULT_DATA = REPO / "data" / "gsm8k" / "train.slice.jsonl"
 
 
 def rows_of(path: Path, n: int) -> list[dict[str, object]]:
-    out = []
-    for index, line in enumerate(path.read_text(encoding="utf-8").splitlines()[:n]):
-        row = json.loads(line)
-        completion = re.sub(r"<<[^>]*>>", "", row["answer"])
-        final = row["answer"].rsplit("####", 1)[1].strip()
-        wrong = index % 5 == 4
-        if wrong:
-            completion = completion.rsplit("####", 1)[0] + f"#### {float(final.replace(',', '')) + 1:g}"
-        out.append({"question": row["question"], "completion": completion, "answer": final, "wrong": wrong})
-    return out
+    return [{"question": q, "completion": c, "answer": r, "wrong": w} for q, c, r, w in gold_completions(path, n)]
 
 
 def verifiers_rewards(rows: list[dict[str, object]], data: Path) -> list[float]:
@@ -71,7 +61,7 @@ def inspect_rewards(rows: list[dict[str, object]]) -> list[float]:
         (log,) = inspect_eval(Task(dataset=samples, solver=generate(), scorer=inspect_scorer()),
                               model=get_model("mockllm/model", custom_outputs=outputs), display="none", log_dir=logs,
                               max_samples=1)
-    scores = {s.id: s.scores["reasonforge"].value for s in log.samples or []}
+        scores = {s.id: s.scores["reasonforge"].value for s in log.samples or []}  # read before the logs go
     return [float(scores[i]) for i in range(len(rows))]
 
 

@@ -15,8 +15,6 @@ a final answer one too high; the reference is the gold `#### N`. Printed (`--jso
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 import tempfile
 import time
@@ -28,7 +26,7 @@ from pydantic import BaseModel
 
 from reasonforge.rewards import RewardInput, Scorer
 
-from _common import REPO, display_path
+from _common import REPO, display_path, gold_completions
 
 DEFAULT_DATA = REPO / "data" / "gsm8k" / "train.slice.jsonl"
 
@@ -55,16 +53,7 @@ class RewardsReport(BaseModel):
 
 def rows_of(path: Path, n: int) -> list[tuple[RewardInput, bool]]:
     """The first `n` rows as completions with references, and whether each was made wrong."""
-    out = []
-    for index, line in enumerate(path.read_text(encoding="utf-8").splitlines()[:n]):
-        row = json.loads(line)
-        completion = re.sub(r"<<[^>]*>>", "", row["answer"])
-        final = row["answer"].rsplit("####", 1)[1].strip()
-        wrong = index % 5 == 4
-        if wrong:
-            completion = completion.rsplit("####", 1)[0] + f"#### {float(final.replace(',', '')) + 1:g}"
-        out.append((RewardInput(question=row["question"], completion=completion, reference=final), wrong))
-    return out
+    return [(RewardInput(question=q, completion=c, reference=r), w) for q, c, r, w in gold_completions(path, n)]
 
 
 def _math_verify(pair: tuple[str, str]) -> bool:
