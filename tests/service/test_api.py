@@ -199,6 +199,21 @@ def test_a_batch_queues_each_request_and_the_key_lists_its_tasks(api: Api) -> No
     assert api.client.get("/v1/verify?status=failed", headers=headers).json()["tasks"] == []
 
 
+def test_a_key_s_verdicts_are_listed_on_one_page(api: Api) -> None:
+    headers = api.key()
+    tasks = api.client.post("/v1/verify/batch", json={"requests": [quick_chain(11), quick_chain(12, wrong=True)]},
+                            headers=headers).json()["tasks"]
+    for task in tasks:
+        api.wait(task["task_id"], headers)
+    page = api.client.get("/verdicts", headers=headers)
+    assert page.status_code == 200 and "script-src" not in page.headers["content-security-policy"]
+    assert "2 verdicts" in page.text and "<script" not in page.text
+    for task in tasks:
+        assert f'href="/verdicts/{task["task_id"]}"' in page.text
+    assert "0 verdicts" in api.client.get("/verdicts", headers=api.key()).text  # another key's page holds none
+    assert api.client.get("/verdicts").status_code == 401
+
+
 def test_a_bad_request_refuses_the_whole_batch_naming_it(api: Api) -> None:
     headers = api.key()
     bad = quick_chain(9) | {"domain": "biology"}

@@ -1,4 +1,4 @@
-"""Pages for people: `GET /verdicts/{task_id}` (the verdict page), `GET /dashboard` (the service at a glance), and
+"""Pages for people: `GET /verdicts` (the key's verdicts), `GET /verdicts/{task_id}` (the verdict page), `GET /dashboard` (the service at a glance), and
 `GET /v1/verify/{task_id}/report.pdf` (the compliance report).
 
 A verdict and its report are shown only to the submitting key; the dashboard only to an admin key. Pages are
@@ -21,10 +21,20 @@ from fastapi.responses import HTMLResponse, Response
 
 from reasonforge.certificate import VerificationCertificate
 from reasonforge.errors import ReasonForgeError
-from reasonforge.report import PAGE_CSP, ReportTemplate, VerdictView, build_view, compliance_report, verdict_page
+from reasonforge.report import (
+    PAGE_CSP,
+    Listed,
+    ReportTemplate,
+    VerdictView,
+    build_view,
+    compliance_report,
+    listing_page,
+    verdict_page,
+)
 from reasonforge.service.accounts import Principal, Scope
 from reasonforge.service.dashboard import DASHBOARD_CSP, ForecastRow, dashboard_page, gather
 from reasonforge.service.errors import ConflictError, NotFoundError, ServiceError, UnauthorizedError
+from reasonforge.service.jobs import store
 from reasonforge.service.jobs.tables import CertificateRow, JobRow
 from reasonforge.service.pages import document
 from reasonforge.service.routes.certificates import certificate_html
@@ -109,6 +119,36 @@ def _page_caller(request: Request, state: AppState, scope: Scope, what: str) -> 
         extra = {"WWW-Authenticate": _REALM} if isinstance(exc, UnauthorizedError) else {}
         raise _Refused(_page(f"{what} not shown", f"<h1>{escape(what)} not shown</h1><p>{escape(exc.message)}</p>",
                              exc.status_code, {**exc.headers, **extra})) from exc
+
+
+MAX_LISTED = 500
+
+
+@router.get(
+    "/verdicts",
+    response_class=HTMLResponse,
+    summary="This key's verdicts (HTML)",
+    tags=["pages"],
+    responses={
+        200: {"description": f"The key's latest {MAX_LISTED} finished verdicts, with counts and filters.", **_HTML},
+        401: {"description": "No or a wrong API key: the browser is asked for it.", **_HTML},
+        403: {"description": "The key lacks the read scope.", **_HTML},
+        429: {"description": "Rate limit exceeded; see Retry-After.", **_HTML},
+    },
+)
+def verdicts_html(request: Request, state: State) -> HTMLResponse:
+    """The caller's finished verdicts on one page (as `reasonforge view` lists a results file), each linking to
+    its verdict page."""
+    try:
+        principal = _page_caller(request, state, Scope.READ, "Verdicts")
+    except _Refused as refused:
+        return refused.response
+    with state.jobs.sessionmaker() as session:
+        rows = store.list_jobs(session, principal.key_id, status=JobStatus.COMPLETE, limit=MAX_LISTED)
+        listed = [Listed(label=row.task_id, verdict=VerificationVerdict.model_validate_json(row.verdict_json),
+                         page=f"/verdicts/{row.task_id}") for row in rows if row.verdict_json]
+    return HTMLResponse(listing_page(listed, f"the latest {len(listed)} verdicts of this API key"),
+                        headers=PAGE_HEADERS)
 
 
 @router.get(
