@@ -33,7 +33,7 @@ from reasonforge.types import (
     VerificationVerdict,
     VerifyRequest,
 )
-from reasonforge.verify.math import Killed, call_killable, warm_sympy
+from reasonforge.verify.math import Killed, Stop, call_killable, warm_sympy
 
 __all__ = ["DEFAULT_BUDGET_S", "RewardInput", "Scorer", "gold_answer", "score", "score_many", "warm_rewards"]
 
@@ -106,7 +106,7 @@ def score(question: str, completion: str, reference: str | None = None, *, desig
     done = call_killable(_verdict, (request, check_s, cache.root if cache is not None else None), timeout_s=budget_s,
                          preload="reasonforge.rewards.warm", warm=warm_rewards)
     if isinstance(done, Killed):
-        if done.why == "timeout":
+        if done.why is Stop.TIMEOUT:
             return Reward(reward=design.timeout, outcome=RewardOutcome.TIMEOUT,
                           message=f"the check did not finish: {done.message}")
         return Reward(reward=design.invalid, outcome=RewardOutcome.INVALID, message=f"the check failed: {done.message}")

@@ -5,7 +5,7 @@ import time
 
 import sympy
 
-from reasonforge.verify.math.killable import Killed, Returned, call_killable
+from reasonforge.verify.math.killable import Killed, Returned, Stop, call_killable
 
 
 def _square(n: int) -> int:
@@ -44,17 +44,17 @@ def test_what_the_function_returns_comes_back():
 def test_a_function_past_its_deadline_is_killed_and_said_so():
     started = time.monotonic()
     done = call_killable(_sleep, (30,), timeout_s=0.5)
-    assert isinstance(done, Killed) and done.why == "timeout" and "0.5 s" in done.message
+    assert isinstance(done, Killed) and done.why is Stop.TIMEOUT and "0.5 s" in done.message
     assert time.monotonic() - started < 20  # killed, not waited for (a bound far above the 0.7 s it takes)
 
 
 def test_a_raise_a_recursion_and_an_exhausted_budget_are_reported_not_raised():
     raised = call_killable(_raise, (), timeout_s=5)
-    assert isinstance(raised, Killed) and raised.why == "crash" and "ValueError: no such value" in raised.message
+    assert isinstance(raised, Killed) and raised.why is Stop.CRASH and "ValueError: no such value" in raised.message
     deep = call_killable(_nested, (), timeout_s=5)
-    assert isinstance(deep, Killed) and deep.why == "crash" and "nested" in deep.message
+    assert isinstance(deep, Killed) and deep.why is Stop.CRASH and "nested" in deep.message
     grown = call_killable(_grow, (), timeout_s=10, memory_mb=128)
-    assert isinstance(grown, Killed) and grown.why == "memory"
+    assert isinstance(grown, Killed) and grown.why is Stop.MEMORY
 
 
 def test_it_bounds_work_started_from_a_thread_that_is_not_the_main_one():
@@ -63,4 +63,4 @@ def test_it_bounds_work_started_from_a_thread_that_is_not_the_main_one():
     worker.start()
     worker.join(60)
     assert not worker.is_alive()
-    assert isinstance(got[0], Killed) and got[0].why == "timeout"
+    assert isinstance(got[0], Killed) and got[0].why is Stop.TIMEOUT

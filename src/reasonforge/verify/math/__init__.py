@@ -9,7 +9,7 @@ from reasonforge.verify.math.align import (
     step_claims,
     step_results,
 )
-from reasonforge.verify.math.killable import Killed, Returned, call_killable, warm_sympy
+from reasonforge.verify.math.killable import Killed, Returned, Stop, call_killable, warm_sympy
 from reasonforge.verify.math.plan import Rebound, StepPlan, plan_step, read_step
 from reasonforge.verify.math.reference import REFERENCE_TIMEOUT_S, compare_reference
 from reasonforge.verify.math.relations import ArithmeticChecker, Line, check_sympy, parse_artifact
@@ -22,6 +22,7 @@ __all__ = [
     "Rebound",
     "Returned",
     "StepPlan",
+    "Stop",
     "align",
     "call_killable",
     "chain_answer",

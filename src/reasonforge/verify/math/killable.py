@@ -12,11 +12,12 @@ import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Generic, TypeVar
 
 import sympy
 
-__all__ = ["Killed", "Returned", "call_killable", "limit_memory", "start_context", "warm_sympy"]
+__all__ = ["Killed", "Returned", "Stop", "call_killable", "limit_memory", "start_context", "warm_sympy"]
 
 T = TypeVar("T")
 
@@ -74,13 +75,21 @@ class Returned(Generic[T]):
     value: T
 
 
+class Stop(str, Enum):
+    """Why a worker's function did not return: its deadline passed, its CPU budget was spent, it ran out of memory
+    (MemoryError, or the process died, which is what an exhausted address space usually looks like), or it raised."""
+
+    TIMEOUT = "timeout"
+    CPU = "cpu"
+    MEMORY = "memory"
+    CRASH = "crash"
+
+
 @dataclass(frozen=True)
 class Killed:
-    """The function did not return: `why` is "timeout", "cpu" (its CPU budget spent), "memory" (MemoryError, or the
-    process died, which is what an exhausted address space usually looks like) or "crash" (it raised), with a
-    message for people."""
+    """The function did not return: why (`Stop`), with a message for people."""
 
-    why: str
+    why: Stop
     message: str
 
 
@@ -104,11 +113,11 @@ def _run(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], memory_mb: in
     try:
         result: Returned[Any] | Killed = Returned(fn(*args))
     except MemoryError:
-        result = Killed("memory", f"it ran out of its {memory_mb} MiB memory limit")
+        result = Killed(Stop.MEMORY, f"it ran out of its {memory_mb} MiB memory limit")
     except RecursionError:
-        result = Killed("crash", "the expressions are too deeply nested")  # the word callers look for
+        result = Killed(Stop.CRASH, "the expressions are too deeply nested")  # the word callers look for
     except Exception as exc:  # noqa: BLE001 - reported to the caller, not a dead worker
-        result = Killed("crash", f"{type(exc).__name__}: {str(exc)[:200]}")
+        result = Killed(Stop.CRASH, f"{type(exc).__name__}: {str(exc)[:200]}")
     conn.send(result)
     conn.close()
 
@@ -134,12 +143,12 @@ def call_killable(fn: Callable[..., T], args: tuple[Any, ...], *, timeout_s: flo
         if receive.poll(timeout_s + 0.2):
             result: Returned[T] | Killed = receive.recv()
             return result
-        return Killed("timeout", f"it did not finish within {timeout_s:g} s")
+        return Killed(Stop.TIMEOUT, f"it did not finish within {timeout_s:g} s")
     except EOFError:
         process.join(timeout=5)
         if cpu_s is not None and process.exitcode in (-signal.SIGKILL, -signal.SIGXCPU):
-            return Killed("cpu", f"it used up its budget of {cpu_s:g} CPU seconds")
-        return Killed("memory", f"the worker process died (exit code {process.exitcode}); it may have exceeded its "
+            return Killed(Stop.CPU, f"it used up its budget of {cpu_s:g} CPU seconds")
+        return Killed(Stop.MEMORY, f"the worker process died (exit code {process.exitcode}); it may have exceeded its "
                       "memory limit")
     finally:
         receive.close()

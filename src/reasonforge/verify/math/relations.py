@@ -111,7 +111,7 @@ from reasonforge.types import (
     StepContext,
     StepStatus,
 )
-from reasonforge.verify.math.killable import Returned, call_killable, warm_sympy
+from reasonforge.verify.math.killable import Returned, Stop, call_killable, warm_sympy
 
 __all__ = ["PROPERTIES", "ArithmeticChecker", "Line", "check_sympy", "parse_artifact"]
 
@@ -819,9 +819,9 @@ def _in_worker(artifact: str, limits: CheckLimits) -> CheckOutcome:
                          memory_mb=limits.memory_mb, preload="reasonforge.verify.math.relations", warm=warm_sympy)
     if isinstance(done, Returned):
         return CheckOutcome.model_validate(done.value)
-    if done.why == "timeout":
+    if done.why is Stop.TIMEOUT:
         return _timeout_outcome(limits.timeout_s)
-    if done.why == "memory":
+    if done.why is Stop.MEMORY:
         return CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.MEMORY,
                             message=f"the check ran out of its {limits.memory_mb} MiB memory limit ({done.message})")
     if "nested" in done.message:
