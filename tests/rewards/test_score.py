@@ -68,3 +68,13 @@ def test_a_cached_second_pass_is_answered_without_verifying_again():
     second = score_many(rows, jobs=1, cached=True)
     assert not any(r.cached for r in first) and all(r.cached for r in second)
     assert [r.model_copy(update={"cached": False}) for r in second] == first
+
+
+def test_a_bare_or_unfounded_answer_never_earns_more_than_an_unproven_chain():
+    # attempts to fake a higher reward than the reasoning earns: each answers 72 without checkable reasoning
+    real = score(NATALIA, RIGHT, "72")
+    for fake in ("#### 72", "The answer is 72.", "72 = 72\n#### 72", "1 + 71 = 72\n#### 72", "x = 72\n#### 72",
+                 "\\boxed{72}", "48 + 24 = 72\n#### 72"):
+        got = score(NATALIA, fake, "72")
+        assert got.reward <= 0.5 < real.reward, (fake, got)
+        assert got.outcome in (RewardOutcome.UNPROVEN, RewardOutcome.UNREAD_ANSWER), (fake, got)

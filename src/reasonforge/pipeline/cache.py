@@ -108,6 +108,12 @@ class VerdictCache:
         self.hits += 1
         return verdict
 
+    def lookup(self, request: VerifyRequest, translator: Spec | None, limits: CheckLimits
+               ) -> tuple[str, VerificationVerdict | None]:
+        """The key of `request` judged by `translator` under `limits`, and the verdict stored under it (or None)."""
+        key = self.key(request, translator, limits)
+        return key, self.get(key, request.domain)
+
     def put(self, key: str, verdict: VerificationVerdict) -> None:
         """Store `verdict` under `key` (a cache that cannot be written is skipped: it only saves time)."""
         try:
@@ -141,8 +147,9 @@ def verify_cached(request: VerifyRequest, cache: VerdictCache | None, *, transla
         return verify_chain(request, translations=translations, translator=translator, limits=limits,
                             progress=progress)
     keyed = request if translations is None else request.model_copy(update={"translations": translations})
-    key = cache.key(keyed, translator.spec if keyed.translations is None and translator is not None else None, limits)
-    if (hit := cache.get(key, request.domain)) is not None:
+    key, hit = cache.lookup(keyed, translator.spec if keyed.translations is None and translator is not None else None,
+                            limits)
+    if hit is not None:
         return hit
     verdict = verify_chain(request, translations=translations, translator=translator, limits=limits,
                            progress=progress)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from reasonforge.chain import final_answer, request_from_reasoning
 from reasonforge.errors import ReasonForgeError
-from reasonforge.pipeline import VerdictCache, verify_cached
+from reasonforge.pipeline import VerdictCache, verify_chain
 from reasonforge.rewards.design import Reward, RewardDesign, RewardOutcome, reward_of
 from reasonforge.translate import Translator, default_translator
 from reasonforge.types import (
@@ -68,11 +68,13 @@ def _translator() -> Translator:
     return default_translator(Domain.MATHEMATICS, level=ProofLevel.QUICK)
 
 
-def _verdict(request: VerifyRequest, check_s: float, cache_root: Path | None) -> VerificationVerdict:
-    """The verdict on `request`, in the worker (stored in the verdict cache at `cache_root`: named here, since a
-    worker started by a fork server has that server's environment, not the caller's)."""
-    return verify_cached(request, VerdictCache(cache_root) if cache_root is not None else None,
-                         translator=_translator(), limits=CheckLimits(timeout_s=check_s))
+def _verdict(request: VerifyRequest, check_s: float, store: tuple[Path, str] | None) -> VerificationVerdict:
+    """The verdict on `request`, in the worker; `store`: the cache folder and key to keep it under (named here, since
+    a worker started by a fork server has that server's environment, not the caller's)."""
+    verdict = verify_chain(request, translator=_translator(), limits=CheckLimits(timeout_s=check_s))
+    if store is not None:
+        VerdictCache(store[0]).put(store[1], verdict)
+    return verdict
 
 
 @functools.cache
@@ -98,12 +100,14 @@ def score(question: str, completion: str, reference: str | None = None, *, desig
         return Reward(reward=design.invalid, outcome=RewardOutcome.INVALID,
                       message=f"nothing to verify: {str(exc).splitlines()[0][:300]}")
     check_s = min(_PER_CHECK_S, budget_s)
-    cache = VerdictCache() if cached else None
-    if cache is not None:
-        key = cache.key(request, _translator().spec, CheckLimits(timeout_s=check_s))
-        if (hit := cache.get(key, request.domain)) is not None:
+    store = None
+    if cached:
+        cache = VerdictCache()
+        key, hit = cache.lookup(request, _translator().spec, CheckLimits(timeout_s=check_s))
+        if hit is not None:
             return reward_of(hit, design).model_copy(update={"cached": True})
-    done = call_killable(_verdict, (request, check_s, cache.root if cache is not None else None), timeout_s=budget_s,
+        store = (cache.root, key)
+    done = call_killable(_verdict, (request, check_s, store), timeout_s=budget_s,
                          preload="reasonforge.rewards.warm", warm=warm_rewards)
     if isinstance(done, Killed):
         if done.why is Stop.TIMEOUT:
@@ -146,17 +150,17 @@ class Scorer:
         """The rewards of `rows`, in order."""
         if self.jobs == 1 or len(rows) <= 1:
             return [_score_row(row, self.design, self.budget_s, self.cached) for row in rows]
-        for attempt in range(2):
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(max_workers=self.jobs)
-            try:
-                n = len(rows)
-                return list(self._pool.map(_score_row, rows, [self.design] * n, [self.budget_s] * n, [self.cached] * n))
-            except BrokenExecutor:  # a worker was killed from outside (the OOM killer): start a fresh pool once
-                self._pool = None
-                if attempt == 1:
-                    raise
-        raise AssertionError("unreachable")
+        try:
+            return self._map(rows)
+        except BrokenExecutor:  # a worker was killed from outside (the OOM killer): once more on a fresh pool
+            self._pool = None
+            return self._map(rows)
+
+    def _map(self, rows: Sequence[RewardInput]) -> list[Reward]:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs)
+        n = len(rows)
+        return list(self._pool.map(_score_row, rows, [self.design] * n, [self.budget_s] * n, [self.cached] * n))
 
 
 def score_many(rows: Iterable[RewardInput], *, design: RewardDesign | None = None, jobs: int | None = None,
