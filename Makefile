@@ -38,13 +38,14 @@ sdk-ts/dist/index.js: $(SDK_TS_STAMP) sdk-ts/tsconfig.json $(wildcard sdk-ts/src
 # The sandbox runs code as an unprivileged uid, which cannot read an interpreter in root's home:
 # it gets its own world-readable venv on Debian's python3 (instant when already built).
 sandbox-env: $(STAMP)
-	@sh scripts/sandbox-env.sh .sandbox-venv
+	@$(VENV)/bin/reasonforge sandbox install .sandbox-venv >/dev/null
 
 $(STAMP): pyproject.toml scripts/install-system.sh
 	@sh scripts/install-system.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
 	@$(PY) -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null
-	@$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
+	@# every extra but the model's runtime, which scripts/install-model.sh builds portably
+	@$(PY) -m pip install -q --disable-pip-version-check -e '.[certificate,forecast,service,subnet,test]'
 	@# bittensor 11.3.0 pins eth-account<0.14 only for bittensor.evm (unused here); web3 8 needs >=0.14,
 	@# so it goes in without its pins; pyproject.toml lists the rest of its requirements.
 	@$(PY) -m pip install -q --disable-pip-version-check --no-deps bittensor==11.3.0

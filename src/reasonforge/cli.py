@@ -16,17 +16,9 @@ from rich.panel import Panel
 from rich.table import Table
 
 from reasonforge.bench.cli import app as bench_app
-from reasonforge.certificate.cli import app as cert_app
-from reasonforge.cli_errors import ReasonForgeTyper, fail, require_finite
+from reasonforge.cli_errors import ReasonForgeTyper, add_optional, fail, require_finite
 from reasonforge.cli_progress import working
 from reasonforge.errors import InputError
-from reasonforge.forecast.agentic.corpus_cli import app as corpus_app
-from reasonforge.forecast.cli import app as forecast_app
-from reasonforge.service.accounts.cli import keys_app
-from reasonforge.service.cli import serve as serve_command
-from reasonforge.service.cli import verdict_key as verdict_key_command
-from reasonforge.service.cli import worker as worker_command
-from reasonforge.subnet.cli import app as subnet_app
 from reasonforge.types import (
     SCHEMA_MODELS,
     Assurance,
@@ -643,16 +635,36 @@ def model_serve(
     os.execve(sys.executable, argv, env)
 
 
+sandbox_app = ReasonForgeTyper(help="The sandbox that runs code under test: build its Python environment.",
+                                no_args_is_help=True)
+
+
+@sandbox_app.command("install")
+def sandbox_install(
+    path: Annotated[Path | None, typer.Argument(help="Where to build it (default: where the code checker looks).")] = None,
+) -> None:
+    """Build the sandbox's Python environment (Debian's python3 with pytest, hypothesis, coverage, mypy and
+    CrossHair, readable by the sandbox's user); instant when it is built. Code checks need it."""
+    from reasonforge.verify.sandbox import build_sandbox_env
+
+    with working("building the sandbox's Python environment"):
+        print(build_sandbox_env(path))
+
+
+# Commands whose room needs an extra (`pip install 'reasonforge[service]'`): without it they stay listed and say
+# in one line what to install, and the rest of the CLI works (the Makefile installs every extra).
 app.add_typer(model_app, name="model")
-app.add_typer(forecast_app, name="forecast")
-app.add_typer(corpus_app, name="corpus", help="Dated news corpus: ingest articles, search as of a date, stats.")
+add_optional(app, "forecast", "reasonforge.forecast.cli", "app")
+add_optional(app, "corpus", "reasonforge.forecast.agentic.corpus_cli", "app",
+             help="Dated news corpus: ingest articles, search as of a date, stats.")
 app.add_typer(bench_app, name="bench")
-app.add_typer(cert_app, name="cert")
-app.add_typer(keys_app, name="keys")
-app.add_typer(subnet_app, name="subnet")
-app.command("serve")(serve_command)
-app.command("worker")(worker_command)
-app.command("verdict-key")(verdict_key_command)
+app.add_typer(sandbox_app, name="sandbox")
+add_optional(app, "cert", "reasonforge.certificate.cli", "app")
+add_optional(app, "keys", "reasonforge.service.accounts.cli", "keys_app")
+add_optional(app, "subnet", "reasonforge.subnet.cli", "app")
+add_optional(app, "serve", "reasonforge.service.cli", "serve")
+add_optional(app, "worker", "reasonforge.service.cli", "worker")
+add_optional(app, "verdict-key", "reasonforge.service.cli", "verdict_key")
 
 
 if __name__ == "__main__":

@@ -37,12 +37,17 @@ def require_finite(flag: str, value: float | None, what: str = "number") -> None
 
 
 @contextmanager
-def _reported() -> Iterator[None]:
-    """Turn a ReasonForgeError into the `fail` line and exit 2."""
+def _reported(what: str = "this command", extra: str | None = None) -> Iterator[None]:
+    """Turn a ReasonForgeError, or a module that an extra not installed would bring, into the `fail` line and exit 2."""
     try:
         yield
     except ReasonForgeError as exc:
         raise fail(exc.message) from None
+    except ModuleNotFoundError as exc:  # a command that reaches a room whose extra is not installed
+        line = missing_extra(exc, what, extra)
+        if line is None:
+            raise
+        raise fail(line) from None
 
 
 if TYPE_CHECKING:
@@ -67,7 +72,12 @@ class _Reporting(_Command):
 
     def invoke(self, ctx: _Context) -> Any:
         """Run the command (a group: the chosen subcommand), reporting a ReasonForgeError that escapes it."""
-        with _reported():
+        names: list[str] = []
+        at = ctx
+        while at.parent is not None:  # the subcommand's words, however the program itself was started
+            names.insert(0, at.info_name or "")
+            at = at.parent
+        with _reported(f"`{' '.join(['reasonforge', *names])}`", _COMMAND_EXTRA.get(names[0]) if names else None):
             return super().invoke(ctx)
 
 
@@ -89,3 +99,61 @@ class ReasonForgeTyper(typer.Typer):
     def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any) -> Any:
         """`typer.Typer.command`, with ReportingCommand as the default class."""
         return super().command(name, cls=cls or ReportingCommand, **kwargs)
+
+
+
+# The top-level modules `pip install reasonforge` leaves out, each with the extra that brings it (numpy and
+# matplotlib come with several; the one named is the smallest that has them).
+_EXTRA_OF = {
+    **dict.fromkeys(("groth16py", "light_poseidon_python", "py_ecc", "web3", "eth_tester", "eth_account", "eth_abi",
+                     "eth_keys", "eth_utils", "eth_typing", "eth"), "certificate"),
+    **dict.fromkeys(("fastapi", "starlette", "uvicorn", "sqlalchemy", "psycopg", "celery", "redis",
+                     "prometheus_client"), "service"),
+    **dict.fromkeys(("bittensor", "bittensor_core", "qrcode"), "subnet"),
+    **dict.fromkeys(("tantivy", "safetensors", "tokenizers", "numpy", "matplotlib"), "forecast"),
+    "llama_cpp": "model",
+}
+# The extra each top-level command's room needs, which names the extra better than the module does (numpy under
+# `subnet` is the subnet extra's)
+_COMMAND_EXTRA = {"forecast": "forecast", "corpus": "forecast", "cert": "certificate", "keys": "service",
+                  "serve": "service", "worker": "service", "verdict-key": "service", "subnet": "subnet", "model": "model"}
+
+
+def missing_extra(exc: ModuleNotFoundError, what: str = "this command", extra: str | None = None) -> str | None:
+    """The one line that says which extra to install, when `exc` is a module an extra brings (None when it is
+    something else: a bug, which must not be hidden); `extra` when the caller knows it better than the module."""
+    top = (exc.name or "").split(".")[0]
+    if top not in _EXTRA_OF:
+        return None
+    extra = extra or _EXTRA_OF[top]
+    return (f"{what} needs the {extra} extra ({top} is not installed): run pip install 'reasonforge[{extra}]' "
+            "(`make install` installs every extra)")
+
+
+def add_optional(app: typer.Typer, name: str, module: str, attribute: str, help: str | None = None) -> None:
+    """Register `module.attribute` (a Typer app: a group; a function: a command) as `name`, or, when its room's
+    dependencies are not installed, a stand-in of that name that says in one line which extra to install."""
+    from importlib import import_module
+
+    try:
+        target = getattr(import_module(module), attribute)
+    except ModuleNotFoundError as exc:
+        extra = _COMMAND_EXTRA[name]
+        line = missing_extra(exc, f"`reasonforge {name}`", extra)
+        if line is None:
+            raise
+        context = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
+
+        def unavailable() -> None:
+            raise fail(line)
+
+        app.command(name, context_settings=context, help=f"Not installed: needs the {extra} extra.",
+                    add_help_option=False)(unavailable)
+        return
+    if isinstance(target, typer.Typer):
+        if help:
+            app.add_typer(target, name=name, help=help)
+        else:  # the group's own help
+            app.add_typer(target, name=name)
+    else:
+        app.command(name)(target)

@@ -163,8 +163,8 @@ def test_issue_refuses_inconsistent_verdicts(tmp_path) -> None:
 def test_issue_refuses_a_verdict_that_overstates_what_was_proven(tmp_path) -> None:
     """Edits an attacker would make to a verdict file before asking for a certificate."""
     from reasonforge.certificate import CertificateError, issue
-    from reasonforge.certificate.issue import digest_of
     from reasonforge.certificate.params import SMALL
+    from reasonforge.chain import digest_of
     from reasonforge.types import Assurance, Overall, ProofLevel
 
     from certhelpers import load_verdict

@@ -16,9 +16,10 @@ from reasonforge.certificate import (
     validators,
     witness,
 )
-from reasonforge.certificate.issue import digest_of, plan_verdict_hash
+from reasonforge.certificate.issue import plan_verdict_hash
 from reasonforge.certificate.params import FIELD_MODULUS, SMALL, pack_public
 from reasonforge.certificate.prover import ProofError, Prover
+from reasonforge.chain import digest_of
 from reasonforge.types import Assurance, Overall, ProofLevel, Spec, StepStatus
 
 import pyecc_groth16

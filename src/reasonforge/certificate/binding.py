@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from reasonforge.certificate.canonical import canonical_json
-from reasonforge.types import Spec
+from reasonforge.chain import digest_of, spec_hash
+from reasonforge.types import Spec, VerificationVerdict
+
+if TYPE_CHECKING:
+    from reasonforge.certificate.schema import VerificationCertificate
 
 # On-chain codes (the plan's Certificate struct: 0 = mathematics / formal / VERIFIED).
 DOMAINS = {"mathematics": 0, "code": 1, "logic": 2}
@@ -104,3 +109,35 @@ def certificate_id(
         + bytes([segments])
     )
     return "0x" + hashlib.sha256(data).hexdigest()
+
+
+def checker_specs(verdict: VerificationVerdict) -> list[Spec]:
+    """Distinct checker and translator specs of the steps, for replay."""
+    seen: dict[str, Spec] = {}
+    for sv in verdict.step_verdicts:
+        for spec in (sv.checker_spec, sv.translator_spec):
+            if spec is not None:
+                seen.setdefault(spec_hash(spec), spec)
+    return list(seen.values())
+
+
+def check_against_verdict(cert: VerificationCertificate, verdict: VerificationVerdict) -> list[str]:
+    """The verdict JSON must be the one certified: its recomputed digest, task, level, domain, counts, checkers."""
+    reasons = []
+    pairs = {
+        "task_hash": (verdict.task_hash, cert.task_hash),
+        "domain": (verdict.domain.value, cert.domain),
+        "proof_level": (verdict.proof_level.value, cert.proof_level),
+        "overall_verdict": (verdict.overall.value, cert.overall_verdict),
+        "verified_steps": (verdict.verified_steps, cert.verified_steps),
+        "total_steps": (verdict.total_steps, cert.total_steps),
+    }
+    for name, (theirs, ours) in pairs.items():
+        if theirs != ours:
+            reasons.append(f"the verdict's {name} is {theirs}, the certificate's {ours}")
+    if digest_of(verdict) != cert.verdict_digest:
+        reasons.append("the verdict's recomputed verdict_digest is not the certificate's: this is not the verdict "
+                       "that was certified (or it was edited)")
+    if checkers_digest(checker_specs(verdict)) != cert.checkers_digest:
+        reasons.append("the checkers recorded in the verdict are not the certificate's")
+    return reasons

@@ -7,7 +7,6 @@ import hashlib
 from pydantic import BaseModel
 
 from reasonforge.certificate import attest, binding, witness
-from reasonforge.certificate.issue import checker_specs, digest_of
 from reasonforge.certificate.params import unpack_public
 from reasonforge.certificate.poseidon import poseidon
 from reasonforge.certificate.prover import verify_proof
@@ -86,28 +85,6 @@ def check_opening(cert: VerificationCertificate, opening: CommitmentOpening) -> 
     return reasons
 
 
-def check_against_verdict(cert: VerificationCertificate, verdict: VerificationVerdict) -> list[str]:
-    """The verdict JSON must be the one certified: its recomputed digest, task, level, domain, counts, checkers."""
-    reasons = []
-    pairs = {
-        "task_hash": (verdict.task_hash, cert.task_hash),
-        "domain": (verdict.domain.value, cert.domain),
-        "proof_level": (verdict.proof_level.value, cert.proof_level),
-        "overall_verdict": (verdict.overall.value, cert.overall_verdict),
-        "verified_steps": (verdict.verified_steps, cert.verified_steps),
-        "total_steps": (verdict.total_steps, cert.total_steps),
-    }
-    for name, (theirs, ours) in pairs.items():
-        if theirs != ours:
-            reasons.append(f"the verdict's {name} is {theirs}, the certificate's {ours}")
-    if digest_of(verdict) != cert.verdict_digest:
-        reasons.append("the verdict's recomputed verdict_digest is not the certificate's: this is not the verdict "
-                       "that was certified (or it was edited)")
-    if binding.checkers_digest(checker_specs(verdict)) != cert.checkers_digest:
-        reasons.append("the checkers recorded in the verdict are not the certificate's")
-    return reasons
-
-
 def check_certificate(
     cert: VerificationCertificate,
     vk_json: str,
@@ -139,7 +116,7 @@ def check_certificate(
     if opening is not None:
         reasons += check_opening(cert, opening)
     if verdict is not None:
-        reasons += check_against_verdict(cert, verdict)
+        reasons += binding.check_against_verdict(cert, verdict)
     if trusted_root is not None and int(cert.validator_commitment, 16) != trusted_root:
         reasons.append("validator_commitment is not the trusted validator root")
     if cert.verify_url is not None and not cert.verify_url.endswith("/" + cert.certificate_id):

@@ -21,8 +21,8 @@ from reasonforge.certificate.schema import (
     VerificationCertificate,
     VerificationKeyRef,
 )
-from reasonforge.chain import assurance_of, overall_of, spec_hash, verdict_digest
-from reasonforge.types import Domain, ProofLevel, Spec, VerificationVerdict
+from reasonforge.chain import assurance_of, digest_of, overall_of
+from reasonforge.types import Domain, ProofLevel, VerificationVerdict
 
 # Checkers whose verdict is a formal proof: a mathematics verdict at the formal level must rest on them.
 FORMAL_CHECKERS = frozenset({"coq", "lean4"})
@@ -36,26 +36,6 @@ def plan_verdict_hash(verdict: VerificationVerdict) -> str:
         "steps": [{"id": sv.step_id, "verified": sv.verified} for sv in verdict.step_verdicts],
     }
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-
-
-def checker_specs(verdict: VerificationVerdict) -> list[Spec]:
-    """Distinct checker and translator specs of the steps, for replay."""
-    seen: dict[str, Spec] = {}
-    for sv in verdict.step_verdicts:
-        for spec in (sv.checker_spec, sv.translator_spec):
-            if spec is not None:
-                seen.setdefault(spec_hash(spec), spec)
-    return list(seen.values())
-
-
-def digest_of(verdict: VerificationVerdict) -> str:
-    """The verdict digest recomputed from the verdict's own steps (never the digest it carries)."""
-    steps = {sv.step_id: sv for sv in verdict.step_verdicts}
-    return verdict_digest(
-        task_hash=verdict.task_hash, claimed_answer=verdict.claimed_answer, domain=verdict.domain,
-        proof_level=verdict.proof_level, overall=verdict.overall,
-        assurance=verdict.assurance or assurance_of(steps), step_verdicts=verdict.step_verdicts,
-    )
 
 
 def _validate_verdict(verdict: VerificationVerdict) -> None:
@@ -177,7 +157,7 @@ class Issuer:
         stamp = int(time.time()) if timestamp is None else timestamp
         if not 0 < stamp < 1 << 64:
             raise CertificateError(f"timestamp {stamp} is not a positive 64-bit Unix time", field="timestamp")
-        specs = checker_specs(verdict)
+        specs = binding.checker_specs(verdict)
         steps = {sv.step_id: sv for sv in verdict.step_verdicts}
         assurance = verdict.assurance or assurance_of(steps)
         digest = digest_of(verdict)

@@ -1,8 +1,7 @@
-"""Poseidon over BN254 (circomlib constants) via light-poseidon, on plain ints."""
+"""Poseidon over BN254 (circomlib constants) via light-poseidon, on plain ints. light-poseidon (the certificate
+extra) is imported on the first hash, so what only reads certificates imports without it."""
 
 from __future__ import annotations
-
-import light_poseidon_python as _lp
 
 from reasonforge.certificate.params import FIELD_MODULUS
 
@@ -14,5 +13,7 @@ def poseidon(inputs: list[int]) -> int:
     for x in inputs:
         if not 0 <= x < FIELD_MODULUS:
             raise ValueError(f"Poseidon input {x} is not a BN254 field element")
+    import light_poseidon_python as _lp
+
     digest = _lp.Hasher(len(inputs)).hash_bytes_be([x.to_bytes(32, "big") for x in inputs])
     return int(digest, 16)

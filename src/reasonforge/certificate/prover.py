@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
-import groth16py
 from pydantic import BaseModel
 
 from reasonforge.certificate import native_witness, toolchain
@@ -131,7 +131,7 @@ def ensure_keys(params: CircuitParams, cache: Path, progress: Progress | None = 
         say(
             f"running development Groth16 setup (insecure for production; one-off, {time.monotonic() - started:.0f}s so far)..."
         )
-        pk, vk = groth16py.setup(str(keys.r1cs))
+        pk, vk = _groth16().setup(str(keys.r1cs))
         pk.save(str(keys.proving_key))
         keys.verification_key.write_text(vk.to_json())
         (keys.folder / "INSECURE-DEVELOPMENT-KEYS.txt").write_text(
@@ -169,9 +169,9 @@ class Prover:
         """`native`: use the C++ witness generator when it is built (else always the WASM one)."""
         self.keys = keys
         self._lock = threading.Lock()
-        self._pk = groth16py.ProvingKey.load(str(keys.proving_key))
+        self._pk = _groth16().ProvingKey.load(str(keys.proving_key))
         self._vk_json = keys.verification_key.read_text()
-        self._verifier = groth16py.Verifier(groth16py.VerifyingKey.from_snarkjs(self._vk_json))
+        self._verifier = _groth16().Verifier(_groth16().VerifyingKey.from_snarkjs(self._vk_json))
         self._native = native_witness.binary(keys.folder) if native else None
 
     @property
@@ -202,7 +202,7 @@ class Prover:
     def prove_witness(self, wtns: Path, public: list[int]) -> bytes:
         """Prove from a witness file, then verify: groth16py does not check the witness, so never trust an unverified proof."""
         with self._lock:
-            proof = groth16py.prove_wtns(self._pk, str(wtns))
+            proof = _groth16().prove_wtns(self._pk, str(wtns))
         if not self._verifier.verify(proof, public):
             raise ProofError("the fresh proof does not verify: the inputs violate the circuit's constraints")
         return proof
@@ -210,6 +210,14 @@ class Prover:
     def verify(self, proof: bytes, public: list[int]) -> bool:
         """Groth16 verification of a 256-byte proof against the public inputs."""
         return verify_proof(self._vk_json, proof, public)
+
+
+def _groth16() -> ModuleType:
+    """groth16py (the certificate extra), imported when a proof is made or checked, so that what only reads
+    certificates imports without it."""
+    import groth16py
+
+    return groth16py
 
 
 class ProofError(toolchain.ReasonForgeError):
@@ -222,6 +230,7 @@ def verify_proof(vk_json: str, proof: bytes, public: list[int]) -> bool:
     """Offline verification with only the verification key (no proving key, no Node)."""
     if len(proof) != 256:
         return False
+    groth16py = _groth16()
     try:
         return bool(groth16py.Verifier(groth16py.VerifyingKey.from_snarkjs(vk_json)).verify(proof, public))
     except (groth16py.VerificationError, groth16py.EncodingError, ValueError):
@@ -245,7 +254,7 @@ def import_ceremony_keys(zkey: Path, params: CircuitParams, cache: Path) -> Circ
     """Install keys from a finished multi-party ceremony (scripts/ceremony.sh) in place of dev keys."""
     keys = ensure_keys(params, cache)  # the compiled circuit must exist; its dev keys are replaced
     with _locked(keys.folder):
-        pk, vk = groth16py.import_zkey(str(zkey))
+        pk, vk = _groth16().import_zkey(str(zkey))
         pk.save(str(keys.proving_key))
         keys.verification_key.write_text(vk.to_json())
         (keys.folder / "INSECURE-DEVELOPMENT-KEYS.txt").unlink(missing_ok=True)

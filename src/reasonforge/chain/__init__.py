@@ -37,7 +37,7 @@ from reasonforge.chain.reasoning import (
     request_from_reasoning,
     split_reasoning,
 )
-from reasonforge.chain.verdict import build_verdict
+from reasonforge.chain.verdict import build_verdict, digest_of
 
 __all__ = [
     "DIGEST_RECIPE",
@@ -51,6 +51,7 @@ __all__ = [
     "build_verdict",
     "canonical_json",
     "check_translations",
+    "digest_of",
     "failure_report",
     "final_answer",
     "load_json",

@@ -66,3 +66,13 @@ def build_verdict(
         answer_matches_reference=reference.matches if reference is not None else None,
         reference_check=reference,
     )
+
+
+def digest_of(verdict: VerificationVerdict) -> str:
+    """The verdict digest recomputed from the verdict's own steps (never the digest it carries)."""
+    steps = {sv.step_id: sv for sv in verdict.step_verdicts}
+    return verdict_digest(
+        task_hash=verdict.task_hash, claimed_answer=verdict.claimed_answer, domain=verdict.domain,
+        proof_level=verdict.proof_level, overall=verdict.overall,
+        assurance=verdict.assurance or assurance_of(steps), step_verdicts=verdict.step_verdicts,
+    )

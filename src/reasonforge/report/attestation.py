@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from reasonforge.certificate.check import check_certificate
-from reasonforge.certificate.issue import digest_of
 from reasonforge.certificate.schema import VerificationCertificate
 from reasonforge.certificate.verdict_signature import SignatureState, signature_state
+from reasonforge.chain import digest_of
 from reasonforge.types import VerificationVerdict
 
 __all__ = ["Attestation", "Standing", "attest"]
+
 
 class Standing(StrEnum):
     """What vouches for a verdict, or that nothing does."""
@@ -96,8 +97,10 @@ def attest(verdict: VerificationVerdict, *, trusted_keys: frozenset[str] = froze
         cert_id = _short(certificate.certificate_id)
         if verification_key is None:
             reasons.append(f"certificate {cert_id} could not be checked here (no verification key for its circuit)")
+        elif (invalid := _checked(certificate, verification_key, verdict)) is None:
+            reasons.append(f"certificate {cert_id} could not be checked here (the certificate extra is not "
+                           "installed: pip install 'reasonforge[certificate]')")
         else:
-            invalid = check_certificate(certificate, verification_key, verdict=verdict).reasons
             attesters = {a.public_key for a in certificate.attestations} & trusted_keys
             if invalid:
                 reasons.append(f"certificate {cert_id} is not valid: {'; '.join(invalid)}")
@@ -110,3 +113,15 @@ def attest(verdict: VerificationVerdict, *, trusted_keys: frozenset[str] = froze
         reasons.append("no certificate covers it")
     reasons.append("it was not recomputed from its request here (--recheck)")
     return Attestation(Standing.UNATTESTED, "; ".join(reasons))
+
+
+def _checked(certificate: VerificationCertificate, verification_key: str, verdict: VerificationVerdict
+             ) -> list[str] | None:
+    """Why the certificate is not valid for the verdict ([] when it is), or None where its proof and hashes cannot
+    be checked: the certificate extra (Groth16, Poseidon) is not installed."""
+    try:
+        return check_certificate(certificate, verification_key, verdict=verdict).reasons
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] in ("groth16py", "light_poseidon_python"):
+            return None
+        raise

@@ -15,9 +15,8 @@ from hashlib import sha256
 from typing import Any
 
 from reasonforge.certificate import VerificationCertificate
-from reasonforge.certificate.check import check_against_verdict
-from reasonforge.certificate.issue import digest_of
-from reasonforge.chain import StepGraph, overall_of, task_hash
+from reasonforge.certificate.binding import check_against_verdict
+from reasonforge.chain import StepGraph, digest_of, overall_of, task_hash
 from reasonforge.errors import InputError
 from reasonforge.report.attestation import Attestation, Standing, attest
 from reasonforge.types import (

@@ -160,5 +160,5 @@ def test_unavailable_host_raises_clear_error(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_missing_venv_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.setenv("REASONFORGE_SANDBOX_VENV", str(tmp_path / "nope"))
-    with pytest.raises(SandboxUnavailable, match="make install"):
+    with pytest.raises(SandboxUnavailable, match="run `reasonforge sandbox install` once"):
         sandbox_python()

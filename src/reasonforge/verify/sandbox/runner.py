@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from reasonforge.errors import ReasonForgeError
 from reasonforge.verify.sandbox.disk import WorkDirGuard
+from reasonforge.verify.sandbox.environment import default_location, find_sandbox_env
 from reasonforge.verify.sandbox.files import OutputPump, collect_files, write_files
 from reasonforge.verify.sandbox.uids import UidLease, processes_of, wait_until_gone
 
@@ -32,7 +33,6 @@ log = logging.getLogger(__name__)
 
 WORK_DIR = "/sandbox"  # the program's cwd and HOME inside the sandbox
 INNER_UID = 65534  # "nobody" as the program sees itself
-_VENV_ENV = "REASONFORGE_SANDBOX_VENV"
 _MIB = 1 << 20
 _MEMORY_SIGNS = re.compile(rb"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory", re.IGNORECASE)
 _HOST_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -93,22 +93,16 @@ class SandboxResult(BaseModel):
 
 
 def sandbox_venv() -> Path | None:
-    """The world-readable venv the sandbox binds read-only (built by `make install`), if present."""
-    env = os.environ.get(_VENV_ENV)
-    cands = [Path(env)] if env else [Path(__file__).resolve().parents[4] / ".sandbox-venv"]
-    for c in cands:
-        if (c / "bin" / "python").exists():
-            # Resolved: the repo's .sandbox-venv may be a link to a place the sandbox user can reach.
-            return c.resolve()
-    return None
+    """The world-readable venv the sandbox binds read-only, if built (`environment.find_sandbox_env`)."""
+    return find_sandbox_env()
 
 
 def sandbox_python() -> str:
     """Path of the interpreter (with pytest and hypothesis) as seen inside the sandbox."""
     venv = sandbox_venv()
     if venv is None:
-        raise SandboxUnavailable("the sandbox Python environment (.sandbox-venv) is missing: run `make install` "
-                                 f"(or point {_VENV_ENV} at a world-readable venv with pytest and hypothesis)")
+        raise SandboxUnavailable(f"the sandbox's Python environment is missing ({default_location()}): run "
+                                 "`reasonforge sandbox install` once (or `make install` in a checkout)")
     # Bound at the same path inside, so console-script shebangs work too.
     return str(venv / "bin" / "python")
 
