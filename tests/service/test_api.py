@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
+from chains import sleeping_code_chain
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -1027,3 +1028,22 @@ def test_dashboard_reliability_diagram_bins_the_scored_reveals(idle_app) -> None
     assert board.reveals == 8 and board.reliability == [(4, 0.15, 0.25), (4, 0.85, 0.75)]
     page = dashboard_page(board)
     assert page.count('class="bin"') == 2 and 'data-p="0.850" data-freq="0.750"' in page
+
+
+def test_quick_jobs_do_not_wait_behind_code_jobs(tmp_path: Path) -> None:
+    """Two code jobs hold the one heavy worker and its queue; the maths jobs sent after them finish first, on the
+    quick lane's own job process."""
+    settings = ServiceSettings(home=tmp_path, rate_limit_per_minute=100_000, workers=1, quick_workers=1)
+    with TestClient(create_app(settings)) as client:
+        api = Api(client)
+        headers = api.key()
+        slow = [client.post("/v1/verify", json=sleeping_code_chain(6), headers=headers).json()["task_id"]
+                for _ in range(2)]
+        quick = [client.post("/v1/verify", json=quick_chain(n), headers=headers).json()["task_id"]
+                 for n in range(3, 8)]
+        for task_id in quick:
+            assert api.wait(task_id, headers)["verdict"] == "VERIFIED"
+        statuses = [client.get(f"/v1/verify/{t}", headers=headers).json()["status"] for t in slow]
+        assert statuses.count("complete") < 2, statuses  # the second code job cannot have ended before them
+        for task_id in slow:
+            assert api.wait(task_id, headers)["status"] == "complete"

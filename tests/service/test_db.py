@@ -110,3 +110,24 @@ def test_a_thread_writing_on_two_connections_fails_like_sqlite_instead_of_deadlo
     with engine.connect() as conn:
         assert [r.name for r in conn.execute(select(table.c.name))] == ["outer"]
     engine.dispose()
+
+
+def test_a_jobs_table_from_before_lanes_gets_the_column_and_its_rows_are_heavy(tmp_path: Path) -> None:
+    from reasonforge.service.db import create_tables
+    from reasonforge.service.jobs.tables import JobRow
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    create_tables(engine)
+    with engine.begin() as conn:  # the table as an earlier version created it, with one queued job in it
+        conn.exec_driver_sql("DROP INDEX ix_service_jobs_status_lane_created")
+        conn.exec_driver_sql("ALTER TABLE service_jobs DROP COLUMN lane")
+        conn.exec_driver_sql(
+            "INSERT INTO service_jobs (task_id, owner_key_id, request_json, request_hash, proof_level, steps_total, "
+            "status, attempts, enqueued_at, webhook_pending, created_at, updated_at) "
+            "VALUES ('t1', 'k', '{}', 'h', 'quick', 1, 'queued', 0, 0, 0, 0, 0)")
+    create_tables(engine)
+    create_tables(engine)  # idempotent
+    with engine.begin() as conn:
+        assert conn.execute(select(JobRow.lane)).scalars().all() == ["heavy"]
+        indexes = {row[1] for row in conn.exec_driver_sql("PRAGMA index_list('service_jobs')")}
+    assert "ix_service_jobs_status_lane_created" in indexes

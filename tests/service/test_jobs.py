@@ -14,6 +14,8 @@ from chains import sleeping_code_chain
 from sqlalchemy import select, update
 
 from reasonforge.service.jobs import (
+    Lane,
+    lane_of,
     leases,
     make_context,
     run_job,
@@ -58,7 +60,7 @@ def ctx(tmp_path: Path):
 
 
 def submit(
-    ctx, request: VerifyRequest, owner: str = "owner1", callback: str | None = None
+    ctx, request: VerifyRequest, owner: str = "owner1", callback: str | None = None, lane: Lane = Lane.HEAVY
 ) -> str:
     if callback:
         request = request.model_copy(update={"callback_url": callback})
@@ -71,6 +73,7 @@ def submit(
             request=request,
             idempotency_key=None,
             cost_credits=0.5,
+            lane=lane,
         )
         session.commit()
     return task_id
@@ -506,3 +509,35 @@ def _kill_children_when_verifying(ctx, task_id: str) -> None:
         time.sleep(0.01)
     for child in multiprocessing.active_children():
         os.kill(child.pid, signal.SIGKILL)
+
+
+# ---- lanes ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("changes", "translator", "lane"), [
+    ({}, TranslatorMode.RULES, Lane.QUICK),
+    ({"proof_level": ProofLevel.STANDARD}, TranslatorMode.RULES, Lane.QUICK),
+    ({"proof_level": ProofLevel.FORMAL}, TranslatorMode.RULES, Lane.HEAVY),
+    ({}, TranslatorMode.ENSEMBLE, Lane.HEAVY),  # a model translates it
+    ({}, TranslatorMode.MODEL, Lane.HEAVY),
+])
+def test_the_lane_of_a_job_is_what_its_check_costs(changes: dict, translator: TranslatorMode, lane: Lane) -> None:
+    assert lane_of(quick_chain(1).model_copy(update=changes), translator) is lane
+
+
+def test_code_is_heavy_and_supplied_translations_need_no_model() -> None:
+    code = VerifyRequest.model_validate(sleeping_code_chain(1))
+    assert lane_of(code, TranslatorMode.RULES) is Lane.HEAVY
+    supplied = quick_chain(1).model_copy(update={"translations": []})
+    assert lane_of(supplied, TranslatorMode.ENSEMBLE) is Lane.QUICK
+
+
+def test_a_quick_lane_claim_skips_older_heavy_jobs_and_a_plain_claim_takes_the_oldest(ctx) -> None:
+    heavy = submit(ctx, VerifyRequest.model_validate(sleeping_code_chain(1)), lane=Lane.HEAVY)
+    quick = submit(ctx, quick_chain(3), lane=Lane.QUICK)
+    later = submit(ctx, quick_chain(4), lane=Lane.QUICK)
+    taken = leases.claim_next(ctx.sessionmaker, lease_s=30, max_attempts=2, lane=Lane.QUICK)
+    assert taken is not None and taken.task_id == quick
+    oldest = leases.claim_next(ctx.sessionmaker, lease_s=30, max_attempts=2)
+    assert oldest is not None and oldest.task_id == heavy
+    rest = leases.claim_next(ctx.sessionmaker, lease_s=30, max_attempts=2, lane=Lane.QUICK)
+    assert rest is not None and rest.task_id == later
+    assert leases.claim_next(ctx.sessionmaker, lease_s=30, max_attempts=2, lane=Lane.QUICK) is None

@@ -6,7 +6,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
 
 
@@ -158,5 +158,20 @@ def make_sessionmaker(engine: Engine) -> sessionmaker:
 
 
 def create_tables(engine: Engine) -> None:
-    """Create every table registered on `Base` (idempotent)."""
+    """Create every table registered on `Base` (idempotent), and add the columns that tables created by an earlier
+    version lack (`_ADDED_COLUMNS`)."""
     Base.metadata.create_all(engine)
+    present = inspect(engine)
+    for table, column, ddl in _ADDED_COLUMNS:
+        if table in present.get_table_names() and column not in {c["name"] for c in present.get_columns(table)}:
+            with engine.begin() as conn:
+                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}"))
+    for table_ in Base.metadata.sorted_tables:  # an index on an added column, which create_all leaves out
+        for index in table_.indexes:
+            index.create(engine, checkfirst=True)
+
+
+# (table, column, its DDL) added after the table was first released; constants, never input
+_ADDED_COLUMNS = (
+    ("service_jobs", "lane", "VARCHAR(8) NOT NULL DEFAULT 'heavy'"),
+)

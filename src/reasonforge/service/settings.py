@@ -34,6 +34,9 @@ class ServiceSettings(BaseSettings):
     queue: QueueKind = QueueKind.INPROCESS
     redis_url: str = "redis://127.0.0.1:6379/0"
     workers: int = Field(default=2, ge=1, description="Job processes of the embedded queue (each fed by its own threads).")
+    quick_workers: int = Field(default=1, ge=0, description=(
+        "Job processes of the embedded queue's quick lane, beside `workers`: they take only quick jobs (maths and "
+        "logic by the rules, below formal), so those never wait behind code, formal or model jobs; 0: none."))
     request_threads: int = Field(default=8, ge=1, le=256,
                                  description="Threads running the API's blocking handlers (database work).")
     lease_seconds: float = Field(default=300.0, gt=0, description="A claimed job not finished by then is retried.")

@@ -1,6 +1,7 @@
 """Durable verification jobs: the store (leases, retries, exactly-once completion), runners and queues."""
 
 from reasonforge.service.jobs.context import ContextHolder, JobContext, make_context
+from reasonforge.service.jobs.lanes import Lane, lane_of
 from reasonforge.service.jobs.queue import JobQueue, make_queue
 from reasonforge.service.jobs.runner import run_claimed, run_job
 from reasonforge.service.jobs.sweeper import Sweeper, sweep_once
@@ -15,8 +16,10 @@ __all__ = [
     "ContextHolder",
     "JobContext",
     "JobQueue",
+    "Lane",
     "Sweeper",
     "certificate_url",
+    "lane_of",
     "make_context",
     "make_queue",
     "run_claimed",

@@ -44,6 +44,9 @@ class JobExecutor(Protocol):
     def warm(self) -> None:
         """Get ready ahead of the first job (start processes)."""
 
+    def idle(self) -> bool:
+        """Whether a job handed over now would start at once (it would not wait for one before it)."""
+
     def execute(self, claim: leases.Claim) -> JobStatus | None:
         """Do the claimed job's work; its outcome is recorded in the store when this returns."""
 
@@ -60,6 +63,10 @@ class InlineExecutor:
 
     def warm(self) -> None:
         """Nothing to start."""
+
+    def idle(self) -> bool:
+        """Always: each calling thread runs its own job."""
+        return True
 
     def execute(self, claim: leases.Claim) -> JobStatus | None:
         """Run the job here."""
@@ -218,6 +225,10 @@ class ProcessExecutor:
                 break
         for slot in slots:
             self._slots.put(slot if slot is not None else self._start())
+
+    def idle(self) -> bool:
+        """Whether a job process is free."""
+        return not self._slots.empty()
 
     def execute(self, claim: leases.Claim) -> JobStatus | None:
         """Run the job on a free job process (waiting for one); JobProcessDied if it died meanwhile."""

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import sessionmaker
 
+from reasonforge.service.jobs.lanes import Lane
 from reasonforge.service.jobs.store import ACTIVE, record_event
 from reasonforge.service.jobs.tables import CertificateRow, CertificateTimingRow, JobRow
 from reasonforge.types import JobStatus, VerificationVerdict, VerifyRequest
@@ -81,6 +82,22 @@ _CLAIM_NEXT = (
     .values(_TAKE_VALUES)
     .returning(*_TAKE_RETURNS)
 )
+# The same within one lane (the quick lane's own workers)
+_CLAIMABLE_IN_LANE = _CLAIMABLE & (JobRow.lane == bindparam("b_lane"))
+_OLDEST_IN_LANE = (
+    select(JobRow.task_id)
+    .where(_CLAIMABLE_IN_LANE)
+    .order_by(JobRow.created_at)
+    .limit(1)
+    .with_for_update(skip_locked=True)
+    .scalar_subquery()
+)
+_CLAIM_NEXT_IN_LANE = (
+    update(JobRow)
+    .where(JobRow.task_id == _OLDEST_IN_LANE, _CLAIMABLE_IN_LANE)
+    .values(_TAKE_VALUES)
+    .returning(*_TAKE_RETURNS)
+)
 _ADVANCE = (
     update(JobRow)
     .where(_HELD)
@@ -133,9 +150,14 @@ def claim_next(
     lease_s: float,
     max_attempts: int,
     owner: str = "",
+    lane: Lane | None = None,
 ) -> Claim | None:
-    """Claim the oldest queued job (one statement: the pick and the take cannot be raced); None when none is."""
-    return _take(sm, _CLAIM_NEXT, {}, lease_s=lease_s, max_attempts=max_attempts, owner=owner)
+    """Claim the oldest queued job, of `lane` only when one is named (one statement: the pick and the take cannot
+    be raced); None when none is."""
+    if lane is None:
+        return _take(sm, _CLAIM_NEXT, {}, lease_s=lease_s, max_attempts=max_attempts, owner=owner)
+    return _take(sm, _CLAIM_NEXT_IN_LANE, {"b_lane": lane.value}, lease_s=lease_s, max_attempts=max_attempts,
+                 owner=owner)
 
 
 def _take(sm: sessionmaker, statement, params: dict, *, lease_s: float, max_attempts: int, owner: str) -> Claim | None:

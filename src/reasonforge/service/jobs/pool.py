@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from reasonforge.service.jobs import leases
 from reasonforge.service.jobs.context import JobContext
 from reasonforge.service.jobs.executor import JobExecutor
+from reasonforge.service.jobs.lanes import Lane
 from reasonforge.service.jobs.notify import deliver_pending
 from reasonforge.service.jobs.runner import run_claimed
 from reasonforge.service.jobs.sweeper import Sweeper
@@ -26,22 +27,31 @@ runs, so a job process does not sit idle for the store's writes between jobs."""
 
 
 class InProcessQueue:
-    """THREADS_PER_PROCESS x `settings.workers` threads feeding the executor's `settings.workers` job processes;
-    `enqueue` only wakes them, since the store itself is the queue."""
+    """THREADS_PER_PROCESS x `settings.workers` threads feeding the executor's `settings.workers` job processes and
+    taking the oldest job of any lane; beside them, THREADS_PER_PROCESS x `settings.quick_workers` threads feeding
+    `quick_executor`'s processes with quick jobs only (`lanes`). `enqueue` only wakes them, since the store itself
+    is the queue."""
 
     def __init__(self, ctx: JobContext, executor: JobExecutor,
-                 on_finished: Callable[[str], None] | None = None) -> None:
+                 on_finished: Callable[[str], None] | None = None, quick_executor: JobExecutor | None = None) -> None:
         self._ctx = ctx
         self._executor = executor
+        self._quick_executor = quick_executor
         self._on_finished = on_finished
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._threads = [
             threading.Thread(
-                target=self._work, name=f"reasonforge-worker-{i}", daemon=True
+                target=self._work, args=(executor, None), name=f"reasonforge-worker-{i}", daemon=True
             )
             for i in range(ctx.settings.workers * THREADS_PER_PROCESS)
         ]
+        if quick_executor is not None:
+            self._threads += [
+                threading.Thread(target=self._work, args=(quick_executor, Lane.QUICK),
+                                 name=f"reasonforge-quick-worker-{i}", daemon=True)
+                for i in range(ctx.settings.quick_workers * THREADS_PER_PROCESS)
+            ]
         # Webhook deliveries retry with backoff: keep them off the verification threads.
         self._webhooks = ThreadPoolExecutor(
             max_workers=2, thread_name_prefix="reasonforge-webhook"
@@ -53,6 +63,8 @@ class InProcessQueue:
     def start(self) -> None:
         """Start the executor, the workers and the sweeper."""
         self._executor.warm()
+        if self._quick_executor is not None:
+            self._quick_executor.warm()
         for thread in self._threads:
             thread.start()
         self._sweeper.start()
@@ -89,8 +101,17 @@ class InProcessQueue:
         self._webhooks.shutdown(wait=True, cancel_futures=True)
         # Job processes still busy are the handed-back jobs': no point waiting for them.
         self._executor.shutdown(wait=not unfinished)
+        if self._quick_executor is not None:
+            self._quick_executor.shutdown(wait=not unfinished)
 
-    def _work(self) -> None:
+    def _lane_to_claim(self, executor: JobExecutor, lane: Lane | None) -> Lane | None:
+        """A heavy worker whose job processes are all busy would hold a job it claims until one is free: then it
+        takes heavy jobs only, and leaves the quick ones to the quick lane's workers (when there are some)."""
+        if lane is None and self._quick_executor is not None and not executor.idle():
+            return Lane.HEAVY
+        return lane
+
+    def _work(self, executor: JobExecutor, lane: Lane | None) -> None:
         settings = self._ctx.settings
         while not self._stop.is_set():
             try:
@@ -99,6 +120,7 @@ class InProcessQueue:
                     lease_s=settings.lease_seconds,
                     max_attempts=settings.max_attempts,
                     owner=self._ctx.worker_id,
+                    lane=self._lane_to_claim(executor, lane),
                 )
             except Exception:
                 log.warning("could not claim a job; retrying", exc_info=True)
@@ -113,7 +135,7 @@ class InProcessQueue:
                 run_claimed(
                     self._ctx,
                     claim,
-                    executor=self._executor,
+                    executor=executor,
                     dispatch_webhook=self.dispatch_webhook,
                 )
             except (

@@ -23,7 +23,8 @@ class JobQueue(Protocol):
 
 
 def make_queue(ctx: JobContext, on_finished: Callable[[str], None] | None = None) -> JobQueue:
-    """In-process thread pool by default; Celery on Redis when `settings.queue` is celery.
+    """In-process thread pool by default (its quick lane beside it, `lanes`); Celery on Redis when `settings.queue`
+    is celery (one queue: its workers take jobs of both lanes).
 
     `on_finished(task_id)` is called when an in-process worker ends a job (the stream hub polls at once, so
     long-polls and streams hear of it without waiting out a poll interval); Celery workers end jobs elsewhere."""
@@ -34,4 +35,6 @@ def make_queue(ctx: JobContext, on_finished: Callable[[str], None] | None = None
     from reasonforge.service.jobs.executor import ProcessExecutor
     from reasonforge.service.jobs.pool import InProcessQueue
 
-    return InProcessQueue(ctx, ProcessExecutor(ctx.settings, ctx.sessionmaker, ctx.settings.workers), on_finished)
+    settings = ctx.settings
+    quick = ProcessExecutor(settings, ctx.sessionmaker, settings.quick_workers) if settings.quick_workers else None
+    return InProcessQueue(ctx, ProcessExecutor(settings, ctx.sessionmaker, settings.workers), on_finished, quick)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from reasonforge.service.jobs.lanes import Lane
 from reasonforge.service.jobs.tables import JobEventRow, JobRow
 from reasonforge.types import JobStatus, VerifyRequest
 
@@ -71,6 +72,7 @@ def insert_job(
     idempotency_key: str | None,
     cost_credits: float | None,
     digest: str | None = None,
+    lane: Lane = Lane.HEAVY,
 ) -> JobRow:
     """Insert a queued job and its first event in `session`'s transaction (the caller commits); the row returned
     is a detached copy of what was written."""
@@ -85,6 +87,7 @@ def insert_job(
         "steps_total": len(request.reasoning_chain),
         "callback_url": request.callback_url,
         "status": JobStatus.QUEUED.value,
+        "lane": lane.value,
         "attempts": 0,
         "enqueued_at": now,
         "cost_credits": cost_credits,

@@ -18,6 +18,7 @@ class JobRow(Base):
         ),
         Index("ix_service_jobs_status_lease", "status", "lease_expires_at"),
         Index("ix_service_jobs_status_created", "status", "created_at"),
+        Index("ix_service_jobs_status_lane_created", "status", "lane", "created_at"),
     )
 
     task_id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -29,6 +30,8 @@ class JobRow(Base):
     steps_total: Mapped[int] = mapped_column(Integer)
     callback_url: Mapped[str | None] = mapped_column(Text, nullable=True)
     status: Mapped[str] = mapped_column(String(16))
+    # lanes.Lane: quick jobs have workers of their own (rows from before lanes read as heavy)
+    lane: Mapped[str] = mapped_column(String(8), default="heavy", server_default="heavy")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     # A fresh token per claim: completion is conditional on it, so a worker whose lease was
     # reclaimed cannot overwrite the result of the worker that took over.

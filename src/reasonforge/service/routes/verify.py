@@ -22,7 +22,7 @@ from reasonforge.service.errors import (
     NotFoundError,
     ValidationFailedError,
 )
-from reasonforge.service.jobs import store, to_response
+from reasonforge.service.jobs import lane_of, store, to_response
 from reasonforge.service.jobs.tables import JobRow
 from reasonforge.service.routes.bodies import BatchRoute, JsonBodyRoute, VerifyRequestRoute
 from reasonforge.service.routes.deps import Reader, State, Submitter
@@ -244,6 +244,8 @@ def _cursor(cursor: str | None) -> tuple[float, str] | None:
 
 def _enqueue(body: VerifyRequest, response: Response, principal: Principal, state: AppState,
              idempotency_key: str | None) -> VerifyResponse:
+    from reasonforge.translate.select import resolve_mode
+
     validate_submission(body, state)
     digest = store.request_hash(body)
     sm = state.jobs.sessionmaker
@@ -268,6 +270,7 @@ def _enqueue(body: VerifyRequest, response: Response, principal: Principal, stat
                 idempotency_key=idempotency_key,
                 cost_credits=cost,
                 digest=digest,
+                lane=lane_of(body, resolve_mode(body.translator or state.settings.translator)),
             )
             session.commit()
         except IntegrityError:
