@@ -578,3 +578,56 @@ def test_a_quotient_with_a_remainder_in_latex_is_the_whole_quotient():
     (step,) = verify(request("\\[ 63 \\div 14 = 4 \\quad \\text{remainder} \\quad 7 \\]", query="Divide 63 by 14.")
                      ).step_verdicts
     assert step.status is not StepStatus.FAILED, step.error_message
+
+
+# ---- misreadings that must never refute (ProcessBench rows people judged correct) ------------------------------
+def test_what_a_case_step_bound_stays_in_its_case():
+    # math-597: each step is one case; b = 50 of the first is not the b of the second
+    first = ("First, for b-a = 1 and b+a = 99: Adding these equations gives: 2b = 100, so b = 50. "
+             "Subtracting gives 2a = 98, so a = 49.")
+    second = "Second, for b-a = 3 and b+a = 33: Adding these equations gives: 2b = 36, so b = 18."
+    honest = verify(request(first, second))
+    assert StepStatus.FAILED not in statuses(honest), [v.error_message for v in honest.step_verdicts]
+    slip = verify(request(first, second.replace("2b = 36, so b = 18", "2b = 37")))
+    assert statuses(slip)[1] is StepStatus.FAILED  # inside its own case the arithmetic is still checked
+
+
+def test_a_relation_derived_to_reject_a_case_is_not_asserted():
+    # olympiadbench-977: the step derives 0 = -44 to throw the case a = -1 out
+    steps = ("Solve a^2 - 1 = 0: a = 1 or a = -1.",
+             "If a = -1: (-1)b + b = 44(-1), so 0 = -44. This is a contradiction, so there is no solution for a = -1.")
+    verdict = verify(request(*steps))
+    assert verdict.step_verdicts[1].status is not StepStatus.FAILED, verdict.step_verdicts[1].error_message
+    plain = verify(request(steps[0], "If a = 2: 2b + b = 44 * 2, so 3b = 89."))
+    assert plain.step_verdicts[1].status is StepStatus.FAILED
+
+
+def test_a_letter_two_steps_give_different_values_refutes_nothing():
+    # olympiadbench-997: each step computes its own k
+    steps = ("6 = 3^1 * 2, so k = 1 and d(6) = 3^(-1) = 1/3.",
+             "Next, 16 = 3^0 * 16. In this case, k = 0 and d(16) = 3^(-k) = 1.")
+    verdict = verify(request(*steps))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+    # a letter only one step gives a value still refutes
+    wrong = verify(request("So k = 1.", "Then 3^k = 4."))
+    assert statuses(wrong)[1] is StepStatus.FAILED
+
+
+def test_the_first_relation_of_a_case_is_its_condition():
+    # olympiadbench-989: the absolute value gives two cases, one of which the known equation excludes
+    steps = ("Since this distance is equal to the radius r, we have |12r - 60|/13 = r.",
+             "This gives us two cases to consider:\nFirst, 12r - 60 = 13r\nSecond, 12r - 60 = -13r")
+    verdict = verify(request(*steps, query="A circle has radius r. Compute r."))
+    assert verdict.step_verdicts[1].status is not StepStatus.FAILED, verdict.step_verdicts[1].error_message
+
+
+def test_a_refutation_needing_only_the_assumed_nonnegativity_refutes_nothing():
+    # math-741: the plan reads "distance" as x >= 0, but x is a coordinate, and the chain keeps x = -4
+    query = "A point (x, y) with both coordinates negative is a distance of 15 units from the point (8, 3). Find x."
+    steps = ("So (x - 8)^2 + 81 = 225.", "Therefore, x = -4.")
+    verdict = verify(request(*steps, query=query))
+    assert verdict.step_verdicts[1].status is StepStatus.UNSUPPORTED, verdict.step_verdicts[1].error_message
+    assert "assumed premise" in verdict.step_verdicts[1].error_message
+    # false whatever the sign: still refuted
+    wrong = verify(request(steps[0], "Therefore, x = -5.", query=query))
+    assert wrong.step_verdicts[1].status is StepStatus.FAILED

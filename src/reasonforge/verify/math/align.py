@@ -137,7 +137,7 @@ from reasonforge.types import (
     StepStatus,
     StepTranslation,
 )
-from reasonforge.verify.math.plan import StepPlan, case_openings, plan_step, read_step
+from reasonforge.verify.math.plan import StepPlan, case_openers, case_openings, plan_step, read_step
 from reasonforge.verify.math.relations import ArithmeticChecker, Line, parse_artifact
 
 _PREMISE_KINDS = ("let", "fact")
@@ -181,7 +181,10 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     if isinstance(aligned, CheckOutcome):
         outcome = _refuse(outcome, aligned)
     elif outcome.status is StepStatus.FAILED and (
-            why := _renamed_failure(plan, aligned, outcome) or _reused_failure(plan, aligned, outcome, context.content)):
+            why := _renamed_failure(plan, aligned, outcome) or _reused_failure(plan, aligned, outcome, context.content)
+            or _ambiguous_letter(plan, aligned, outcome, context.content, ancestors)
+            or _reductio(plan, aligned, outcome, context.content) or _case_condition(plan, aligned, outcome, context.content)
+            or _only_if_nonnegative(plan, outcome, limits)):
         outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED, why)
     elif outcome.status is StepStatus.FAILED and plan.named:
         outcome = _named_failure(plan, aligned, outcome)
@@ -718,6 +721,113 @@ def _reused_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome, 
     name = failed[0].bound_name
     return (f"{outcome.message}; but only earlier steps speak of {name}, and this step may use {name} for "
             f"another quantity: which {name} it means is not read")
+
+
+def _closed(node: Any) -> sympy.Expr | None:
+    try:
+        value = evaluate(node)
+    except (ExpressionError, TypeError, ValueError):
+        return None
+    return None if value.free_symbols else value
+
+
+def _reused_letters(plan: StepPlan, ancestors: Sequence[tuple[ReasoningStep, StepMath]]) -> set[str]:
+    """Letters two steps of the chain (the ancestors and this one) give different values: `k = 1` for 6 = 3^k·2
+    and `k = 0` for 16 = 3^k·16; `a = 1` as a coefficient of the quadratic formula and `a = 27` as a root; the
+    n of "First, n − 2 = 1 ⇒ n = 3" and of "Second, n − 2 = −1 ⇒ n = 1". Each step speaks of its own k, and
+    which one a relation means is not read."""
+    per_step: dict[str, list[frozenset[sympy.Expr]]] = {}
+    for math in [m for _, m in ancestors] + [plan.reading]:
+        seen: dict[str, set[sympy.Expr]] = {}
+        for rel in math.relations:
+            if rel.bound_name and (value := _closed(rel.rhs_tree)) is not None:
+                seen.setdefault(rel.bound_name, set()).add(value)
+        for name, values in seen.items():
+            per_step.setdefault(name, []).append(frozenset(values))
+    return {name for name, sets in per_step.items() if len(sets) > 1 and len(frozenset().union(*sets)) > 1}
+
+
+_SOLVED_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*) = ")
+
+
+def _ambiguous_letter(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome, text: str,
+                      ancestors: Sequence[tuple[ReasoningStep, StepMath]]) -> str | None:
+    """Why a failure through a letter steps of the chain give different values (`_reused_letters`) is no
+    refutation: which of its meanings the failing relation speaks of is not read. A bare value after a concluding
+    word that opens the step ("Therefore c = 9") still refutes: the step says it is the c derived before."""
+    failed = _failed_relations(plan, alignment, outcome)
+    if not failed:
+        return None
+    reused = _reused_letters(plan, ancestors)
+    if not reused:
+        return None
+    solved = {m.group(1) for r in outcome.details.get("relations", []) if isinstance(r, dict)
+              for m in _SOLVED_NAME.finditer(str((r.get("values") or {}).get("solutions", "")))}
+    for rel in failed:
+        touched = (rel.names | solved) & reused
+        if not touched:
+            return None
+        # "Therefore c = 9" opening the step concludes from the steps before: the c is theirs ("2b = 36, so b = 18"
+        # concludes from the step's own relations)
+        concluded = _CONCLUDED.search(text[max(0, rel.span[0] - 80):rel.span[0]])
+        first = min(plan.reading.relations, key=lambda r: r.span[0]) is rel
+        if text[rel.span[0]:rel.span[1]] != rel.source or (rel.bound_name in reused and concluded and first):
+            return None  # a claimed conclusion (its own field), or a value the step says follows from before
+    name = min((failed[0].names | solved) & reused)
+    return (f"{outcome.message}; but steps of the chain give {name} different values, and which {name} this "
+            "relation speaks of is not read")
+
+
+# a sentence that rejects what came before: the false relation was derived to refute a case, not asserted
+_REJECTS = re.compile(r"\b(?:contradiction|contradicts|contradictory|impossible|absurd|not possible|no solutions?|"
+                      r"inconsistent|not valid|invalid|cannot be|can't be|not a solution)\b", re.IGNORECASE)
+_REDUCTIO_REACH = 160  # characters after the relation the rejection may stand in (its sentence and the next)
+
+
+def _reductio(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome, text: str) -> str | None:
+    """Why a false relation followed by a rejection ("… ⟹ 0 = −44. This is a contradiction, so there is no
+    solution for a = −1") is no refutation: the step derives it to reject the case it stands in."""
+    failed = _failed_relations(plan, alignment, outcome)
+    rejections = [m for rel in failed if (m := _REJECTS.search(text, rel.span[1], rel.span[1] + _REDUCTIO_REACH))]
+    if not failed or len(rejections) < len(failed):
+        return None
+    return (f"{outcome.message}; but the step goes on to reject it (\"{rejections[0].group(0)}\"): a relation "
+            "derived to refute a case is not asserted")
+
+
+_OPENS_STEP = 40  # an opener this near the start of the step makes the whole step one case of an enumeration
+
+
+def _case_condition(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome, text: str) -> str | None:
+    """Why a false relation that is the first of a case ("This gives two cases. First, 12r − 60 = 13r …",
+    "Second, **Case k = 3:**") is no refutation: it is the case's condition, which the step supposes; a case the
+    givens exclude is no error of the step (the cases of an enumeration within a step, or a step that is one case
+    of an enumeration across steps)."""
+    failed = _failed_relations(plan, alignment, outcome)
+    openers = case_openers(text)
+    if not failed or not (len(openers) >= 2 or (openers and openers[0][0] <= _OPENS_STEP)):
+        return None
+    firsts = {min((r for r in plan.reading.relations if r.span[0] >= at), key=lambda r: r.span[0], default=None)
+              for at, _ in openers}
+    if any(rel not in firsts or not rel.names for rel in failed):  # `First, 7995 - 2595 = 4500` supposes nothing
+        return None
+    return (f"{outcome.message}; but it opens a case of the enumeration, so the step supposes it: a case that what "
+            "is known excludes is no error of the step")
+
+
+def _only_if_nonnegative(plan: StepPlan, outcome: CheckOutcome, limits: CheckLimits) -> str | None:
+    """Why a failure that needs the plan's own reading that a length or count is nonnegative is no refutation:
+    that is an assumed premise (the prose names a distance or a count; no given says which quantity), and an
+    assumed premise refutes nothing. Checked again without it: still false there, it refutes."""
+    assumed = [line for line in plan.premises if line.endswith("# a length or count")]
+    if not assumed or not plan.artifact:
+        return None
+    without = "\n".join(line for line in plan.artifact.splitlines() if line not in assumed) + "\n"
+    if ArithmeticChecker().check(without, level=ProofLevel.QUICK, limits=limits).status is StepStatus.FAILED:
+        return None
+    names = ", ".join(line.split()[1] for line in assumed)
+    return (f"{outcome.message}; but only when {names} ≥ 0, which the plan assumes (a length or count) and "
+            "nothing given states: an assumed premise refutes nothing")
 
 
 def _renamed_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> str | None:

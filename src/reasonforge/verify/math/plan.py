@@ -9,7 +9,7 @@ Per step, the artifact (format: `relations.py`) holds, in this order:
 - for each ancestor step in topological order: its bindings as `let`, its claims as `fact`, its
   assumptions as `assume` (an ancestor's claims are trusted here: if one is false, its own check fails
   and the cascade invalidates this step). An ancestor's cases ("if x = 2", "for n = 1") held for that
-  step only: such a step passes on its bindings, not its claims or assumptions. A given or ancestor
+  step only, and so did what it bound and claimed in them: such a step passes on nothing. A given or ancestor
   relation stated in other units than the step states the same names in (`3x = 1 hour`, then
   `3x = 60 minutes`) is restated exactly in the step's units (`fact 3*x = 1*60`) or left out;
 - the step's own assumptions (`assume`), bindings and cases (`define`) and claims (`claim`), plus the
@@ -110,14 +110,15 @@ def _hypothetical(math: StepMath) -> bool:
 
 def _context_relations(math: StepMath) -> list[tuple[str, Relation]]:
     """(keyword, relation) for what a given or an ancestor contributes: bindings as let, claims as fact. A step
-    that considers a case ("if x = 2", "for n = 1", "if K^2 = 1") may claim what holds in that case only, so it
-    contributes its bindings alone."""
+    that considers a case ("if x = 2", "for n = 1", "try d = 1", "Case k = 0") claims and binds what holds in that
+    case only (`K = 2009` for d = 1; b = 50 for b − a = 1), so it contributes nothing to the steps after it."""
+    if _hypothetical(math):
+        return []
     out = []
-    hypothetical = _hypothetical(math)
     for rel in math.relations:
         if rel in math.bindings:
             out.append(("let", rel))
-        elif rel in math.claims and not hypothetical:
+        elif rel in math.claims:
             out.append(("fact", rel))
     return out
 
@@ -348,8 +349,13 @@ _CASE_OPENER = re.compile(
 def case_openings(text: str) -> list[tuple[int, str]]:
     """Where the text opens a case of an enumeration, with the opener's words; none unless it opens two or more
     (one "First," alone begins a sequence, not a case analysis)."""
-    found = [(m.start(1), m.group(1)) for m in _CASE_OPENER.finditer(text)]
+    found = case_openers(text)
     return found if len(found) >= 2 else []
+
+
+def case_openers(text: str) -> list[tuple[int, str]]:
+    """Every place the text opens a case or an item of an enumeration ("First,", "Case 2:"), with its words."""
+    return [(m.start(1), m.group(1)) for m in _CASE_OPENER.finditer(text)]
 
 
 def _last_value(ancestors: Sequence[tuple[ReasoningStep, StepMath]], given_values: Mapping[str, Relation],
