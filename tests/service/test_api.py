@@ -1033,7 +1033,8 @@ def test_dashboard_reliability_diagram_bins_the_scored_reveals(idle_app) -> None
 def test_quick_jobs_do_not_wait_behind_code_jobs(tmp_path: Path) -> None:
     """Two code jobs hold the one heavy worker and its queue; the maths jobs sent after them finish first, on the
     quick lane's own job process."""
-    settings = ServiceSettings(home=tmp_path, rate_limit_per_minute=100_000, workers=1, quick_workers=1)
+    settings = ServiceSettings(home=tmp_path, rate_limit_per_minute=100_000, workers=1, quick_workers=1,
+                               build_keys_at_start=False)
     with TestClient(create_app(settings)) as client:
         api = Api(client)
         headers = api.key()
