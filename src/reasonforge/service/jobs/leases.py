@@ -65,39 +65,26 @@ _CLAIM = (
     .values(_TAKE_VALUES)
     .returning(*_TAKE_RETURNS)
 )
-# The oldest claimable job, picked inside the claiming UPDATE. Not enqueued_at: a re-sent job must not lose its
-# place. SQLite runs one writer at a time, so no two workers pick the same job; PostgreSQL skips rows another
-# claim has locked instead of queueing behind them.
-_OLDEST = (
-    select(JobRow.task_id)
-    .where(_CLAIMABLE)
-    .order_by(JobRow.created_at)
-    .limit(1)
-    .with_for_update(skip_locked=True)
-    .scalar_subquery()
-)
-_CLAIM_NEXT = (
-    update(JobRow)
-    .where(JobRow.task_id == _OLDEST, _CLAIMABLE)
-    .values(_TAKE_VALUES)
-    .returning(*_TAKE_RETURNS)
-)
-# The same within one lane (the quick lane's own workers)
-_CLAIMABLE_IN_LANE = _CLAIMABLE & (JobRow.lane == bindparam("b_lane"))
-_OLDEST_IN_LANE = (
-    select(JobRow.task_id)
-    .where(_CLAIMABLE_IN_LANE)
-    .order_by(JobRow.created_at)
-    .limit(1)
-    .with_for_update(skip_locked=True)
-    .scalar_subquery()
-)
-_CLAIM_NEXT_IN_LANE = (
-    update(JobRow)
-    .where(JobRow.task_id == _OLDEST_IN_LANE, _CLAIMABLE_IN_LANE)
-    .values(_TAKE_VALUES)
-    .returning(*_TAKE_RETURNS)
-)
+
+
+def _claim_oldest(claimable):
+    """The claim of the oldest job `claimable` admits, picked inside the claiming UPDATE. Not enqueued_at: a re-sent
+    job must not lose its place. SQLite runs one writer at a time, so no two workers pick the same job; PostgreSQL
+    skips rows another claim has locked instead of queueing behind them."""
+    oldest = (
+        select(JobRow.task_id)
+        .where(claimable)
+        .order_by(JobRow.created_at)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+        .scalar_subquery()
+    )
+    return update(JobRow).where(JobRow.task_id == oldest, claimable).values(_TAKE_VALUES).returning(*_TAKE_RETURNS)
+
+
+_CLAIM_NEXT = _claim_oldest(_CLAIMABLE)
+_CLAIM_NEXT_IN_LANE = _claim_oldest(_CLAIMABLE & (JobRow.lane == bindparam("b_lane")))  # the quick lane's workers
+
 _ADVANCE = (
     update(JobRow)
     .where(_HELD)

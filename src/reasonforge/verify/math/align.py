@@ -137,7 +137,7 @@ from reasonforge.types import (
     StepStatus,
     StepTranslation,
 )
-from reasonforge.verify.math.plan import StepPlan, case_openers, case_openings, plan_step, read_step
+from reasonforge.verify.math.plan import StepPlan, case_openers, case_openings, closed_value, plan_step, read_step
 from reasonforge.verify.math.relations import ArithmeticChecker, Line, parse_artifact
 
 _PREMISE_KINDS = ("let", "fact")
@@ -723,14 +723,6 @@ def _reused_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome, 
             f"another quantity: which {name} it means is not read")
 
 
-def _closed(node: Any) -> sympy.Expr | None:
-    try:
-        value = evaluate(node)
-    except (ExpressionError, TypeError, ValueError):
-        return None
-    return None if value.free_symbols else value
-
-
 def _reused_letters(plan: StepPlan, ancestors: Sequence[tuple[ReasoningStep, StepMath]]) -> set[str]:
     """Letters two steps of the chain (the ancestors and this one) give different values: `k = 1` for 6 = 3^k·2
     and `k = 0` for 16 = 3^k·16; `a = 1` as a coefficient of the quadratic formula and `a = 27` as a root; the
@@ -740,7 +732,7 @@ def _reused_letters(plan: StepPlan, ancestors: Sequence[tuple[ReasoningStep, Ste
     for math in [m for _, m in ancestors] + [plan.reading]:
         seen: dict[str, set[sympy.Expr]] = {}
         for rel in math.relations:
-            if rel.bound_name and (value := _closed(rel.rhs_tree)) is not None:
+            if rel.bound_name and (value := closed_value(rel.rhs_tree)) is not None:
                 seen.setdefault(rel.bound_name, set()).add(value)
         for name, values in seen.items():
             per_step.setdefault(name, []).append(frozenset(values))

@@ -66,7 +66,7 @@ from reasonforge.lang.math.expr import rounding_tolerance
 from reasonforge.lang.math.reading import Question, answer_line, read_text, speaks_of_nonnegatives
 from reasonforge.types import ReasoningStep
 
-__all__ = ["Rebound", "StepPlan", "plan_step", "read_step"]
+__all__ = ["Rebound", "StepPlan", "case_openers", "case_openings", "closed_value", "plan_step", "read_step"]
 
 _MAX_QUOTE = 60
 # the words that make a case explicitly hypothetical: the step then asserts an implication
@@ -150,7 +150,8 @@ def _units(math: StepMath) -> dict[str, str]:
     return {name: next(iter(units)) for name, units in seen.items() if len(units) == 1}
 
 
-def _closed_value(node: Node) -> sympy.Expr | None:
+def closed_value(node: Node) -> sympy.Expr | None:
+    """The value of an expression with no unknowns, else None."""
     try:
         value = evaluate(node)
     except (ExpressionError, TypeError, ValueError):
@@ -185,7 +186,7 @@ def _listed_as_cases(own: StepMath, listed: set[str]) -> StepMath:
     each, like the step's other values of it (never a binding that the next steps inherit, never a claim that
     all of them hold)."""
     def listing(rel: Relation) -> bool:
-        return rel.bound_name in listed and _closed_value(rel.rhs_tree) is not None
+        return rel.bound_name in listed and closed_value(rel.rhs_tree) is not None
 
     moved = [r for r in (*own.bindings, *own.claims) if listing(r)]
     if not moved:
@@ -250,7 +251,7 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
     # "x = (-5 + 7)/2 = 1 and x = (-5 - 7)/2 = -6", "when x = 5 and x = 15": whether bound, claimed, supposed or
     # a case, one name given several values in one step lists them
     for rel in (*own.cases, *own.bindings, *own.claims, *supposed_values):
-        value = _closed_value(rel.rhs_tree)
+        value = closed_value(rel.rhs_tree)
         if rel.bound_name and value is not None:  # `X = 11 - 6, X = 5` gives one value twice; `T = M` none
             values.setdefault(rel.bound_name, set()).add(value)
     listed = {name for name, seen in values.items() if len(seen) > 1}
@@ -268,7 +269,7 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
             continue
         if name in given_names:
             given = given_values.get(name)
-            value, fixed = _closed_value(rel.rhs_tree), given and _closed_value(given.rhs_tree)
+            value, fixed = closed_value(rel.rhs_tree), given and closed_value(given.rhs_tree)
             hypothesis = rel in explicit or rel in supposed
             if given is not None and value is not None and fixed is not None and value != fixed:
                 rebound.append(Rebound(rel, given, asserted=not implicit and not hypothesis, hypothesis=hypothesis))
@@ -421,7 +422,7 @@ def plan_step(step: ReasoningStep, question: Question, ancestors: Sequence[tuple
     given_relations = [rel for _, rel in _context_relations(givens)]
     given_names = frozenset().union(*(rel.names for rel in given_relations))
     given_values = {rel.bound_name: rel for rel in given_relations
-                    if rel.bound_name and _closed_value(rel.rhs_tree) is not None}
+                    if rel.bound_name and closed_value(rel.rhs_tree) is not None}
     determined = frozenset().union(*(rel.names for _, math in ancestors for _, rel in _context_relations(math)))
     texts = [step.content, step.claimed_conclusion or "", *(a.content for a, _ in ancestors)]
     asked = question.asked_names | frozenset().union(*(question.asked_in(t) for t in texts))
