@@ -631,3 +631,11 @@ def test_a_refutation_needing_only_the_assumed_nonnegativity_refutes_nothing():
     # false whatever the sign: still refuted
     wrong = verify(request(steps[0], "Therefore, x = -5.", query=query))
     assert wrong.step_verdicts[1].status is StepStatus.FAILED
+
+
+def test_a_value_a_case_step_computed_is_not_derived_for_the_steps_after_it():
+    # attempts to fake a pass now that case steps pass nothing on: the later value is a conclusion nothing determines
+    for steps in (("If x = 2, then z = 2x = 4.", "So z = 7."), ("If x = 2, then z = 2x = 4.", "So z = 4.")):
+        verdict = verify(request(*steps, query="Compute."))
+        assert verdict.step_verdicts[1].status is StepStatus.UNSUPPORTED, steps
+        assert verdict.overall is not Overall.VERIFIED

@@ -52,6 +52,11 @@ _UNFINISHED = {JobStatus.QUEUED.value, JobStatus.TRANSLATING.value, JobStatus.VE
 
 TaskId = Annotated[str, Path(min_length=1, max_length=64, description="The task id from POST /v1/verify.")]
 _HTML: dict[str, Any] = {"content": {"text/html": {}}}
+# what every page answers a caller it refuses
+_REFUSED: dict[int | str, dict[str, Any]] = {
+    403: {"description": "The key lacks the read scope.", **_HTML},
+    429: {"description": "Rate limit exceeded; see Retry-After.", **_HTML},
+}
 
 
 def bearer_from_page_header(authorization: str | None) -> str | None:
@@ -132,8 +137,7 @@ MAX_LISTED = 500
     responses={
         200: {"description": f"The key's latest {MAX_LISTED} finished verdicts, with counts and filters.", **_HTML},
         401: {"description": "No or a wrong API key: the browser is asked for it.", **_HTML},
-        403: {"description": "The key lacks the read scope.", **_HTML},
-        429: {"description": "Rate limit exceeded; see Retry-After.", **_HTML},
+        **_REFUSED,
     },
 )
 def verdicts_html(request: Request, state: State) -> HTMLResponse:
@@ -160,9 +164,8 @@ def verdicts_html(request: Request, state: State) -> HTMLResponse:
         200: {"description": "The verdict step by step, or the job's status while it runs.", **_HTML},
         401: {"description": "No or a wrong API key: the browser is asked for it (HTTP Basic, the key as the "
                              "password).", **_HTML},
-        403: {"description": "The key lacks the read scope.", **_HTML},
         404: {"description": "No such task for this key.", **_HTML},
-        429: {"description": "Rate limit exceeded; see Retry-After.", **_HTML},
+        **_REFUSED,
     },
 )
 def verdict_html(task_id: TaskId, request: Request, state: State) -> HTMLResponse:
