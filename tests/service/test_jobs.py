@@ -503,6 +503,32 @@ def test_jobs_run_in_child_processes_and_a_dying_child_is_one_attempt(ctx) -> No
         executor.shutdown()
 
 
+def test_a_stop_signal_sent_while_a_job_process_starts_does_not_kill_it(ctx) -> None:
+    # systemctl stop signals the whole process group; a job process still importing (seconds on a loaded machine)
+    # with a claim already sent has no handler yet. It must hold the signal until its handler is in place, then
+    # ignore it like any other, and run the job once.
+    executor = ProcessExecutor(ctx.settings, ctx.sessionmaker, 1)
+    task_id = submit(ctx, quick_chain(11))
+    outcome: list = []
+    runner = threading.Thread(
+        target=lambda: outcome.append(run_job(ctx, task_id, executor=executor, dispatch_webhook=no_webhook))
+    )
+    try:
+        runner.start()  # the executor was not warmed: the job starts its process
+        deadline = time.monotonic() + 60
+        children: list = []
+        while not children and time.monotonic() < deadline:
+            children = [c for c in multiprocessing.active_children() if c.name == "reasonforge-job"]
+        assert children, "no job process started"
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            os.kill(children[0].pid, sig)
+        runner.join(120)
+        assert outcome == [JobStatus.COMPLETE] and job(ctx, task_id).attempts == 1, job(ctx, task_id).error
+    finally:
+        runner.join(120)
+        executor.shutdown()
+
+
 def _kill_children_when_verifying(ctx, task_id: str) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and "verifying" not in events(ctx, task_id):

@@ -19,6 +19,7 @@ import queue
 import signal
 import threading
 import time
+from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from typing import Protocol
 
@@ -36,6 +37,8 @@ from reasonforge.service.settings import ServiceSettings
 from reasonforge.types import JobStatus
 
 log = logging.getLogger(__name__)
+
+_SERVER_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 
 
 class JobExecutor(Protocol):
@@ -118,8 +121,11 @@ def child_main(conn: Connection, settings: ServiceSettings) -> None:
     lease lost meanwhile (cancelled, reclaimed) only makes the parent refuse to record the outcome."""
     # The server decides when its jobs stop: a SIGTERM or Ctrl-C sent to the whole process group must not kill a
     # job midway (nor print a KeyboardInterrupt). A handler, not SIG_IGN: it does not outlive an exec into a checker.
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    # The process was born with these signals blocked (`_Child`), so one sent while it was still starting waits
+    # for the handler instead of killing it.
+    for sig in _SERVER_SIGNALS:
         signal.signal(sig, _ignore)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _SERVER_SIGNALS)
     issuer = CertificateIssuer(settings)
     _warm()
     while True:
@@ -162,7 +168,15 @@ class _Child:
             name="reasonforge-job",
             daemon=False,
         )
-        self.process.start()
+        # The child inherits this thread's signal mask: blocked, a stop signal sent to the process group while the
+        # child imports (seconds on a loaded machine) is held until child_main has its handler, not fatal. The
+        # resource tracker unblocks both signals when start() launches it, so it is launched first.
+        resource_tracker.ensure_running()
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _SERVER_SIGNALS)
+        try:
+            self.process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         theirs.close()
 
     def run(self, claim: leases.Claim, on_translated) -> tuple[Outcome, float | None]:
