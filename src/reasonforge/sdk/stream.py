@@ -1,4 +1,4 @@
-"""Waiting for a job on `WS /v1/stream`, with a GET as the safety net.
+"""The frames of `WS /v1/stream`, on which the clients wait for a job (`core`), with a GET as the safety net.
 
 The server's protocol: the upgrade request carries `Authorization: Bearer rf_...`; a
 `{"type": "subscribe", "task_ids": [id]}` frame narrows the stream to our task and is answered
@@ -11,21 +11,13 @@ socket gets a GET every RECHECK_S, in case an event was lost.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
-from typing import TYPE_CHECKING
 
 from reasonforge.boundary.files import DOCUMENT_JSON
 from reasonforge.boundary.jsontext import load_json
 from reasonforge.errors import InputError
-from reasonforge.sdk import protocol
 from reasonforge.sdk.errors import error_from_body
 from reasonforge.types import JobStatus, VerifyResponse
-
-if TYPE_CHECKING:
-    from reasonforge.sdk.async_client import AsyncReasonForge
-    from reasonforge.sdk.client import ReasonForge
 
 RECHECK_S = 15.0
 OPEN_TIMEOUT_S = 10.0
@@ -77,107 +69,3 @@ def read_frame(message: str | bytes, task_id: str) -> Update | None:
         if response is not None and response.task_id != task_id:
             response = None
     return status, response
-
-
-def _connect_args(client: ReasonForge | AsyncReasonForge, deadline: float) -> dict:
-    headers = protocol.default_headers(client._api_key)
-    headers.pop("Accept", None)
-    return {
-        "uri": protocol.stream_url(client.base_url),
-        "additional_headers": headers,
-        "open_timeout": max(0.1, min(OPEN_TIMEOUT_S, deadline - time.monotonic())),
-        "max_size": MAX_FRAME_BYTES,
-        # No client pings: a server busy proving can miss their deadline and the socket would be
-        # dropped for nothing; a quiet socket is covered by the RECHECK_S GET instead.
-        "ping_interval": None,
-        "user_agent_header": None,
-    }
-
-
-def wait_sync(client: ReasonForge, task_id: str, deadline: float) -> VerifyResponse:
-    """Block on the stream until `task_id` is complete, failed or cancelled."""
-    from websockets.exceptions import ConnectionClosed, WebSocketException
-    from websockets.sync.client import connect
-
-    task_id = protocol.check_path_id(task_id, "task_id")
-    try:
-        socket = connect(**_connect_args(client, deadline))
-    except (OSError, WebSocketException, TimeoutError):
-        return client._poll(
-            task_id, deadline
-        )  # no stream here (proxy, old server): poll instead
-    last: JobStatus | None = None
-    with socket:
-        try:
-            socket.send(subscribe_frame(task_id))
-        except (OSError, ConnectionClosed):
-            return client._poll(task_id, deadline)
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise protocol.timeout_error(task_id, last)
-            try:
-                message = socket.recv(timeout=min(RECHECK_S, remaining))
-            except TimeoutError:
-                job = client.get(task_id)
-                if job.status in protocol.TERMINAL_STATUSES:
-                    return job
-                last = job.status
-                continue
-            except (OSError, ConnectionClosed):
-                return client._poll(task_id, deadline)
-            update = read_frame(message, task_id)
-            if update is None:
-                continue
-            last, response = update
-            if last in protocol.TERMINAL_STATUSES:
-                return (
-                    response
-                    if response is not None and response.status is last
-                    else client.get(task_id)
-                )
-
-
-async def wait_async(
-    client: AsyncReasonForge, task_id: str, deadline: float
-) -> VerifyResponse:
-    """Await the stream until `task_id` is complete, failed or cancelled."""
-    from websockets.asyncio.client import connect
-    from websockets.exceptions import ConnectionClosed, WebSocketException
-
-    task_id = protocol.check_path_id(task_id, "task_id")
-    try:
-        socket = await connect(**_connect_args(client, deadline))
-    except (OSError, WebSocketException, TimeoutError):
-        return await client._poll(task_id, deadline)
-    last: JobStatus | None = None
-    async with socket:
-        try:
-            await socket.send(subscribe_frame(task_id))
-        except (OSError, ConnectionClosed):
-            return await client._poll(task_id, deadline)
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise protocol.timeout_error(task_id, last)
-            try:
-                # Cancelling recv() on timeout loses nothing (websockets >= 13 guarantees it).
-                message = await asyncio.wait_for(
-                    socket.recv(), timeout=min(RECHECK_S, remaining)
-                )
-            except TimeoutError:
-                job = await client.get(task_id)
-                if job.status in protocol.TERMINAL_STATUSES:
-                    return job
-                last = job.status
-                continue
-            except (OSError, ConnectionClosed):
-                return await client._poll(task_id, deadline)
-            update = read_frame(message, task_id)
-            if update is None:
-                continue
-            last, response = update
-            if last in protocol.TERMINAL_STATUSES:
-                if response is not None and response.status is last:
-                    return response
-                return await client.get(task_id)

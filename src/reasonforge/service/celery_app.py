@@ -14,7 +14,8 @@ import logging
 
 from celery import Celery
 
-from reasonforge.service.jobs.context import ContextHolder, JobContext
+from reasonforge.service.jobs.context import JobContext
+from reasonforge.service.jobs.executor import ContextHolder
 from reasonforge.service.jobs.notify import deliver_pending
 from reasonforge.service.jobs.runner import run_job
 from reasonforge.service.jobs.sweeper import Sweeper

@@ -87,7 +87,8 @@ def run_worker(
         RUN_JOB,
         make_celery,
     )
-    from reasonforge.service.jobs.context import ContextHolder, make_context
+    from reasonforge.service.jobs.context import make_context
+    from reasonforge.service.jobs.executor import ContextHolder
     from reasonforge.service.jobs.sweeper import Sweeper
     from reasonforge.service.verdict_key import ensure_verdict_key
 

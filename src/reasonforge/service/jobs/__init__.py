@@ -1,6 +1,7 @@
 """Durable verification jobs: the store (leases, retries, exactly-once completion), runners and queues."""
 
-from reasonforge.service.jobs.context import ContextHolder, JobContext, make_context
+from reasonforge.service.jobs.context import JobContext, make_context
+from reasonforge.service.jobs.executor import ContextHolder
 from reasonforge.service.jobs.lanes import Lane, lane_of
 from reasonforge.service.jobs.queue import JobQueue, make_queue
 from reasonforge.service.jobs.runner import run_claimed, run_job

@@ -9,7 +9,6 @@ import time
 import uuid
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
@@ -17,9 +16,6 @@ from sqlalchemy.orm import sessionmaker
 
 from reasonforge.service.db import create_tables, make_engine, make_sessionmaker
 from reasonforge.service.settings import ServiceSettings
-
-if TYPE_CHECKING:
-    from reasonforge.service.jobs.executor import ProcessExecutor
 
 log = logging.getLogger(__name__)
 
@@ -84,45 +80,3 @@ def _create_tables_racing(engine: Engine, tries: int = 5) -> None:
                 raise
             log.info("table creation raced another process; retrying")
             time.sleep(0.2 * (attempt + 1))
-
-
-class ContextHolder:
-    """A `JobContext` and a job executor built lazily per process (a forked Celery child must not
-    reuse its parent's connections or executor processes)."""
-
-    def __init__(self, settings: ServiceSettings, executor_size: int = 1) -> None:
-        self.settings = settings
-        self._executor_size = executor_size
-        self._pid: int | None = None
-        self._context: JobContext | None = None
-        self._executor: ProcessExecutor | None = None
-
-    def _fresh(self) -> None:
-        if self._pid != os.getpid():
-            self._pid, self._context, self._executor = os.getpid(), None, None
-
-    def get(self) -> JobContext:
-        """This process's context."""
-        self._fresh()
-        if self._context is None:
-            self._context = make_context(self.settings)
-        return self._context
-
-    def executor(self) -> ProcessExecutor:
-        """This process's job executor (child processes, `executor_size` of them)."""
-        from reasonforge.service.jobs.executor import ProcessExecutor
-
-        self._fresh()
-        if self._executor is None:
-            self._executor = ProcessExecutor(self.settings, self.get().sessionmaker, self._executor_size)
-        return self._executor
-
-    def close(self) -> None:
-        """Stop this process's executor and release its connections."""
-        if self._pid != os.getpid():
-            return
-        if self._executor is not None:
-            self._executor.shutdown()
-        if self._context is not None:
-            self._context.close()
-        self._context, self._executor = None, None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import queue
 import signal
 import threading
@@ -25,6 +26,7 @@ from typing import Protocol
 
 from reasonforge.service.jobs import leases
 from reasonforge.service.jobs.certify import CertificateIssuer
+from reasonforge.service.jobs.context import JobContext, make_context
 from reasonforge.service.jobs.runner import (
     JobProcessDied,
     Outcome,
@@ -270,3 +272,43 @@ class ProcessExecutor:
             children, self._children = self._children, []
         for child in children:
             child.close(wait)
+
+
+class ContextHolder:
+    """A `JobContext` and a job executor built lazily per process (a forked Celery child must not
+    reuse its parent's connections or executor processes)."""
+
+    def __init__(self, settings: ServiceSettings, executor_size: int = 1) -> None:
+        self.settings = settings
+        self._executor_size = executor_size
+        self._pid: int | None = None
+        self._context: JobContext | None = None
+        self._executor: ProcessExecutor | None = None
+
+    def _fresh(self) -> None:
+        if self._pid != os.getpid():
+            self._pid, self._context, self._executor = os.getpid(), None, None
+
+    def get(self) -> JobContext:
+        """This process's context."""
+        self._fresh()
+        if self._context is None:
+            self._context = make_context(self.settings)
+        return self._context
+
+    def executor(self) -> ProcessExecutor:
+        """This process's job executor (child processes, `executor_size` of them)."""
+        self._fresh()
+        if self._executor is None:
+            self._executor = ProcessExecutor(self.settings, self.get().sessionmaker, self._executor_size)
+        return self._executor
+
+    def close(self) -> None:
+        """Stop this process's executor and release its connections."""
+        if self._pid != os.getpid():
+            return
+        if self._executor is not None:
+            self._executor.shutdown()
+        if self._context is not None:
+            self._context.close()
+        self._context, self._executor = None, None
