@@ -639,3 +639,20 @@ def test_a_value_a_case_step_computed_is_not_derived_for_the_steps_after_it():
         verdict = verify(request(*steps, query="Compute."))
         assert verdict.step_verdicts[1].status is StepStatus.UNSUPPORTED, steps
         assert verdict.overall is not Overall.VERIFIED
+
+
+def test_equations_sympy_solves_only_in_part_decide_nothing():
+    # sin x = 0 has more solutions than the x = 0 and x = pi SymPy lists: x < 4 is not proven by those two (it was
+    # VERIFIED), and a relation false at both may hold at another (olympiadbench-276, `sin x = tan x`)
+    fake = verify(request("We know \\( \\sin(x) = 0 \\).", "Then x < 4.", query="Find x."))
+    assert fake.step_verdicts[1].status is StepStatus.UNSUPPORTED, fake.step_verdicts[1].error_message
+    assert "non-algebraic" in fake.step_verdicts[1].error_message
+    # |x - 1| = x - 1 holds on all of x >= 1 (math-627): it decides nothing either
+    query = "Find the area of the region above the graph of y = |x - 1| + |x - 3| and below y = 8."
+    interval = verify(request("We know \\( |x - 1| = x - 1 \\).", "So \\( |x - 3| = 3 - x \\).", query=query))
+    assert interval.step_verdicts[1].status is StepStatus.UNSUPPORTED, interval.step_verdicts[1].error_message
+    # an algebraic system still refutes and verifies
+    wrong = verify(request("So x^2 - 5x + 6 = 0 and x > 2.5.", "Then x = 2.", query="Find x."))
+    assert wrong.step_verdicts[1].status is StepStatus.FAILED
+    right = verify(request("So x^2 - 5x + 6 = 0 and x > 2.5.", "Then x = 3.", query="Find x."))
+    assert right.step_verdicts[1].status is StepStatus.VERIFIED

@@ -613,6 +613,15 @@ class _Engine:
             return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
                            message=f"{line.relation}: {len(equations)} equations in {len(unknowns)} unknowns are "
                            f"more than the quick level solves (at most {MAX_EQUATIONS} and {MAX_UNKNOWNS})")
+        transcendental = [e for e in equations if not e.is_algebraic_expr(*unknowns)]
+        if transcendental:
+            # SymPy lists some solutions of |x - 1| = x - 1 (x = 1 of the interval x >= 1) or sin x = 0 (not
+            # x = 2*pi): a relation false at every listed one may hold at one it left out, and one true at
+            # every listed one may fail at one.
+            return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                           message=f"{line.relation} cannot be checked against the known equations: "
+                           f"{sympy.sstr(transcendental[0])} = 0 has |x|, a trigonometric or another non-algebraic "
+                           "function of the unknowns, whose solutions SymPy may list only in part")
         try:
             solutions = sympy.solve(equations, unknowns, dict=True)
         except (NotImplementedError, ValueError, TypeError) as exc:
