@@ -656,3 +656,13 @@ def test_equations_sympy_solves_only_in_part_decide_nothing():
     assert wrong.step_verdicts[1].status is StepStatus.FAILED
     right = verify(request("So x^2 - 5x + 6 = 0 and x > 2.5.", "Then x = 3.", query="Find x."))
     assert right.step_verdicts[1].status is StepStatus.VERIFIED
+
+
+def test_a_complex_number_in_an_equation_is_not_refuted_for_being_complex():
+    # olympiadbench-478: "where i = \sqrt{-1}" defines the imaginary unit; the check works in the reals
+    verdict = verify(request("Here z = a + bi, where \\( i = \\sqrt{-1} \\).", query="Find z."))
+    assert verdict.step_verdicts[0].status is not StepStatus.FAILED, verdict.step_verdicts[0].error_message
+    assert "complex" in verdict.step_verdicts[0].error_message
+    # an order between a non-real number and a real one means nothing: still refuted
+    order = verify(request("So \\( 3 > \\sqrt{-7} \\).", query="Compute."))
+    assert order.step_verdicts[0].status is StepStatus.FAILED, order.step_verdicts[0].error_message

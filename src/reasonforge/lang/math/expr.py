@@ -44,6 +44,7 @@ __all__ = [
     "ExpressionSyntaxError",
     "Name",
     "Node",
+    "NotReal",
     "Num",
     "Postfix",
     "TooLarge",
@@ -110,6 +111,13 @@ class Undefined(ExpressionError):
     """The expression has no (real) value: division by zero, factorial of a negative number, ..."""
 
     code = "expression_undefined"
+
+
+class NotReal(Undefined):
+    """The expression's value is a number that is not real (`sqrt(-1)`): none in the reals, one in the complex
+    numbers, which the reasoning may be working in."""
+
+    code = "expression_not_real"
 
 
 # ---- AST ------------------------------------------------------------------------------------------
@@ -625,7 +633,7 @@ def evaluate(
 
     value = walk(node)
     if value.is_number and value.is_real is False:
-        raise Undefined(f"{to_text(node)} is not a real number ({describe(value)})")
+        raise NotReal(f"{to_text(node)} is not a real number ({describe(value)})")
     return value
 
 

@@ -86,6 +86,7 @@ from reasonforge.lang.math.expr import (
     ExpressionError,
     Name,
     Node,
+    NotReal,
     Num,
     Postfix,
     TooLarge,
@@ -550,6 +551,12 @@ class _Engine:
         if isinstance(exc, Ambiguous):
             return _Result(line, StepStatus.UNSUPPORTED, message=f"{line.relation}: {exc.message}",
                            error_kind=ErrorKind.AMBIGUOUS)
+        if isinstance(exc, NotReal) and line.op in ("=", "!=") and (names_in(line.lhs) or names_in(line.rhs)):
+            # `i = sqrt(-1)`: an equation with a name may speak of complex numbers and hold there; a closed one
+            # (`sqrt(-1) = 1`) is false in them too, and an order (`x > sqrt(-7)`) has no meaning for them
+            return _Result(line, StepStatus.UNSUPPORTED, "exact", error_kind=ErrorKind.UNDECIDED,
+                           message=f"{line.relation} is not checked: {exc.message}, and the reasoning may work in "
+                           "the complex numbers, which this check does not")
         if isinstance(exc, Undefined):
             return _Result(line, StepStatus.FAILED, "exact", f"{line.relation} is false: {exc.message}",
                            ErrorKind.ARITHMETIC)
