@@ -34,33 +34,34 @@ impl fmt::Display for ApiError {
     }
 }
 
-/// Every way a call can fail. The API kinds follow the HTTP status, like the Python and TypeScript SDKs.
+/// Every way a call can fail. The API kinds follow the HTTP status, like the Python and TypeScript SDKs; their
+/// details are boxed so that a `Result` stays small on the success path.
 #[derive(Debug)]
 pub enum Error {
     /// Refused before anything was sent: an argument the server would reject (`field` names it).
     Input { field: String, message: String },
     /// 400: the request is malformed.
-    BadRequest(ApiError),
+    BadRequest(Box<ApiError>),
     /// 401: no API key, an unknown one or a revoked one.
-    Authentication(ApiError),
+    Authentication(Box<ApiError>),
     /// 402: the key's quota or credit does not cover the request.
-    PaymentRequired(ApiError),
+    PaymentRequired(Box<ApiError>),
     /// 403: the key lacks the scope this call needs.
-    PermissionDenied(ApiError),
+    PermissionDenied(Box<ApiError>),
     /// 404: no such task or certificate for this key.
-    NotFound(ApiError),
+    NotFound(Box<ApiError>),
     /// 409: an idempotency key reused with a different request.
-    Conflict(ApiError),
+    Conflict(Box<ApiError>),
     /// 413: the body exceeds the server's limit.
-    PayloadTooLarge(ApiError),
+    PayloadTooLarge(Box<ApiError>),
     /// 422: the body parsed but a field is invalid; the message and `field` say which.
-    InvalidRequest(ApiError),
+    InvalidRequest(Box<ApiError>),
     /// 429: too many requests; `retry_after` says when to try again.
-    RateLimited(ApiError),
+    RateLimited(Box<ApiError>),
     /// 5xx: the service failed (after the retries this client makes).
-    Server(ApiError),
+    Server(Box<ApiError>),
     /// Any other error status.
-    OtherStatus(ApiError),
+    OtherStatus(Box<ApiError>),
     /// The service could not be reached: refused, reset, timed out, unknown host.
     Transport { message: String },
     /// The job did not end in time. It keeps running: `get(task_id)` later.
@@ -83,7 +84,7 @@ impl Error {
             | Error::InvalidRequest(e)
             | Error::RateLimited(e)
             | Error::Server(e)
-            | Error::OtherStatus(e) => Some(e),
+            | Error::OtherStatus(e) => Some(e.as_ref()),
             _ => None,
         }
     }
@@ -226,14 +227,14 @@ pub(crate) fn from_response(status: u16, retry_after: Option<&str>, request_id: 
             format!("the server answered HTTP {status}: {start}")
         };
     }
-    let api = ApiError {
+    let api = Box::new(ApiError {
         status,
         code: code.filter(|c| !c.is_empty()).unwrap_or_else(|| format!("http_{status}")),
         message: truncated(&message, MAX_MESSAGE),
         field,
         retry_after: parse_retry_after(retry_after),
         request_id: request_id.map(str::to_string),
-    };
+    });
     match status {
         400 => Error::BadRequest(api),
         401 => Error::Authentication(api),
@@ -269,7 +270,8 @@ mod tests {
 
     #[test]
     fn each_status_has_its_kind() {
-        let kinds: Vec<(u16, fn(&Error) -> bool)> = vec![
+        type IsKind = fn(&Error) -> bool;
+        let kinds: Vec<(u16, IsKind)> = vec![
             (400, |e| matches!(e, Error::BadRequest(_))),
             (401, |e| matches!(e, Error::Authentication(_))),
             (402, |e| matches!(e, Error::PaymentRequired(_))),
