@@ -71,6 +71,7 @@ fn check_id<'a>(value: &'a str, field: &str) -> Result<&'a str> {
 }
 
 fn check_base_url(raw: &str) -> Result<String> {
+    let raw = raw.trim();
     let hint = || format!("base URL {raw:?} must be an http(s) URL with a host and no query; use e.g. {DEFAULT_BASE_URL}");
     let url = url::Url::parse(raw).map_err(|_| Error::input("base_url", hint()))?;
     let scheme_ok = url.scheme() == "http" || url.scheme() == "https";
@@ -258,7 +259,9 @@ impl Client {
                 Err(ureq::Error::Status(status, response)) => {
                     let retry_after = response.header("retry-after").map(str::to_string);
                     let request_id = response.header("x-request-id").map(str::to_string);
-                    let body = read_body(response, MAX_ERROR_BODY, method, &url).unwrap_or_default();
+                    // Only the start of an error page is shown, so the rest need not be read.
+                    let mut body = Vec::new();
+                    let _ = response.into_reader().take(MAX_ERROR_BODY).read_to_end(&mut body);
                     let failure = error::from_response(status, retry_after.as_deref(), request_id.as_deref(), &body);
                     if !retryable(status) {
                         return Err(failure);
@@ -314,6 +317,11 @@ impl Client {
     /// `submit` with your own Idempotency-Key: the same key and request give back the same task, a different
     /// request under that key is refused (`Error::Conflict`).
     pub fn submit_with_key(&self, request: &VerifyRequest, idempotency_key: &str) -> Result<VerifyResponse> {
+        // A header value: a line break would end it and start another header.
+        let printable = idempotency_key.bytes().all(|b| b.is_ascii_graphic() || b == b' ');
+        if idempotency_key.trim().is_empty() || idempotency_key.len() > 200 || !printable {
+            return Err(Error::input("idempotency_key", "must be 1 to 200 printable ASCII characters"));
+        }
         request.check()?;
         let body = Client::to_body(request)?;
         let job: VerifyResponse =
@@ -540,7 +548,7 @@ mod tests {
 
     #[test]
     fn base_urls_are_checked_and_trimmed() {
-        assert_eq!(check_base_url("http://127.0.0.1:8000/").ok().as_deref(), Some("http://127.0.0.1:8000"));
+        assert_eq!(check_base_url(" http://127.0.0.1:8000/ ").ok().as_deref(), Some("http://127.0.0.1:8000"));
         assert_eq!(check_base_url("http://api.example/rf").ok().as_deref(), Some("http://api.example/rf"));
         for bad in ["127.0.0.1:8000", "ftp://h", "http://h/?x=1", "http://h/#f", "not a url"] {
             assert_eq!(check_base_url(bad).unwrap_err().field(), Some("base_url"), "{bad}");
@@ -563,6 +571,16 @@ mod tests {
         assert!(!format!("{builder:?}").contains("rf_secret"));
         let client = builder.build().expect("a client");
         assert!(!format!("{client:?}").contains("rf_secret"));
+    }
+
+    #[test]
+    fn an_idempotency_key_cannot_carry_another_header() {
+        let client = Client::new("http://127.0.0.1:9", "rf_x").expect("a client");
+        let request = VerifyRequest::from_texts(crate::Domain::Logic, ["p"]);
+        for bad in ["", " ", "k\r\nX-Other: 1", "ключ", &"k".repeat(201)] {
+            let err = client.submit_with_key(&request, bad).unwrap_err();
+            assert_eq!(err.field(), Some("idempotency_key"), "{bad:?}");
+        }
     }
 
     #[test]
