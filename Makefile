@@ -4,13 +4,14 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NODE_STAMP := node_modules/.npm-ci.stamp
 SDK_TS_STAMP := sdk-ts/node_modules/.npm-ci.stamp
+SDK_RS_STAMP := sdk-rs/target/.built.stamp
 MODEL_STAMP := $(VENV)/.model-installed
 LOCAL_MODEL ?= qwen2.5-coder-0.5b
 PYTEST_ARGS ?=
 
 .PHONY: install sandbox-env model run lint test bench clean
 
-install: $(STAMP) $(NODE_STAMP) $(SDK_TS_STAMP) sdk-ts/dist/index.js sandbox-env $(MODEL_STAMP)
+install: $(STAMP) $(NODE_STAMP) $(SDK_TS_STAMP) sdk-ts/dist/index.js $(SDK_RS_STAMP) sandbox-env $(MODEL_STAMP)
 
 # The local model (translate/local_model.py): llama.cpp's runtime and Qwen2.5-Coder-0.5B, so model-backed
 # translation runs with no endpoint and no key. `make model LOCAL_MODEL=qwen2.5-coder-1.5b` adds the larger one.
@@ -34,6 +35,14 @@ $(SDK_TS_STAMP): sdk-ts/package-lock.json
 
 sdk-ts/dist/index.js: $(SDK_TS_STAMP) sdk-ts/tsconfig.json $(wildcard sdk-ts/src/*.ts)
 	@sdk-ts/node_modules/.bin/tsc -p sdk-ts
+
+# Rust SDK: built offline from Debian's packaged crates (sdk-rs/.cargo/config.toml, which cargo reads only when
+# run from sdk-rs/), the library and its test binaries both, so `make test` only runs them. Debian's cargo and
+# crates come with $(STAMP) (scripts/install-system.sh).
+$(SDK_RS_STAMP): sdk-rs/Cargo.toml sdk-rs/Cargo.lock sdk-rs/.cargo/config.toml $(wildcard sdk-rs/src/*.rs) \
+		$(wildcard sdk-rs/tests/*.rs sdk-rs/tests/*/*.rs sdk-rs/examples/*.rs) | $(STAMP)
+	@cd sdk-rs && cargo build --offline --quiet && cargo test --offline --no-run --quiet
+	@touch $@
 
 # The sandbox runs code as an unprivileged uid, which cannot read an interpreter in root's home:
 # it gets its own world-readable venv on Debian's python3 (instant when already built).
@@ -87,4 +96,4 @@ bench: install
 	@$(PY) benchmarks/corpus_search.py
 
 clean:
-	rm -rf $(VENV) .sandbox-venv .pytest_cache sdk-ts/node_modules sdk-ts/dist
+	rm -rf $(VENV) .sandbox-venv .pytest_cache sdk-ts/node_modules sdk-ts/dist sdk-rs/target

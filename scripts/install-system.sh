@@ -26,6 +26,13 @@ command -v gcc >/dev/null 2>&1 || need="$need gcc"
 command -v g++ >/dev/null 2>&1 || need="$need g++"
 command -v cmake >/dev/null 2>&1 || need="$need cmake"
 command -v ninja >/dev/null 2>&1 || need="$need ninja-build"
+# The Rust SDK (sdk-rs/) builds offline with Debian's cargo from Debian's packaged crates, which the
+# librust-*-dev packages (and what they depend on) put under /usr/share/cargo/registry.
+command -v cargo >/dev/null 2>&1 || need="$need cargo"
+for crate in ureq:librust-ureq-dev serde_json:librust-serde-json-dev serde:librust-serde-dev \
+             serde_derive:librust-serde-derive-dev url:librust-url-dev; do
+    ls -d "/usr/share/cargo/registry/${crate%%:*}"-[0-9]* >/dev/null 2>&1 || need="$need ${crate#*:}"
+done
 # Service tests (tests/service/servers.py) start their own PostgreSQL and Redis on loopback, so only the
 # binaries are needed: no system service is enabled or started here. Debian keeps pg_ctl off PATH.
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need="$need postgresql"
