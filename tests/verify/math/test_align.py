@@ -509,9 +509,9 @@ def test_a_binder_that_gives_a_given_letter_a_new_meaning_is_unread_never_a_cont
 
 
 def test_a_supplied_case_line_the_text_does_not_open_is_unaligned_never_a_pass():
-    # a `case` line would make the checker forget b + 6 = 1 before the false b + 6 = 3: not the step's plan
-    artifact = "# step 1 (checked)\nclaim b + 6 = 1  # x\ncase\nclaim b + 6 = 3  # x\n"
-    (step,) = verify(request("So b + 6 = 1 and b + 6 = 3.", translations=[(1, artifact)])).step_verdicts
+    # a `case` line would make the checker forget b + 6 = 1 before the false b + 7 = 3: not the step's plan
+    artifact = "# step 1 (checked)\nclaim b + 6 = 1  # x\ncase\nclaim b + 7 = 3  # x\n"
+    (step,) = verify(request("So b + 6 = 1 and b + 7 = 3.", translations=[(1, artifact)])).step_verdicts
     assert step.status is not StepStatus.VERIFIED and step.error_kind is ErrorKind.UNALIGNED, step.error_message
 
 
@@ -666,3 +666,25 @@ def test_a_complex_number_in_an_equation_is_not_refuted_for_being_complex():
     # an order between a non-real number and a real one means nothing: still refuted
     order = verify(request("So \\( 3 > \\sqrt{-7} \\).", query="Compute."))
     assert order.step_verdicts[0].status is StepStatus.FAILED, order.step_verdicts[0].error_message
+
+
+def test_one_expression_given_several_values_lists_alternatives():
+    # omnimath-798: the two factors of z^2 - 121 = 0, each an equation to solve, not two facts that both hold
+    step = "Since z = y^2 + 3y, we need to solve two equations: First, y^2 + 3y = 11, and Second, y^2 + 3y = -11."
+    verdict = verify(request("Let y be a positive number with y^4 + 6y^3 + 9y^2 = 121.", step, query="Find y."))
+    assert verdict.step_verdicts[1].status is not StepStatus.FAILED, verdict.step_verdicts[1].error_message
+    # one value for the expression is still a claim, and a false one is refuted
+    wrong = verify(request("So x^2 - 5x + 6 = 0 and x > 2.5.", "Then x^2 + 1 = 5.", query="Find x."))
+    assert wrong.step_verdicts[1].status is StepStatus.FAILED
+
+
+def test_one_root_of_several_is_a_case_not_a_binding():
+    # olympiadbench-909: "one solution x = 0" names one root; the others follow, so x is not 0 from here on
+    steps = ("Substituting, \\( x^2 \\left( 1 + \\frac{x^2}{k^2} - \\frac{10}{k} \\right) = 0 \\).",
+             ("This equation gives us one solution \\( x = 0 \\), and the other solutions come from "
+             "\\[ x^2 = k(10 - k). \\]"),
+             ("For \\( x^2 = k(10 - k) \\) to have real solutions, \\( 0 \\leq k \\leq 10 \\). Since \\( k \\) "
+             "is a positive integer, we have \\( 1 \\leq k \\leq 9 \\)."))
+    query = "For some positive integers $k$, the parabola $y=\\frac{x^{2}}{k}-5$ meets the circle $x^{2}+y^{2}=25$."
+    verdict = verify(request(*steps, query=query))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]

@@ -22,6 +22,10 @@ _CASE_PREFIX = re.compile(
     r"substituting|plug|plugging|take|taking|case|at|from|of|starting)\b[^.;]*$",
     re.IGNORECASE,
 )
+# one root of several, named right before its value ("gives us one solution x = 0, and the others come from …"):
+# a case even after a conclusion word, since the others are still to come
+_ONE_OF_SEVERAL = re.compile(r"\b(?:one|another)\s+(?:possible\s+)?(?:solution|root|zero)\s*(?:is\s+)?$",
+                             re.IGNORECASE)
 _INEQUALITIES = ("<", ">", "<=", ">=", "!=")
 _REASON_GIVEN = re.compile(r"\b(?:since|because|as)\b[^.;]*,\s*$", re.IGNORECASE)  # "Since z > 0, z = 5"
 # an equation the step names as what it works on ("Solving x² + 4x + 5 = 0", "the second pair of equations:"),
@@ -146,7 +150,7 @@ def classify(text: str, relations: Sequence[Relation], question: bool = False) -
                     re.search(r"\s(?:is|equals)\s", rel.source) and not concluded)):
                 kind = "binding"  # "Let x = 3", "x is 3"
             elif rel.bound_name and _CASE_PREFIX.search(sentence) and not _CONCLUSION.search(prefix) or rel.bound_name and isinstance(rel.rhs_tree, (Num, Unary)) and not names_in(rel.rhs_tree) \
-                    and not concluded:
+                    and not concluded or rel.bound_name and _ONE_OF_SEVERAL.search(prefix):
                 kind = "case"
             elif rel.op in _INEQUALITIES and _is_bound_check(rel) and not concluded:
                 kind = "assumption"

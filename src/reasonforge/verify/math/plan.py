@@ -227,6 +227,28 @@ def _conditions_per_value(own: StepMath, listed: Mapping[str, set[sympy.Expr]]) 
     return replace(own, claims=tuple(r for r in own.claims if r not in moved), unread=(*own.unread, *unread))
 
 
+def _listed_expressions(own: StepMath) -> StepMath:
+    """Claims giving one expression that is not a lone name several closed values (`y^2 + 3y = 11` and
+    `y^2 + 3y = -11`, the two factors of `z^2 = 121`) list alternatives, one value each, not facts that all hold:
+    not asserted, so unread (never refuted, never passed on, and the step is not verified without them). Lone
+    names are `_listed_as_cases`'."""
+    values: dict[str, set[sympy.Expr]] = {}
+    for rel in own.claims:
+        value = closed_value(rel.rhs_tree)
+        if rel.op == "=" and rel.bound_name is None and rel.lhs_tree is not None and value is not None \
+                and closed_value(rel.lhs_tree) is None:
+            values.setdefault(to_text(rel.lhs_tree), set()).add(value)
+    listed = {side for side, seen in values.items() if len(seen) > 1}
+    moved = [r for r in own.claims if r.op == "=" and r.bound_name is None and r.lhs_tree is not None
+             and to_text(r.lhs_tree) in listed]
+    if not moved:
+        return own
+    unread = tuple(Unread(r.span, r.source, UnreadReason.NOT_ASSERTED,
+                          f"it gives {to_text(r.lhs_tree)} one of the values the step lists for it, not all")
+                   for r in moved)
+    return replace(own, claims=tuple(r for r in own.claims if r not in moved), unread=(*own.unread, *unread))
+
+
 def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], given_names: frozenset[str],
                 determined: frozenset[str], asked: frozenset[str]) -> _Provenance:
     """The step's reading once bindings and cases of names that are not fresh are claims (module docstring).
@@ -255,7 +277,8 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
         if rel.bound_name and value is not None:  # `X = 11 - 6, X = 5` gives one value twice; `T = M` none
             values.setdefault(rel.bound_name, set()).add(value)
     listed = {name for name, seen in values.items() if len(seen) > 1}
-    own = _conditions_per_value(_listed_as_cases(own, listed), {name: values[name] for name in listed})
+    own = _conditions_per_value(_listed_as_cases(_listed_expressions(own), listed),
+                                {name: values[name] for name in listed})
     alternatives: set[str] = set()
     for rel in (*own.bindings, *own.cases):
         name = rel.bound_name
