@@ -105,3 +105,13 @@ def test_the_image_runs_the_api_by_default() -> None:
     command = [arg.strip().strip('"') for arg in re.search(r"^CMD \[(.*)\]", text, re.MULTILINE).group(1).split(",")]
     assert entry == f"{INSTALLED}reasonforge" and command[0] == "serve"
     assert _accepts([entry, *command]).returncode == 0
+
+
+def test_the_build_context_leaves_out_what_make_install_builds() -> None:
+    # A copied .venv or stamp would make the image's `make install` skip building for the image's own paths.
+    ignored = {line.strip() for line in (DEPLOY.parent / ".dockerignore").read_text().splitlines()
+               if line.strip() and not line.startswith("#")}
+    makefile = (DEPLOY.parent / "Makefile").read_text()
+    built = {".venv", ".sandbox-venv", "node_modules", "sdk-ts/node_modules", "sdk-ts/dist", "sdk-rs/target"}
+    assert all(path.split("/")[0] in makefile or path in makefile for path in built)
+    assert built <= ignored, built - ignored
