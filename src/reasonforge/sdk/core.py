@@ -135,7 +135,8 @@ class operation(Generic[P, T]):
 
 # ---- the calls ----------------------------------------------------------------------------------------------------
 class Calls:
-    """Configuration and every API call as an Operation; subclassed by the transports (`_bind` runs a call)."""
+    """Configuration and every API call as an Operation; subclassed by the transports, each of which defines
+    `_bind(steps)`: the function that runs an Operation its own way (`operation.__get__` calls it)."""
 
     def __init__(self, api_key: str | None, base_url: str | None, *, timeout: float, max_retries: int) -> None:
         self.base_url = protocol.resolve_base_url(base_url)
@@ -145,9 +146,6 @@ class Calls:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r})"  # never the key
-
-    def _bind(self, steps: Callable[..., Operation[Any]]) -> Callable[..., Any]:
-        raise NotImplementedError  # each transport runs Operations its own way
 
     def _request(self, method: str, path: str, *, json: Any = None,
                  headers: Mapping[str, str] | None = None) -> Operation[httpx.Response]:

@@ -688,3 +688,15 @@ def test_one_root_of_several_is_a_case_not_a_binding():
     query = "For some positive integers $k$, the parabola $y=\\frac{x^{2}}{k}-5$ meets the circle $x^{2}+y^{2}=25$."
     verdict = verify(request(*steps, query=query))
     assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+
+
+def test_the_listing_rules_never_make_a_pass():
+    # attempts to fake a pass through "one solution x = …" and expressions given several values
+    query = "Solve x^2 - 5x + 6 = 0 for the larger root x."
+    for steps, answer in ((("This gives us one solution x = 7.",), "7"),
+                          (("This gives us one solution x = 7.", "So x + 1 = 8."), "8"),
+                          (("We get x^2 = 5 and x^2 = 7.", "So x = 3."), "3"),
+                          (("We get x - 1 = 2 and x - 1 = 5.",), "")):
+        verdict = verify(request(*steps, query=query, answer=answer))
+        assert verdict.overall is not Overall.VERIFIED, steps
+        assert all(v.status is not StepStatus.VERIFIED for v in verdict.step_verdicts[:1]), steps

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import sympy
@@ -114,6 +114,7 @@ def _context_relations(math: StepMath) -> list[tuple[str, Relation]]:
     case only (`K = 2009` for d = 1; b = 50 for b − a = 1), so it contributes nothing to the steps after it."""
     if _hypothetical(math):
         return []
+    math = _listed_expressions(math)  # the values it lists for one expression are alternatives, not facts
     out = []
     for rel in math.relations:
         if rel in math.bindings:
@@ -219,12 +220,8 @@ def _conditions_per_value(own: StepMath, listed: Mapping[str, set[sympy.Expr]]) 
             holds.add(gap == 0)
         if holds == {True, False}:
             moved.append(rel)
-    if not moved:
-        return own
-    unread = tuple(Unread(r.span, r.source, UnreadReason.NOT_ASSERTED,
-                          f"it holds for one of the values listed for {next(iter(r.names))}, not for all")
-                   for r in moved)
-    return replace(own, claims=tuple(r for r in own.claims if r not in moved), unread=(*own.unread, *unread))
+    return _not_asserted(own, moved, lambda r: f"it holds for one of the values listed for {next(iter(r.names))}, "
+                                               "not for all")
 
 
 def _listed_expressions(own: StepMath) -> StepMath:
@@ -232,20 +229,22 @@ def _listed_expressions(own: StepMath) -> StepMath:
     `y^2 + 3y = -11`, the two factors of `z^2 = 121`) list alternatives, one value each, not facts that all hold:
     not asserted, so unread (never refuted, never passed on, and the step is not verified without them). Lone
     names are `_listed_as_cases`'."""
+    sides = {r: to_text(r.lhs_tree) for r in own.claims
+             if r.op == "=" and r.bound_name is None and closed_value(r.lhs_tree) is None}
     values: dict[str, set[sympy.Expr]] = {}
-    for rel in own.claims:
-        value = closed_value(rel.rhs_tree)
-        if rel.op == "=" and rel.bound_name is None and rel.lhs_tree is not None and value is not None \
-                and closed_value(rel.lhs_tree) is None:
-            values.setdefault(to_text(rel.lhs_tree), set()).add(value)
-    listed = {side for side, seen in values.items() if len(seen) > 1}
-    moved = [r for r in own.claims if r.op == "=" and r.bound_name is None and r.lhs_tree is not None
-             and to_text(r.lhs_tree) in listed]
+    for rel, side in sides.items():
+        if (value := closed_value(rel.rhs_tree)) is not None:
+            values.setdefault(side, set()).add(value)
+    moved = [r for r, side in sides.items() if len(values.get(side, ())) > 1]
+    return _not_asserted(own, moved, lambda r: f"it gives {sides[r]} one of the values the step lists for it, "
+                                               "not all")
+
+
+def _not_asserted(own: StepMath, moved: Sequence[Relation], why: Callable[[Relation], str]) -> StepMath:
+    """`own` with the `moved` claims unread as not asserted, each for its `why`."""
     if not moved:
         return own
-    unread = tuple(Unread(r.span, r.source, UnreadReason.NOT_ASSERTED,
-                          f"it gives {to_text(r.lhs_tree)} one of the values the step lists for it, not all")
-                   for r in moved)
+    unread = tuple(Unread(r.span, r.source, UnreadReason.NOT_ASSERTED, why(r)) for r in moved)
     return replace(own, claims=tuple(r for r in own.claims if r not in moved), unread=(*own.unread, *unread))
 
 

@@ -551,8 +551,8 @@ class _Engine:
         if isinstance(exc, Ambiguous):
             return _Result(line, StepStatus.UNSUPPORTED, message=f"{line.relation}: {exc.message}",
                            error_kind=ErrorKind.AMBIGUOUS)
-        named = any(side is not None and names_in(side) for side in (line.lhs, line.rhs))
-        if isinstance(exc, NotReal) and line.op in ("=", "!=") and named:
+        if isinstance(exc, NotReal) and line.op in ("=", "!=") and any(
+                side is not None and names_in(side) for side in (line.lhs, line.rhs)):
             # `i = sqrt(-1)`: an equation with a name may speak of complex numbers and hold there; a closed one
             # (`sqrt(-1) = 1`) is false in them too, and an order (`x > sqrt(-7)`) has no meaning for them
             return _Result(line, StepStatus.UNSUPPORTED, "exact", error_kind=ErrorKind.UNDECIDED,
