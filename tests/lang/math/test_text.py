@@ -316,10 +316,22 @@ def test_constructs_models_write_are_read_exactly(text, expected):
     ("The sum of 4, 6 = 10.", UnreadReason.WORD_OPERATOR),  # a list of numbers may be the left side
     ("We list:\n- \\(m+n=3\\): \\((1,2)\\)\n- \\(m+n=5\\): \\((1,4), (2,3)\\)", UnreadReason.NOT_ASSERTED),
     ("The equation of the perpendicular bisector is: \\[ y - 1 = -2(x - 3) \\]", UnreadReason.NOT_ASSERTED),
+    ("\\[!5 = 5! \\left(1 - \\frac{1}{1!}\\right)\\]", UnreadReason.SYMBOL),  # the subfactorial (omnimath-872)
+    ("So !5 = 44.", UnreadReason.SYMBOL),
 ])
 def test_what_the_reader_cannot_be_certain_of_is_unread_with_why(text, reason):
     assert claims(text) == []
     assert {r for _, r in unread(text)} == {reason}, unread(text)
+
+
+def test_a_link_between_two_restatements_of_one_bound_relates_the_bounds():
+    # olympiadbench-430: the ≈ joins `90/123 < k < 180/123` and its decimals, not 180/123 and 0.732
+    text = "\\[ \\frac{90}{123} < k < \\frac{180}{123} \\approx 0.732 < k < 1.463 \\]"
+    assert claims(text) == ["k < 180/123", "k < 1.463"]  # (the lower bounds are assumptions on k)
+    assert unread(text) == [("\\frac{180}{123} \\approx 0.732", UnreadReason.AMBIGUOUS)]
+    # a chain that bounds no name on both sides keeps every link: `1 < 2 = 2 < 3`, `x = 2 < 3 = y`
+    assert claims("$1 < 2 = 2 < 3$") == ["1 < 2", "2 = 2", "2 < 3"]
+    assert claims("$0 < k = 5 < 9$") == ["k = 5", "5 < 9"] and not unread("$0 < k = 5 < 9$")
 
 
 def test_a_truncated_latex_decimal_bounds_the_other_side():

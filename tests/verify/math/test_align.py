@@ -700,3 +700,135 @@ def test_the_listing_rules_never_make_a_pass():
         verdict = verify(request(*steps, query=query, answer=answer))
         assert verdict.overall is not Overall.VERIFIED, steps
         assert all(v.status is not StepStatus.VERIFIED for v in verdict.step_verdicts[:1]), steps
+
+
+def test_a_listed_root_is_refuted_only_when_it_solves_none_of_the_cases():
+    # math-621: "x^3 = 0 and x^2 - x - 72 = 0" are the two cases of x^3(x^2 - x - 72) = 0, not two facts
+    steps = ("Factoring, \\[x^3(x^2 - x - 72) = 0.\\]",
+             "This gives us two separate equations to solve: First, \\(x^3 = 0\\) and Second, \\(x^2 - x - 72 = 0\\).",
+             "From the first equation, we get: \\[x = 0.\\]",
+             "This gives us two solutions: \\[x = \\frac{1 + 17}{2} = 9,\\] \\[x = \\frac{1 - 17}{2} = -8.\\]")
+    verdict = verify(request(*steps, query="Solve x^5 = x^4 + 72x^3."))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+    # a root of neither case is still refuted, and one of a case is still not verified
+    wrong = verify(request(*steps[:3], "This gives us two solutions: x = 9 or x = 5.", query="Solve x^5 = x^4 + 72x^3."))
+    assert wrong.step_verdicts[3].status is StepStatus.FAILED
+    assert wrong.step_verdicts[3].error_message.startswith("x = 5 is not a solution of")
+    assert verify(request(*steps, query="Solve x^5 = x^4 + 72x^3.")).step_verdicts[3].status \
+        is not StepStatus.VERIFIED
+
+
+def test_an_order_after_the_values_listed_for_a_name_speaks_of_the_name_in_general():
+    # math-803: the sign chart's inequality after the roots is about every x, not x at a root (where it is 0)
+    steps = (("Next, we need to find the roots of the quadratic equation \\(x^2 - 8x + 13 = 0\\). Using the "
+              "quadratic formula, we get:\n\\[ x = \\frac{8 \\pm \\sqrt{64 - 52}}{2} = \\frac{8 \\pm 2\\sqrt{3}}{2} "
+              "= 4 \\pm \\sqrt{3} \\]"),
+             ("So the roots are \\(x = 4 + \\sqrt{3}\\) and \\(x = 4 - \\sqrt{3}\\). The quadratic \\(x^2 - 8x + "
+              "13\\) can be factored as \\((x - (4 + \\sqrt{3}))(x - (4 - \\sqrt{3}))\\). Therefore, the inequality "
+              "becomes:\n\\[ \\frac{(x - (4 + \\sqrt{3}))(x - (4 - \\sqrt{3}))}{(x-1)(x-7)} < 0 \\]"))
+    verdict = verify(request(*steps, query="Find all $x$ such that $\\frac{1}{x-1}-\\frac{1}{x-7}>1$."))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+    # an order that fails at one listed value is not passed either
+    for step in ("So x = 2 or x = 3, and x > 2.5.", "So x = 2 or x = 3. Then x > 2.5."):
+        assert verify(request(step, query="Solve (x - 2)(x - 3) = 0.")).step_verdicts[0].status \
+            is not StepStatus.VERIFIED, step
+
+
+def test_a_letter_of_the_question_given_a_new_meaning_with_let_refutes_nothing_through_it():
+    # olympiadbench-714: x is the root variable of the question's x^2 - 180x + 8 = 0; "Let x = a + b" is a new x
+    query = "The solutions to the equation $x^{2}-180 x+8=0$ are $r_{1}$ and $r_{2}$. Compute r_1 + r_2."
+    steps = ("Since \\(ab = 2\\), we get: \\[ 180 = (a+b)((a+b)^2 - 6) \\]",
+             "Let \\(x = a+b\\). Then the equation becomes: \\[ 180 = x(x^2 - 6) \\] \\[ x^3 - 6x - 180 = 0 \\]")
+    verdict = verify(request(*steps, query=query))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+    # renaming the question's letter passes nothing: the new value is not verified
+    for step in ("Let x = 7. So x = 7.", "Let x = 7. Then x + 1 = 8."):
+        verdict = verify(request(step, query="Solve x^2 - 5x + 6 = 0 for x.", answer="7"))
+        assert verdict.overall is not Overall.VERIFIED and verdict.step_verdicts[0].status is not StepStatus.VERIFIED
+
+
+def test_equations_in_one_name_that_share_no_root_are_cases_not_facts():
+    # olympiadbench-464: the critical points' equations cannot all hold, so x = -1 is no fact for the next steps
+    query = "Determine all values of $x$ for which $0<\\frac{x^{2}-11}{x+1}<7$."
+    steps = (("We find the critical points where the expression equals zero or is undefined:\n- The numerator "
+              "\\( x^2 - 11 = 0 \\) gives \\( x = \\pm \\sqrt{11} \\).\n- The denominator \\( x + 1 = 0 \\) gives "
+              "\\( x = -1 \\)."),
+             "First, in the interval \\( (-\\infty, -\\sqrt{11}) \\):\n- \\( x^2 - 11 > 0 \\) (since \\( x^2 > 11 \\))")
+    verdict = verify(request(*steps, query=query))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+    assert verdict.step_verdicts[0].status is not StepStatus.VERIFIED
+    # equations that share a root stay facts: a wrong claim after them is still refuted
+    assert statuses(verify(request("So x^2 - 4 = 0 and x + 2 = 0.", "So x + 5 = 4.")))[1] is StepStatus.FAILED
+
+
+def test_an_item_of_an_enumeration_is_not_refuted_by_a_sibling_item():
+    # olympiadbench-685: "First, (x+8)^2 = 0 ⟹ x = -8" and "Second, (x+8)^2 - 4 = 0" are the two factors' cases
+    query = "Determine all real values of $x$ for which $(x+8)^{4}=(2 x+16)^{2}$."
+    steps = ("This equation will be satisfied if either factor is zero. So, we set each factor equal to zero:",
+             "First, \\((x+8)^2 = 0\\) \\[ x+8 = 0 \\implies x = -8 \\]",
+             "Second, \\((x+8)^2 - 4 = 0\\) \\[ (x+8)^2 = 4 \\]")
+    verdict = verify(request(*steps, query=query))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+    # an item that is false whatever its sibling says is still refuted
+    wrong = verify(request(*steps[:2], "Second, \\(2 + 2 = 5\\)", query=query))
+    assert wrong.step_verdicts[2].status is StepStatus.FAILED
+    # olympiadbench-989: cases named mid-sentence, the first one rejected
+    steps = ("This gives us two cases to consider:\nFirst, \\(12r - 60 = 13r\\)\nSecond, \\(12r - 60 = -13r\\)",
+             ("Solving the first case:\n\\[ 12r - 60 = 13r \\implies -60 = r \\implies r = -60, \\]\nwhich is not "
+              "possible since \\(r\\) must be positive."),
+             ("Solving the second case:\n\\[ 12r - 60 = -13r \\implies 25r = 60 \\implies r = \\frac{60}{25} = "
+              "\\frac{12}{5}. \\]"))
+    verdict = verify(request(*steps, query="A circle with radius $r$ is tangent to both legs. Compute $r$."))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+    # olympiadbench-927, -653: a case that runs over several steps, and one opened by the value it supposes
+    query = "A geometric sequence has first term $a$, ratio $r$ and 4 terms. Its sum is $6+6 \\sqrt{2}$. Find $a$."
+    for second in (("**Case 2: \\(r = -\\sqrt{2}\\)**", "So \\[ 3a(1-\\sqrt{2}) = 6 + 6\\sqrt{2} \\]"),
+                   ("For \\(r = -\\sqrt{2}\\): \\[ a(3 - 3\\sqrt{2}) = 6 + 6\\sqrt{2} \\]",)):
+        steps = ("**Case 1: \\(r = \\sqrt{2}\\)** \\[ 3a(1+\\sqrt{2}) = 6 + 6\\sqrt{2} \\]",
+                 "Dividing, \\[ a = \\frac{6 + 6\\sqrt{2}}{3(1+\\sqrt{2})} = 2 \\]", *second)
+        verdict = verify(request(*steps, query=query))
+        assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+
+
+def test_a_claim_undefined_at_the_values_a_step_sets_a_name_to_is_about_the_name_in_general():
+    # omnimath-697: the partial fractions hold for every n; the step set n = -1 and n = -4 only to find A and B
+    steps = ("We decompose: \\[ \\frac{1}{(n+1)(n+4)} = \\frac{A}{n+1} + \\frac{B}{n+4}. \\] So \\[ 1 = A(n+4) + B(n+1). \\]",
+             ("Setting \\(n = -1\\) yields \\(1 = 3A \\Rightarrow A = \\frac{1}{3}\\), and setting \\(n = -4\\) yields "
+              "\\(1 = -3B \\Rightarrow B = -\\frac{1}{3}\\). Thus, \\[ \\frac{1}{(n+1)(n+4)} = \\frac{1}{3(n+1)} - "
+              "\\frac{1}{3(n+4)}. \\]"))
+    verdict = verify(request(*steps, query="Find the value of $\\frac{1}{3^{2}+1}+\\frac{1}{4^{2}+2}+\\cdots$."))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+    assert verdict.step_verdicts[1].status is not StepStatus.VERIFIED
+
+
+def test_claims_that_contradict_each_other_under_a_supposition_refute_the_supposition_not_the_step():
+    # omnimath-983: under "p3 = p4 = … = 0" the three moment equations are inconsistent, as the step goes on to find
+    step = ("To find the smallest possible value of \\(p_0\\), we will consider the possibility that \\(X\\) can only "
+            "take on the values 0, 1, and 2. Let's assume \\(p_3 = p_4 = \\cdots = 0\\). Then the equations simplify "
+            "to:\n\\[ p_1 + 2p_2 = 1, \\]\n\\[ p_1 + 4p_2 = 2, \\]\n\\[ p_1 + 8p_2 = 5. \\]")
+    query = "X takes nonnegative integer values with E[X] = 1, E[X^2] = 2 and E[X^3] = 5. Find the least P(X=0)."
+    verdict = verify(request(step, query=query))
+    assert verdict.step_verdicts[0].status is StepStatus.UNSUPPORTED, verdict.step_verdicts[0].error_message
+    # the same equations asserted outright contradict each other: refuted
+    plain = "So \\[ p_1 + 2p_2 = 1, \\]\n\\[ p_1 + 4p_2 = 2, \\]\n\\[ p_1 + 8p_2 = 5. \\]"
+    assert verify(request(plain, query=query)).step_verdicts[0].status is StepStatus.FAILED
+    # a supposition does not shield a claim that what came before refutes on its own
+    steps = ("So p + q = 3 and p - q = 1.", "Let's assume r = 0. Then p + 2q = 4 and p = 7.")
+    assert verify(request(*steps)).step_verdicts[1].status is StepStatus.FAILED
+
+
+def test_a_function_the_chain_defines_is_never_read_as_a_product():
+    # math-586: p(n) = n^2 - n + 41, so p(n+1) is p's value at n + 1, not p times n + 1
+    query = ("Euler discovered that the polynomial $p(n) = n^2 - n + 41$ yields prime numbers for many small positive "
+             "integer values of $n$. What is the smallest positive integer $n$ for which $p(n)$ and $p(n+1)$ share a "
+             "common factor greater than $1$?")
+    steps = (("First, let's express \\( p(n+1) \\):\n\\[ p(n+1) = (n+1)^2 - (n+1) + 41 = n^2 + 2n + 1 - n - 1 + 41 = "
+              "n^2 + n + 41. \\]"),
+             ("Now, we need to find the greatest common divisor of \\( p(n) \\) and \\( p(n+1) \\):\n\\[ \\gcd(p(n), "
+              "p(n+1)) = \\gcd(n^2 - n + 41, n^2 + n + 41). \\]"))
+    verdict = verify(request(*steps, query=query))
+    assert StepStatus.FAILED not in statuses(verdict), [v.error_message for v in verdict.step_verdicts]
+    assert all(v.status is not StepStatus.VERIFIED for v in verdict.step_verdicts)
+    # where nothing defines a function, a letter before brackets is a factor, and a wrong product is refuted
+    assert statuses(verify(request("So 1 = A(n+4) + B(n+1) and A = 1, B = 2, n = 0.", "So A(n+4) = 5.")))[1] \
+        is StepStatus.FAILED

@@ -10,6 +10,7 @@ from reasonforge.lang.math.expr import (
     Num,
     Postfix,
     Unary,
+    Undefined,
     evaluate,
     names_in,
     parse_expression,
@@ -19,7 +20,7 @@ from reasonforge.lang.math.step import Relation, StepMath, Unread, UnreadReason
 from reasonforge.lang.math.text import extract, extract_value, restate
 
 __all__ = [
-    "Binary", "Call", "ExpressionError", "Name", "Node", "Num", "Postfix", "Relation", "StepMath", "Unary", "Unread",
-    "UnreadReason",
+    "Binary", "Call", "ExpressionError", "Name", "Node", "Num", "Postfix", "Relation", "StepMath", "Unary", "Undefined",
+    "Unread", "UnreadReason",
     "evaluate", "extract", "extract_value", "names_in", "parse_expression", "restate", "to_text",
 ]

@@ -167,6 +167,9 @@ class LatexReader:
                     if tok.kind == "punct" and tok.text == "." and m.end() < end and not text[m.end()].isspace() \
                             and text[m.end()] not in "$,;":
                         tok = replace(tok, kind="unsup")  # `1.\dot{3}`: a point inside a number, not a full stop
+                    elif tok.kind == "op" and tok.text == "!" and not is_value_end(out[-1] if out else None) \
+                            and tok.end < end and text[tok.end].isalnum():
+                        tok = replace(tok, kind="unsup")  # `!5`: the subfactorial, not an exclamation mark
                     elif tok.kind == "punct" or tok.kind == "op" and tok.text == "!" and not is_value_end(out[-1] if out else None):
                         tok = replace(tok, kind="break")
                     out.append(replace(tok, space=space or tok.space))

@@ -18,8 +18,8 @@ from reasonforge.lang.math.expr import ExpressionError, Node, evaluate
 from reasonforge.lang.math.step import Relation
 from reasonforge.lang.math.text import StepMath, extract
 
-__all__ = ["Question", "answer_line", "false_under", "holds_property", "read_question", "read_text",
-           "speaks_of_nonnegatives"]
+__all__ = ["Question", "answer_line", "declared_functions", "false_under", "holds_property", "read_question",
+           "read_text", "speaks_of_nonnegatives", "uses_function"]
 
 _NONNEGATIVE = re.compile(
     r"\b(lengths?|distances?|hypotenuse|sides?|radius|radii|diameter|perimeter|area|heights?|width|ages?|"
@@ -93,6 +93,7 @@ class Question:
     # givens that contradict each other ("Let x = 3. Let x = 4.", "Let x = 3. x + 1 = 5."): nothing follows
     # from them, so no step that uses their names is proven (the vacuity check)
     conflicts: tuple[tuple[Relation, Relation], ...] = ()
+    functions: frozenset[str] = frozenset()  # letters it defines as functions (`p(n) = n^2 - n + 41`)
 
     @property
     def names(self) -> frozenset[str]:
@@ -190,7 +191,23 @@ def _question_of(query: str) -> Question:
                         conflicts=_conflicts(raw.bindings, (*fixed, *claims, *(
                             a.relation for a in givens.assumptions if a.relation is not None))))
     # "what is the length of the third side c?": the question names what it asks for
-    return replace(question, asked_names=question.asked_names | question.asked_in(query))
+    return replace(question, asked_names=question.asked_names | question.asked_in(query),
+                   functions=declared_functions(query))
+
+
+# `p(n) =`, `a(k)=`: a letter applied to another letter, then defined; `x(x + 1)` is a product
+_DECLARES_FUNCTION = re.compile(r"(?<![A-Za-z\\])([A-Za-z])\(\s*([A-Za-z])\s*\)\s*=")
+
+
+def declared_functions(text: str) -> frozenset[str]:
+    """The letters `text` defines as functions of another letter (`p(n) = n^2 - n + 41`): where it writes
+    `p(n + 1)`, that is p's value at n + 1, never p times n + 1."""
+    return frozenset(m.group(1) for m in _DECLARES_FUNCTION.finditer(text) if m.group(1) != m.group(2))
+
+
+def uses_function(source: str, functions: frozenset[str]) -> bool:
+    """Whether a relation's text applies one of `functions` (`p(n+1)`, `p (3)`)."""
+    return any(re.search(rf"(?<![A-Za-z\\]){re.escape(f)}\s*\(", source) for f in functions)
 
 
 def _closed_value(node: Node) -> sympy.Expr | None:

@@ -804,6 +804,28 @@ def _empty_side_problem(run: Run, k: int, last: int) -> str | None:
     return "a relation symbol with nothing on one side"
 
 
+_ORDERS = {"<", ">", "<=", ">=", "≤", "≥", "⩽", "⩾"}
+
+
+def _restatement_links(ops: Sequence[Tok], sides: Sequence[Sequence[Tok]]) -> set[int]:
+    """The `=`/`≈` of a chain that joins two restatements of one bound (`90/123 < k < 180/123 ≈ 0.732 < k <
+    1.463`): a lone name bounded by orders on both sides of it is what each restatement bounds, so the link
+    relates the bounds, not the numbers beside it."""
+    def bounded(side: Sequence[Tok]) -> str | None:
+        return side[0].text if len(side) == 1 and side[0].kind == "name" else None
+
+    links = set()
+    for k, op in enumerate(ops):
+        if op.text in _ORDERS:
+            continue
+        before = {bounded(sides[i]) for i in range(1, k + 1) if ops[i - 1].text in _ORDERS and ops[i].text in _ORDERS}
+        after = {bounded(sides[i]) for i in range(k + 2, len(ops)) if ops[i - 1].text in _ORDERS
+                 and ops[i].text in _ORDERS}
+        if (before & after) - {None}:
+            links.add(k)
+    return links
+
+
 def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
     """The relations a run asserts (adjacent pairs of a chain). Every relation symbol of the run is read,
     or is prose on one side ("Total = 8"), or is recorded in `found.miss` with why it was not read."""
@@ -859,8 +881,16 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
         parsed.append(result)
         problems.append(problem)
     out: list[Relation] = []
+    restated = _restatement_links(ops, sides)
     for k, op in enumerate(ops):
         left_toks, right_toks = sides[k], sides[k + 1]
+        if k in restated:
+            shown = "≈" if op.text == "~=" else op.text
+            found.miss(text, left_toks[0].start if left_toks else op.start,
+                       right_toks[-1].end if right_toks else op.end, UnreadReason.AMBIGUOUS,
+                       f"the {shown} joins two restatements of one bound (`a < k < b {shown} c < k < d`), not "
+                       "the numbers beside it", op.end)
+            continue
         span_start = (left_toks[0].start if left_toks else op.start)
         span_end = (right_toks[-1].end if right_toks else op.end)
         tuples = _tuple_pairs(left_toks, right_toks) if op.text == "=" else None

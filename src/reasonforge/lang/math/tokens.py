@@ -277,7 +277,9 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
                     and len(tokens[i + 1].text) > 1 and word_unit(tokens[i + 1].text) is None:
                 out.append(replace(tok, kind="punct"))  # "true/false", "and/or": a slash between words
             elif tok.kind == "op" and tok.text == "!" and not _factorial_here(tokens, i, prev):
-                out.append(replace(tok, kind="punct"))
+                glued = i + 1 < n and not tokens[i + 1].space and tokens[i + 1].kind in ("num", "name")
+                # `!5 = 44`: the subfactorial before a value, not an exclamation mark
+                out.append(replace(tok, kind="unsup" if glued and (prev is None or tok.space) else "punct"))
             elif tok.kind == "punct" and tok.text == ":" and _label_colon(out):
                 out.append(replace(tok, kind="break"))  # "Day 3:100+20", "Bowler 2:3x": a label
             elif tok.kind == "punct" and tok.text == ":" and _time_of_day(tokens, i, prev):

@@ -184,7 +184,8 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
             why := _renamed_failure(plan, aligned, outcome) or _reused_failure(plan, aligned, outcome, context.content)
             or _ambiguous_letter(plan, aligned, outcome, context.content, ancestors)
             or _reductio(plan, aligned, outcome, context.content) or _case_condition(plan, aligned, outcome, context.content)
-            or _only_if_nonnegative(plan, outcome, limits)):
+            or _only_if_nonnegative(plan, outcome, limits) or _sibling_case(plan, outcome, context, limits)
+            or _supposed_system(aligned, outcome, context.content)):
         outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED, why)
     elif outcome.status is StepStatus.FAILED and plan.named:
         outcome = _named_failure(plan, aligned, outcome)
@@ -544,10 +545,10 @@ _HEDGES_ROOTS = re.compile(r"\b(?:candidates?|possib\w*|test\w*|check\w*|try\w*|
 
 
 def _listed_roots(plan: StepPlan, text: str) -> str | None:
-    """Why a value the step lists for a name (`So x = 2 or x = 4`) is refuted: it is not a solution of an
-    equation in that name alone that the givens, the ancestors or the step (before the list) state
-    (x² − 5x + 6 = 0 at x = 4 is 2 = 0). None when every listed value solves every such equation, or when the
-    step does not conclude the list (a candidate, a test, a rejected value), or nothing can be decided exactly."""
+    """Why a value the step lists for a name (`So x = 2 or x = 4`) is refuted: it solves no equation in that name
+    alone that the givens, the ancestors or the step (before the list) state (x² − 5x + 6 = 0 at x = 4 is
+    2 = 0). None when every listed value solves one such equation, or when the step does not conclude the list
+    (a candidate, a test, a rejected value), or nothing can be decided exactly."""
     try:
         premises = parse_artifact("\n".join(plan.premises))
     except ArtifactSyntaxError:
@@ -565,13 +566,17 @@ def _listed_roots(plan: StepPlan, text: str) -> str | None:
         if not case_openings(text):  # in a case analysis the step's own equations hold in their case only
             equations += [(rel.lhs_tree, rel.rhs_tree, f"{rel.text} (stated before the values)")
                           for rel in plan.reading.claims if rel.op == "=" and rel.span[1] <= first]
-        for lhs, rhs, shown in equations:
-            if names_in(lhs) | names_in(rhs) != {name} or not _several_roots(lhs, rhs, name):
-                continue
-            for rel in listed:
-                if (gap := _gap_at(lhs, rhs, name, rel.rhs_tree)) is not None and gap != 0:
-                    return (f"{rel.text} is not a solution of {shown}: at {rel.text} the sides differ by "
-                            f"{sympy.sstr(gap)}")
+        equations = [(lhs, rhs, shown) for lhs, rhs, shown in equations
+                     if names_in(lhs) | names_in(rhs) == {name} and _several_roots(lhs, rhs, name)]
+        for rel in listed:
+            # equations in one name whose roots differ may be a case split ("x^3 = 0 and x^2 - x - 72 = 0"),
+            # not facts that all hold: a value is refuted only when it solves none of them
+            gaps = [(_gap_at(lhs, rhs, name, rel.rhs_tree), shown) for lhs, rhs, shown in equations]
+            if gaps and all(gap is not None and gap != 0 for gap, _ in gaps):
+                gap, shown = gaps[0]
+                assert gap is not None
+                return (f"{rel.text} is not a solution of {shown}: at {rel.text} the sides differ by "
+                        f"{sympy.sstr(gap)}")
     return None
 
 
@@ -807,6 +812,67 @@ def _case_condition(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome, 
             "is known excludes is no error of the step")
 
 
+# "Solving the second case:", "For the other case,": a step about one case of several, named mid-sentence
+_NAMES_A_CASE = re.compile(r"\b(?:first|second|third|fourth|fifth|other|next|last|remaining)\s+(?:sub)?case\b",
+                           re.IGNORECASE)
+
+
+# "For r = -\\sqrt{2}:", "When k = 3,": a step that starts by supposing a value
+_STARTS_WITH_A_VALUE = re.compile(r"\s*(?:\*\*)?(?:for|when|if|with|taking|in\s+the\s+case)\b[^.:;\n]{0,30}=",
+                                  re.IGNORECASE)
+
+
+_SUPPOSES = re.compile(r"\b(?:assum\w*|suppos\w*|consider(?:ing)?\s+the\s+(?:possibility|case)|let(?:'s|\s+us)\s+say|"
+                       r"hypothetical\w*|if\s+we\s+(?:take|set|let))\b", re.IGNORECASE)
+
+
+def _supposed_system(alignment: _Aligned, outcome: CheckOutcome, text: str) -> str | None:
+    """Why a relation refuted only by the step's own earlier claims, in a step that reasons under a supposition
+    ("Let's assume p3 = p4 = … = 0. Then p1 + 2p2 = 1, p1 + 4p2 = 2, p1 + 8p2 = 5"), is no refutation: what
+    follows from a supposition may contradict itself, which refutes the supposition, not the step."""
+    results = _results(outcome)
+    failed = [results[line.number] for line in alignment.own_lines
+              if results.get(line.number, {}).get("verdict") == StepStatus.FAILED.value]
+    if not failed or not all(r.get("against_own_claims") for r in failed) or not (m := _SUPPOSES.search(text)):
+        return None
+    return (f"{outcome.message}; but only together with the step's own claims, which it derives under a "
+            f"supposition (\"{m.group(0)}\"): claims that contradict each other there refute the supposition")
+
+
+def _opens_a_case(text: str) -> bool:
+    openers = case_openers(text)
+    named = _NAMES_A_CASE.search(text, 0, _OPENS_STEP)
+    return bool(openers) and openers[0][0] <= _OPENS_STEP or named is not None \
+        or _STARTS_WITH_A_VALUE.match(text) is not None
+
+
+def _sibling_case(plan: StepPlan, outcome: CheckOutcome, context: StepContext, limits: CheckLimits) -> str | None:
+    """Why a failure of a step that is one item of an enumeration across steps ("Second, (x+8)^2 - 4 = 0", "For
+    r = -√2: …") that needs what an earlier item established ("First, (x+8)^2 = 0 ⟹ x = -8"; "For r = √2: …"
+    and the steps after it) is no refutation: the items may be the cases of a disjunction, each holding in its
+    own case only. Checked again without those items: still false there, it refutes."""
+    ancestors = context.ancestors
+    opening = [i for i, a in enumerate(ancestors) if _opens_a_case(a.content)]
+    # the case the step is in starts at the step, or at the latest ancestor that opens one ("**Case 2: r = -√2**",
+    # then "3a(1 - √2) = 6 + 6√2")
+    start = len(ancestors) if _opens_a_case(context.content) else opening.pop() if opening else None
+    if not opening or start is None or not plan.artifact:
+        return None
+    # the other items, and the steps that follow the latest within its case ("For r = √2: …", then "a = 2")
+    siblings = {ancestors[i].step_id for i in (*opening, *range(opening[-1], start))}
+    kept, skipping = [], False
+    for line in plan.artifact.splitlines():
+        if line.startswith("# step "):
+            skipping = line.split()[2] in {str(s) for s in siblings} and not line.endswith("(checked)")
+        if not skipping:
+            kept.append(line)
+    if ArithmeticChecker().check("\n".join(kept) + "\n", level=ProofLevel.QUICK, limits=limits).status \
+            is StepStatus.FAILED:
+        return None
+    return (f"{outcome.message}; but only given what an earlier item of the enumeration established, and the items "
+            "may be cases that each hold on their own: a sibling case refutes nothing")
+
+
 def _only_if_nonnegative(plan: StepPlan, outcome: CheckOutcome, limits: CheckLimits) -> str | None:
     """Why a failure that needs the plan's own reading that a length or count is nonnegative is no refutation:
     that is an assumed premise (the prose names a distance or a count; no given says which quantity), and an
@@ -824,7 +890,7 @@ def _only_if_nonnegative(plan: StepPlan, outcome: CheckOutcome, limits: CheckLim
 
 def _renamed_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> str | None:
     """Why a failure that runs through a letter the step rebinds with a binder word ("where a = 1, b = 4, c = 5"
-    after an earlier step found b = 5) is no refutation: the step may give the letter a new meaning, and which
+    after an earlier step found b = 5, "Let x = a + b" when x is the question's root) is no refutation: the step may give the letter a new meaning, and which
     meaning each relation speaks of is not read. None when the failing relations do not touch such a letter."""
     if not plan.renamed:
         return None
@@ -835,9 +901,9 @@ def _renamed_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome)
         return None
     renamed = next((rel for rel in plan.renamed if touched is not None and (
         rel is touched or rel.bound_name in touched.names)), plan.renamed[0])
-    return (f"the step gives {renamed.bound_name} a value ({renamed.text}) with a binder word after an earlier step "
-            f"determined {renamed.bound_name}: it may be a new meaning of the letter, so {outcome.message} refutes "
-            "nothing")
+    return (f"the step gives {renamed.bound_name} a value ({renamed.text}) with a binder word, though the question "
+            f"or an earlier step already speaks of {renamed.bound_name}: it may be a new meaning of the letter, so "
+            f"{outcome.message} refutes nothing")
 
 
 def _named_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> CheckOutcome:

@@ -44,6 +44,7 @@ contradicts itself (`Question.conflicts`, see `lang.math.reading`).
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -55,6 +56,7 @@ from reasonforge.lang.math import (
     Node,
     Relation,
     StepMath,
+    Undefined,
     Unread,
     UnreadReason,
     evaluate,
@@ -63,7 +65,14 @@ from reasonforge.lang.math import (
     to_text,
 )
 from reasonforge.lang.math.expr import rounding_tolerance
-from reasonforge.lang.math.reading import Question, answer_line, read_text, speaks_of_nonnegatives
+from reasonforge.lang.math.reading import (
+    Question,
+    answer_line,
+    declared_functions,
+    read_text,
+    speaks_of_nonnegatives,
+    uses_function,
+)
 from reasonforge.types import ReasoningStep
 
 __all__ = ["Rebound", "StepPlan", "case_openers", "case_openings", "closed_value", "plan_step", "read_step"]
@@ -75,6 +84,13 @@ _HYPOTHETICAL = re.compile(
     r"testing|substitute|substituting|plug|plugging|setting|set|at|with)\b",
     re.IGNORECASE,
 )
+
+
+# an order relation as a test of lhs − rhs
+_ORDER: dict[str, Callable[[sympy.Expr], bool]] = {
+    "<": lambda gap: bool(gap < 0), ">": lambda gap: bool(gap > 0), "<=": lambda gap: bool(gap <= 0),
+    ">=": lambda gap: bool(gap >= 0), "!=": lambda gap: bool(gap != 0),
+}
 
 
 def _quote(text: str, limit: int = _MAX_QUOTE) -> str:
@@ -114,7 +130,7 @@ def _context_relations(math: StepMath) -> list[tuple[str, Relation]]:
     case only (`K = 2009` for d = 1; b = 50 for b − a = 1), so it contributes nothing to the steps after it."""
     if _hypothetical(math):
         return []
-    math = _listed_expressions(math)  # the values it lists for one expression are alternatives, not facts
+    math = _alternatives(math)  # the values it lists for one expression are alternatives, not facts
     out = []
     for rel in math.relations:
         if rel in math.bindings:
@@ -205,12 +221,22 @@ def _conditions_per_value(own: StepMath, listed: Mapping[str, set[sympy.Expr]]) 
     moved = []
     for rel in own.claims:
         names = rel.names
+        if rel.op != "=" and names & listed.keys() and not _holds_at_each(rel, listed):
+            # an order in the name after its values (`(x - a)(x - b)/(x - 1) < 0` after the roots a and b) speaks
+            # of the name in general, as a sign chart does, not at the values listed for it
+            moved.append(rel)
+            continue
         if rel.op != "=" or len(names) != 1 or (name := next(iter(names))) not in listed:
             continue
         holds: set[bool] = set()
         for value in listed[name]:
             try:
                 gap = sympy.simplify(evaluate(rel.lhs_tree, {name: value}) - evaluate(rel.rhs_tree, {name: value}))
+            except Undefined:
+                # undefined at a listed value (`1/((n+1)(n+4)) = …` after "setting n = -1 … setting n = -4"):
+                # the claim speaks of the name in general, not at that value
+                holds = {True, False}
+                break
             except (ExpressionError, TypeError, ValueError):
                 holds = set()
                 break
@@ -220,8 +246,24 @@ def _conditions_per_value(own: StepMath, listed: Mapping[str, set[sympy.Expr]]) 
             holds.add(gap == 0)
         if holds == {True, False}:
             moved.append(rel)
-    return _not_asserted(own, moved, lambda r: f"it holds for one of the values listed for {next(iter(r.names))}, "
-                                               "not for all")
+    return _not_asserted(own, moved, lambda r: f"it does not hold at every value listed for {next(iter(r.names))}: "
+                                               "one value's condition, or a claim about any value")
+
+
+def _holds_at_each(rel: Relation, listed: Mapping[str, set[sympy.Expr]]) -> bool:
+    """Whether a relation holds, exactly, at every value listed for each listed name in it."""
+    names = rel.names & listed.keys()
+    if len(names) != 1 or rel.op not in _ORDER:
+        return False
+    name = next(iter(names))
+    for value in listed[name]:
+        try:
+            gap = sympy.simplify(evaluate(rel.lhs_tree, {name: value}) - evaluate(rel.rhs_tree, {name: value}))
+        except (ExpressionError, TypeError, ValueError):
+            return False
+        if gap.free_symbols or not gap.is_number or not gap.is_real or not _ORDER[rel.op](gap):
+            return False
+    return True
 
 
 def _listed_expressions(own: StepMath) -> StepMath:
@@ -238,6 +280,69 @@ def _listed_expressions(own: StepMath) -> StepMath:
     moved = [r for r, side in sides.items() if len(values.get(side, ())) > 1]
     return _not_asserted(own, moved, lambda r: f"it gives {sides[r]} one of the values the step lists for it, "
                                                "not all")
+
+
+_MAX_EXCLUSIVE = 8  # equations in one name compared pairwise, and the highest degree compared
+
+
+def _one_name_poly(rel: Relation) -> tuple[str, sympy.Poly] | None:
+    """An equation in one name as the polynomial (numerator) its sides differ by, of degree 1 to `_MAX_EXCLUSIVE`."""
+    if rel.op != "=" or len(rel.names) != 1:
+        return None
+    name = next(iter(rel.names))
+    try:
+        symbol = sympy.Symbol(name)
+        gap = sympy.together(evaluate(rel.lhs_tree, {name: symbol}) - evaluate(rel.rhs_tree, {name: symbol}))
+        poly = sympy.Poly(sympy.numer(gap), symbol)
+    except (ExpressionError, sympy.PolynomialError, sympy.GeneratorsNeeded, TypeError, ValueError):
+        return None
+    return (name, poly) if 1 <= poly.degree() <= _MAX_EXCLUSIVE else None
+
+
+def _exclusive_equations(own: StepMath) -> StepMath:
+    """Polynomials in one name set to 0 that share no root with another such claim of the step (`x^2 - 11 = 0`
+    and `x + 1 = 0`, the critical points; `x^3 = 0` and `x^2 - x - 72 = 0`, the factors of a product that is 0)
+    cannot all hold: they are alternatives, each for its own case, not facts, and so is what the step derives
+    from one of them alone (`x = -1` from `x + 1 = 0`): not asserted, so unread (never refuted, never passed on).
+    One that shares a root with every other (`x^2 - 4 = 0` beside `x - 2 = 0`) stays. Only zero sets, as factors
+    and critical points are written: `b + 6 = 1 and b + 7 = 3` asserts both, and contradicts itself."""
+    zero_sets: dict[str, list[tuple[Relation, sympy.Poly]]] = {}
+    others: list[tuple[Relation, str, sympy.Poly]] = []
+    for rel in own.claims:
+        if (found := _one_name_poly(rel)) is None:
+            continue
+        if 0 in (closed_value(rel.lhs_tree), closed_value(rel.rhs_tree)):
+            zero_sets.setdefault(found[0], []).append((rel, found[1]))
+        else:
+            others.append((rel, *found))
+    moved: list[Relation] = []
+    for name, found in zero_sets.items():
+        if len(found) > _MAX_EXCLUSIVE:
+            continue
+        exclusive: dict[Relation, sympy.Poly] = {}
+        for (a, pa), (b, pb) in itertools.combinations(found, 2):
+            if sympy.gcd(pa, pb).degree() < 1:
+                exclusive.update({a: pa, b: pb})
+        moved += [r for r in exclusive if r not in moved]
+        for rel, other, poly in others:
+            shares = {sympy.gcd(poly, p).degree() >= 1 for p in exclusive.values()}
+            if other == name and shares == {True, False} and rel not in moved:
+                moved.append(rel)
+    return _not_asserted(own, moved, lambda r: f"it holds in one of the cases the step lists for "
+                                               f"{next(iter(r.names))} (equations that share no root), not in all")
+
+
+def _alternatives(own: StepMath) -> StepMath:
+    """`own` without the claims that list alternatives (`_listed_expressions`, `_exclusive_equations`)."""
+    return _exclusive_equations(_listed_expressions(own))
+
+
+def _without_functions(math: StepMath, functions: frozenset[str]) -> StepMath:
+    """`math` without the relations that apply one of `functions` (as context they would be misread facts)."""
+    def keep(rels: tuple[Relation, ...]) -> tuple[Relation, ...]:
+        return tuple(r for r in rels if not uses_function(r.source, functions))
+
+    return replace(math, claims=keep(math.claims), bindings=keep(math.bindings), cases=keep(math.cases))
 
 
 def _not_asserted(own: StepMath, moved: Sequence[Relation], why: Callable[[Relation], str]) -> StepMath:
@@ -276,7 +381,7 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
         if rel.bound_name and value is not None:  # `X = 11 - 6, X = 5` gives one value twice; `T = M` none
             values.setdefault(rel.bound_name, set()).add(value)
     listed = {name for name, seen in values.items() if len(seen) > 1}
-    own = _conditions_per_value(_listed_as_cases(_listed_expressions(own), listed),
+    own = _conditions_per_value(_exclusive_equations(_listed_as_cases(_listed_expressions(own), listed)),
                                 {name: values[name] for name in listed})
     alternatives: set[str] = set()
     for rel in (*own.bindings, *own.cases):
@@ -295,6 +400,8 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
             hypothesis = rel in explicit or rel in supposed
             if given is not None and value is not None and fixed is not None and value != fixed:
                 rebound.append(Rebound(rel, given, asserted=not implicit and not hypothesis, hypothesis=hypothesis))
+            elif rel in own.bindings and rel not in supposed:
+                renamed.append(rel)  # "Let x = a + b" of the question's root x: the letter may take a new meaning
             why = "a given of the question"
         elif rel in explicit:
             continue  # "If b = 0, then …": an implication over a case
@@ -441,6 +548,13 @@ def plan_step(step: ReasoningStep, question: Question, ancestors: Sequence[tuple
     the one function both this translator and the soundness gate use (module docstring)."""
     raw = own if own is not None else read_step(step)
     givens = question.givens
+    functions = question.functions.union(*(declared_functions(t) for t in (step.content, *(a.content for a, _ in ancestors))))
+    if functions:
+        # `p(n+1)` where the question defines p(n) is p's value, which the reader would misread as a product
+        raw = _not_asserted(raw, [r for r in raw.claims if uses_function(r.source, functions)],
+                            lambda r: "it applies a function the chain defines, which the reader does not evaluate")
+        givens = _without_functions(givens, functions)
+        ancestors = [(a, _without_functions(m, functions)) for a, m in ancestors]
     given_relations = [rel for _, rel in _context_relations(givens)]
     given_names = frozenset().union(*(rel.names for rel in given_relations))
     given_values = {rel.bound_name: rel for rel in given_relations

@@ -341,6 +341,8 @@ class _Result:
     message: str = ""
     error_kind: ErrorKind | None = None
     values: dict[str, str] = field(default_factory=dict)
+    # refuted only together with the step's own earlier claims (its equations contradict each other)
+    against_own: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"line": self.line.number, "kind": self.line.kind, "relation": self.line.relation,
@@ -353,6 +355,8 @@ class _Result:
             out["message"] = self.message
         if self.error_kind:
             out["error_kind"] = self.error_kind
+        if self.against_own:
+            out["against_own_claims"] = True
         return out
 
 
@@ -658,11 +662,27 @@ class _Engine:
         if not any(outcomes):
             return _Result(line, StepStatus.FAILED, "solved",
                            f"{line.relation} is false: the known equations give {shown}",
-                           ErrorKind.ARITHMETIC, values)
+                           ErrorKind.ARITHMETIC, values, against_own=not self._refuted_by_inherited(line, lhs, rhs, tol))
         others = "; ".join(_show_solution(s) for s, ok in zip(kept, outcomes) if not ok)
         return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
                        message=f"{line.relation} holds for only some solutions of the known equations: {others} also "
                        "satisfies them; state the sign or domain (e.g. `z > 0`) to rule it out")
+
+    def _refuted_by_inherited(self, line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sympy.Rational | None) -> bool:
+        """Whether the equations known before this step (givens, ancestors, assumptions) refute the relation
+        without the step's own claims."""
+        assert line.op is not None
+        equations, filters = self._equations(lhs.free_symbols | rhs.free_symbols, inherited_only=True)
+        if len(equations) == len(self._equations(lhs.free_symbols | rhs.free_symbols)[0]):
+            return True  # the same equations: none of the step's own took part
+        unknowns = sorted(set().union(*(e.free_symbols for e in equations)), key=str) if equations else []
+        if not equations or len(unknowns) > MAX_UNKNOWNS or any(not e.is_algebraic_expr(*unknowns) for e in equations):
+            return False
+        try:
+            solutions = [s for s in sympy.solve(equations, unknowns, dict=True) if _admissible(s, filters)]
+        except (NotImplementedError, ValueError, TypeError):
+            return False
+        return bool(solutions) and all(_holds_under(lhs, line.op, rhs, s, tol) is False for s in solutions)
 
     def _own_unknowns(self, unknowns: set[sympy.Symbol]) -> bool:
         """Whether no binding and no inherited equation constrains these unknowns: then an equation on them
@@ -682,10 +702,14 @@ class _Engine:
                 return False
         return True
 
-    def _equations(self, targets: set[sympy.Symbol]) -> tuple[list[sympy.Expr], list[tuple[sympy.Expr, str, sympy.Expr]]]:
-        """Known equations sharing unknowns with the targets (transitively), and the evaluated filters."""
+    def _equations(self, targets: set[sympy.Symbol], inherited_only: bool = False
+                   ) -> tuple[list[sympy.Expr], list[tuple[sympy.Expr, str, sympy.Expr]]]:
+        """Known equations sharing unknowns with the targets (transitively), and the evaluated filters; only
+        those from before the step when `inherited_only`."""
         pool: list[sympy.Expr] = []
         for known in self.known:
+            if inherited_only and not known.inherited:
+                continue
             try:
                 diff = evaluate(known.lhs, self.env, self.symbols) - evaluate(known.rhs, self.env, self.symbols)
             except ExpressionError:
