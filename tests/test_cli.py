@@ -259,8 +259,9 @@ def test_the_off_by_one_report_prints_values_not_python_reprs():
 
     if sandbox.unavailable_reason() is not None:
         pytest.skip(f"sandbox unavailable: {sandbox.unavailable_reason()}")
-    out = subprocess.run([sys.executable, "-m", "reasonforge", "verify", str(EXAMPLES / "frequency-count-off-by-one.json")],
-                         capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+    example = EXAMPLES / "frequency-count-off-by-one.json"
+    out = subprocess.run([sys.executable, "-m", "reasonforge", "verify", str(example)], capture_output=True,
+                         text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
     assert out.returncode == 1, out.stderr
     # step 1 fails: no step before it is valid
     assert "last valid step: none" in out.stdout and "None" not in out.stdout, out.stdout

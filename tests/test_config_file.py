@@ -98,7 +98,8 @@ def test_an_unknown_key_is_one_line_naming_the_closest_settings(tmp_path: Path) 
     (tmp_path / "reasonforge.toml").write_text("translater = 'rules'\n")
     out = _config(tmp_path)
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr == f"error: {tmp_path / 'reasonforge.toml'}: unknown setting 'translater'; did you mean translator?\n"
+    path = tmp_path / "reasonforge.toml"
+    assert out.stderr == f"error: {path}: unknown setting 'translater'; did you mean translator?\n"
     (tmp_path / "reasonforge.toml").write_text("zzz = 1\n")
     far = _config(tmp_path)
     assert far.returncode == 2 and far.stderr.count("\n") == 1 and "no setting is named like it" in far.stderr
@@ -113,7 +114,8 @@ def test_config_shows_every_setting_with_its_value_and_where_it_comes_from(tmp_p
                                                                           for k in known_settings())
     for line in ("REASONFORGE_TRANSLATOR=rules  (file)", "REASONFORGE_WORKERS=7  (environment)",
                  "REASONFORGE_QUEUE=inprocess  (default)", "REASONFORGE_REQUIRE_AUTH=true  (default)",
-                 "REASONFORGE_MODEL_MAX_TOKENS=4096  (default)", f"REASONFORGE_HOME={tmp_path / '.reasonforge'}  (default)",
+                 "REASONFORGE_MODEL_MAX_TOKENS=4096  (default)",
+                 f"REASONFORGE_HOME={tmp_path / '.reasonforge'}  (default)",
                  "REASONFORGE_DATABASE_URL unset  (default)", "REASONFORGE_MODEL_API_KEY unset  (default)"):
         assert line in lines, (line, out.stdout)
     assert "None" not in out.stdout

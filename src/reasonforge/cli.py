@@ -90,8 +90,7 @@ def show_config() -> None:
             typer.echo(f"{setting.name} unset  ({setting.source.value})")
             continue
         # a key or secret is never shown; a URL is shown without its userinfo and secret parameters
-        secret = is_secret_name(setting.name) and setting.value
-        shown = "***" if secret else scrub(redact_url(setting.value), secrets)
+        shown = "***" if is_secret_name(setting.name) else scrub(redact_url(setting.value), secrets)
         typer.echo(f"{setting.name}={shown}  ({setting.source.value})")
 
 
@@ -196,8 +195,8 @@ def verify(
     ] = None,
     text: Annotated[
         str | None,
-        typer.Option("--text", metavar="FILE", help="Reasoning as a model wrote it, from a file or '-': plain text, or a provider's "
-                     "response JSON (OpenAI, Anthropic, DeepSeek, <think> tags). Needs --domain."),
+        typer.Option("--text", metavar="FILE", help="Reasoning as a model wrote it, from a file or '-': plain text, "
+                     "or a provider's response JSON (OpenAI, Anthropic, DeepSeek, <think> tags). Needs --domain."),
     ] = None,
     domain: Annotated[DomainChoice | None, typer.Option("--domain", help="With --text: the reasoning's domain.")] = None,
     question: Annotated[

@@ -282,7 +282,9 @@ def show_cmd(cert_file: Annotated[Path, typer.Argument(metavar="CERT.json", help
 
 
 @app.command("devnode")
-def devnode_cmd(port: Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port (0: any free one).")] = 8545) -> None:
+def devnode_cmd(
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port (0: any free one).")] = 8545,
+) -> None:
     """Run an in-process EVM (eth-tester + py-evm) on 127.0.0.1 for local registration."""
     from reasonforge.certificate import devnode
 

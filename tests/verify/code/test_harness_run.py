@@ -8,7 +8,8 @@ from reasonforge.types import CheckLimits, ProofLevel, StepStatus
 from reasonforge.verify import sandbox as sb
 from reasonforge.verify.code.pytest_checker import PythonTestsChecker
 
-pytestmark = pytest.mark.skipif(sb.unavailable_reason() is not None, reason=f"sandbox unavailable: {sb.unavailable_reason()}")
+pytestmark = pytest.mark.skipif(sb.unavailable_reason() is not None,
+                                reason=f"sandbox unavailable: {sb.unavailable_reason()}")
 
 # The off-by-one example's property: pytest explains `freq.values()` by the bound method's repr, at an address
 SKIPS_THE_FIRST = '''
