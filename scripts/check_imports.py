@@ -1,7 +1,7 @@
 """Import lint: every `reasonforge.*` import goes from a room to a room it may import (DESIGN.md §2).
 
-A room is a top-level module or package of src/reasonforge (`verify/`, `types.py`); `cli.py` and the
-package's own `__init__.py` form the room `cli`. Every import is checked, at module level or inside a
+A room is a top-level module or package of src/reasonforge (`verify/`, `types.py`); `cli.py`, the
+package's own `__init__.py` and `__main__.py` (`python -m reasonforge`) form the room `cli`. Every import is checked, at module level or inside a
 function, `import x` or `from x import y` (`from reasonforge import sdk` imports the room `sdk`; a name
 that is not a submodule, `from reasonforge import verify_chain`, imports the top package, room `cli`).
 Inside a room anything goes, except in the rooms of SIBLINGS: there a subpackage (`verify/coq/`) may
@@ -95,7 +95,7 @@ class Violation:
 
 def place_of(parts: tuple[str, ...], root: Path) -> Place:
     """The place of module `reasonforge.<parts>` (a module that does not exist is named by its first part)."""
-    if not parts or parts[0] in ("__init__", "cli"):
+    if not parts or parts[0] in ("__init__", "__main__", "cli"):
         return Place(TOP_ROOM)
     room = parts[0]
     sub = parts[1] if room in SIBLINGS and len(parts) > 1 and (root / room / parts[1]).is_dir() else ""

@@ -1,6 +1,8 @@
 """The `reasonforge` command: output formats and the 0/1/2 exit-code contract."""
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -250,3 +252,61 @@ def test_reference_compares_the_final_value_beside_the_verdict(tmp_path):
     assert VerificationVerdict.model_validate_json(wrong.stdout).answer_matches_reference is False
     shown = run(*base, "--reference", "73")
     assert "reference answer 73: does not match" in " ".join(shown.stdout.split())
+
+
+def test_the_off_by_one_report_prints_values_not_python_reprs():
+    from reasonforge.verify import sandbox
+
+    if sandbox.unavailable_reason() is not None:
+        pytest.skip(f"sandbox unavailable: {sandbox.unavailable_reason()}")
+    example = EXAMPLES / "frequency-count-off-by-one.json"
+    out = subprocess.run([sys.executable, "-m", "reasonforge", "verify", str(example)], capture_output=True,
+                         text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+    assert out.returncode == 1, out.stderr
+    # step 1 fails: no step before it is valid
+    assert "last valid step: none" in out.stdout and "None" not in out.stdout, out.stdout
+    # the property's failure, by its values (pytest also names freq.values by the method's address)
+    assert "assert 0 == 1" in out.stdout and "built-in" not in out.stdout and "0x" not in out.stdout, out.stdout
+
+
+_BOX = "│┃┏┓┗┛┡┩└┘┳┻╇┴━─╭╮╰╯"
+
+
+def _words_shown(text: str) -> list[str]:
+    """What a verdict's text output says, word by word: box lines, wrap points and timings left out (a row's
+    wrapped lines leave the other cells blank, so the words come in the same order however wide the table is)."""
+    text = re.sub(r"\(([a-z]+), ([a-z]+), \d+ ms\)", r"(\1, \2)", text)
+    return [w for w in re.findall(rf"[^\s{_BOX}]+", text) if not re.fullmatch(r"\d+\.\d", w)]
+
+
+def test_the_readmes_first_sample_is_what_the_command_prints():
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    block = readme[readme.index("```text\n$ ") + len("```text\n$ "):]
+    block = block[:block.index("```")]
+    command, shown = block.split("\n", 1)
+    args = command.split("#")[0].split()
+    assert args[0].endswith("reasonforge")
+    out = subprocess.run([sys.executable, "-m", "reasonforge", *args[1:]], capture_output=True, text=True,
+                         timeout=120, cwd=EXAMPLES.parent, env={**os.environ, "COLUMNS": "100"})
+    assert out.returncode == 1, out.stderr
+    assert _words_shown(shown) == _words_shown(out.stdout)
+
+
+def test_the_readmes_json_names_are_the_models_fields_and_the_help_points_to_them():
+    from reasonforge.types import FailureDetail, FailureReport, StepResult, StepVerdict, VerifyResponse
+
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    section = readme[readme.index("### JSON names"):]
+    rows = [line for line in section[:section.index("\n## ")].splitlines() if line.startswith("| `")]
+    assert rows, "the README has no JSON names table"
+    left_models = (VerificationVerdict, StepVerdict, FailureReport)
+    right_models = (VerifyResponse, StepResult, FailureDetail)
+    for row in rows:
+        left, right = row.split(" | ")[:2]
+        for cell, models in ((left, left_models), (right, right_models)):
+            for name in re.findall(r"`([a-z_]+)(?:\[\])?(?:\.[a-z_]+)?`", cell):
+                assert any(name in m.model_fields for m in models), (name, row)
+    names = {row.split(" | ")[0].strip("| `") for row in rows}
+    assert {"overall", "step_verdicts[].error_message"} <= names
+    shown = run("verify", "--help").stdout
+    assert "JSON names" in " ".join(shown.split()) and "step_verdicts its steps" in " ".join(shown.split())

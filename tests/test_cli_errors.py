@@ -134,3 +134,70 @@ def test_every_group_and_command_of_the_cli_carries_the_hook() -> None:
     for path, command in _tree(typer.main.get_command(app)):
         assert isinstance(command, ReportingGroup | ReportingCommand), (path, type(command))
     assert isinstance(typer.main.get_command(bench_app), ReportingCommand)
+
+
+# The parser's own usage errors, each as a new user meets it: one `error:` line (what, where, how to fix), exit 2.
+USAGE_CASES = [
+    (["verify", "--jsn"], "reasonforge verify: no such option --jsn; did you mean --json?"),
+    (["verfy"], "reasonforge: no such command 'verfy'; did you mean 'verify'?"),
+    (["cert", "nope"], "reasonforge cert: no such command 'nope'; `reasonforge cert --help` lists its commands"),
+    (["verify", "--text", "x", "--domain", "maths"],
+     "reasonforge verify: --domain: 'maths' is not a domain; use one of: mathematics, code, logic"),
+    (["report", "v.json", "--request", "r.json", "--out", "r.pdf", "--template", "pdf"],
+     "reasonforge report: --template: 'pdf' is not a template; use one of: plain, eu_ai_act, fda, sec"),
+    (["verify", "x", "--samples", "0"],
+     "reasonforge verify: --samples: must be at least 1, not 0; `reasonforge verify --help` shows what it takes"),
+    (["verify", "x", "--samples", "two"],
+     "reasonforge verify: --samples: 'two' is not a whole number; `reasonforge verify --help` shows what it takes"),
+    (["verify-batch", "--out", "o.jsonl"],
+     ("reasonforge verify-batch: the argument IN.jsonl is missing; `reasonforge verify-batch --help` shows what it "
+     "takes")),
+    (["keys", "create"],
+     "reasonforge keys create: the option --name is missing; `reasonforge keys create --help` shows what it takes"),
+    (["verify", "a.json", "b.json"],
+     ("reasonforge verify: got unexpected extra argument(s) (b.json); `reasonforge verify --help` shows what it "
+     "takes")),
+    (["forecast", "eval", "--model", "m", "--data"],
+     ("reasonforge forecast eval: option '--data' requires an argument; `reasonforge forecast eval --help` shows "
+     "what it takes")),
+    (["view", "x", "--out", "{t}/blocker"],
+     ("reasonforge view: --out: '{t}/blocker' is a file, not a folder; `reasonforge view --help` shows what it "
+     "takes")),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), USAGE_CASES, ids=[" ".join(c[0][:2]) for c in USAGE_CASES])
+def test_usage_errors_are_the_same_one_line_in_plain_words(folder, env, args, message):
+    _assert_reported(CliRunner().invoke(app, _filled(args, folder), env=env), message.format(t=folder))
+
+
+def test_the_console_script_reports_a_usage_error_without_a_box(tmp_path: Path) -> None:
+    env = {**os.environ, "COLUMNS": "80", "FORCE_COLOR": "1"}  # as on a terminal: no Rich panel either way
+    out = subprocess.run([sys.executable, "-m", "reasonforge", "verify", "--domain", "maths", "--text", "x"],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 2 and out.stdout == ""
+    assert "╭" not in out.stderr and "Value error" not in out.stderr and len(out.stderr.splitlines()) == 1
+    assert "error:" in out.stderr and "'maths' is not a domain; use one of: mathematics, code, logic" in out.stderr
+
+
+def _params(command):
+    return [p for p in command.params if not getattr(p, "hidden", False)]
+
+
+def test_help_at_80_columns_names_every_option_whole_and_shows_no_value_for_a_flag() -> None:
+    for path, command in _tree(typer.main.get_command(app)):
+        if not getattr(command, "add_help_option", True):
+            continue  # a stand-in for a room whose extra is not installed
+        shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80"}, terminal_width=80)
+        assert shown.exit_code == 0, (path, shown.output)
+        text = shown.stdout
+        assert "<bool>" not in text and "…" not in text and "╭" not in text, (path, text)
+        assert max(len(line) for line in text.splitlines()) <= 80, (path, text)
+        assert not any(line.rstrip().endswith("...") and "[ARGS]..." not in line for line in text.splitlines()), text
+        for param in _params(command):
+            for name in [*param.opts, *param.secondary_opts]:
+                if name.startswith("-"):
+                    assert f"{name} " in text or f"{name}\n" in text or f"{name}," in text, (path, name, text)
+            if getattr(param, "is_flag", False):
+                line = next(ln for ln in text.splitlines() if param.opts[-1] in ln.split())
+                assert "<" not in line.split(param.opts[-1])[1].split("  ")[0], (path, line)

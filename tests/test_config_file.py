@@ -9,8 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from reasonforge.config_file import applied_config, config_path
+import reasonforge
+from reasonforge.config_file import applied_config, config_path, known_settings
 from reasonforge.errors import InputError
+
+
+def _config(folder: Path, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`reasonforge config` run in `folder` as a shell would run it there (PWD set), no REASONFORGE_* inherited."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REASONFORGE_")}
+    # the package under test, wherever the folder is
+    env |= {"PWD": str(folder), "HOME": str(folder), "PYTHONPATH": str(Path(reasonforge.__file__).parents[1]),
+            **(extra or {})}
+    return subprocess.run([sys.executable, "-m", "reasonforge", "config"], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=120)
 
 
 def test_the_file_fills_what_the_environment_does_not_set(tmp_path: Path) -> None:
@@ -81,3 +92,49 @@ def test_cli_reads_it_and_says_where_each_setting_comes_from(tmp_path: Path) -> 
     deep = subprocess.run([sys.executable, "-m", "reasonforge.cli", "config"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert deep.returncode == 2 and "nested more than 8 levels deep" in deep.stderr and "Traceback" not in deep.stderr
+
+
+def test_an_unknown_key_is_one_line_naming_the_closest_settings(tmp_path: Path) -> None:
+    (tmp_path / "reasonforge.toml").write_text("translater = 'rules'\n")
+    out = _config(tmp_path)
+    assert out.returncode == 2 and out.stdout == ""
+    path = tmp_path / "reasonforge.toml"
+    assert out.stderr == f"error: {path}: unknown setting 'translater'; did you mean translator?\n"
+    (tmp_path / "reasonforge.toml").write_text("zzz = 1\n")
+    far = _config(tmp_path)
+    assert far.returncode == 2 and far.stderr.count("\n") == 1 and "no setting is named like it" in far.stderr
+
+
+def test_config_shows_every_setting_with_its_value_and_where_it_comes_from(tmp_path: Path) -> None:
+    (tmp_path / "reasonforge.toml").write_text('translator = "rules"\n')
+    out = _config(tmp_path, {"REASONFORGE_WORKERS": "7"})
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()[1:]
+    assert [line.split("=")[0].split(" ")[0] for line in lines] == sorted(f"REASONFORGE_{k.upper()}"
+                                                                          for k in known_settings())
+    for line in ("REASONFORGE_TRANSLATOR=rules  (file)", "REASONFORGE_WORKERS=7  (environment)",
+                 "REASONFORGE_QUEUE=inprocess  (default)", "REASONFORGE_REQUIRE_AUTH=true  (default)",
+                 "REASONFORGE_MODEL_MAX_TOKENS=4096  (default)",
+                 f"REASONFORGE_HOME={tmp_path / '.reasonforge'}  (default)",
+                 "REASONFORGE_DATABASE_URL unset  (default)", "REASONFORGE_MODEL_API_KEY unset  (default)"):
+        assert line in lines, (line, out.stdout)
+    assert "None" not in out.stdout
+
+
+def test_the_defaults_listed_are_the_ones_the_commands_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    from reasonforge.config_file import OTHER_DEFAULTS
+    from reasonforge.pipeline.cache import default_cache_dir
+    from reasonforge.sdk.protocol import DEFAULT_BASE_URL
+    from reasonforge.translate.llm import ModelSettings
+    from reasonforge.translate.local_model import model_dir
+
+    for name in ("REASONFORGE_CACHE_DIR", "REASONFORGE_MODEL_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    fields = ModelSettings.model_fields
+    assert [OTHER_DEFAULTS[f"model_{k}"] for k in ("max_tokens", "timeout_s", "concurrency")] == \
+        [str(fields[k].default) for k in ("max_tokens", "timeout_s", "concurrency")]
+    assert [OTHER_DEFAULTS[f"model_{k}"] for k in ("grammar", "prompt_cache")] == \
+        [str(fields[k].default).lower() for k in ("grammar", "prompt_cache")]
+    assert OTHER_DEFAULTS["base_url"] == DEFAULT_BASE_URL
+    assert Path(str(OTHER_DEFAULTS["model_dir"])).expanduser() == model_dir()
+    assert Path(str(OTHER_DEFAULTS["cache_dir"])).expanduser() == default_cache_dir()

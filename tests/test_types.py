@@ -1,6 +1,7 @@
 """The typed fields that decide a verdict (error kind, evidence, specs) and the domain's artifact languages."""
 
 import json
+from enum import Enum
 
 import pytest
 from pydantic import ValidationError
@@ -89,3 +90,13 @@ def test_every_domain_accepts_its_own_languages_only():
 
 def test_spec_is_still_importable_from_the_registry():
     assert registry.Spec is types.Spec
+
+
+def test_every_kind_prints_as_its_value():
+    # print(verdict.overall) and f"{step.status}" show what the JSON says (PARTIAL), never Overall.PARTIAL
+    kinds = [k for k in vars(types).values() if isinstance(k, type) and issubclass(k, Enum) and k.__module__ ==
+             types.__name__]
+    assert types.Overall in kinds and types.StepStatus in kinds
+    for kind in kinds:
+        for member in kind:
+            assert (str(member), f"{member}", f"{member:>0}") == (member.value,) * 3, member

@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from reasonforge.bench.cli import app as bench_app
-from reasonforge.cli_errors import ReasonForgeTyper, add_optional, fail, require_finite
+from reasonforge.cli_errors import ReasonForgeTyper, add_optional, fail, require_finite, validation_message
 from reasonforge.cli_progress import working
 from reasonforge.errors import InputError
 from reasonforge.types import (
@@ -36,6 +36,8 @@ from reasonforge.types import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from pydantic import BaseModel
 
     from reasonforge.certificate import VerificationCertificate
@@ -73,24 +75,23 @@ def _main(
 
 @app.command("config")
 def show_config() -> None:
-    """Show which configuration file is read and every REASONFORGE_* setting in force, with where it comes from."""
+    """Show which configuration file is read and every REASONFORGE_* setting: its value and where it comes from
+    (default, file or environment)."""
     from reasonforge.boundary.secrets import env_secrets, is_secret_name, redact_url, scrub
-    from reasonforge.config_file import config_path, known_settings, read_config
+    from reasonforge.config_file import config_path, read_config, settings_in_force
 
     path = config_path()
     from_file = read_config(path) if path is not None else {}
     none = "none (reasonforge.toml, ~/.config/reasonforge/config.toml or REASONFORGE_CONFIG)"
     typer.echo(f"configuration file: {path if path is not None else none}")
     secrets = env_secrets()
-    for key in sorted(known_settings()):
-        name = f"REASONFORGE_{key.upper()}"
-        if name not in os.environ:
+    for setting in settings_in_force(os.environ, from_file):
+        if setting.value is None:
+            typer.echo(f"{setting.name} unset  ({setting.source.value})")
             continue
         # a key or secret is never shown; a URL is shown without its userinfo and secret parameters
-        value = os.environ[name]
-        shown = "***" if is_secret_name(key) else scrub(redact_url(value), secrets)
-        source = "file" if from_file.get(name) == value else "environment"
-        typer.echo(f"{name}={shown}  ({source})")
+        shown = "***" if is_secret_name(setting.name) else scrub(redact_url(setting.value), secrets)
+        typer.echo(f"{setting.name}={shown}  ({setting.source.value})")
 
 
 # 0: every step's claim proven; 1: a step is refuted; 3: nothing refuted, but not everything proven (2 is bad
@@ -189,12 +190,13 @@ _TEXT_ONLY = ("--domain", "--question", "--answer", "--source")
 @app.command()
 def verify(
     file: Annotated[
-        str | None, typer.Argument(help="Request JSON (a VerifyRequest); '-' reads standard input. Omit with --text.")
+        str | None, typer.Argument(metavar="FILE", help="Request JSON (a VerifyRequest); '-' reads standard input. "
+                                   "Omit with --text.")
     ] = None,
     text: Annotated[
         str | None,
-        typer.Option("--text", help="Reasoning as a model wrote it, from a file or '-': plain text, or a provider's "
-                     "response JSON (OpenAI, Anthropic, DeepSeek, <think> tags). Needs --domain."),
+        typer.Option("--text", metavar="FILE", help="Reasoning as a model wrote it, from a file or '-': plain text, "
+                     "or a provider's response JSON (OpenAI, Anthropic, DeepSeek, <think> tags). Needs --domain."),
     ] = None,
     domain: Annotated[DomainChoice | None, typer.Option("--domain", help="With --text: the reasoning's domain.")] = None,
     question: Annotated[
@@ -215,7 +217,8 @@ def verify(
                      "of it, the reasoning and then the answer), only its reasoning, or only its answer."),
     ] = None,
     translations: Annotated[
-        str | None, typer.Option("--translations", help="JSON list of StepTranslation to check instead of translating.")
+        str | None, typer.Option("--translations", metavar="FILE",
+                                 help="JSON list of StepTranslation to check instead of translating.")
     ] = None,
     level: Annotated[Level | None, typer.Option("--level", help="Override the request's proof_level.")] = None,
     prover: Annotated[
@@ -251,7 +254,10 @@ def verify(
         typer.Option("--replay", help="Answer every model request from replies recorded with --record in this "
                      "folder (default REASONFORGE_MODEL_REPLAY): no model needed, the same verdict.", file_okay=False),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print exactly one VerificationVerdict JSON object.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=(
+        "Print exactly one VerificationVerdict JSON object. Its names are not the API's job view's (README, JSON "
+        "names): overall is the API's verdict, step_verdicts its steps, a step's error_message its message."))]
+    = False,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Per-step checker time limit in seconds.")] = 10.0,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Verify again even when this request was verified "
                                            "before by the same translator and checkers (REASONFORGE_CACHE_DIR).")]
@@ -323,8 +329,8 @@ def verify(
 
 @app.command("verify-batch")
 def verify_batch(
-    inp: Annotated[Path, typer.Argument(help="JSONL: one VerifyRequest, or {question, reasoning, reference}, per line.",
-                                        dir_okay=False)],
+    inp: Annotated[Path, typer.Argument(metavar="IN.jsonl", help="JSONL: one VerifyRequest, or {question, reasoning, "
+                                        "reference}, per line.", dir_okay=False)],
     out: Annotated[Path, typer.Option("--out", help="JSONL of results, appended as each chain finishes; rows "
                                       "already in it are skipped (a killed batch resumes).", dir_okay=False)],
     jobs: Annotated[int | None, typer.Option("--jobs", min=1, help="Worker processes (default: the cores).")] = None,
@@ -453,7 +459,8 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
         if report.suggested_fix:
             lines.append(f"[bold]fix[/]: {escape(report.suggested_fix)}")
         impact = ", ".join(map(str, report.cascade_impact)) or "none"
-        lines.append(f"[bold]invalidated[/]: {impact}   [bold]last valid step[/]: {report.last_valid_step}")
+        last_valid = "none" if report.last_valid_step is None else report.last_valid_step
+        lines.append(f"[bold]invalidated[/]: {impact}   [bold]last valid step[/]: {last_valid}")
         lines.append(f"[bold]partial correctness[/]: {report.partial_correctness:.0%}")
         if report.assumptions:
             lines.append("[bold]assumed[/]: " + "; ".join(f"{escape(a.premise)} (step {a.step_id})"
@@ -461,20 +468,28 @@ def render_verdict(verdict: VerificationVerdict, console: Console, title: str = 
         console.print(Panel("\n".join(lines), title="failure report", title_align="left", border_style="red"))
 
 
-def _read_model(source: str, what: str, model: type[_Model], limit: int) -> _Model:
-    """`source` (a file, or '-') read as JSON and validated as `model`; a validation error becomes `fail`."""
+def _read_model(source: str, what: str, model: type[_Model], limit: int,
+                others: Mapping[type[BaseModel], str] | None = None) -> _Model:
+    """`source` (a file, or '-') read as JSON and validated as `model`; a validation error becomes `fail`, naming
+    the document for what it is when it is one of `others` (a model → what to call it) instead."""
     from pydantic import ValidationError
 
     from reasonforge.boundary.files import DOCUMENT_JSON
     from reasonforge.boundary.jsontext import load_json
 
+    # bounded depth and numbers, no repeated key, no NaN: a verdict or certificate is read as strictly as a request
+    data = load_json(_read_source(source, what, limit), what=what, limits=DOCUMENT_JSON)
     try:
-        # bounded depth and numbers, no repeated key, no NaN: a verdict or certificate is read as strictly as a request
-        return model.model_validate(load_json(_read_source(source, what, limit), what=what, limits=DOCUMENT_JSON))
+        return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise fail(f"{source} is not a {what} JSON: {where}: {first['msg']}") from None
+        problem = validation_message(exc)
+    for other, name in (others or {}).items():
+        try:
+            other.model_validate(data)
+        except ValidationError:
+            continue
+        raise fail(f"{source} is not a {what} JSON: it is {name}")
+    raise fail(f"{source} is not a {what} JSON: {problem}")
 
 
 class TemplateChoice(str, Enum):
@@ -488,11 +503,13 @@ class TemplateChoice(str, Enum):
 def report(
     verdict_file: Annotated[str, typer.Argument(metavar="VERDICT.json", help="A verdict (`verify --json`), or '-'.")],
     request_file: Annotated[
-        str, typer.Option("--request", help="The request the verdict was computed from (its query and chain).")
+        str, typer.Option("--request", metavar="FILE",
+                          help="The request the verdict was computed from (its query and chain).")
     ],
     out: Annotated[Path, typer.Option("--out", help="The PDF to write.", dir_okay=False)],
     certificate: Annotated[
-        str | None, typer.Option("--certificate", help="The certificate issued for this verdict (cert JSON).")
+        str | None, typer.Option("--certificate", metavar="FILE",
+                                 help="The certificate issued for this verdict (cert JSON).")
     ] = None,
     template: Annotated[
         TemplateChoice, typer.Option("--template", help="plain, or framed for eu_ai_act, fda or sec.")
@@ -528,8 +545,11 @@ def report(
     trusted = parse_public_keys(trust or [], field="--trust") | parse_public_keys(
         [os.environ.get("REASONFORGE_TRUSTED_VERDICT_KEYS", "")], field="REASONFORGE_TRUSTED_VERDICT_KEYS")
     limit = ChainLimits().max_request_bytes * 8  # a verdict carries artifacts and checker output besides the chain
-    verdict = _read_model(verdict_file, "verdict", VerificationVerdict, limit)
-    cert = None if certificate is None else _read_model(certificate, "certificate", VerificationCertificate, limit)
+    documents: dict[type[BaseModel], str] = {VerifyRequest: "a verification request", VerificationVerdict: "a verdict",
+                                             VerificationCertificate: "a certificate"}
+    verdict = _read_model(verdict_file, "verdict", VerificationVerdict, limit, documents)
+    cert = None if certificate is None else _read_model(certificate, "certificate", VerificationCertificate, limit,
+                                                        documents)
     request = parse_request(_read_source(request_file, "request", ChainLimits().max_request_bytes))
     key = None if cert is None else _verification_key(cert, vk)
     build_view(request, verdict, certificate=cert)  # a verdict that does not belong to its request: before the work
@@ -611,7 +631,7 @@ def model_list() -> None:
 def model_serve(
     name: Annotated[str, typer.Argument(help="The installed local model to serve.")] = "qwen2.5-coder-0.5b",
     host: Annotated[str, typer.Option("--host", help="Interface; loopback unless you mean to share it.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8080,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8080,
     threads: Annotated[int, typer.Option("--threads", min=1, help="CPU threads.")] = 2,
 ) -> None:
     """Serve an installed local model on the OpenAI chat API (llama.cpp); point REASONFORGE_MODEL_BASE_URL at

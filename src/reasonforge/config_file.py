@@ -14,24 +14,34 @@ levels (refused with their line before the TOML decoder recurses into them)."""
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass
+from enum import Enum, StrEnum
 from pathlib import Path
 
 from reasonforge.boundary.tomltext import load_toml
 from reasonforge.errors import InputError
 
-__all__ = ["MAX_CONFIG_BYTES", "OTHER_SETTINGS", "applied_config", "config_path", "known_settings"]
+__all__ = ["MAX_CONFIG_BYTES", "OTHER_DEFAULTS", "OTHER_SETTINGS", "Setting", "Source", "applied_config",
+           "config_path", "known_settings", "settings_in_force"]
 
 MAX_CONFIG_BYTES = 1024 * 1024
 MAX_CONFIG_DEPTH = 8  # every setting is a string, number or boolean: deeper nesting is refused with its line
 PREFIX = "REASONFORGE_"
-OTHER_SETTINGS = (
-    "model", "model_base_url", "model_api_key", "model_max_tokens", "model_timeout_s", "model_concurrency",
-    "model_grammar", "model_dir", "translator", "log_format", "lean", "lean_imports", "lean_project", "lean_repl",
-    "node_modules", "sandbox_venv", "api_key", "base_url", "verify_base", "home", "trusted_verdict_keys",
-)
-"""Settings read from the environment outside the service's settings model (models, provers, SDK, paths)."""
+OTHER_DEFAULTS: Mapping[str, str | None] = {
+    "model": None, "model_base_url": None, "model_api_key": None, "model_max_tokens": "4096",
+    "model_timeout_s": "120.0", "model_concurrency": "4", "model_grammar": "false", "model_prompt_cache": "true",
+    "model_dir": "~/.cache/reasonforge/models", "model_record": None, "model_replay": None, "translator": None,
+    "log_format": "text", "lean": None, "lean_imports": None, "lean_project": None, "lean_repl": None,
+    "node_modules": None, "sandbox_venv": None, "api_key": None, "base_url": "http://127.0.0.1:8000",
+    "verify_base": None, "home": "~/.reasonforge", "trusted_verdict_keys": None,
+    "cache_dir": "~/.cache/reasonforge/verdicts", "no_progress": None,
+}
+"""Settings read from the environment outside the service's settings model (models, provers, SDK, paths), each
+with the value that applies while it is unset (None: none; the command decides, e.g. the rules translate)."""
+OTHER_SETTINGS = tuple(OTHER_DEFAULTS)
 
 
 def known_settings() -> frozenset[str]:
@@ -88,7 +98,11 @@ def read_config(path: Path) -> dict[str, str]:
     for key, value in parsed.items():
         name = key.lower()
         if name not in known:
-            raise InputError(f"{path}: unknown setting '{key}'; known ones: {', '.join(sorted(known))}", field=key)
+            close = difflib.get_close_matches(name, sorted(known), n=3)
+            hint = (f"did you mean {' or '.join(close)}?" if close else
+                    "no setting is named like it (a setting is a REASONFORGE_* variable's name in lower case, "
+                    "without the prefix)")
+            raise InputError(f"{path}: unknown setting '{key}'; {hint}", field=key)
         out[PREFIX + name.upper()] = _value(path, key, value)
     return out
 
@@ -106,3 +120,49 @@ def applied_config(env: MutableMapping[str, str] | None = None, cwd: Path | None
     for name in applied:
         env[name] = settings[name]
     return path, applied
+
+
+class Source(StrEnum):
+    """Where a setting's value comes from."""
+
+    DEFAULT = "default"
+    FILE = "file"
+    ENVIRONMENT = "environment"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting as it stands: its variable, its value (None: unset) and where that comes from."""
+
+    name: str
+    value: str | None
+    source: Source
+
+
+def _default(key: str) -> str | None:
+    """The value a setting has while nothing sets it, as the environment would spell it (None: none)."""
+    from reasonforge.service.settings import ServiceSettings
+
+    field = ServiceSettings.model_fields.get(key)
+    if field is None:
+        return OTHER_DEFAULTS.get(key)
+    value = field.get_default(call_default_factory=True)
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value.value if isinstance(value, Enum) else value)
+
+
+def settings_in_force(env: Mapping[str, str], from_file: Mapping[str, str]) -> list[Setting]:
+    """Every known setting, by variable name: its value in `env` (where `applied_config` has put the file's) and
+    whether the file, the environment or the default gave it."""
+    out = []
+    for key in sorted(known_settings(), key=str.upper):  # in the order of the variables' names
+        name = PREFIX + key.upper()
+        if name not in env:
+            out.append(Setting(name, _default(key), Source.DEFAULT))
+        else:
+            value = env[name]
+            out.append(Setting(name, value, Source.FILE if from_file.get(name) == value else Source.ENVIRONMENT))
+    return out

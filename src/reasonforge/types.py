@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum, StrEnum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from reasonforge.boundary.secrets import redact_args
 
 
-class Domain(str, Enum):
+class Domain(StrEnum):
     """What kind of reasoning a chain contains."""
 
     MATHEMATICS = "mathematics"
@@ -18,7 +18,7 @@ class Domain(str, Enum):
     LOGIC = "logic"
 
 
-class ProofLevel(str, Enum):
+class ProofLevel(StrEnum):
     """How strong a guarantee the caller pays for (quick < standard < formal)."""
 
     QUICK = "quick"
@@ -26,7 +26,7 @@ class ProofLevel(str, Enum):
     FORMAL = "formal"
 
 
-class Overall(str, Enum):
+class Overall(StrEnum):
     """Chain-level outcome: every step's claim proven (VERIFIED), some steps verified, or none (`assurance` says
     whether anything was refuted)."""
 
@@ -35,7 +35,7 @@ class Overall(str, Enum):
     FAILED = "FAILED"
 
 
-class Assurance(str, Enum):
+class Assurance(StrEnum):
     """What a chain's verdict rests on, beside `overall` (whose three values keep their meaning): proven,
     proven from premises the steps state but nobody gave (assumptions), corroborated by independent
     formalisations of the question, checked only on the arithmetic inside some steps' text, or some code only
@@ -54,7 +54,7 @@ class Assurance(str, Enum):
     REFUTED = "refuted"  # some step's own check failed
 
 
-class StepStatus(str, Enum):
+class StepStatus(StrEnum):
     """Per-step outcome. Only `failed` invalidates dependants."""
 
     VERIFIED = "verified"
@@ -64,7 +64,7 @@ class StepStatus(str, Enum):
     UNSUPPORTED = "unsupported"
 
 
-class ArtifactLanguage(str, Enum):
+class ArtifactLanguage(StrEnum):
     """Formal languages a step can be translated into (DESIGN §3.1)."""
 
     SYMPY = "sympy"
@@ -76,7 +76,7 @@ class ArtifactLanguage(str, Enum):
     PROPOSITIONAL = "propositional"
 
 
-class TranslatorMode(str, Enum):
+class TranslatorMode(StrEnum):
     """Who writes the artifacts of a chain sent without translations: the offline rules, a model, or both (each
     checked on its own, agreed on per step)."""
 
@@ -85,7 +85,7 @@ class TranslatorMode(str, Enum):
     ENSEMBLE = "ensemble"
 
 
-class Prover(str, Enum):
+class Prover(StrEnum):
     """Which proof assistant checks formal mathematics (`auto`: Lean 4 when installed, else Coq)."""
 
     COQ = "coq"
@@ -271,7 +271,7 @@ class VerifyRequest(BaseModel):
         "to be verified; omitted: 1."))
 
 
-class ReasoningSource(str, Enum):
+class ReasoningSource(StrEnum):
     """Which part of a model's response becomes the chain (`auto`: all of it, the reasoning and then the visible
     answer; `reasoning` or `answer`: that side only)."""
 
@@ -398,7 +398,7 @@ class VerdictSignature(BaseModel):
         "Ed25519 signature (hex) over the verdict's signed bytes (recipe in certificate.verdict_signature)."))
 
 
-class AnswerComparer(str, Enum):
+class AnswerComparer(StrEnum):
     """Who compared two answers: our reader (exact values, units, percents) or `math-verify` (sets, intervals
     and forms the reader does not read), each on text the reader screened first."""
 
@@ -546,7 +546,7 @@ class CheckOutcome(BaseModel):
         return CheckOutcome(status=status, message=message, error_kind=kind, details=details)
 
 
-class JobStatus(str, Enum):
+class JobStatus(StrEnum):
     """Where an API verification job is (the plan's `VerifyResponse.status`, plus `failed` and `cancelled`)."""
 
     QUEUED = "queued"

@@ -82,6 +82,14 @@ def test_the_environments_secrets_are_its_keys_and_url_credentials():
     assert {"sk-abcdef", "db-pass-99"} <= found and "gpt-4o" not in found and "abc" not in found
 
 
+def test_the_shells_working_directories_are_not_secrets():
+    # named like a password ("pwd"), but masking them turned every path under the current folder into ***
+    env = {"PWD": "/home/ann/project", "OLDPWD": "/home/ann/elsewhere", "DB_PWD": "hunter2-hunter2"}
+    assert env_secrets(env) == {"hunter2-hunter2"}
+    assert scrub("error: /home/ann/project/reasonforge.toml", env_secrets(env)) == \
+        "error: /home/ann/project/reasonforge.toml"
+
+
 def test_log_lines_are_scrubbed_in_both_formats(capsys, monkeypatch):
     monkeypatch.setenv("REASONFORGE_MODEL_API_KEY", "sk-PLANTED-in-env")
     log = logging.getLogger("reasonforge.test.secrets")

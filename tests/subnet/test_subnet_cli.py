@@ -79,7 +79,7 @@ def test_simulate_table_names_the_profiles() -> None:
     (["localnet", "--tasks", "2", "--traps", "3"], "--traps (3) cannot exceed --tasks (2)"),
     (["localnet", "--resume"], "--resume needs a --dir"),
     (["localnet", "--domains", "poetry"], "unknown domain(s) poetry"),
-    (["simulate", "--epochs", "0"], "Invalid value for '--epochs'"),
+    (["simulate", "--epochs", "0"], "--epochs: must be at least 1, not 0"),
 ])
 def test_usage_errors_exit_2_with_a_message(args: list[str], message: str) -> None:
     result = runner.invoke(app, ["subnet", *args])

@@ -29,6 +29,8 @@ MIN_SECRET_CHARS = 6  # a shorter "secret" would mask ordinary words wherever th
 _SECRET_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd", "pwd", "passphrase",
                            "authorization", "credential", "credentials", "cookie", "signature", "sig", "dsn"})
 _WORD = re.compile(r"[a-z0-9]+")
+# The shell's working directories: named like a password ("pwd"), but masking them hid every path under them
+_SHELL_DIRECTORIES = frozenset({"PWD", "OLDPWD"})
 # scheme://userinfo@ (userinfo: everything up to the authority's last '@'; a password may hold a raw '@')
 _USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^\s/?#@\"'<>]*(?:@[^\s/?#@\"'<>]*)*)@")
 _QUERY_SECRET = re.compile(r"(?P<name>[?&;](?P<key>[A-Za-z0-9_.-]+)=)(?P<value>[^&;#\s\"'<>]+)")
@@ -96,7 +98,7 @@ def env_secrets(env: Mapping[str, str] | None = None) -> frozenset[str]:
     env = os.environ if env is None else env
     out: set[str] = set()
     for name, value in env.items():
-        if is_secret_name(name) and len(value.strip()) >= MIN_SECRET_CHARS:
+        if is_secret_name(name) and name not in _SHELL_DIRECTORIES and len(value.strip()) >= MIN_SECRET_CHARS:
             out.add(value.strip())
         if "://" in value:
             out |= url_secrets(value.strip())

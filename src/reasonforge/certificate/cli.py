@@ -8,10 +8,10 @@ import sys
 import time
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -19,9 +19,9 @@ from reasonforge.boundary.files import json_document
 from reasonforge.certificate.common import CertificateError, certificate_dir, data_home
 from reasonforge.certificate.params import FULL, SMALL
 from reasonforge.certificate.schema import CommitmentOpening, VerificationCertificate
-from reasonforge.cli_errors import ReasonForgeTyper
+from reasonforge.cli_errors import ReasonForgeTyper, validation_message
 from reasonforge.errors import InputError
-from reasonforge.types import VerificationVerdict
+from reasonforge.types import VerificationVerdict, VerifyRequest
 
 app = ReasonForgeTyper(
     help="Verification certificates: Groth16 proofs of attested verdicts, EVM registry.", no_args_is_help=True
@@ -34,11 +34,38 @@ class Circuit(str, Enum):
     small = "small"
 
 
-def _first_error(exc: ValidationError) -> str:
-    """The first validation error as `field.path: message`."""
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "(document)"
-    return f"{where}: {first['msg']}"
+# What each document this app reads is, and where one comes from: a file of another kind is named as what it is.
+_DOCUMENTS: dict[type[BaseModel], tuple[str, str]] = {
+    VerificationCertificate: ("a certificate", "`reasonforge cert issue VERDICT.json` makes one from a verdict"),
+    CommitmentOpening: ("a certificate's private opening",
+                        "`reasonforge cert issue` writes it beside the certificate, as CERT.opening.json"),
+    VerificationVerdict: ("a verdict", "`reasonforge verify --json` prints one"),
+    VerifyRequest: ("a verification request", "`reasonforge verify FILE` checks it"),
+}
+
+_Doc = TypeVar("_Doc", VerificationCertificate, CommitmentOpening, VerificationVerdict)
+
+
+def _load(path: Path, model: type[_Doc], what: str) -> _Doc:
+    """`path` read as `model`, or a CertificateError saying what is wrong with it; a file that is another of the
+    documents this app reads (a verdict given as a certificate) is named as what it is."""
+    text = _read(path, what)
+    try:
+        return model.model_validate_json(text)
+    except ValidationError as exc:
+        wanted, source = _DOCUMENTS[model]
+        for other, (name, _) in _DOCUMENTS.items():
+            if other is not model and _fits(other, text):
+                raise CertificateError(f"{path} is {name}, not {wanted}; {source}") from None
+        raise CertificateError(f"{path}: not {wanted}: {validation_message(exc)}") from None
+
+
+def _fits(model: type[BaseModel], text: str) -> bool:
+    try:
+        model.model_validate_json(text)
+    except ValidationError:
+        return False
+    return True
 
 
 def _read(path: Path, what: str) -> str:
@@ -54,28 +81,17 @@ def _read(path: Path, what: str) -> str:
 
 def _load_cert(path: Path) -> VerificationCertificate:
     """Parse a certificate file or raise a user-facing error."""
-    try:
-        return VerificationCertificate.model_validate_json(_read(path, "certificate"))
-    except ValidationError as exc:
-        raise CertificateError(f"{path}: not a certificate: {_first_error(exc)}") from exc
+    return _load(path, VerificationCertificate, "certificate")
 
 
 def _load_opening(path: Path) -> CommitmentOpening:
     """Parse an opening file or raise a user-facing error."""
-    try:
-        return CommitmentOpening.model_validate_json(_read(path, "opening"))
-    except ValidationError as exc:
-        raise CertificateError(f"{path}: not a certificate opening: {_first_error(exc)}") from exc
+    return _load(path, CommitmentOpening, "opening")
 
 
 def _load_verdict(path: Path) -> VerificationVerdict:
     """Parse a verdict file or raise a user-facing error."""
-    try:
-        return VerificationVerdict.model_validate_json(_read(path, "verdict"))
-    except ValidationError as exc:
-        raise CertificateError(
-            f"{path}: not a VerificationVerdict (`reasonforge verify --json` prints one): {_first_error(exc)}"
-        ) from exc
+    return _load(path, VerificationVerdict, "verdict")
 
 
 def _bound_claims(cert: VerificationCertificate) -> str:
@@ -108,7 +124,8 @@ def _check_writable(path: Path) -> None:
 
 @app.command("issue")
 def issue_cmd(
-    verdict_file: Annotated[Path, typer.Argument(help="VerificationVerdict JSON from `reasonforge verify --json`.")],
+    verdict_file: Annotated[Path, typer.Argument(metavar="VERDICT.json",
+                                                 help="VerificationVerdict JSON from `reasonforge verify --json`.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the certificate.")] = Path("certificate.json"),
     as_json: Annotated[bool, typer.Option("--json", help="Print the certificate JSON.")] = False,
     circuit: Annotated[
@@ -158,7 +175,7 @@ def issue_cmd(
 
 @app.command("verify")
 def verify_cmd(
-    cert_file: Annotated[Path, typer.Argument(help="Certificate JSON.")],
+    cert_file: Annotated[Path, typer.Argument(metavar="CERT.json", help="Certificate JSON.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print {valid, reasons} as JSON.")] = False,
     vk: Annotated[Path | None, typer.Option("--vk", help="verification_key.json to check against.")] = None,
     opening: Annotated[Path | None, typer.Option("--opening", help="Also check the private opening.")] = None,
@@ -189,7 +206,8 @@ def verify_cmd(
 
 @app.command("register")
 def register_cmd(
-    cert_file: Annotated[Path, typer.Argument(help="Certificate JSON (updated in place with the registration).")],
+    cert_file: Annotated[Path, typer.Argument(metavar="CERT.json",
+                                              help="Certificate JSON (updated in place with the registration).")],
     rpc: Annotated[str, typer.Option("--rpc", help="JSON-RPC URL of the EVM node.")],
     registry_address: Annotated[
         str | None, typer.Option("--registry", help="Registry address (default: deploy one).")
@@ -226,7 +244,7 @@ def register_cmd(
 
 
 @app.command("show")
-def show_cmd(cert_file: Annotated[Path, typer.Argument(help="Certificate JSON.")]) -> None:
+def show_cmd(cert_file: Annotated[Path, typer.Argument(metavar="CERT.json", help="Certificate JSON.")]) -> None:
     """Print a certificate's public claims."""
     cert = _load_cert(cert_file)
     table = Table(title=f"certificate {cert.certificate_id}")
@@ -247,20 +265,26 @@ def show_cmd(cert_file: Annotated[Path, typer.Argument(help="Certificate JSON.")
         "validator_commitment",
         "verdict_digest",
         "checkers_digest",
-        "chain_id",
-        "registry_address",
-        "tx_hash",
-        "block_number",
-        "verify_url",
     ):
         table.add_row(name, str(getattr(cert, name)))
+    # the registration's fields stay empty until `cert register` fills them: one row says so
+    registration = ("chain_id", "registry_address", "tx_hash", "block_number")
+    if all(getattr(cert, name) is None for name in registration):
+        table.add_row("registration", "none (`reasonforge cert register` records one)")
+    for name in registration:
+        if getattr(cert, name) is not None:
+            table.add_row(name, str(getattr(cert, name)))
+    if cert.verify_url is not None:
+        table.add_row("verify_url", cert.verify_url)
     table.add_row("proofs", f"{len(cert.zk_proof)} × Groth16 ({cert.verification_key.circuit})")
-    table.add_row("checkers", ", ".join(f"{s.name} {s.version}" for s in cert.checker_specs))
+    table.add_row("checkers", ", ".join(f"{s.name} {s.version}" for s in cert.checker_specs) or "none recorded")
     Console().print(table)
 
 
 @app.command("devnode")
-def devnode_cmd(port: Annotated[int, typer.Option("--port", min=0, max=65535)] = 8545) -> None:
+def devnode_cmd(
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port (0: any free one).")] = 8545,
+) -> None:
     """Run an in-process EVM (eth-tester + py-evm) on 127.0.0.1 for local registration."""
     from reasonforge.certificate import devnode
 

@@ -172,7 +172,7 @@ def calibration(predictions: Annotated[Path | None, typer.Argument(help="Predict
                 exclude_near_certain: NearCertainOpt = 0.0, include_tags: IncludeTagsOpt = None,
                 exclude_tags: ExcludeTagsOpt = None, max_items: MaxItemsOpt = None, lenient: LenientOpt = False,
                 out: Annotated[Path, typer.Option("--out", help="PNG to write.")] = Path("forecast-calibration.png"),
-                bins: Annotated[int, typer.Option("--bins", min=2, max=100)] = 10, as_json: JsonOpt = False) -> None:
+                bins: Annotated[int, typer.Option("--bins", min=2, max=100, help="Probability bins of the diagram.")] = 10, as_json: JsonOpt = False) -> None:
     """Reliability diagram (PNG), Murphy decomposition and ECE; the market is drawn for reference."""
     from reasonforge.forecast.calibration import calibration_report, plot_reliability
     from reasonforge.forecast.dataset import item_arrays
@@ -264,11 +264,11 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
           out: Annotated[Path | None, typer.Option("--out", help="Predictions JSONL, appended as replies arrive (resumable; default forecast-eval-<model>.jsonl).")] = None,
           model_name: Annotated[str | None, typer.Option("--model-name", help="Model id when --model is a URL (default: first of /models).")] = None,
           base_url: Annotated[str | None, typer.Option("--base-url", help="Endpoint for a model name (default $OPENAI_BASE_URL or OpenAI).")] = None,
-          concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=256)] = 8,
-          retries: Annotated[int, typer.Option("--retries", min=0)] = 4,
+          concurrency: Annotated[int, typer.Option("--concurrency", min=1, max=256, help="Requests in flight.")] = 8,
+          retries: Annotated[int, typer.Option("--retries", min=0, help="Retries of a failed request.")] = 4,
           timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per request.")] = 120.0,
-          temperature: Annotated[float | None, typer.Option("--temperature")] = None,
-          max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1)] = None,
+          temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling temperature sent with each request (default: the server's).")] = None,
+          max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1, help="Reply token limit sent with each request (default: the server's).")] = None,
           resamples: ResamplesOpt = 1000, seed: SeedOpt = 0, as_json: JsonOpt = False) -> None:
     """Run a model (or a built-in baseline) over the items, append each reply to the predictions file, then score it."""
     import asyncio
@@ -310,11 +310,11 @@ def eval_(model: Annotated[str, typer.Option("--model", help="market | always-0.
 def harvest(out: Annotated[Path, typer.Option("--out", help="Cumulative JSONL of harvested items.")] = Path("polymarket-harvest.jsonl"),
             back_days: Annotated[int | None, typer.Option("--back-days", min=1, help="Backfill: walk this many one-day end-date windows.")] = None,
             pages: Annotated[int, typer.Option("--pages", min=1, help="Pages per scan (recent) or per day (backfill).")] = 30,
-            page_size: Annotated[int, typer.Option("--page-size", min=1, max=500)] = 100,
+            page_size: Annotated[int, typer.Option("--page-size", min=1, max=500, help="Markets per page.")] = 100,
             min_volume: MinVolumeOpt = 0.0, horizons: HorizonsOpt = None,
             max_stale_min: Annotated[float, typer.Option("--max-stale-min", min=0.001, help="Reject a cutoff whose last trade is older.")] = 60.0,
-            gamma_url: Annotated[str, typer.Option("--gamma-url")] = "https://gamma-api.polymarket.com",
-            clob_url: Annotated[str, typer.Option("--clob-url")] = "https://clob.polymarket.com",
+            gamma_url: Annotated[str, typer.Option("--gamma-url", help="Polymarket's market listing API.")] = "https://gamma-api.polymarket.com",
+            clob_url: Annotated[str, typer.Option("--clob-url", help="Polymarket's price history API.")] = "https://clob.polymarket.com",
             as_json: JsonOpt = False) -> None:
     """Harvest resolved Yes/No Polymarket markets with the last traded price at 24/72/168 h before settlement."""
     from pydantic import ValidationError

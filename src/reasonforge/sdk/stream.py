@@ -57,7 +57,7 @@ def read_frame(message: str | bytes, task_id: str) -> Update | None:
     if frame.get("type") != "status" or frame.get("task_id") != task_id:
         return None
     try:
-        status = JobStatus(frame.get("status"))
+        status = JobStatus(str(frame.get("status")))
     except ValueError:
         return None
     response = None

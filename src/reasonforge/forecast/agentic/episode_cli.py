@@ -102,8 +102,10 @@ def run(questions: Annotated[Path, typer.Option("--questions", help="Questions J
                                                           "(default: first of /models).")] = None,
         api_key_env: Annotated[str, typer.Option("--api-key-env", help="Environment variable holding the API "
                                                  "key.")] = "OPENAI_API_KEY",
-        temperature: Annotated[float | None, typer.Option("--temperature")] = None,
-        max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1)] = None,
+        temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling temperature sent with each "
+                                                                      "request (default: the server's).")] = None,
+        max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1, help="Reply token limit sent with each "
+                                                                         "request (default: the server's).")] = None,
         timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per model request.")] = 120.0,
         as_json: JsonOpt = False) -> None:
     """Run one agent over the questions at their forecast dates; append episode records to the run directory."""

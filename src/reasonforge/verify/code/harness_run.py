@@ -70,6 +70,7 @@ import functools
 import hmac
 import json
 import random
+import re
 import secrets
 import shutil
 import tempfile
@@ -466,8 +467,14 @@ def _interpret_tests(report: HarnessReport, expected: set[tuple[str | None, str]
     return result
 
 
+# An object shown by its address (`<built-in method values of dict object at 0x7f…>`): pytest's assertion
+# explanation names the bound method of a call that way. It says nothing about a value and differs on every run.
+_ADDRESS_REPR = re.compile(r"<[^<>]* at 0x[0-9a-fA-F]+>")
+
+
 def _first_line(text: str) -> str:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    """The first three lines of a failing test's report, leaving out the ones that show an object by its address."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not _ADDRESS_REPR.search(ln)]
     return " | ".join(lines[:3])[:400]
 
 

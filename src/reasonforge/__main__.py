@@ -1,0 +1,5 @@
+"""`python -m reasonforge`: the `reasonforge` command."""
+
+from reasonforge.cli import app
+
+app()
