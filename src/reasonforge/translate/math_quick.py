@@ -15,7 +15,7 @@ from reasonforge.verify.math import StepPlan, parse_artifact, plan_step, read_st
 __all__ = ["MathTranslator"]
 
 TRANSLATOR_NAME = "math-rules"
-TRANSLATOR_VERSION = "1.2"
+TRANSLATOR_VERSION = "1.3"  # 1.3: alternatives, sibling cases, suppositions, functions
 
 
 class MathTranslator:
