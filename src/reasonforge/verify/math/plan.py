@@ -316,11 +316,11 @@ def _exclusive_equations(own: StepMath) -> StepMath:
         else:
             others.append((rel, *found))
     moved: list[Relation] = []
-    for name, found in zero_sets.items():
-        if len(found) > _MAX_EXCLUSIVE:
+    for name, equations in zero_sets.items():
+        if len(equations) > _MAX_EXCLUSIVE:
             continue
         exclusive: dict[Relation, sympy.Poly] = {}
-        for (a, pa), (b, pb) in itertools.combinations(found, 2):
+        for (a, pa), (b, pb) in itertools.combinations(equations, 2):
             if sympy.gcd(pa, pb).degree() < 1:
                 exclusive.update({a: pa, b: pb})
         moved += [r for r in exclusive if r not in moved]
