@@ -26,6 +26,16 @@ _STATUS_TEXT = {
     StepStatus.ERROR: "its checker could not finish (a time or memory limit, a missing tool): this says nothing "
                       "about the claim",
 }
+# What each of the project's translators is, for a reader (a model translator's spec names its model).
+_TRANSLATORS = {
+    "math-rules": "the rules (no model), which read the relations a step's text states",
+    "math-coq-rules": "the rules (no model), which state a step's claim as a Coq theorem",
+    "rule-based-logic": "the rules (no model), which read a step's premises and conclusion as first-order logic",
+    "code_blocks": "the rules (no model), which put together a step's code blocks, the code of the steps it uses "
+                   "and the examples written in the texts",
+    "llm-translator": "a model",
+    "ensemble": "several translators, each checked on its own, whose results were then agreed per step",
+}
 _FORMALISED = {
     Formaliser.OFFLINE_READER: "read from the step's own text by the rules (no model)",
     Formaliser.ARTIFACT: "the step's formal artifact, accepted only where it states what the rules read in the "
@@ -162,12 +172,13 @@ def methodology(verdict: VerificationVerdict, steps: Sequence[StepVerdict]) -> l
         out.append(Paragraph(f"No checker ({_steps(unchecked)})", (
             "No checker ran on these steps: nothing checkable was read from them, or a step they use was refuted "
             "first. Their messages say which.")))
-    translators = {s.translator_spec.display_name for s in steps if s.translator_spec is not None}
+    translators = {f"{_TRANSLATORS.get(s.translator_spec.name, 'the translator')} "
+                   f"({s.translator_spec.display_name})" for s in steps if s.translator_spec is not None}
     formalisers = list(dict.fromkeys(s.evidence.formaliser for s in steps if s.evidence is not None))
     if translators or formalisers:
         said = []
         if translators:
-            said.append(f"The formal artifacts were written by {', '.join(sorted(translators))}.")
+            said.append(f"The formal artifacts were written by {'; and by '.join(sorted(translators))}.")
         elif any(s.formal_representation for s in steps):
             said.append("The formal artifacts were supplied with the request.")
         said += [f"Claims were {_FORMALISED[f]}." for f in formalisers if f in _FORMALISED]

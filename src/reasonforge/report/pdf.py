@@ -85,8 +85,8 @@ _REGIMES: dict[ReportTemplate, tuple[str, tuple[str, ...]]] = {
         "validator signatures bind the verdict digest, and any later change to the verdict changes that digest."),
         ("Audit trail: the timestamps and the chain of custody let a reviewer tie this verification to the "
         "reasoning it checked and to the tools that checked it."),
-        ("Good Machine Learning Practice: the methodology states what each proof level establishes and what it does "
-        "not, so the verification's limits are documented with its result."),
+        ("Good Machine Learning Practice: the methodology states what the checks that ran for this verdict "
+        "establish and what they do not, so the verification's limits are documented with its result."),
     )),
     ReportTemplate.SEC: ("Regulatory context: SEC record-keeping", (
         ("Books and records (Exchange Act Rule 17a-4, Advisers Act Rule 204-2): this report is a self-contained "
@@ -311,9 +311,10 @@ def compliance_report(view: VerdictView, template: ReportTemplate = ReportTempla
     for step in view.steps:
         story += _step_block(step, st)
 
-    story.append(_p("Failure analysis", st["h2"]))
+    heading = _p("Failure analysis", st["h2"])
     report = verdict.failure_report
     if report is None:
+        story.append(heading)
         unproven = [s.step_id for s in view.steps if s.status is not StepStatus.VERIFIED]
         story.append(_p("No step was refuted." + (
             f" Not proven either way: step(s) {', '.join(map(str, unproven))} (see their messages above)."
@@ -323,7 +324,7 @@ def compliance_report(view: VerdictView, template: ReportTemplate = ReportTempla
                             "are valid inferences from them, not proven true):", st["body"]))
             story.append(_table([(f"Step {a.step_id}", a.premise) for a in verdict.assumptions], st))
     else:
-        story.append(KeepTogether([_table([
+        story.append(KeepTogether([heading, _table([  # the heading goes to the next page with its table
             ("First failing step", (f"step {report.failed_step_id} (its text and artifact are under "
                                     "Per-step verdicts)")),
             ("Why it failed", report.verification_error),

@@ -381,7 +381,7 @@ def build_view(request: VerifyRequest, verdict: VerificationVerdict, *,
     when = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M:%S UTC")
     assurance = verdict.assurance
     custody = [("task hash", verdict.task_hash), ("verdict digest", verdict.verdict_digest),
-               ("verdict hash (the plan's)", verdict.verdict_hash)]
+               ("verdict hash (unsigned)", verdict.verdict_hash)]
     # The same sha256 of each artifact that the verdict digest covers: the whole artifact, not what is shown.
     custody += [(f"step {sid} artifact sha256", sha256(by_id[sid].formal_representation.encode()).hexdigest())
                 for sid in graph.step_ids if by_id[sid].formal_representation]
