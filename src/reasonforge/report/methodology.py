@@ -48,7 +48,7 @@ _FORMALISED = {
 
 @dataclass(frozen=True)
 class Paragraph:
-    """One heading and its text."""
+    """One heading and its text (a line break in it starts a new line)."""
 
     heading: str
     text: str
@@ -184,12 +184,14 @@ def methodology(verdict: VerificationVerdict, steps: Sequence[StepVerdict]) -> l
         said += [f"Claims were {_FORMALISED[f]}." for f in formalisers if f in _FORMALISED]
         out.append(Paragraph("Who formalised the claims", " ".join(said)))
     statuses = list(dict.fromkeys(s.status for s in steps))
-    said = [f"{status.value}: {_STATUS_TEXT[status]}." for status in statuses if status in _STATUS_TEXT]
+    said = [f"{status.value} — {_STATUS_TEXT[status]}." for status in statuses if status in _STATUS_TEXT]
     assumed = [s.step_id for s in steps if s.evidence is not None and s.evidence.assumptions]
     if assumed:
-        said.append(f"Verified {_steps(assumed)} rest on premises the step assumes (listed under Assumptions): "
-                    "valid inferences from them, not proven true.")
-    out.append(Paragraph("The statuses in this verdict", " ".join(said)))
+        one = len(assumed) == 1
+        said.append(f"Verified {_steps(assumed)} {'rests' if one else 'rest'} on premises "
+                    f"{'it assumes' if one else 'they assume'} (listed under Assumptions): valid inferences from "
+                    "them, not proven true.")
+    out.append(Paragraph("The statuses in this verdict", "\n".join(said)))  # a line each
     out.append(Paragraph("What this does not establish", (
         "That the question itself is stated correctly, that a step's formalisation is the only reasonable reading "
         "of its prose, or anything about a step that is not verified beyond what its message says.")))
