@@ -63,8 +63,8 @@ def verify_chain(
 ) -> VerificationVerdict:
     """Verify every step of `request` and return the chain's verdict (see DESIGN §3.2); `progress` is told what
     is being done as it starts (translating, checking step k of n), `on_step` the same as numbers: (step id, its
-    position in the checking order, the number of steps) as each step's check starts, again for each translation
-    of an ensemble."""
+    position in the checking order, the number of steps) as each step's check starts (for steps a chain checker
+    checks together, its first step's as that check starts), again for each translation of an ensemble."""
     started = time.perf_counter()
     say = progress or (lambda _message: None)
     step_started = on_step or (lambda _sid, _position, _total: None)
@@ -207,9 +207,9 @@ def _check_all(
     # Each step's checker is built once and handed on; a chain checker once per language, for all its steps.
     chain_checkers: dict[ArtifactLanguage, ChainChecker] = {}
     groups: dict[ArtifactLanguage, list[int]] = {}
+    total = len(graph.order)
     for position, sid in enumerate(graph.order, start=1):
-        say(f"checking step {sid} ({position} of {len(graph.order)})")
-        step_started(sid, position, len(graph.order))
+        say(f"checking step {sid} ({position} of {total})")
         translation = by_step.get(sid)
         checker: Checker | ChainChecker | ReasonForgeError | None = None
         if translation is not None and translation.formal_representation.strip():
@@ -222,6 +222,7 @@ def _check_all(
                 chain_checkers[language] = checker  # type: ignore[assignment]
                 groups[language] = [sid]
                 continue
+        step_started(sid, position, total)
         own[sid] = _check_step(step_context[sid], translation, checker, limits, translator_spec, registry)
     texts = {step.step_id: step.content for step in request.reasoning_chain}
     for language, sids in groups.items():
@@ -236,6 +237,8 @@ def _check_all(
             )
             for sid in sids
         ]
+        # a chain checker checks its steps together, now: its first step is where the checking is
+        step_started(sids[0], graph.order.index(sids[0]) + 1, total)
         outcomes = _run_chain_checker(chain_checkers[language], language, steps, contexts.get(language, ""),
                                       request.proof_level, limits)
         for sid in sids:

@@ -180,8 +180,9 @@ def job_page(task_id: str, status: str, request: VerifyRequest, progress: JobPro
     phase = _PHASES.get(status, "")
     if checking and progress is not None:
         phase = f"Checking step {progress.step_id} ({progress.position} of {progress.total})."
-        if progress.message and "translation" in progress.message:
-            phase += f" <span class=muted>({escape(progress.message)})</span>"
+        which = progress.message.rpartition(", ")[2]  # "translation 2 of 3" of an ensemble's checks
+        if which.startswith("translation "):
+            phase += f" <span class=muted>({escape(which)})</span>"
     elif phase:
         phase = escape(phase)
     if running_for_s is not None and status in _PHASES and status != JobStatus.QUEUED.value:
