@@ -55,6 +55,9 @@ _LINKS = (
 )
 
 
+_VERDICT_PAGES = "/verdicts/{task_id}: one verdict step by step (your API key, or an admin key, as the password)"
+
+
 def landing_page(*, queue: str, certificate_keys: str) -> str:
     """What this server is and where its documentation, health, metrics and pages are."""
     links = "".join(
@@ -75,7 +78,7 @@ def landing_page(*, queue: str, certificate_keys: str) -> str:
         "and why. Every <code>/v1</code> call needs an API key (<code>reasonforge keys create</code> on the "
         "server).</p>"
         f"<table>{links}"
-        f"{_row('Verdict pages', '/verdicts/{task_id}: one verdict step by step (your API key as the password)')}"
+        f"{_row('Verdict pages', _VERDICT_PAGES)}"
         f"{_row('Compliance reports', '/v1/verify/{task_id}/report.pdf?template=plain|eu_ai_act|fda|sec')}"
         f"{_row('Certificate pages', '/verify/{certificate_id}: a certificate, re-checked when viewed')}"
         f"{_row('Queue', queue)}{_row('Certificate keys', certificate_keys)}</table>"
