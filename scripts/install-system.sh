@@ -42,15 +42,26 @@ command -v redis-server >/dev/null 2>&1 || need="$need redis-server"
 command -v chromium >/dev/null 2>&1 || need="$need chromium"
 command -v chromedriver >/dev/null 2>&1 || need="$need chromium-driver"
 command -v pdftotext >/dev/null 2>&1 || need="$need poppler-utils"
+# The compliance PDF (report/fonts.py) embeds DejaVu Sans and DejaVu Sans Mono. Debian 12 ships both in
+# fonts-dejavu-core; from Debian 13 on the monospace face is fonts-dejavu-mono, chosen once the lists are read.
+dejavu=/usr/share/fonts/truetype/dejavu
+[ -e $dejavu/DejaVuSans.ttf ] && [ -e $dejavu/DejaVuSans-BoldOblique.ttf ] || need="$need fonts-dejavu-core"
+[ -e $dejavu/DejaVuSansMono.ttf ] && [ -e $dejavu/DejaVuSansMono-Bold.ttf ] || need_mono=1
 # tests/test_deploy.py checks the systemd units with systemd-analyze.
 command -v systemd-analyze >/dev/null 2>&1 || need="$need systemd"
 need=$(printf '%s\n' $need | sort -u | tr '\n' ' ')
-if [ -n "${need% }" ]; then
+if [ -n "${need% }" ] || [ -n "${need_mono:-}" ]; then
     if [ "$(id -u)" != 0 ]; then
-        echo "missing Debian packages: $need (run 'make install' as root or install them with apt-get)" >&2
+        echo "missing Debian packages: $need${need_mono:+ fonts-dejavu-mono (or fonts-dejavu-core before Debian 13)}" \
+             "(run 'make install' as root or install them with apt-get)" >&2
         exit 1
     fi
-    echo "installing Debian packages: $need"
     apt-get update -qq
+    if [ -n "${need_mono:-}" ]; then
+        if apt-cache show fonts-dejavu-mono >/dev/null 2>&1; then need="$need fonts-dejavu-mono"
+        else need="$need fonts-dejavu-core"; fi
+        need=$(printf '%s\n' $need | sort -u | tr '\n' ' ')
+    fi
+    echo "installing Debian packages: $need"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null
 fi

@@ -322,6 +322,12 @@ class Spec(BaseModel):
         redacted: dict[str, Any] = redact_args(args)
         return redacted
 
+    @property
+    def display_name(self) -> str:
+        """The name people are shown, the same on the verdict page, the PDF, the dashboard and the CLI: the name
+        without the project's own namespace, then the version ("fol 1.0.0", "sympy-relations 1.1")."""
+        return f"{self.name.removeprefix('reasonforge.')} {self.version}".strip()
+
 
 class Evidence(BaseModel):
     """What a verified step rests on: the formal claim, who formalised it, whose material it is, what it covers

@@ -48,7 +48,10 @@ def screenshot(driver, name: str) -> Path:
     """Save the whole page as test-artifacts/NAME.png and return the path."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
+    driver.set_window_size(1200, 800)  # a page shorter than the window would be measured as tall as the window
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(1200, min(max(height, 800), 8000))
+    # the window's own frame is part of its size: without it the page's foot is cut off
+    frame = driver.execute_script("return window.outerHeight - window.innerHeight")
+    driver.set_window_size(1200, min(max(height + frame, 800), 8000))
     driver.save_screenshot(str(path))
     return path

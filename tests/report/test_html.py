@@ -65,3 +65,50 @@ def test_cli_writes_the_page_beside_the_verdict(tmp_path) -> None:
     missing = subprocess.run([sys.executable, "-m", "reasonforge.cli", "verify", str(WHALE), "--html",
                               str(tmp_path / "no" / "page.html")], capture_output=True, text=True, timeout=300)
     assert missing.returncode == 2 and "does not exist" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_step_text_is_monospace_with_code_blocks_and_each_step_shows_its_own_tests(verdicts, tmp_path) -> None:
+    """A code chain: each step's text in a monospace face, its ```python fences drawn as code blocks (no backticks
+    shown); under step 2 only step 2's failing test, step 1's named as step 1's (its artifact includes step 1's
+    code and tests, so they fail in its run too)."""
+    request, verdict = verdicts["FAILED"]
+    path = tmp_path / "verdict.html"
+    path.write_text(verdict_page(build_view(request, verdict)), encoding="utf-8")
+    with chromium() as driver:
+        driver.get(path.as_uri())
+        for sid in (1, 2):
+            reasoning = driver.find_element(By.CSS_SELECTOR, f"#step-{sid} td.reasoning")
+            assert "```" not in reasoning.text and reasoning.find_elements(By.CSS_SELECTOR, ".hl pre")
+            for block in reasoning.find_elements(By.CSS_SELECTOR, "pre"):
+                assert "monospace" in block.value_of_css_property("font-family"), sid
+        assert "def count_frequencies" in driver.find_element(By.CSS_SELECTOR, "#step-1 td.reasoning .hl").text
+        shown = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#step-2 .failing > code")]
+        assert shown == ["artifact.py::test_counts_sum_to_length"], shown
+        others = driver.find_element(By.CSS_SELECTOR, "#step-2 .others")
+        assert "artifact.py::test_step1_example_1" in others.text and "step 1" in others.text
+        assert not driver.find_elements(By.CSS_SELECTOR, "#step-1 .others")
+        assert console_errors(driver) == []
+        screenshot(driver, "verdict-failed")
+
+
+def test_the_page_speaks_a_readers_words(verdicts, tmp_path) -> None:
+    """No internal ids: who formalised a claim and the checker are named as a reader understands them, the checker
+    by its display name (the one the CLI and the dashboard use), with the tools that ran and only those."""
+    request, verdict = verdicts["VERIFIED"]
+    page = verdict_page(build_view(request, verdict))
+    path = tmp_path / "verdict.html"
+    path.write_text(page, encoding="utf-8")
+    with chromium() as driver:
+        driver.get(path.as_uri())
+        text = driver.find_element(By.TAG_NAME, "body").text
+        step = driver.find_element(By.ID, "step-1").text
+    for internal in ("offline_reader", "formalised by", "supplied by proof", "reasonforge.fol", "cvc5"):
+        assert internal not in text, internal
+    assert "read from the step's text by the rules" in step
+    assert f"{verdict.step_verdicts[0].checker_spec.display_name} · ran Z3" in step
+    assert "failed" not in driver_legend(page)
+
+
+def driver_legend(page: str) -> str:
+    """The status legend under the DAG (only the statuses the verdict has)."""
+    return page.split('<p class="legend">', 1)[1].split("</p>", 1)[0]

@@ -84,3 +84,18 @@ def test_a_folder_of_verdicts_and_bad_input(tmp_path):
     out = subprocess.run([sys.executable, "-m", "reasonforge.cli", "view", str(folder)], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 2 and "c.json" in out.stderr
+
+
+def test_a_partial_chain_whose_steps_are_all_verified_says_what_it_assumed(tmp_path):
+    """Every step verified but PARTIAL: the row's reason is the premises nobody gave, not an empty cell."""
+    from pathlib import Path
+
+    from reasonforge.chain import parse_request
+
+    request = parse_request((Path(__file__).resolve().parents[2] / "examples" / "whale-assumed.json").read_bytes())
+    verdict = verify_chain(request)
+    assert verdict.overall.value == "PARTIAL" and all(s.status.value == "verified" for s in verdict.step_verdicts)
+    (tmp_path / "v.json").write_text(verdict.model_dump_json(), encoding="utf-8")
+    [item] = read_results(tmp_path)
+    assert item.why.startswith("proven only from premises nobody gave: ")
+    assert all(a.premise in item.why for a in verdict.assumptions)

@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 from browser import ARTIFACTS
 
+from reasonforge.chain import parse_request
+from reasonforge.errors import ToolUnavailableError
 from reasonforge.pipeline.run import verify_chain
-from reasonforge.report import SECTIONS, ReportTemplate, build_view, compliance_report
+from reasonforge.report import SECTIONS, ReportTemplate, build_view, compliance_report, verdict_page
+from reasonforge.types import ProofLevel
 
 REGIME_HEADINGS = {
     ReportTemplate.PLAIN: None,
@@ -96,3 +99,72 @@ def test_report_command_and_its_errors(verdicts, tmp_path) -> None:
     broken = cli("report", str(tmp_path / "broken.json"), "--request", str(tmp_path / "req.json"), "--out",
                  str(tmp_path / "x.pdf"))
     assert broken.returncode == 2 and "is not a verdict JSON" in broken.stderr
+
+
+# A maths chain at standard level that SymPy's relation checker alone judges, with a `≤` in its text.
+AT_MOST = {"original_query": "Let x = 2 and y = 3x. What is y, and is it ≤ 7?", "claimed_answer": "y = 6",
+           "domain": "mathematics", "proof_level": "standard",
+           "reasoning_chain": [{"step_id": 1, "content": "y = 3x = 3 · 2 = 6"},
+                               {"step_id": 2, "content": "So y = 6 ≤ 7.", "dependencies": [1]}]}
+
+
+def _fonts(pdf: Path) -> list[list[str]]:
+    """pdffonts' rows: name, type …, emb, sub, uni, object id."""
+    out = subprocess.run([_tool("pdffonts"), str(pdf)], capture_output=True, text=True, timeout=120,
+                         check=True).stdout
+    return [line.split() for line in out.splitlines()[2:] if line.strip()]
+
+
+def test_the_pdf_embeds_a_unicode_font_and_prints_every_symbol(verdicts, tmp_path) -> None:
+    """`⊢`, `∀`, `→` (a logic artifact) and `≤` (a step's text) print as themselves, in an embedded TrueType font;
+    no base-14 font (which has none of them) is left in the file."""
+    logic_request, logic = verdicts["VERIFIED"]
+    maths_request = parse_request(AT_MOST)
+    for name, request, verdict in (("logic", logic_request, logic),
+                                   ("maths", maths_request, verify_chain(maths_request))):
+        pdf = tmp_path / f"{name}.pdf"
+        pdf.write_bytes(compliance_report(build_view(request, verdict)))
+        fonts = _fonts(pdf)
+        assert fonts and all(row[1] == "TrueType" and row[-5] == "yes" for row in fonts), fonts
+        assert {row[0].split("+")[-1] for row in fonts} >= {"DejaVuSans", "DejaVuSansMono"}, fonts
+        text = subprocess.run([_tool("pdftotext"), str(pdf), "-"], capture_output=True, text=True, timeout=120,
+                              check=True).stdout
+        assert "■" not in text
+        wanted = ("⊢ ∀x (Whale(x) → WarmBlooded(x))",) if name == "logic" else ("So y = 6 ≤ 7.",)
+        for line in wanted:
+            assert line in text, (name, line)
+
+
+def test_a_missing_font_is_a_clear_error_not_a_fallback(verdicts, tmp_path) -> None:
+    request, verdict = verdicts["VERIFIED"]
+    with pytest.raises(ToolUnavailableError, match="DejaVuSans.ttf.*fonts-dejavu-core"):
+        compliance_report(build_view(request, verdict), font_dirs=(tmp_path,))
+
+
+def _methodology(text: str) -> str:
+    return text.split("Methodology", 1)[1].split("Timestamps and chain of custody")[0]
+
+
+def test_the_methodology_names_only_the_checkers_and_tools_that_ran(verdicts, tmp_path) -> None:
+    """Written from the verdict's steps, never a fixed paragraph: SymPy alone at standard level says nothing of
+    Coq or cvc5; a logic verdict names Z3, and cvc5 only at the formal level, where it ran."""
+    maths_request = parse_request(AT_MOST)
+    whale, _ = verdicts["VERIFIED"]
+    formal = whale.model_copy(update={"proof_level": ProofLevel.FORMAL})
+    cases = {"maths": maths_request, "logic": whale, "formal": formal}
+    said = {}
+    for name, request in cases.items():
+        verdict = verify_chain(request)
+        view = build_view(request, verdict)
+        pdf = tmp_path / f"{name}.pdf"
+        pdf.write_bytes(compliance_report(view))
+        said[name] = _methodology(pdf_text(pdf))
+        page = verdict_page(view)
+        said[name + "-page"] = page.split('id="methodology"', 1)[1].split("</div>", 1)[0]
+    for where in ("", "-page"):
+        maths, logic, formal_text = said["maths" + where], said["logic" + where], said["formal" + where]
+        assert "sympy-relations 1.1" in maths and "SymPy" in maths and "standard level" in maths
+        for absent in ("Coq", "cvc5", "Lean", "Z3", "mutant"):
+            assert absent not in maths, (where, absent)
+        assert "Z3" in logic and "cvc5" not in logic and "Coq" not in logic and "SymPy" not in logic
+        assert "Z3" in formal_text and "cvc5" in formal_text and "formal level" in formal_text

@@ -116,3 +116,74 @@ def test_langchain_handler_needs_a_verifier():
 
     with pytest.raises(TypeError, match="verify_chain"):
         ReasoningVerifier("logic")
+
+
+WHALE_QUESTION = "All whales are mammals. Moby is a whale. Is Moby a mammal?"
+WHALE_ANSWER = "1. Moby is a whale.\n2. All whales are mammals.\n3. Therefore, Moby is a mammal."
+
+
+def test_langchain_handler_under_stream_verifies_what_invoke_verifies():
+    """A streamed run starts with an empty input: the question comes with the end of the run."""
+    from reasonforge.translate.integrations import ReasoningVerifier
+
+    invoked, streamed = (ReasoningVerifier("logic", verify_chain=verify_chain) for _ in range(2))
+    _chain([WHALE_ANSWER]).invoke({"question": WHALE_QUESTION}, config={"callbacks": [invoked]})
+    assert "".join(_chain([WHALE_ANSWER]).stream({"question": WHALE_QUESTION},
+                                                 config={"callbacks": [streamed]})) == WHALE_ANSWER
+    assert streamed.problem is None and streamed.request.original_query == WHALE_QUESTION
+    assert streamed.request == invoked.request
+    assert streamed.verdict.overall.value == invoked.verdict.overall.value == "VERIFIED"
+
+
+def test_langchain_handler_on_a_bare_chat_model():
+    """No chain around the model: the model's run is the outermost one, invoked or streamed."""
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from reasonforge.translate.integrations import ReasoningVerifier
+
+    for call in ("invoke", "stream"):
+        verifier = ReasoningVerifier("logic", verify_chain=verify_chain)
+        result = getattr(FakeListChatModel(responses=[WHALE_ANSWER]), call)(WHALE_QUESTION,
+                                                                          config={"callbacks": [verifier]})
+        if call == "stream":
+            list(result)
+        assert verifier.problem is None, (call, verifier.problem)
+        assert verifier.request.original_query == WHALE_QUESTION and verifier.request.claimed_answer == WHALE_ANSWER
+        assert [s.content for s in verifier.request.reasoning_chain] == [
+            "Moby is a whale.", "All whales are mammals.", "Therefore, Moby is a mammal."]
+        assert verifier.verdict.overall.value == "VERIFIED", call
+
+
+def test_langchain_claimed_answer_of_a_content_block_message():
+    """A model that answers in content blocks (thinking, then text): the claimed answer is the text block."""
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.prompts import ChatPromptTemplate
+
+    from reasonforge.translate.integrations import ReasoningVerifier
+
+    message = AIMessage(content=[{"type": "thinking", "thinking": "Moby is a whale. All whales are mammals."},
+                                 {"type": "text", "text": "Therefore, Moby is a mammal."}])
+    verifier = ReasoningVerifier("logic", verify_chain=verify_chain)
+    chain = ChatPromptTemplate.from_messages([("user", "{question}")]) | GenericFakeChatModel(messages=iter([message]))
+    chain.invoke({"question": WHALE_QUESTION}, config={"callbacks": [verifier]})
+    assert verifier.problem is None and verifier.request.claimed_answer == "Therefore, Moby is a mammal."
+
+
+def test_responses_reasoning_summary_splits_like_deepseek_and_anthropic():
+    """The summary of an OpenAI Responses reasoning item, as langchain-openai keeps it (a content block, or under
+    additional_kwargs), splits into the steps the same paragraphs give from DeepSeek or Anthropic."""
+    from langchain_core.messages import AIMessage
+
+    from reasonforge.translate.integrations.langchain import message_reasoning
+
+    item = next(o for o in recorded("openai_responses_reasoning")["output"] if o["type"] == "reasoning")
+    paragraphs = [entry["text"] for entry in item["summary"]]
+    answer = "Look left, right and left again, then cross at the crosswalk."
+    deepseek = message_reasoning(AIMessage(content=answer,
+                                           additional_kwargs={"reasoning_content": "\n\n".join(paragraphs)}))
+    anthropic = message_reasoning(AIMessage(content=[{"type": "thinking", "thinking": "\n\n".join(paragraphs)},
+                                                     {"type": "text", "text": answer}]))
+    as_block = message_reasoning(AIMessage(content=[item, {"type": "text", "text": answer, "annotations": []}]))
+    aside = message_reasoning(AIMessage(content=answer, additional_kwargs={"reasoning": item}))
+    assert len(deepseek) > len(paragraphs) and as_block == aside == deepseek == anthropic

@@ -59,11 +59,15 @@ def verify_chain(
     chain_limits: ChainLimits | None = None,
     registry: CheckerRegistry | None = None,
     progress: Callable[[str], None] | None = None,
+    on_step: Callable[[int, int, int], None] | None = None,
 ) -> VerificationVerdict:
     """Verify every step of `request` and return the chain's verdict (see DESIGN §3.2); `progress` is told what
-    is being done as it starts (translating, checking step k of n)."""
+    is being done as it starts (translating, checking step k of n), `on_step` the same as numbers: (step id, its
+    position in the checking order, the number of steps) as each step's check starts (for steps a chain checker
+    checks together, its first step's as that check starts), again for each translation of an ensemble."""
     started = time.perf_counter()
     say = progress or (lambda _message: None)
+    step_started = on_step or (lambda _sid, _position, _total: None)
     graph = validate_request(request, chain_limits)
     limits = limits or CheckLimits()
     registry = registry or checkers
@@ -87,7 +91,8 @@ def verify_chain(
         formalised = _formalised(request, translator, limits)
         written = _written(request, translator)
         if isinstance(translator, Ensemble):
-            own = _check_ensemble(request, graph, translator, ancestors, limits, registry, written, say)
+            own = _check_ensemble(request, graph, translator, ancestors, limits, registry, written, say,
+                                  step_started)
         else:
             translations = translator.translate_chain(request, ancestors)
             writer = _writer(translator)
@@ -95,7 +100,7 @@ def verify_chain(
         check_translations(translations, graph)
         check_prover(request, translations)
         own = _written_by(writer, _check_all(request, graph, translations, limits, registry, translator_spec,
-                                             written, say))
+                                             written, say, step_started))
     if formalised is not None:
         own = corroborate(step_contexts(request, graph), own, formalised)
     cascaded = apply_cascade(graph, own)
@@ -117,7 +122,8 @@ def _reference(request: VerifyRequest, graph: StepGraph, limits: CheckLimits) ->
 
 def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble,
                     ancestors: Mapping[int, Sequence[int]], limits: CheckLimits, registry: CheckerRegistry,
-                    written: dict[int, str], say: Callable[[str], None]) -> dict[int, StepVerdict]:
+                    written: dict[int, str], say: Callable[[str], None],
+                    step_started: Callable[[int, int, int], None]) -> dict[int, StepVerdict]:
     """Each member's translations checked on their own, then agreed on per step (`pipeline.agreement`)."""
     runs = []
     for index, (member, translations) in enumerate(
@@ -126,7 +132,8 @@ def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble
         check_prover(request, translations)
         runs.append(_written_by(_writer(member), _check_all(request, graph, translations, limits, registry,
                                                             member.spec, written,
-                                                            _numbered(say, index, len(ensemble.members)))))
+                                                            _numbered(say, index, len(ensemble.members)),
+                                                            step_started)))
     return agree(runs, [m.spec for m in ensemble.members], ensemble.min_agree, ensemble.writers)
 
 
@@ -189,6 +196,7 @@ def _check_all(
     translator_spec: Spec | None,
     written: dict[int, str] | None = None,
     say: Callable[[str], None] = lambda _message: None,
+    step_started: Callable[[int, int, int], None] = lambda _sid, _position, _total: None,
 ) -> dict[int, StepVerdict]:
     """Per-step checkers run step by step; chain checkers (Coq, Lean 4) once per language per chain (`written`:
     code examples a translator wrote from the texts, by step id)."""
@@ -199,8 +207,9 @@ def _check_all(
     # Each step's checker is built once and handed on; a chain checker once per language, for all its steps.
     chain_checkers: dict[ArtifactLanguage, ChainChecker] = {}
     groups: dict[ArtifactLanguage, list[int]] = {}
+    total = len(graph.order)
     for position, sid in enumerate(graph.order, start=1):
-        say(f"checking step {sid} ({position} of {len(graph.order)})")
+        say(f"checking step {sid} ({position} of {total})")
         translation = by_step.get(sid)
         checker: Checker | ChainChecker | ReasonForgeError | None = None
         if translation is not None and translation.formal_representation.strip():
@@ -213,6 +222,7 @@ def _check_all(
                 chain_checkers[language] = checker  # type: ignore[assignment]
                 groups[language] = [sid]
                 continue
+        step_started(sid, position, total)
         own[sid] = _check_step(step_context[sid], translation, checker, limits, translator_spec, registry)
     texts = {step.step_id: step.content for step in request.reasoning_chain}
     for language, sids in groups.items():
@@ -227,6 +237,8 @@ def _check_all(
             )
             for sid in sids
         ]
+        # a chain checker checks its steps together, now: its first step is where the checking is
+        step_started(sids[0], graph.order.index(sids[0]) + 1, total)
         outcomes = _run_chain_checker(chain_checkers[language], language, steps, contexts.get(language, ""),
                                       request.proof_level, limits)
         for sid in sids:

@@ -34,10 +34,12 @@ def dag_svg(view: VerdictView) -> Markup:
         (f'<svg xmlns="http://www.w3.org/2000/svg" class="dag" role="img" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" aria-label="step dependency graph">'),
         ("<defs>"
-        '<marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-        'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#777"/></marker>'
-        '<marker id="arrow-bad" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-        'orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#a11111"/></marker>'
+        # in user units: an arrowhead as large on the thicker cascade edge as on the others
+        '<marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="9" markerHeight="9" '
+        'markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#777"/></marker>'
+        '<marker id="arrow-bad" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="9" markerHeight="9" '
+        'markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#a11111"/>'
+        '</marker>'
         "</defs>"),
     ]
     for dep, sid in lay.edges:

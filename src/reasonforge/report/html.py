@@ -15,6 +15,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from reasonforge.report.dag import STATUS_COLOURS, dag_svg
+from reasonforge.report.text import PartKind, TextPart, text_parts
 from reasonforge.report.view import VerdictView
 
 __all__ = ["PAGE_CSP", "page_template", "verdict_page"]
@@ -23,7 +24,8 @@ PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-u
 """Nothing on the page needs a script, a frame or anything remote."""
 
 # Pygments lexer per artifact language; the logic formats have no lexer and are shown plain.
-_LEXERS = {"python": "python", "coq": "coq", "lean4": "lean4", "smtlib": "scheme", "sympy": "python"}
+_LEXERS = {"python": "python", "py": "python", "python3": "python", "coq": "coq", "lean4": "lean4", "lean": "lean4",
+           "smtlib": "scheme", "smt2": "scheme", "sympy": "python"}
 _FORMATTER = HtmlFormatter(cssclass="hl", nowrap=False)
 
 
@@ -37,6 +39,8 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["highlight"] = _highlight
+    env.filters["reasoning_parts"] = _reasoning
+    env.filters["reasoning"] = lambda text: _reasoning(text_parts(text))
     return env
 
 
@@ -47,10 +51,21 @@ def page_template(name: str) -> Template:
 
 def _highlight(artifact: str, language: str) -> Markup:
     try:
-        lexer = get_lexer_by_name(_LEXERS.get(language, "text"))
+        lexer = get_lexer_by_name(_LEXERS.get(language, language or "text"))
     except ClassNotFound:  # an older Pygments without this language
         lexer = get_lexer_by_name("text")
     return Markup(highlight(artifact, lexer, _FORMATTER))
+
+
+def _reasoning(parts: tuple[TextPart, ...]) -> Markup:
+    """A step's text in monospace: its prose as written, its fenced code blocks highlighted as code."""
+    out = []
+    for part in parts:
+        if part.kind is PartKind.CODE:
+            out.append(_highlight(part.text, part.language or "text"))
+        else:
+            out.append(Markup('<pre class="prose">{}</pre>').format(part.text))
+    return Markup("").join(out)
 
 
 def verdict_page(view: VerdictView) -> str:
@@ -60,5 +75,6 @@ def verdict_page(view: VerdictView) -> str:
         verdict=view.verdict,
         dag=dag_svg(view),
         colours={status.value: colours for status, colours in STATUS_COLOURS.items()},
+        shown_statuses={step.status.value for step in view.steps},
         highlight_css=Markup(_FORMATTER.get_style_defs(".hl")),
     )

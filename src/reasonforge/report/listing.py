@@ -43,13 +43,17 @@ class Listed(BaseModel):
 
     @property
     def why(self) -> str:
-        """The first failed step's message, else the first unproven one's, else the error."""
+        """The first failed step's message, else the first unproven one's, else the premises it assumed (why a
+        chain whose every step is verified is PARTIAL), else the error."""
         if self.verdict is None:
             return self.error
         for wanted in (StepStatus.FAILED, StepStatus.UNSUPPORTED, StepStatus.ERROR):
             step = next((v for v in self.verdict.step_verdicts if v.status is wanted), None)
             if step is not None:
                 return f"step {step.step_id}: {step.error_message or wanted.value}"
+        if self.verdict.assumptions:
+            return "proven only from premises nobody gave: " + "; ".join(
+                f"{a.premise} (step {a.step_id})" for a in self.verdict.assumptions)
         return ""
 
 

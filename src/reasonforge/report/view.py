@@ -8,6 +8,7 @@ whether the verdict is attested."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,17 +20,23 @@ from reasonforge.certificate.binding import check_against_verdict
 from reasonforge.chain import StepGraph, digest_of, overall_of, task_hash
 from reasonforge.errors import InputError
 from reasonforge.report.attestation import Attestation, Standing, attest
+from reasonforge.report.methodology import TOOL_NAMES, Paragraph, methodology, tools_ran
+from reasonforge.report.text import TextPart, text_parts
 from reasonforge.types import (
     Assurance,
+    EvidenceKind,
+    Formaliser,
     Overall,
     Spec,
     StepStatus,
     StepVerdict,
+    Supplier,
     VerificationVerdict,
     VerifyRequest,
 )
 
-__all__ = ["Attestation", "Certified", "DagLayout", "StepView", "VerdictView", "build_view", "certified_from"]
+__all__ = ["Attestation", "Certified", "DagLayout", "OtherFailure", "StepView", "VerdictView", "build_view",
+           "certified_from"]
 
 MAX_SHOWN = 20_000
 """Characters of one artifact, message or test output shown; the rest is cut with a note (the JSON has it all)."""
@@ -49,6 +56,33 @@ ASSURANCE_TEXT: dict[Assurance, str] = {
 }
 
 
+# What each kind of evidence is, who formalised the claim and whose material it is, in a reader's words (the
+# verdict JSON keeps the enum values).
+EVIDENCE_TEXT: dict[EvidenceKind, str] = {
+    EvidenceKind.CLAIM: "the step's whole claim, proven from the question's givens and the steps it uses",
+    EvidenceKind.CONDITIONAL: "the step's claim, proven from premises it states that nothing gives, derives or "
+                              "contradicts",
+    EvidenceKind.RELATIONS: "every relation the step's text states, checked exactly (not the prose around them)",
+    EvidenceKind.THEOREM: "a theorem whose statement matches the step's text, compiled",
+    EvidenceKind.EXAMPLES: "examples and claims the implementation's author did not write",
+    EvidenceKind.AUTHOR_TESTS: "only the author's own tests and examples",
+    EvidenceKind.CORROBORATED: "the relations, with their quantities matching independent formalisations of the "
+                               "question",
+}
+FORMALISER_TEXT: dict[Formaliser, str] = {
+    Formaliser.OFFLINE_READER: "read from the step's text by the rules",
+    Formaliser.ARTIFACT: "the step's formal artifact, matched to the rules' reading of its text",
+    Formaliser.QUESTION_MODEL: "a model's formalisation of the question alone (it never saw the reasoning)",
+    Formaliser.EXAMPLE_WRITER: "examples a model wrote from the texts (it never saw the implementation)",
+}
+SUPPLIER_TEXT: dict[Supplier, str] = {
+    Supplier.PROOF: "proven by the checker",
+    Supplier.QUESTION: "the question's own examples",
+    Supplier.INDEPENDENT: "written independently of the reasoning",
+    Supplier.AUTHOR: "the reasoning's author's own",
+}
+
+
 @dataclass(frozen=True)
 class FailingTest:
     """One failing test or property, as the checker reported it."""
@@ -56,6 +90,15 @@ class FailingTest:
     test: str
     outcome: str
     message: str
+
+
+@dataclass(frozen=True)
+class OtherFailure:
+    """A test that also failed in a step's run but was written in another step (its artifact includes the code and
+    tests of the steps it uses): shown under that step, named here."""
+
+    test: str
+    step_id: int
 
 
 @dataclass(frozen=True)
@@ -68,20 +111,26 @@ class StepView:
     status: StepStatus
     message: str
     aligned_claim: str
-    evidence_kind: str
+    evidence_kind: str  # the enum values, as the verdict JSON has them
     formaliser: str
     supplied_by: str
+    evidence_text: str  # the same in a reader's words
+    evidence_by: str
     assumptions: tuple[str, ...]  # premises the step was proven from that nobody gave
     evidence_note: str
     language: str
     artifact: str
-    checker: str
+    checker: str  # the checker's display name (`Spec.display_name`), the same everywhere
+    checker_tools: tuple[str, ...]  # the tools that ran for this step, with their versions
+    checker_settings: str
     translator: str
     elapsed_ms: float | None
-    failing_tests: tuple[FailingTest, ...]
+    failing_tests: tuple[FailingTest, ...]  # this step's own tests and properties
+    other_failures: tuple[OtherFailure, ...]  # tests of the steps it uses that failed in its run too
     counterexample: str
     invalidated_by: tuple[int, ...]  # the failed step(s) it depends on
     local_status: str
+    content_parts: tuple[TextPart, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,6 +188,7 @@ class VerdictView:
     attestation: Attestation
     certified: Certified | None = None
     custody: list[tuple[str, str]] = field(default_factory=list)
+    methodology: list[Paragraph] = field(default_factory=list)  # how this verdict was checked, from its steps
 
     @property
     def overall(self) -> Overall:
@@ -161,11 +211,13 @@ def _cut(text: str) -> str:
     return text[:MAX_SHOWN] + f"\n… ({len(text) - MAX_SHOWN:,} more characters in the verdict JSON)"
 
 
-def _spec_text(spec: Spec | None) -> str:
+def _settings(spec: Spec | None) -> str:
+    """The spec's other arguments (its settings, for replaying the check); tool versions are shown as the tools
+    that ran (`tools_ran`)."""
     if spec is None:
         return ""
-    tools = ", ".join(f"{k} {v}" for k, v in sorted(spec.args.items()) if isinstance(v, (str, int, float)))
-    return f"{spec.name} {spec.version}".strip() + (f" ({tools})" if tools else "")
+    return ", ".join(f"{k} {v}" for k, v in sorted(spec.args.items())
+                     if isinstance(v, (str, int, float)) and k not in TOOL_NAMES)
 
 
 def _records(raw: Any) -> list[Mapping[str, Any]]:
@@ -173,16 +225,44 @@ def _records(raw: Any) -> list[Mapping[str, Any]]:
     return [r for r in raw if isinstance(r, Mapping)] if isinstance(raw, list) else []
 
 
-def _failing_tests(details: Mapping[str, Any]) -> tuple[FailingTest, ...]:
+_SECTION = re.compile(r"^# --- (?:from )?step (\d+)\s*$")
+_EXAMPLE_TEST = re.compile(r"^test_step(\d+)_example_\d+$")
+
+
+def _test_owner(artifact: str, test: str, step_id: int) -> int:
+    """The step a test was written in: a test made from step K's examples (`test_stepK_example_N`), or one defined
+    in the artifact's `# --- from step K` section, is step K's; anything else is the step's own."""
+    name = re.sub(r"\[.*\]$", "", test.rsplit("::", 1)[-1])
+    example = _EXAMPLE_TEST.match(name)
+    if example:
+        return int(example.group(1))
+    owner = step_id
+    for line in artifact.splitlines():
+        section = _SECTION.match(line)
+        if section:
+            owner = int(section.group(1))
+        elif re.match(rf"^\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(", line):
+            return owner
+    return step_id
+
+
+def _failing_tests(details: Mapping[str, Any], artifact: str,
+                   step_id: int) -> tuple[tuple[FailingTest, ...], tuple[OtherFailure, ...]]:
+    """(the step's own failing tests and properties, those of the steps it uses that failed in its run too)."""
     seen: set[tuple[str, str]] = set()
-    out: list[FailingTest] = []
+    own: list[FailingTest] = []
+    others: dict[str, OtherFailure] = {}
     for record in [*_records(details.get("failing_tests")), *_records(details.get("property_violations"))]:
         key = (str(record.get("test", "")), str(record.get("message", "")))
         if key in seen:
             continue
         seen.add(key)
-        out.append(FailingTest(key[0], str(record.get("outcome", "failed")), _cut(key[1])))
-    return tuple(out)
+        owner = _test_owner(artifact, key[0], step_id)
+        if owner != step_id:
+            others.setdefault(key[0], OtherFailure(key[0], owner))
+            continue
+        own.append(FailingTest(key[0], str(record.get("outcome", "failed")), _cut(key[1])))
+    return tuple(own), tuple(others.values())
 
 
 def _counterexample(details: Mapping[str, Any]) -> str:
@@ -197,9 +277,18 @@ def _step_view(content: str, dependencies: tuple[int, ...], sv: StepVerdict) -> 
     d = sv.details
     evidence = sv.evidence
     elapsed = d.get("elapsed_ms")
+    tools = tools_ran(sv)
+    own, others = _failing_tests(d, sv.formal_representation, sv.step_id)
+    by = ""
+    if evidence is not None:
+        by = "; ".join((FORMALISER_TEXT.get(evidence.formaliser, evidence.formaliser.value),
+                        SUPPLIER_TEXT.get(evidence.supplied_by, evidence.supplied_by.value)))
+    translator = sv.translator_spec.display_name if sv.translator_spec is not None else (
+        "supplied with the request" if d.get("language") else "")
     return StepView(
         step_id=sv.step_id,
         content=_cut(content),
+        content_parts=text_parts(_cut(content)),
         dependencies=dependencies,
         status=sv.status,
         message=_cut(sv.error_message or ""),
@@ -207,14 +296,19 @@ def _step_view(content: str, dependencies: tuple[int, ...], sv: StepVerdict) -> 
         evidence_kind=evidence.kind.value if evidence is not None else "",
         formaliser=evidence.formaliser.value if evidence is not None else "",
         supplied_by=evidence.supplied_by.value if evidence is not None else "",
+        evidence_text=EVIDENCE_TEXT.get(evidence.kind, evidence.kind.value) if evidence is not None else "",
+        evidence_by=by,
         assumptions=tuple(evidence.assumptions) if evidence is not None else (),
         evidence_note=_cut(evidence.note or "" if evidence is not None else ""),
         language=str(d.get("language", "")),
         artifact=_cut(sv.formal_representation),
-        checker=_spec_text(sv.checker_spec) or str(d.get("checker", "")),
-        translator=_spec_text(sv.translator_spec) or ("supplied with the request" if d.get("language") else ""),
+        checker=sv.checker_spec.display_name if sv.checker_spec is not None else "",
+        checker_tools=tools,
+        checker_settings=_settings(sv.checker_spec),
+        translator=translator,
         elapsed_ms=float(elapsed) if isinstance(elapsed, (int, float)) else None,
-        failing_tests=_failing_tests(d),
+        failing_tests=own,
+        other_failures=others,
         counterexample=_counterexample(d),
         invalidated_by=tuple(sv.invalidated_by),
         local_status=sv.local_status.value if sv.local_status is not None else "",
@@ -287,7 +381,7 @@ def build_view(request: VerifyRequest, verdict: VerificationVerdict, *,
     when = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M:%S UTC")
     assurance = verdict.assurance
     custody = [("task hash", verdict.task_hash), ("verdict digest", verdict.verdict_digest),
-               ("verdict hash (the plan's)", verdict.verdict_hash)]
+               ("verdict hash (unsigned)", verdict.verdict_hash)]
     # The same sha256 of each artifact that the verdict digest covers: the whole artifact, not what is shown.
     custody += [(f"step {sid} artifact sha256", sha256(by_id[sid].formal_representation.encode()).hexdigest())
                 for sid in graph.step_ids if by_id[sid].formal_representation]
@@ -303,4 +397,5 @@ def build_view(request: VerifyRequest, verdict: VerificationVerdict, *,
         assurance_text=ASSURANCE_TEXT.get(assurance, "") if assurance is not None else "",
         generated_at=when, attestation=attestation, certified=certified,
         custody=[(k, v) for k, v in custody if v],
+        methodology=methodology(verdict, [by_id[sid] for sid in graph.step_ids]),
     )

@@ -233,7 +233,7 @@ def gather(sm: sessionmaker, *, validator_state: Path | None = None, now: dateti
             volume[index[day]] += 1
             verified[index[day]] += facts.overall == "VERIFIED"
         board.verdicts[facts.overall] += 1
-        for checker, seconds in facts.checker_seconds:
+        for checker, seconds in facts.shown_checker_seconds:
             latencies[checker].append(seconds * 1000)
         if facts.first_failure is not None:
             board.first_failure[facts.first_failure] += 1
@@ -248,47 +248,72 @@ def gather(sm: sessionmaker, *, validator_state: Path | None = None, now: dateti
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;max-width:70rem;margin:1.5rem auto;padding:0 1rem;color:#1b1b1b}
-h1{font-size:1.4rem} h2{font-size:1.1rem;margin-top:1.8rem;border-bottom:1px solid #ddd}
+h1{font-size:1.4rem} h2{font-size:1.1rem;margin-top:1.6rem;border-bottom:1px solid #ddd}
 table{border-collapse:collapse} td,th{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #eee}
 th{color:#555;font-weight:600} td.num{text-align:right;font-variant-numeric:tabular-nums} .muted{color:#666}
 .cards{display:flex;gap:1rem;flex-wrap:wrap} .card{border:1px solid #ddd;border-radius:.4rem;padding:.6rem 1rem}
-.card b{display:block;font-size:1.5rem}
+.card b{display:block;font-size:1.5rem} .key{font-size:.85rem} .key i{display:inline-block;width:.8rem;height:.8rem;
+margin:0 .25rem 0 .6rem;vertical-align:-.1rem} .pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(24rem,1fr));
+gap:0 2.5rem} .notes p{margin:.25rem 0}
 """
+_BLUE, _GREEN, _RED = "#3b6fb6", "#106b21", "#a11111"
+
+
+def _short_day(day: str) -> str:
+    """'2026-12-07' as '7 Dec' (the full date is in the bar's tooltip)."""
+    date = datetime.fromisoformat(day)
+    return f"{date.day} {date.strftime('%b')}"
 
 
 def _daily(volume: list[int], verified: list[int], days: list[str]) -> str:
-    """A small per-day chart of one domain and level: a bar per day, its VERIFIED part in green."""
-    top, bar, gap, height = max(volume, default=0) or 1, 8, 2, 28
-    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="daily" role="img" width="{len(days) * (bar + gap)}" '
-             f'height="{height}" aria-label="verifications per day">')]
+    """A per-day chart of one domain and level: a bar per day (a tick on the baseline when none), its VERIFIED
+    part in green; the days' tooltips give the counts."""
+    top, bar, gap, height = max(volume, default=0) or 1, 12, 4, 40
+    width = len(days) * (bar + gap)
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="daily" role="img" width="{width}" '
+             f'height="{height + 2}" aria-label="verifications per day">'),
+             f'<line x1="0" y1="{height + 0.5}" x2="{width - gap}" y2="{height + 0.5}" stroke="#bbb"/>']
     for i, (n, ok, day) in enumerate(zip(volume, verified, days, strict=True)):
         h, g, x = round(n / top * height), round(ok / top * height), i * (bar + gap)
         parts.append(f'<g class="day" data-day="{day}" data-n="{n}" data-verified="{ok}"><title>{day}: {n} '
                      f'verifications, {ok} VERIFIED</title><rect x="{x}" y="{height - h}" width="{bar}" height="{h}" '
-                     f'fill="#3b6fb6"/><rect x="{x}" y="{height - g}" width="{bar}" height="{g}" fill="#106b21"/></g>')
+                     f'fill="{_BLUE}"/><rect x="{x}" y="{height - g}" width="{bar}" height="{g}" fill="{_GREEN}"/>'
+                     f'<rect x="{x}" y="0" width="{bar}" height="{height}" fill="transparent"/></g>')
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _bars(values: list[int], labels: list[str], *, title: str, colour: str = "#3b6fb6", width: int = 560) -> str:
-    """A bar chart as SVG (values ≥ 0), one bar per label."""
+def _bars(values: list[int], labels: list[str], *, title: str, colour: str = _BLUE, width: int = 560,
+          shown: list[str] | None = None, parts: list[int] | None = None, part_colour: str = _GREEN) -> str:
+    """A bar chart as SVG (values ≥ 0): one bar per label, each with its own label under it (`shown`, default the
+    labels) and its value over it; `parts` draws a part of each bar in `part_colour` (stacked at its foot)."""
     top = max(values, default=0) or 1
-    bar_w = min(40, max(4, (width - 40) // max(len(values), 1) - 4))
-    height = 120
-    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" aria-label="{escape(title)}" '
-             f'width="{width}" height="{height + 30}">')]
-    every = len(values) <= 8  # few bars: each gets its label; many: the first and the last
+    count = max(len(values), 1)
+    slot = min(56, (width - 10) // count)
+    bar_w, height, foot = max(6, round(slot * 0.7)), 110, 34
+    chart_w = 10 + count * slot
+    every = max(1, -(-len(values) * 38 // max(chart_w, 1)))  # labels about 38 px wide: every k-th when crowded
+    out = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" aria-label="{escape(title)}" '
+            f'width="{chart_w}" height="{height + foot}">'),
+           f'<line x1="4" y1="{height + 14.5}" x2="{chart_w - 4}" y2="{height + 14.5}" stroke="#bbb"/>']
     for i, (value, label) in enumerate(zip(values, labels, strict=True)):
         h = round(value / top * height)
-        x = 30 + i * (bar_w + 4)
-        parts.append(f'<g class="bar" data-label="{escape(label)}" data-value="{value}"><title>{escape(label)}: '
-                     f'{value}</title><rect x="{x}" y="{height - h + 5}" width="{bar_w}" height="{h}" '
-                     f'fill="{colour}"/></g>')
-        if every or i in (0, len(values) - 1):
-            parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{height + 25}" font-size="11" fill="#666" '
-                         f'text-anchor="middle">{escape(label)}</text>')
-    parts.append(f'<text x="2" y="14" font-size="11" fill="#666">{top}</text></svg>')
-    return "".join(parts)
+        x = 10 + i * slot
+        text = (shown or labels)[i]
+        part = parts[i] if parts is not None else 0
+        g = round(part / top * height)
+        out.append(f'<g class="bar" data-label="{escape(label)}" data-value="{value}"><title>{escape(label)}: '
+                   f'{value}{f", {part} VERIFIED" if parts is not None else ""}</title>'
+                   f'<rect x="{x}" y="{height - h + 14}" width="{bar_w}" height="{h}" fill="{colour}"/>'
+                   + (f'<rect x="{x}" y="{height - g + 14}" width="{bar_w}" height="{g}" fill="{part_colour}"/>'
+                      if g else "")
+                   + (f'<text x="{x + bar_w / 2:.1f}" y="{height - h + 10}" font-size="11" fill="#333" '
+                      f'text-anchor="middle">{value}</text>' if value else "") + "</g>")
+        if i % every == 0:
+            out.append(f'<text class="label" x="{x + bar_w / 2:.1f}" y="{height + 29}" font-size="11" fill="#666" '
+                       f'text-anchor="middle">{escape(text)}</text>')
+    out.append("</svg>")
+    return "".join(out)
 
 
 def _number(value: float | None) -> str:
@@ -302,10 +327,13 @@ def dashboard_page(board: Dashboard) -> str:
     cards = "".join(f'<div class="card"><span class="muted">{escape(name)}</span><b id="{key}">{escape(value)}</b></div>'
                     for key, name, value in (
                         ("total", f"verifications, last {WINDOW_DAYS} days", str(total)),
-                        ("rate", "VERIFIED", rate),
-                        *((v.lower(), v, str(board.verdicts[v])) for v in VERDICTS[1:]),
+                        *((v.lower(), v, str(board.verdicts[v])) for v in VERDICTS),
+                        ("rate", "share VERIFIED", rate),
                         ("failed-jobs", "jobs that could not be verified", str(board.failed_jobs))))
     per_day = [sum(v[i] for v in board.volume.values()) for i in range(len(board.days))]
+    verified_per_day = [sum(v[i] for v in board.verified.values()) for i in range(len(board.days))]
+    key = (f'<p class="key muted"><i style="background:{_BLUE}"></i>verifications<i style="background:{_GREEN}">'
+           "</i>of them VERIFIED</p>")
     rows = "".join(
         f'<tr class="volume" data-domain="{escape(domain)}" data-level="{escape(level)}"><td>{escape(domain)}</td>'
         f'<td>{escape(level)}</td><td class="num">{sum(v)}</td><td class="num">'
@@ -329,34 +357,46 @@ def dashboard_page(board: Dashboard) -> str:
         for f in board.forecasts)
     note = (f'<p class="muted">Only the newest {MAX_JOBS:,} finished jobs of the window are counted.</p>'
             if board.truncated else "")
+    leaderboards = (
+        "<h2>Miner leaderboard" + (f" (epoch {board.epoch})" if board.epoch else "") + "</h2>"
+        f"<table id=miners><tr><th>rank</th><th>uid</th><th>hotkey</th><th>mean CTS</th><th>epoch score</th>"
+        f"<th>weight</th><th>streak</th><th>trap accuracy</th></tr>{miner_rows}</table>" if miner_rows else "")
+    leaderboards += (
+        "<h2>Forecast leaderboard (certified on the registry)</h2>"
+        f"<table id=forecasts><tr><th>forecaster</th><th>question set</th><th>scored</th><th>Brier</th>"
+        f"<th>log loss</th><th>market skill</th><th>certificate</th></tr>{forecast_rows}</table>"
+        '<p class="muted">Scores of revealed forecasts that were committed before each cutoff, signed by the '
+        "validators and checked by the contract (best Brier first).</p>" if forecast_rows else "")
+    # empty leaderboards are a line each under one heading, not two sections of a heading and a note
+    miners_note = f'<p class="muted" id="miners-note">Miners: {escape(board.miners_note)}</p>'
+    forecasts_note = f'<p class="muted" id="forecasts-note">Forecasters: {escape(board.forecasts_note)}</p>'
+    if not (miner_rows or forecast_rows):
+        leaderboards = f'<h2>Leaderboards</h2><div class="notes">{miners_note}{forecasts_note}</div>'
+    elif not miner_rows:
+        leaderboards = f"<h2>Miner leaderboard</h2>{miners_note}{leaderboards}"
+    elif not forecast_rows:
+        leaderboards += f"<h2>Forecast leaderboard</h2>{forecasts_note}"
+    failing = (_bars([board.first_failure[k] for k in range(1, failures[-1] + 1)],
+                     [f"step {k}" for k in range(1, failures[-1] + 1)], title="first failing step", colour=_RED,
+                     width=380) if failures else '<p class="muted">No chain was refuted in the window.</p>')
+    latency = (f"<table id=checkers><tr><th>checker</th><th>steps</th><th>median ms</th><th>p95 ms</th></tr>"
+               f"{checker_rows}</table>" if checker_rows else '<p class="muted">No checker ran in the window.</p>')
     body = (
         "<h1>ReasonForge dashboard</h1>"
         f'<p class="muted">The last {WINDOW_DAYS} days from the job store ({board.jobs_read:,} finished jobs); '
         "this page reloads every 30 seconds.</p>"
         f'<div class="cards">{cards}</div>{note}'
         "<h2>Verifications per day</h2>"
-        + _bars(per_day, board.days, title="verifications per day")
+        + (_bars(per_day, board.days, title="verifications per day", width=680,
+                 shown=[_short_day(d) for d in board.days], parts=verified_per_day) + key
+           if total else '<p class="muted">No verification finished in the window.</p>')
         + "<h2>By domain and level</h2>"
         + (f"<table id=volume><tr><th>domain</th><th>level</th><th>verifications</th><th>VERIFIED</th>"
-           f"<th>per day (blue: verifications, green: VERIFIED)</th></tr>{rows}"
+           f"<th>per day, {_short_day(board.days[0])} to {_short_day(board.days[-1])}</th></tr>{rows}"
            "</table>" if rows else '<p class="muted">No verification finished in the window.</p>')
-        + "<h2>Where refuted chains first fail</h2>"
-        + (_bars([board.first_failure[k] for k in range(1, failures[-1] + 1)],
-                 [f"step {k}" for k in range(1, failures[-1] + 1)], title="first failing step", colour="#a11111")
-           if failures else '<p class="muted">No chain was refuted in the window.</p>')
-        + "<h2>Checker latency</h2>"
-        + (f"<table id=checkers><tr><th>checker</th><th>steps</th><th>median ms</th><th>p95 ms</th></tr>"
-           f"{checker_rows}</table>" if checker_rows else '<p class="muted">No checker ran in the window.</p>')
-        + "<h2>Miner leaderboard" + (f" (epoch {board.epoch})" if board.epoch else "") + "</h2>"
-        + (f"<table id=miners><tr><th>rank</th><th>uid</th><th>hotkey</th><th>mean CTS</th><th>epoch score</th>"
-           f"<th>weight</th><th>streak</th><th>trap accuracy</th></tr>{miner_rows}</table>"
-           if miner_rows else f'<p class="muted" id="miners-note">{escape(board.miners_note)}</p>')
-        + "<h2>Forecast leaderboard (certified on the registry)</h2>"
-        + (f"<table id=forecasts><tr><th>forecaster</th><th>question set</th><th>scored</th><th>Brier</th>"
-           f"<th>log loss</th><th>market skill</th><th>certificate</th></tr>{forecast_rows}</table>"
-           '<p class="muted">Scores of revealed forecasts that were committed before each cutoff, signed by the '
-           "validators and checked by the contract (best Brier first).</p>"
-           if forecast_rows else f'<p class="muted" id="forecasts-note">{escape(board.forecasts_note)}</p>')
+        + f'<div class="pair"><section><h2>Where refuted chains first fail</h2>{failing}</section>'
+        f"<section><h2>Checker latency</h2>{latency}</section></div>"
+        + leaderboards
         + (f"<h3>Reliability of the scored reveals ({board.reveals:,})</h3>{_reliability_svg(board.reliability)}"
            '<p class="muted">Dots on the dashed diagonal: things forecast at p happened a fraction p of the time.</p>'
            if board.reliability else "")

@@ -174,4 +174,5 @@ def create_tables(engine: Engine) -> None:
 # (table, column, its DDL) added after the table was first released; constants, never input
 _ADDED_COLUMNS = (
     ("service_jobs", "lane", "VARCHAR(8) NOT NULL DEFAULT 'heavy'"),
+    ("service_jobs", "progress_json", "TEXT"),
 )

@@ -91,3 +91,10 @@ class RateLimitedError(ServiceError):
     def __init__(self, message: str, *, retry_after_s: int) -> None:
         super().__init__(message, headers={"Retry-After": str(max(1, retry_after_s))})
         self.retry_after_s = max(1, retry_after_s)
+
+
+class UnavailableError(ServiceError):
+    """The server lacks a tool this request needs (the message says which and how to install it)."""
+
+    code = "unavailable"
+    status_code = 503

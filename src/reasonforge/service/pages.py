@@ -1,5 +1,5 @@
-"""The human-readable pages: the landing page (`GET /`) and the certificate page (`GET /verify/{cert_id}`); every
-value is HTML-escaped."""
+"""The human-readable pages: the landing page (`GET /`), the certificate page (`GET /verify/{cert_id}`) and a
+running job's page (`GET /verdicts/{task_id}` until its verdict is in); every value is HTML-escaped."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from datetime import UTC, datetime
 from html import escape
 
 from reasonforge.certificate import CheckResult, VerificationCertificate
+from reasonforge.chain import StepGraph
+from reasonforge.service.jobs.progress import JobProgress
+from reasonforge.types import JobStatus, VerifyRequest
 
 PAGE_HEADERS = {
     # Nothing on the page needs scripts, frames or remote content.
@@ -21,6 +24,10 @@ h1{font-size:1.4rem} table{border-collapse:collapse;width:100%} td,th{text-align
 border-bottom:1px solid #ddd;vertical-align:top} th{width:14rem;color:#555;font-weight:600}
 code{font-size:.85rem;word-break:break-all} .ok{color:#106b21} .bad{color:#a11} .warn{background:#fff4d6;
 padding:.6rem;border:1px solid #e5c46b} .VERIFIED{color:#106b21} .PARTIAL{color:#8a6100} .FAILED{color:#a11}
+.muted{color:#666} table.steps th{width:5rem} td.state{width:8rem;white-space:nowrap}
+.state.checked{color:#106b21} .state.checking{color:#1d4f91;font-weight:600} .state.waiting{color:#888}
+td.steptext{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.85rem;white-space:pre-wrap}
+progress{width:100%;height:.9rem}
 """
 
 
@@ -48,6 +55,9 @@ _LINKS = (
 )
 
 
+_VERDICT_PAGES = "/verdicts/{task_id}: one verdict step by step (your API key, or an admin key, as the password)"
+
+
 def landing_page(*, queue: str, certificate_keys: str) -> str:
     """What this server is and where its documentation, health, metrics and pages are."""
     links = "".join(
@@ -68,7 +78,7 @@ def landing_page(*, queue: str, certificate_keys: str) -> str:
         "and why. Every <code>/v1</code> call needs an API key (<code>reasonforge keys create</code> on the "
         "server).</p>"
         f"<table>{links}"
-        f"{_row('Verdict pages', '/verdicts/{task_id}: one verdict step by step (your API key as the password)')}"
+        f"{_row('Verdict pages', _VERDICT_PAGES)}"
         f"{_row('Compliance reports', '/v1/verify/{task_id}/report.pdf?template=plain|eu_ai_act|fda|sec')}"
         f"{_row('Certificate pages', '/verify/{certificate_id}: a certificate, re-checked when viewed')}"
         f"{_row('Queue', queue)}{_row('Certificate keys', certificate_keys)}</table>"
@@ -153,3 +163,46 @@ def not_found_page(cert_id: str) -> str:
         "Certificate not found",
         f"<h1>No such certificate</h1><p>This service has issued no certificate <code>{escape(cert_id)}</code>.</p>",
     )
+
+
+_PHASES = {
+    JobStatus.QUEUED.value: "Waiting in the queue for a worker.",
+    JobStatus.TRANSLATING.value: "Translating the steps into formal artifacts.",
+    JobStatus.VERIFYING.value: "Checking the steps.",
+}
+_SHOWN_CHARS = 160  # of a step's first line: the page is a progress report, the verdict page shows it all
+
+
+def job_page(task_id: str, status: str, request: VerifyRequest, progress: JobProgress | None, *,
+             error: str | None = None, running_for_s: float | None = None) -> str:
+    """A job without a verdict: its phase and, step by step in checking order, which steps are checked, which one
+    is being checked now and which wait (from the progress the job records while it runs)."""
+    order = StepGraph(request.reasoning_chain).order
+    texts = {step.step_id: step.content for step in request.reasoning_chain}
+    checking = progress.position if progress is not None and status == JobStatus.VERIFYING.value else 0
+    phase = _PHASES.get(status, "")
+    if checking and progress is not None:
+        phase = f"Checking step {progress.step_id} ({progress.position} of {progress.total})."
+        which = progress.message.rpartition(", ")[2]  # "translation 2 of 3" of an ensemble's checks
+        if which.startswith("translation "):
+            phase += f" <span class=muted>({escape(which)})</span>"
+    elif phase:
+        phase = escape(phase)
+    if running_for_s is not None and status in _PHASES and status != JobStatus.QUEUED.value:
+        phase += f" <span class=muted>Running for {running_for_s:.0f} s.</span>"
+    rows = []
+    for position, sid in enumerate(order, start=1):
+        state = "checked" if position < checking else "checking now" if position == checking else "waiting"
+        lines = texts[sid].strip().splitlines() or [""]
+        text = lines[0][:_SHOWN_CHARS] + (" …" if len(lines) > 1 or len(lines[0]) > _SHOWN_CHARS else "")
+        rows.append(f'<tr class="step" data-step="{sid}" data-state="{state.split()[0]}"><th>Step {sid}</th>'
+                    f'<td class="state {state.split()[0]}">{state}</td><td class="steptext">{escape(text)}</td></tr>')
+    bar = (f'<p><progress id="progress" max="{len(order)}" value="{max(checking - 1, 0)}"></progress></p>'
+           if status in _PHASES else "")
+    body = (f"<h1>Task <code>{escape(task_id)}</code>: {escape(status)}</h1>"
+            f'<p id="phase">{phase}</p>{bar}'
+            + (f"<p class=bad>Error: {escape(error)}</p>" if error else "")
+            + f'<table class="steps" id="steps">{"".join(rows)}</table>'
+            + ("<p class=muted>This page reloads every 5 seconds until the verdict is in.</p>"
+               if status in _PHASES else ""))
+    return document(f"Task {task_id}: {status}", body)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reasonforge.types import ErrorKind, JobStatus
+from reasonforge.types import ErrorKind, JobStatus, Spec
 
 __all__ = ["FINISHED", "KILL_REASONS", "WorkFacts", "work_facts"]
 
@@ -17,13 +17,15 @@ FINISHED = (JobStatus.COMPLETE.value, JobStatus.FAILED.value)
 
 @dataclass
 class WorkFacts:
-    """One verdict's domain, level and overall verdict, each checker's time on each step, the kills, and the
-    1-based position of the first failing step (None when nothing was refuted)."""
+    """One verdict's domain, level and overall verdict, each checker's time on each step (by spec name, as the
+    metrics label it, and by the display name people are shown, `Spec.display_name`), the kills, and the 1-based
+    position of the first failing step (None when nothing was refuted)."""
 
     domain: str
     level: str
     overall: str
     checker_seconds: list[tuple[str, float]] = field(default_factory=list)
+    shown_checker_seconds: list[tuple[str, float]] = field(default_factory=list)
     kills: list[str] = field(default_factory=list)
     first_failure: int | None = None
 
@@ -36,7 +38,10 @@ def work_facts(verdict: dict) -> WorkFacts:
         details = step.get("details") or {}
         spec, elapsed = step.get("checker_spec"), details.get("elapsed_ms")
         if isinstance(spec, dict) and isinstance(elapsed, (int, float)):
-            facts.checker_seconds.append((str(spec.get("name", "unknown")), elapsed / 1000))
+            name = str(spec.get("name", "unknown"))
+            facts.checker_seconds.append((name, elapsed / 1000))
+            shown = Spec(name=name, version=str(spec.get("version", ""))).display_name
+            facts.shown_checker_seconds.append((shown, elapsed / 1000))
         if step.get("error_kind") in KILL_REASONS:
             facts.kills.append(step["error_kind"])
     report = verdict.get("failure_report")

@@ -27,6 +27,7 @@ from typing import Protocol
 from reasonforge.service.jobs import leases
 from reasonforge.service.jobs.certify import CertificateIssuer
 from reasonforge.service.jobs.context import JobContext, make_context
+from reasonforge.service.jobs.progress import PROGRESS_INTERVAL_S, JobProgress, record_progress
 from reasonforge.service.jobs.runner import (
     JobProcessDied,
     Outcome,
@@ -109,6 +110,8 @@ def _warm() -> None:
 
 TRANSLATED = "translated"
 """A child's note to the parent mid-job: translation is done (sent with its time)."""
+PROGRESS = "progress"
+"""A child's note to the parent mid-job: a step's check started (sent with its `JobProgress`)."""
 
 VERIFYING_GRACE_S = 0.2
 """A job whose verdict follows its translation this soon gets its `verifying` event written together with its
@@ -119,8 +122,9 @@ def child_main(conn: Connection, settings: ServiceSettings) -> None:
     """A job process: receive claims until None or EOF, run each (`runner.attempt`), send back its Outcome.
 
     Pipe protocol, pickled: parent -> child a Claim, or None to stop; child -> parent (TRANSLATED, time) once
-    translation is done, then the Outcome. The child does not wait for the parent to record `verifying`: a
-    lease lost meanwhile (cancelled, reclaimed) only makes the parent refuse to record the outcome."""
+    translation is done and (PROGRESS, JobProgress) as each step's check starts, then the Outcome. The child does
+    not wait for the parent to record either: a lease lost meanwhile (cancelled, reclaimed) only makes the parent
+    refuse to record the outcome."""
     # The server decides when its jobs stop: a SIGTERM or Ctrl-C sent to the whole process group must not kill a
     # job midway (nor print a KeyboardInterrupt). A handler, not SIG_IGN: it does not outlive an exec into a checker.
     # The process was born with these signals blocked (`_Child`), so one sent while it was still starting waits
@@ -142,7 +146,10 @@ def child_main(conn: Connection, settings: ServiceSettings) -> None:
             conn.send((TRANSLATED, time.time()))
             return True
 
-        conn.send(attempt(settings, message, issuer, on_translated))
+        def on_progress(progress: JobProgress) -> None:
+            conn.send((PROGRESS, progress))
+
+        conn.send(attempt(settings, message, issuer, on_translated, on_progress))
 
 
 def _ignore(_signum, _frame) -> None:
@@ -154,6 +161,13 @@ def _mark(on_translated, at: float) -> None:
         on_translated(at)
     except Exception:  # the completion is still written under the lease; only the phase is missing
         log.warning("could not record a job's move to verifying", exc_info=True)
+
+
+def _report(on_progress, progress: JobProgress) -> None:
+    try:
+        on_progress(progress)
+    except Exception:  # only the page's progress is missing
+        log.warning("could not record a job's progress", exc_info=True)
 
 
 class _Child:
@@ -181,18 +195,37 @@ class _Child:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         theirs.close()
 
-    def run(self, claim: leases.Claim, on_translated) -> tuple[Outcome, float | None]:
-        """The job's outcome and, when `verifying` is still to be written with it, the time translation ended."""
+    def run(self, claim: leases.Claim, on_translated, on_progress=None) -> tuple[Outcome, float | None]:
+        """The job's outcome and, when `verifying` is still to be written with it, the time translation ended.
+
+        The phase is written once the verification has taken `VERIFYING_GRACE_S`; the latest step's progress once
+        it is `PROGRESS_INTERVAL_S` old (after the phase), so a quick job writes neither before its outcome."""
         pending: float | None = None
+        verifying_due: float | None = None
+        progress: JobProgress | None = None
+        progress_due: float | None = None
         try:
             self.conn.send(claim)
             while True:
-                if pending is not None and not self.conn.poll(VERIFYING_GRACE_S):
-                    _mark(on_translated, pending)  # a long verification: show the phase now
-                    pending = None
+                due = [d for d in (verifying_due, progress_due) if d is not None]
+                if due and not self.conn.poll(max(0.0, min(due) - time.monotonic())):
+                    now = time.monotonic()
+                    if pending is not None and (now >= (verifying_due or now) or progress_due is not None
+                                                and now >= progress_due):
+                        _mark(on_translated, pending)  # a long verification: show the phase now
+                        pending = verifying_due = None
+                    if progress is not None and progress_due is not None and now >= progress_due:
+                        if on_progress is not None:
+                            _report(on_progress, progress)
+                        progress = progress_due = None
+                    continue
                 reply = self.conn.recv()
                 if isinstance(reply, tuple) and reply[0] == TRANSLATED:
-                    pending = reply[1]
+                    pending, verifying_due = reply[1], time.monotonic() + VERIFYING_GRACE_S
+                    continue
+                if isinstance(reply, tuple) and reply[0] == PROGRESS:
+                    progress = reply[1]
+                    progress_due = progress_due or time.monotonic() + PROGRESS_INTERVAL_S
                     continue
                 return reply, pending
         except (EOFError, OSError) as exc:
@@ -253,7 +286,8 @@ class ProcessExecutor:
             child = self._start()
         try:
             outcome, verifying_at = child.run(
-                claim, lambda at: mark_verifying(self._sm, self._settings, claim, at=at)
+                claim, lambda at: mark_verifying(self._sm, self._settings, claim, at=at),
+                lambda progress: record_progress(self._sm, claim, progress),
             )
         except JobProcessDied:
             with self._lock:

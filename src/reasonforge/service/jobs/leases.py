@@ -43,7 +43,7 @@ class IssuedCertificate(BaseModel):
 
 # The hot writes as prepared Core statements, run on the session's connection: built and compiled once, not
 # per call (building an UPDATE's SET clause and the ORM's bookkeeping cost more than the write itself).
-_HELD = (
+HELD = (
     (JobRow.task_id == bindparam("b_task"))
     & (JobRow.lease_token == bindparam("b_token"))
     & JobRow.status.in_(ACTIVE)
@@ -55,6 +55,7 @@ _TAKE_VALUES = {
     "lease_owner": bindparam("b_owner"),
     "lease_expires_at": bindparam("b_expires"),
     "started_at": func.coalesce(JobRow.started_at, bindparam("b_now")),
+    "progress_json": None,  # a new attempt starts from the first step
     "updated_at": bindparam("b_now"),
 }
 _TAKE_RETURNS = (JobRow.task_id, JobRow.attempts, JobRow.owner_key_id, JobRow.request_json)
@@ -87,13 +88,13 @@ _CLAIM_NEXT_IN_LANE = _claim_oldest(_CLAIMABLE & (JobRow.lane == bindparam("b_la
 
 _ADVANCE = (
     update(JobRow)
-    .where(_HELD)
+    .where(HELD)
     .values(status=bindparam("b_status"), lease_expires_at=bindparam("b_expires"), updated_at=bindparam("b_now"))
 )
-_RENEW = update(JobRow).where(_HELD).values(lease_expires_at=bindparam("b_expires"))
+_RENEW = update(JobRow).where(HELD).values(lease_expires_at=bindparam("b_expires"))
 _COMPLETE = (
     update(JobRow)
-    .where(_HELD)
+    .where(HELD)
     .values(
         status=JobStatus.COMPLETE.value,
         verdict_json=bindparam("b_verdict"),
@@ -112,7 +113,8 @@ _COMPLETE = (
 )
 
 
-def _held_params(claim_: Claim) -> dict:
+def held_params(claim_: Claim) -> dict:
+    """The bind parameters of `HELD` for `claim_`."""
     return {"b_task": claim_.task_id, "b_token": claim_.token}
 
 
@@ -184,7 +186,7 @@ def advance(
     now = time.time()
     with sm.begin() as session:
         result = session.connection().execute(
-            _ADVANCE, {**_held_params(claim_), "b_status": status.value, "b_expires": now + lease_s, "b_now": now}
+            _ADVANCE, {**held_params(claim_), "b_status": status.value, "b_expires": now + lease_s, "b_now": now}
         )
         if result.rowcount != 1:
             return False
@@ -204,7 +206,7 @@ def renew_lease(sm: sessionmaker, claim_: Claim, *, lease_s: float) -> bool:
     """Push the lease expiry forward (heartbeat); False when the lease was lost."""
     now = time.time()
     with sm.begin() as session:
-        result = session.connection().execute(_RENEW, {**_held_params(claim_), "b_expires": now + lease_s})
+        result = session.connection().execute(_RENEW, {**held_params(claim_), "b_expires": now + lease_s})
         return result.rowcount == 1
 
 
@@ -223,7 +225,7 @@ def complete(
     verdict_json = verdict.model_dump_json()  # before the transaction: nothing slow inside it
     with sm.begin() as session:
         result = session.connection().execute(_COMPLETE, {
-            **_held_params(claim_), "b_verdict": verdict_json, "b_overall": verdict.overall.value,
+            **held_params(claim_), "b_verdict": verdict_json, "b_overall": verdict.overall.value,
             "b_verified": verdict.verified_steps,
             "b_certificate": certificate.certificate_id if certificate else None,
             "b_ms": verdict.verification_time_ms, "b_now": now,

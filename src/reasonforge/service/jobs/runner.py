@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import Self
@@ -24,6 +25,7 @@ from reasonforge.errors import ReasonForgeError
 from reasonforge.service.jobs import leases
 from reasonforge.service.jobs.certify import CertificateFailure, CertificateIssuer
 from reasonforge.service.jobs.context import JobContext
+from reasonforge.service.jobs.progress import PROGRESS_INTERVAL_S, JobProgress, record_progress
 from reasonforge.service.logs import job_context
 from reasonforge.service.settings import ServiceSettings
 from reasonforge.service.verdict_key import sign
@@ -38,6 +40,8 @@ from reasonforge.types import (
 log = logging.getLogger(__name__)
 
 Dispatch = Callable[[str], None]
+Report = Callable[[JobProgress], None]
+"""Told each step's progress as its check starts (`progress.JobProgress`)."""
 
 
 class JobProcessDied(Exception):
@@ -173,15 +177,17 @@ def attempt(
     claim: leases.Claim,
     issuer: CertificateIssuer,
     on_translated: Callable[[], bool],
+    on_progress: Report | None = None,
 ) -> Outcome:
     """Verify (and certify) a claimed job without touching the store.
 
-    `on_translated()` records the move to `verifying` and says whether the lease is still held; the caller
-    owns every write, so a job process needs no database connection of its own."""
+    `on_translated()` records the move to `verifying` and says whether the lease is still held; `on_progress` is
+    told each step's check as it starts. The caller owns every write, so a job process needs no database
+    connection of its own."""
     request = claim.request.model_copy(update={"task_id": claim.task_id})
     verdict: VerificationVerdict | None = None
     try:
-        verdict = _verify(settings, request, on_translated)
+        verdict = _verify(settings, request, on_translated, on_progress or (lambda _progress: None))
         certificate = issuer.issue(verdict) if request.generate_certificate else None
     except LeaseLost:
         return Outcome(kind=OutcomeKind.LEASE_LOST)
@@ -258,7 +264,15 @@ def execute_with(
     issuer: CertificateIssuer,
 ) -> JobStatus | None:
     """Verify (and certify), then complete, fail or release the job in this thread; None when the lease was lost."""
-    outcome = attempt(settings, claim, issuer, lambda: mark_verifying(sm, settings, claim))
+    last = [0.0]
+
+    def report(progress: JobProgress) -> None:
+        # in this thread, each write waits for the check that follows it: a step every PROGRESS_INTERVAL_S at most
+        if time.monotonic() - last[0] >= PROGRESS_INTERVAL_S:
+            last[0] = time.monotonic()
+            record_progress(sm, claim, progress)
+
+    outcome = attempt(settings, claim, issuer, lambda: mark_verifying(sm, settings, claim), report)
     return record(sm, settings, claim, outcome)
 
 
@@ -266,22 +280,31 @@ def _verify(
     settings: ServiceSettings,
     request: VerifyRequest,
     on_translated: Callable[[], bool],
+    on_progress: Report,
 ) -> VerificationVerdict:
     from reasonforge.pipeline.run import verify_chain
     from reasonforge.translate.ensemble import Ensemble
     from reasonforge.translate.select import translator_for
 
+    said = [""]
+
     def to_verifying() -> None:
         if not on_translated():
             raise LeaseLost
 
+    def step_started(step_id: int, position: int, total: int) -> None:
+        on_progress(JobProgress(step_id=step_id, position=position, total=total, message=said[0]))
+
+    def run(translator=None) -> VerificationVerdict:
+        return verify_chain(request, translator=translator, progress=lambda message: said.__setitem__(0, message),
+                            on_step=step_started)
+
     if request.translations is not None:
         to_verifying()
-        return verify_chain(request)
+        return run()
     inner = translator_for(request, request.translator or settings.translator)
     if isinstance(inner, Ensemble):
         # Members translate in order: the phase changes once the last one is done.
         *first, last = inner.members
-        phased = Ensemble([*first, _PhaseTranslator(last, to_verifying)], min_agree=inner.min_agree)
-        return verify_chain(request, translator=phased)
-    return verify_chain(request, translator=_PhaseTranslator(inner, to_verifying))
+        return run(Ensemble([*first, _PhaseTranslator(last, to_verifying)], min_agree=inner.min_agree))
+    return run(_PhaseTranslator(inner, to_verifying))

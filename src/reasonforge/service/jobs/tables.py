@@ -49,6 +49,8 @@ class JobRow(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     cost_credits: Mapped[float | None] = mapped_column(Float, nullable=True)
     verification_time_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # progress.JobProgress JSON: the step whose check started last, while the job runs
+    progress_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     webhook_pending: Mapped[bool] = mapped_column(Boolean, default=False)
     webhook_lease_expires_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     created_at: Mapped[float] = mapped_column(Float)

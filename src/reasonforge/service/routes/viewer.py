@@ -1,7 +1,7 @@
 """Pages for people: `GET /verdicts` (the key's verdicts), `GET /verdicts/{task_id}` (the verdict page), `GET /dashboard` (the service at a glance), and
 `GET /v1/verify/{task_id}/report.pdf` (the compliance report).
 
-A verdict and its report are shown only to the submitting key; the dashboard only to an admin key. Pages are
+A verdict and its report are shown to the submitting key and to admin keys; the dashboard only to an admin key. Pages are
 for a browser, which cannot send a Bearer header by itself: they also take HTTP Basic with the API key as the
 password (any user name), so the browser asks for it.
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import time
 from html import escape
 from typing import Annotated, Any
 
@@ -20,7 +21,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from reasonforge.certificate import VerificationCertificate
-from reasonforge.errors import ReasonForgeError
+from reasonforge.errors import ReasonForgeError, ToolUnavailableError
 from reasonforge.report import (
     PAGE_CSP,
     Listed,
@@ -33,13 +34,20 @@ from reasonforge.report import (
 )
 from reasonforge.service.accounts import Principal, Scope
 from reasonforge.service.dashboard import DASHBOARD_CSP, ForecastRow, dashboard_page, gather
-from reasonforge.service.errors import ConflictError, NotFoundError, ServiceError, UnauthorizedError
+from reasonforge.service.errors import (
+    ConflictError,
+    NotFoundError,
+    ServiceError,
+    UnauthorizedError,
+    UnavailableError,
+)
 from reasonforge.service.jobs import store
+from reasonforge.service.jobs.progress import read_progress
 from reasonforge.service.jobs.tables import CertificateRow, JobRow
-from reasonforge.service.pages import document
+from reasonforge.service.pages import document, job_page
 from reasonforge.service.routes.certificates import certificate_html
 from reasonforge.service.routes.deps import Reader, State, resolve_principal
-from reasonforge.service.routes.errors import ERROR_RESPONSES
+from reasonforge.service.routes.errors import ERROR_RESPONSES, ErrorBody
 from reasonforge.service.routes.state import AppState
 from reasonforge.types import JobStatus, VerificationVerdict, VerifyRequest
 
@@ -73,10 +81,13 @@ def bearer_from_page_header(authorization: str | None) -> str | None:
     return f"Bearer {decoded.partition(':')[2]}"
 
 
-def _load(state: AppState, task_id: str, key_id: str) -> tuple[JobRow, VerificationCertificate | None]:
+def _load(state: AppState, task_id: str, principal: Principal) -> tuple[JobRow, VerificationCertificate | None]:
+    """The job and its certificate, for its owner or an admin key (an admin reads every key's verdicts, as the
+    dashboard shows them all); anyone else is told there is no such task, never that it is someone else's."""
+    admin = Scope.ADMIN.value in principal.scopes
     with state.jobs.sessionmaker() as session:
         row = session.get(JobRow, task_id)
-        if row is None or row.owner_key_id != key_id:
+        if row is None or (row.owner_key_id != principal.key_id and not admin):
             raise NotFoundError(f"no task {task_id} for this API key", field="task_id")
         session.expunge(row)
         certificate = None
@@ -176,15 +187,15 @@ def verdict_html(task_id: TaskId, request: Request, state: State) -> HTMLRespons
     except _Refused as refused:
         return refused.response
     try:
-        row, certificate = _load(state, task_id, principal.key_id)
+        row, certificate = _load(state, task_id, principal)
     except NotFoundError as exc:
         return _page("Verdict not shown", f"<h1>Verdict not shown</h1><p>{escape(exc.message)}</p>", 404)
     if row.status in _UNFINISHED or row.verdict_json is None:
-        detail = f"<p>Error: {escape(row.error)}</p>" if row.error else ""
         refresh = {"Refresh": "5"} if row.status in _UNFINISHED else {}
-        return _page(f"Task {task_id}", f"<h1>Task {escape(task_id)}: {escape(row.status)}</h1>{detail}"
-                     + ("<p>This page reloads every 5 seconds until the verdict is in.</p>" if refresh else ""),
-                     200, refresh)
+        running = time.time() - row.started_at if row.started_at is not None else None
+        page = job_page(task_id, row.status, VerifyRequest.model_validate_json(row.request_json),
+                        read_progress(row), error=row.error, running_for_s=running)
+        return HTMLResponse(page, headers={**PAGE_HEADERS, **refresh})
     return HTMLResponse(verdict_page(_view(state, row, certificate)), headers=PAGE_HEADERS)
 
 
@@ -194,7 +205,9 @@ def verdict_html(task_id: TaskId, request: Request, state: State) -> HTMLRespons
     summary="Compliance report of a finished task (PDF)",
     tags=["verification"],
     responses={200: {"description": "The report.", "content": {"application/pdf": {}}},
-               **{k: v for k, v in ERROR_RESPONSES.items() if k in (401, 403, 404, 409, 422, 429)}},
+               **{k: v for k, v in ERROR_RESPONSES.items() if k in (401, 403, 404, 409, 422, 429)},
+               503: {"model": ErrorBody, "description": "The server lacks the fonts the report embeds (the "
+                                                         "message says which)."}},
 )
 def report_pdf(
     task_id: TaskId,
@@ -205,7 +218,7 @@ def report_pdf(
 ) -> Response:
     """The query and chain, each step's verdict with its artifact and checker specification, the failure and its
     cascade, the certificate and its validators, the methodology and a chain of custody of hashes."""
-    row, certificate = _load(state, task_id, principal.key_id)
+    row, certificate = _load(state, task_id, principal)
     if row.verdict_json is None:
         raise ConflictError(f"task {task_id} has no verdict ({row.status}); ask again once it is complete",
                             field="task_id")
@@ -213,7 +226,11 @@ def report_pdf(
         view = _view(state, row, certificate)
     except ReasonForgeError as exc:  # a stored verdict that does not match its request: never for our own jobs
         raise ConflictError(exc.message, field="task_id") from exc
-    return Response(compliance_report(view, template), media_type="application/pdf", headers={
+    try:
+        pdf = compliance_report(view, template)
+    except ToolUnavailableError as exc:  # the server's fonts: nothing the caller can fix
+        raise UnavailableError(f"the report cannot be written on this server: {exc.message}") from exc
+    return Response(pdf, media_type="application/pdf", headers={
         "Content-Disposition": f'attachment; filename="reasonforge-{task_id}-{template.value}.pdf"',
         "Cache-Control": "private, no-store"})
 

@@ -2,15 +2,19 @@
 
 Construct it with the verifier to call, `ReasoningVerifier("logic", verify_chain=verify_chain)` with
 `from reasonforge import verify_chain` (the pipeline sits above translate/, so it is handed in, not imported
-here), and attach it to any runnable (`chain.invoke(inputs, config={"callbacks": [verifier]})`). While the
-run goes it collects, per model call, the reasoning of the output message (`thinking` content blocks as
-langchain-anthropic keeps them, `reasoning_content` as DeepSeek integrations put in `additional_kwargs`,
-`<think>` sections) or else its text; classic agents' `AgentAction.log` thoughts take precedence when
-present (they are the same text, cleaner). Tool outputs are facts the reasoning builds on, so they are
-appended to the query as givens rather than made into steps. When the outermost run ends, the steps go
-through the given `verify_chain` and the verdict is stored on `verdict` (and passed to `on_verdict`). A
-run that errors, or yields no reasoning, stores the reason on `problem` instead; the handler never raises
-into the user's chain.
+here), and attach it to any runnable, a chain or a bare chat model, invoked or streamed
+(`chain.invoke(inputs, config={"callbacks": [verifier]})`). While the run goes it collects, per model call,
+the reasoning of the output message (`thinking` content blocks as langchain-anthropic keeps them,
+`reasoning_content` as DeepSeek integrations put in `additional_kwargs`, the reasoning items of OpenAI's
+Responses API, as blocks or under `additional_kwargs["reasoning"]`, `<think>` sections) and then its text;
+classic agents' `AgentAction.log` thoughts take precedence when present (they are the same text, cleaner).
+Tool outputs are facts the reasoning builds on, so they are appended to the query as givens rather than made
+into steps. When the outermost run ends, the steps go through the given `verify_chain` and the verdict is
+stored on `verdict` (and passed to `on_verdict`). A run that errors, or yields no reasoning, stores the reason
+on `problem` instead; the handler never raises into the user's chain.
+
+A streamed run starts before its input is known (LangChain starts it with an empty input and gives the whole
+input when it ends), so the question is read again when the outermost run ends.
 
 Requires the optional extra: `pip install 'reasonforge[langchain]'` (langchain-core).
 """
@@ -34,7 +38,7 @@ from reasonforge.chain.providers import split_think
 from reasonforge.translate.protocol import Translator
 from reasonforge.types import CheckLimits, Domain, ProofLevel, ReasoningStep, VerificationVerdict, VerifyRequest
 
-__all__ = ["ChainVerifier", "ReasoningVerifier", "message_reasoning"]
+__all__ = ["ChainVerifier", "ReasoningVerifier", "message_reasoning", "message_text"]
 
 log = logging.getLogger(__name__)
 _QUERY_KEYS = ("input", "question", "query", "prompt", "messages")
@@ -49,9 +53,17 @@ class ChainVerifier(Protocol):
         ...
 
 
-def message_reasoning(message: Any) -> list[str]:
-    """The steps of one LangChain message: its reasoning (`reasoning_content`, thinking blocks, `<think>`) and then
-    its text — the whole output, as `chain.parse_reasoning_chain` reads a provider's response."""
+def _responses_reasoning(item: Mapping[str, Any]) -> str:
+    """The text of an OpenAI Responses reasoning item (its `content` reasoning text, then its `summary`): the
+    parts are paragraphs of one reasoning, blank-line joined, so they split into steps as the same paragraphs
+    from DeepSeek's `reasoning_content` or an Anthropic thinking block do."""
+    texts = [entry["text"] for key in ("content", "summary") if isinstance(item.get(key), list)
+             for entry in item[key] if isinstance(entry, Mapping) and isinstance(entry.get("text"), str)]
+    return "\n\n".join(text.strip() for text in texts if text.strip())
+
+
+def _message_parts(message: Any) -> tuple[list[str], list[str]]:
+    """(reasoning texts, answer texts) of one LangChain message, in the order it holds them."""
     content = getattr(message, "content", message)
     extra = getattr(message, "additional_kwargs", {}) or {}
     thoughts: list[str] = []
@@ -59,11 +71,14 @@ def message_reasoning(message: Any) -> list[str]:
     if isinstance(content, list):
         for block in content:
             if isinstance(block, Mapping):
-                if block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
+                kind = block.get("type")
+                if kind == "thinking" and isinstance(block.get("thinking"), str):
                     thoughts.append(block["thinking"])
-                elif block.get("type") == "reasoning" and isinstance(block.get("reasoning"), str):
+                elif kind == "reasoning" and isinstance(block.get("reasoning"), str):
                     thoughts.append(block["reasoning"])  # langchain-core standard reasoning block
-                elif block.get("type") == "text" and isinstance(block.get("text"), str):
+                elif kind == "reasoning":  # langchain-openai's Responses reasoning item, kept as a block
+                    thoughts.append(_responses_reasoning(block))
+                elif kind in ("text", "output_text") and isinstance(block.get("text"), str):
                     texts.append(block["text"])
             elif isinstance(block, str):
                 texts.append(block)
@@ -71,10 +86,27 @@ def message_reasoning(message: Any) -> list[str]:
         inner, outside = split_think(content)
         thoughts.extend(inner)
         texts.append(outside)
-    reasoning = extra.get("reasoning_content") if isinstance(extra, Mapping) else None
-    if isinstance(reasoning, str) and reasoning.strip():
-        thoughts.insert(0, reasoning)
+    if isinstance(extra, Mapping):
+        summary = extra.get("reasoning")  # langchain-openai's Responses reasoning item, kept aside
+        if isinstance(summary, Mapping):
+            thoughts.insert(0, _responses_reasoning(summary))
+        reasoning = extra.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning.strip():
+            thoughts.insert(0, reasoning)
+    return [t for t in thoughts if t.strip()], [t for t in texts if t.strip()]
+
+
+def message_reasoning(message: Any) -> list[str]:
+    """The steps of one LangChain message: its reasoning (`reasoning_content`, thinking blocks, Responses reasoning
+    summaries, `<think>`) and then its text — the whole output, as `chain.parse_reasoning_chain` reads a
+    provider's response."""
+    thoughts, texts = _message_parts(message)
     return [unit for text in (*thoughts, *texts) for unit in split_reasoning(text)]
+
+
+def message_text(message: Any) -> str:
+    """The answer a LangChain message shows: its text (a string, or its text blocks), without its reasoning."""
+    return "\n\n".join(_message_parts(message)[1]).strip()
 
 
 class ReasoningVerifier(BaseCallbackHandler):
@@ -110,17 +142,43 @@ class ReasoningVerifier(BaseCallbackHandler):
                        parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         """Remember the outermost run and its question."""
         if self._root is None and parent_run_id is None:
-            self._root = run_id
-            self._reset()
-            self._query = self.original_query if self.original_query is not None else _query_of(inputs)
+            self._start(run_id, _query_of(inputs))
+
+    def _start(self, run_id: UUID, query: str) -> None:
+        self._root = run_id
+        self._reset()
+        self._query = self.original_query if self.original_query is not None else query
+
+    def on_chat_model_start(self, serialized: dict[str, Any] | None, messages: list[list[Any]], *, run_id: UUID,
+                            parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+        """A chat model called on its own (no chain around it) is the outermost run: its last message is the
+        question."""
+        if self._root is None and parent_run_id is None:
+            self._start(run_id, _query_of({"messages": messages[-1] if messages else []}))
+
+    def on_llm_start(self, serialized: dict[str, Any] | None, prompts: list[str], *, run_id: UUID,
+                     parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+        """A text model called on its own is the outermost run: its prompt is the question."""
+        if self._root is None and parent_run_id is None:
+            self._start(run_id, prompts[-1] if prompts else "")
 
     def on_llm_end(self, response: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
-        """Keep the reasoning of every generation (chat models: the message; text models: the text)."""
+        """Keep the reasoning of every generation (chat models: the message; text models: the text); a model that
+        is the outermost run is verified now."""
+        answers: list[str] = []
         for generations in getattr(response, "generations", []) or []:
             for generation in generations:
                 message = getattr(generation, "message", None)
                 self._llm_steps.extend(message_reasoning(message) if message is not None
                                        else split_reasoning(str(getattr(generation, "text", ""))))
+                answers.append(message_text(message) if message is not None else str(getattr(generation, "text", "")))
+        if run_id == self._root:
+            self._finish("\n\n".join(a for a in answers if a.strip()), None)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None,
+                     **kwargs: Any) -> None:
+        """A failed model call that is the outermost run is not verified."""
+        self.on_chain_error(error, run_id=run_id, parent_run_id=parent_run_id)
 
     def on_agent_action(self, action: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         """A classic agent's thought before a tool call."""
@@ -140,12 +198,17 @@ class ReasoningVerifier(BaseCallbackHandler):
 
     # ---- verifying ------------------------------------------------------------------------------
     def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
-        """At the end of the outermost run: verify what was collected."""
-        if run_id != self._root:
-            return
+        """At the end of the outermost run: verify what was collected (a streamed run's input arrives only now, as
+        `inputs`)."""
+        if run_id == self._root:
+            self._finish(_answer_of(outputs), kwargs.get("inputs"))
+
+    def _finish(self, answer: str, inputs: Any) -> None:
         self._root = None
+        if not self._query and self.original_query is None and inputs is not None:
+            self._query = _query_of(inputs)
         if not self._answer:
-            self._answer = _answer_of(outputs)
+            self._answer = answer
         steps = self._agent_steps or self._llm_steps
         if not steps:
             self.problem = "the run produced no reasoning to verify (no model output and no agent thoughts)"
@@ -194,10 +257,10 @@ def _query_of(inputs: Any) -> str:
             if isinstance(value, str):
                 return value
             if isinstance(value, list) and value:
-                return str(getattr(value[-1], "content", value[-1]))
+                return message_text(value[-1]) if hasattr(value[-1], "content") else str(value[-1])
         strings = [v for v in inputs.values() if isinstance(v, str)]
         return strings[0] if strings else ""
-    return str(getattr(inputs, "content", "") or "")
+    return message_text(inputs) if hasattr(inputs, "content") else ""
 
 
 def _answer_of(outputs: Any) -> str:
@@ -205,7 +268,10 @@ def _answer_of(outputs: Any) -> str:
         return outputs
     if isinstance(outputs, Mapping):
         for key in ("output", "answer", "text", "result"):
-            if isinstance(outputs.get(key), str):
-                return outputs[key]
-    content = getattr(outputs, "content", None)
-    return content if isinstance(content, str) else ""
+            value = outputs.get(key)
+            if isinstance(value, str):
+                return value
+            if hasattr(value, "content"):
+                return message_text(value)
+        return ""
+    return message_text(outputs) if hasattr(outputs, "content") else ""
