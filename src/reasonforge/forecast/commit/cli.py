@@ -17,6 +17,7 @@ from rich.console import Console
 
 from reasonforge.boundary.files import json_document
 from reasonforge.errors import InputError
+from reasonforge.forecast.numbers import fixed
 
 RpcOpt = Annotated[str, typer.Option("--rpc", help="JSON-RPC URL of the EVM node (e.g. `reasonforge cert devnode`).")]
 RegistryOpt = Annotated[str, typer.Option("--registry", help="ForecastRegistry address (from `forecast deploy-registry`).")]
@@ -195,7 +196,7 @@ SHOWN_PER_REASON = 5
 
 
 def _num(value: float | None) -> str:
-    return "—" if value is None else f"{value:.4f}"
+    return fixed(value, missing="—")
 
 
 def print_exclusions(excluded: list) -> None:
