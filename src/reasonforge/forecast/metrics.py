@@ -296,7 +296,7 @@ def score(p: ArrayLike, outcome: ArrayLike, market: ArrayLike, group: ArrayLike 
         point = metrics_from_sums(totals[cols])
         boot_metrics = metrics_from_sums(boot[:, cols]) if boot is not None else None
         corr, corr_boot = _correlations(p_arr, m, rows, group_arr, n_groups, resamples, seed, method)
-        point["market_correlation"] = np.float64(corr)
+        point["market_correlation"] = np.asarray(corr)
         if boot_metrics is not None and corr_boot is not None:
             boot_metrics["market_correlation"] = corr_boot
         return MetricSet(n_items=int(rows.sum()), n_questions=int(np.unique(group_arr[rows]).size),
