@@ -21,6 +21,7 @@ from reasonforge.forecast.ledger.grade import (
     clauses,
     denies,
     grade_market,
+    polarity_units,
     score_assessment,
     substantive_text,
 )
@@ -145,6 +146,56 @@ def test_denial_words_and_clauses():
     assert clauses("Because Hungary has not sealed its border, Germany will act.") == [
         "Hungary has not sealed its border", "Germany will act."]
     assert clauses("Short one.") == ["Short one."]
+
+
+def test_compound_denials_deny_each_conjunct():
+    # each conjunct is read as the proposition it states, with the clause's subject
+    assert polarity_units("Russia will not move fighter jets to Syria and will not launch air strikes") == [
+        ("Russia will not move fighter jets to Syria", True), ("Russia will not launch air strikes", True)]
+    assert polarity_units("Russia will neither move fighter jets to Syria nor launch air strikes there") == [
+        ("Russia will neither move fighter jets to Syria", True), ("Russia launch air strikes there", True)]
+    assert polarity_units("Russia won't move fighter jets to Syria or begin combat operations there") == [
+        ("Russia won't move fighter jets to Syria", True), ("Russia begin combat operations there", True)]
+    assert polarity_units("Russia didn't move jets to Syria or begin combat operations there") == [
+        ("Russia didn't move jets to Syria", True), ("Russia begin combat operations there", True)]
+    assert polarity_units("Russia will move fighter jets to Syria and will launch air strikes") == [
+        ("Russia will move fighter jets to Syria", False), ("Russia will launch air strikes", False)]
+    # a conjunct with its own verb group or subject keeps its own polarity; short ones stay with their neighbour
+    assert polarity_units("Russia will not move fighter jets and will launch air strikes") == [
+        ("Russia will not move fighter jets", True), ("Russia will launch air strikes", False)]
+    assert polarity_units("Moscow did not act and the rebels took the airport") == [
+        ("Moscow did not act", True), ("the rebels took the airport", False)]
+    assert polarity_units("will not send jets and tanks to Syria") == [("will not send jets", True),
+                                                                       ("tanks to Syria", True)]
+    assert polarity_units("Russia and Syria sign a pact") == [("Russia and Syria sign a pact", False)]
+    assert denies("neither jets nor tanks arrive") and not denies("There is no doubt Germany closes the border")
+
+
+RUSSIA_EVENTS = {"56768": "Russian forces reportedly begin combat operations in Syria in support of the Bashar "
+                          "al-Assad government.",
+                 "56906": "Russia moves its first tactical fighter jets to Syria, according to American sources."}
+BECAUSE = (", because Moscow reported on 8 September that its advisers {} the Syrian army; I put the probability "
+           "at {}%.")
+
+
+@pytest.mark.parametrize(("claim", "anticipated"), [
+    ("Russia will not move fighter jets to Syria and will not begin combat operations there", False),
+    ("Russia will neither move fighter jets to Syria nor begin combat operations there", False),
+    ("Russia won't move fighter jets to Syria or begin combat operations there", False),
+    ("Russia will not move fighter jets to Syria", False),  # the one-clause denial, as before
+    ("Russia will move fighter jets to Syria and will begin combat operations there", True),
+])
+def test_a_compound_denial_earns_no_anticipation_and_an_affirmation_of_both_earns_both(grader, claim, anticipated):
+    events = [Development(date=date(2015, 9, 9 if ref == "56768" else 18), text=text, ref=ref)
+              for ref, text in RUSSIA_EVENTS.items()]
+    mood = ("are preparing", 85) if anticipated else ("are only training", 15)
+    assessment = grader.grade(claim + BECAUSE.format(*mood), events)
+    jets = next(d for d in assessment.events if d.event.ref == "56906")
+    # the sentence is close to the event either way: only its polarity decides
+    assert jets.similarity >= grader.threshold
+    assert jets.anticipated is anticipated and bool(jets.contradicted_text) is not anticipated
+    if "begin combat" in claim:
+        assert [d.anticipated for d in assessment.events] == [anticipated, anticipated]
 
 
 def test_shuffled_ledger_gives_the_same_grades(grader, report):
