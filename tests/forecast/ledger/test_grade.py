@@ -76,7 +76,9 @@ def test_argument_grades():
 
 
 def test_key_events_and_strong_reasoning(report):
-    assert [e.ref for e in report.key_events] == IDS[2:]  # the two pre-move items are not key
+    # The two pre-move items are not key; of the migrant-crisis items near the moves only those about Germany
+    # are (Slovakia's or Croatia's border measures are in the window, not events of this market).
+    assert [e.ref for e in report.key_events] == ["56835", "56851"]
     strong = report.details["strong"]
     assert strong.argument == 2
     border = next(d for d in strong.events if d.event.ref == "56835")  # Germany reintroduces border controls
@@ -84,8 +86,8 @@ def test_key_events_and_strong_reasoning(report):
     assert "reintroduce controls" in border.matched_text
     hits = sum(d.anticipated for d in strong.events)
     assert 1 <= hits < len(report.key_events)
-    assert strong.anticipation == pytest.approx(2 * hits / 8)
-    assert report.scores["strong"] == pytest.approx(2 + 2 * hits / 8)
+    assert strong.anticipation == pytest.approx(2 * hits / 2)
+    assert report.scores["strong"] == pytest.approx(2 + 2 * hits / 2)
 
 
 def test_headline_list_and_short_text_score_zero(report):
@@ -257,8 +259,8 @@ class ScriptedGrader:
 FILLER = " of the key events, written out at enough length to pass the fifty-character rule."
 # Moves on day 3 (+0.3) and day 8 (-0.2): developments on days 3 and 8 are key, days 11 and 12 are not.
 MOVING = [0.4, 0.4, 0.4, 0.7, 0.7, 0.7, 0.7, 0.7, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
-FOUR = [dev(3, "Parliament schedules the vote."), dev(8, "The minister resigns."),
-        dev(11, "Protests in the capital."), dev(12, "A court hears a challenge.")]
+FOUR = [dev(3, "Hungary's parliament schedules the vote."), dev(8, "Hungary's interior minister resigns."),
+        dev(11, "Protests in Hungary's capital."), dev(12, "A court in Hungary hears a challenge.")]
 
 
 def test_hand_written_two_development_ledger_is_excluded_by_the_library():
@@ -272,9 +274,9 @@ def test_hand_written_two_development_ledger_is_excluded_by_the_library():
 def test_copies_of_one_event_do_not_make_a_ledger_thick():
     # Adversarial: two real developments padded to five with copies that differ in case, spacing,
     # punctuation or document id, plus one outside the window. The rule counts distinct events.
-    copies = [*FOUR[:2], dev(3, "PARLIAMENT  schedules the vote!", ref="other-id"),
-              dev(8, "The minister resigns.", source="another wire", ref=FOUR[1].ref),
-              dev(20, "Something after the window closed.")]
+    copies = [*FOUR[:2], dev(3, "HUNGARY'S PARLIAMENT  schedules the vote!", ref="other-id"),
+              dev(8, "Hungary's interior minister resigns.", source="another wire", ref=FOUR[1].ref),
+              dev(20, "Something in Hungary after the window closed.")]
     out = grade_market(ledger(copies, prices=MOVING),
                        [Forecast(forecaster="a", reasoning="argument 2, anticipates 2" + FILLER)], ScriptedGrader())
     assert out.excluded == "thin_ledger" and out.scores == {}
@@ -283,7 +285,7 @@ def test_copies_of_one_event_do_not_make_a_ledger_thick():
 def test_developments_and_moves_outside_the_window_are_not_key_events():
     # Adversarial: a development dated after the window, next to a large move after the window, would be a
     # key event (and dilute or replace the real ones) if the window were not enforced at grading time.
-    late = dev(16, "Late news that a friendly forecaster happened to predict.")
+    late = dev(16, "Late news from Hungary that a friendly forecaster happened to predict.")
     prices = [*MOVING, 0.5, 0.99]  # day 16: the largest move of all, after the 14-day window
     out = grade_market(ledger([*FOUR, late], prices=prices), [], ScriptedGrader())
     assert [e.text for e in out.key_events] == [FOUR[0].text, FOUR[1].text]
