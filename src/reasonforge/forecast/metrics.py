@@ -144,7 +144,7 @@ def bootstrap_weights(n_groups: int, resamples: int, seed: int = 0, *, method: s
     `multinomial`: Q questions drawn with replacement (counts by bincount). `poisson`: each question
     weighted by an independent Poisson(1) count — the standard large-sample equivalent, about three
     times cheaper here because one 16-bit draw and a table lookup replace a draw plus a bincount.
-    Both are exact functions of the seed (and of the chunk size).
+    Both are exact functions of the seed and the chunk size.
     """
     q = n_groups
     method = method or bootstrap_method(q, resamples)
@@ -215,10 +215,13 @@ def _correlations(p: NDArray[np.float64], m: NDArray[np.float64], rows: NDArray[
     if resamples <= 0:
         return point, None
     out = np.full(resamples, np.nan)
-    # Row weights are (b, rows) floats: bound each chunk to a few million of them.
-    chunk = int(max(1, min(64, 4_000_000 // max(1, xs.size))))
-    for start, weights in bootstrap_weights(n_groups, resamples, seed, method=method, chunk=chunk):
-        out[start:start + weights.shape[0]] = correlation(xs, ys, weights[:, gs])
+    # The same chunks as bootstrap_sums, so the same draws; row weights are (b, rows) floats, so each chunk is
+    # taken a few million of them at a time.
+    step = int(max(1, 4_000_000 // max(1, xs.size)))
+    for start, weights in bootstrap_weights(n_groups, resamples, seed, method=method):
+        for first in range(0, weights.shape[0], step):
+            block = weights[first:first + step]
+            out[start + first:start + first + block.shape[0]] = correlation(xs, ys, block[:, gs])
     return point, out
 
 

@@ -4,10 +4,9 @@ No network and no real verification: each profile's submissions are drawn from a
 (`profiles.py`), then everything after that is the production code path: duplicate submissions are
 dropped, `credit` decides which translations held against the majority of the miners that decided each
 step (`consensus.decided_majority`; a modelled artifact that proves nothing decides nothing, so there is
-no null verdict to discount), and CTS (`gated_cts`), trap
-penalties, S_epoch, ranks, streaks, PEB and emissions come from `reasonforge.incentive`, and `yuma_epoch`
-shows what the chain would pay
-with three honest validators and, by default, one careless validator that sets weights without
+no null verdict to discount), CTS (`gated_cts`), trap penalties, S_epoch, ranks, streaks, PEB and
+emissions come from `reasonforge.incentive`, and `yuma_epoch` shows what the chain would pay with three
+honest validators and, by default, one careless validator that sets weights without
 verifying: consensus clips it, its validator trust (its agreement score, VAS) stays low, and it is
 slashed γ·stake·(θ − VAS)² every epoch, the slashed stake leaving the validator set.
 """

@@ -14,7 +14,7 @@
    reference: the majority of the miners that decided that step (`consensus.decided_majority`: the
    cross-validation, where a miner that decided nothing abstains), on a trap its ground truth. Then
    - Compilation = held steps whose artifact the validator's own checker accepted as compiled (see
-     `miner.compiled_steps`: the checker's reading, never the miner's claim) over the steps it translated;
+     `miner.compiled_steps`: the checker's reading, never the miner's claim) over the steps of the task;
    - Correctness = held steps over decided steps;
    - Completeness = held steps / steps of the task;
    - Efficiency, from the validator-measured answer time (`QueryOutcome.elapsed_ms`) against the task's
@@ -238,10 +238,10 @@ class ProofLayerValidator:
         cache: dict[str, asyncio.Future[VerificationVerdict | None]] = {}
         keys = [(index, n.uid) for index, neurons in assigned.items() for n in neurons]
         # Identical submissions (and identical nulls: one per set of languages) are verified once.
-        verdicts = await asyncio.gather(*(self._verify(outcomes[key], cache) for key in keys))
-        nulls = await asyncio.gather(*(self._verify(outcomes[key], cache, null=True) for key in keys))
-        by_key = dict(zip(keys, verdicts, strict=True))
-        null_by_key = dict(zip(keys, nulls, strict=True))
+        both = await asyncio.gather(*(self._verify(outcomes[key], cache) for key in keys),
+                                    *(self._verify(outcomes[key], cache, null=True) for key in keys))
+        by_key = dict(zip(keys, both[:len(keys)], strict=True))
+        null_by_key = dict(zip(keys, both[len(keys):], strict=True))
         scored: dict[tuple[int, int], _Scored] = {}
         for index, neurons in assigned.items():
             item = tasks[index]

@@ -192,7 +192,7 @@ def polarity_units(sentence: str) -> list[tuple[str, bool]]:
         previous = False
         for text, joiner in zip(texts, joins, strict=True):
             own = _denial_count(text)
-            first = text.split()[0]
+            first = (text.split() or [""])[0]
             new_subject = first[:1].isupper() or first.casefold() in _SUBJECT_START
             if joiner == "nor":
                 denied = own % 2 == 0
