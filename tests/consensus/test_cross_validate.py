@@ -2,7 +2,7 @@
 
 import pytest
 
-from reasonforge.consensus import MinerAgreement, correctness, cross_validate
+from reasonforge.consensus import MinerAgreement, correctness, cross_validate, decided_majority
 from reasonforge.errors import InputError
 from reasonforge.types import (
     Domain,
@@ -170,3 +170,18 @@ def test_the_consensus_rests_on_the_weakest_evidence_its_majority_reported():
     assert result.verdict.step_verdicts[0].verified
     assert result.verdict.step_verdicts[0].evidence == arithmetic
     assert result.verdict.overall is Overall.PARTIAL
+
+
+def test_decided_majority_counts_only_the_miners_that_decided_each_step():
+    V, F = StepStatus.VERIFIED, StepStatus.FAILED
+    # miner 1 proved steps 1-3; miner 2 proved 1 and refuted 3; miners 3 and 4 decided nothing (a vacuous
+    # artifact, no artifact): they abstain, where cross_validate counts them as "not verified"
+    decided = {1: {1: V, 2: V, 3: V}, 2: {1: V, 3: F}, 3: {}, 4: {}}
+    assert decided_majority(decided) == {1: V, 2: V, 3: None}
+    flags = {1: {1: True, 2: True, 3: True}, 2: {1: True, 3: False}, 3: {}, 4: {}}
+    by_vote = cross_validate({uid: verdict(f) for uid, f in flags.items()}, step_ids=[1, 2, 3])
+    assert [s.verified for s in by_vote.verdict.step_verdicts] == [False, False, False]
+    assert decided_majority({1: {2: F}, 2: {2: F}, 3: {2: V}}) == {2: F}
+    assert decided_majority({}) == {}
+    with pytest.raises(InputError, match="only verified and failed"):
+        decided_majority({1: {1: StepStatus.UNSUPPORTED}})

@@ -1,6 +1,7 @@
 """`reasonforge forecast …` end to end: output contracts, exit codes, the acceptance figures."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -232,3 +233,18 @@ def test_harvest_validates_its_options_before_any_request(tmp_path):
     _assert_input_error(run("harvest", *offline[:4], "--out", str(blocker / "h.jsonl")), "choose a writable --out")
     out.write_bytes(b"\xff\xfe\n")
     _assert_input_error(run("harvest", *offline), f"{out}:1: not UTF-8 text")
+
+
+def test_score_table_prints_a_zero_difference_as_zero_not_minus_zero(tmp_path):
+    # The market baseline as `eval --model market` writes it (prices to 4 decimals): market_skill and
+    # brier_reward_vs_market are a few millionths below zero, which rounds to 0.0000, not "-0.0000".
+    path = tmp_path / "market.jsonl"
+    made = run("eval", "--model", "market", "--out", str(path))
+    assert made.returncode == 0, made.stderr
+    out = subprocess.run([sys.executable, "-m", "reasonforge.cli", "forecast", "score", str(path), "--resamples", "50"],
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "200"})
+    assert out.returncode == 0, out.stderr
+    assert "-0.0000" not in out.stdout
+    rows = {line.split("│")[1].strip(): line for line in out.stdout.splitlines() if line.count("│") > 2}
+    assert "0.0000 [0.0000, 0.0000]" in rows["market_skill"], out.stdout
+    assert "0.0000 [0.0000, 0.0000]" in rows["brier_reward_vs_market"], out.stdout

@@ -123,3 +123,75 @@ def test_reliability_plot_is_written(tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bare = plot_reliability(calibration_report(p, o), tmp_path / "diagram")  # the returned path is the file written
     assert bare == tmp_path / "diagram" and bare.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _tiny_band():
+    """Six items, four in the market band and strongly anti-correlated with the market there (the rows of the
+    case that printed market_correlation -0.8595 [-1.0000, 1.1184]: resamples of one distinct band item)."""
+    m = np.array([0.01, 0.30, 0.45, 0.60, 0.80, 0.99])
+    p = np.array([0.97, 0.72, 0.50, 0.41, 0.22, 0.02])
+    o = np.array([0.0, 1.0, 0.0, 1.0, 0.0, 1.0])
+    return p, o, m
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_market_correlation_and_its_interval_stay_within_minus_one_and_one(seed):
+    p, o, m = _tiny_band()
+    for subset in (score(p, o, m, resamples=500, seed=seed).all, score(p[1:5], o[1:5], m[1:5], resamples=500,
+                                                                            seed=seed).all):
+        ci = subset.metrics["market_correlation"]
+        assert -1.0 <= ci.ci_low <= ci.value <= ci.ci_high <= 1.0, ci
+    # perfectly (anti-)correlated forecasts: ±1 up to rounding, interval included, never beyond
+    for sign in (1.0, -1.0):
+        q = 0.5 + sign * (m - 0.5)
+        ci = score(q, o, m, resamples=300, seed=seed).all.metrics["market_correlation"]
+        for value in (ci.value, ci.ci_low, ci.ci_high):
+            assert value == pytest.approx(sign, abs=1e-12) and -1.0 <= value <= 1.0
+
+
+def test_market_correlation_of_a_constant_is_undefined_not_noise():
+    p, o, m = _tiny_band()
+    report = score(np.full(6, 0.3), o, m, resamples=200)
+    ci = report.all.metrics["market_correlation"]
+    assert ci.value is None and ci.ci_low is None and ci.ci_high is None
+    assert point_metrics(np.full(6, 0.3), o, m)["market_correlation"] != point_metrics(p, o, m)["market_correlation"]
+    assert math.isnan(point_metrics(np.full(6, 0.3), o, m)["market_correlation"])
+
+
+def test_market_correlation_interval_is_reproducible_by_seed():
+    p, o, m = synthetic(300)
+    first = score(p, o, m, resamples=400, seed=11).all.metrics["market_correlation"]
+    assert score(p, o, m, resamples=400, seed=11).all.metrics["market_correlation"] == first
+    other = score(p, o, m, resamples=400, seed=12).all.metrics["market_correlation"]
+    assert (other.ci_low, other.ci_high) != (first.ci_low, first.ci_high)
+    assert other.value == first.value
+
+
+def test_market_correlation_interval_matches_the_fisher_interval_of_a_known_normal_case():
+    # Bivariate normal with ρ = 0.5, n = 2000: the sampling distribution of r is known (Fisher's z), so the
+    # bootstrap's 95 % interval must be close to tanh(atanh(r) ± 1.96/√(n − 3)).
+    rng = np.random.default_rng(5)
+    n, rho = 2000, 0.5
+    z = rng.standard_normal((2, n))
+    x = 0.5 + 0.1 * z[0]
+    y = 0.5 + 0.1 * (rho * z[0] + math.sqrt(1 - rho**2) * z[1])
+    ci = score(x, np.zeros(n), y, resamples=2000, seed=0).all.metrics["market_correlation"]
+    r = np.corrcoef(x, y)[0, 1]
+    assert ci.value == pytest.approx(r, abs=1e-12)
+    half = 1.96 / math.sqrt(n - 3)
+    assert ci.ci_low == pytest.approx(math.tanh(math.atanh(r) - half), abs=0.01)
+    assert ci.ci_high == pytest.approx(math.tanh(math.atanh(r) + half), abs=0.01)
+
+
+def test_correlation_under_resampling_weights_is_the_correlation_of_the_repeated_rows():
+    from reasonforge.forecast.metrics import correlation
+    x = np.array([0.1, 0.4, 0.35, 0.8, 0.6])
+    y = np.array([0.2, 0.3, 0.5, 0.7, 0.1])
+    weights = np.array([[2, 0, 1, 1, 1], [0, 0, 5, 0, 0], [1, 1, 1, 1, 1], [0, 3, 0, 2, 0]])
+    got = correlation(x, y, weights)
+    for row, value in zip(weights, got):
+        rows = np.repeat(np.arange(5), row)
+        if np.unique(x[rows]).size < 2:
+            assert math.isnan(value)
+        else:
+            assert value == pytest.approx(np.corrcoef(x[rows], y[rows])[0, 1], abs=1e-12)

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reasonforge.errors import InputError
-from reasonforge.incentive import cts, efficiency
+from reasonforge.incentive import cts, efficiency, gated_cts
 
 unit = st.floats(min_value=0.0, max_value=1.0)
 
@@ -81,3 +81,38 @@ def test_efficiency_in_its_three_bands(time_ms, timeout_ms):
         assert value == 0.0
     else:
         assert 0.6 - 1e-12 <= value <= 0.992 + 1e-12
+
+
+def test_gated_cts_pays_the_seed_formula_for_a_full_translation_that_holds():
+    # every step translated, decided, held and compiled: exactly the seed's CTS
+    assert gated_cts(4, 4, 4, 4, 4, 1000, 10000) == pytest.approx(cts(1, 1, 1, 1000, 10000)) == pytest.approx(0.996)
+
+
+def test_gated_cts_pays_nothing_for_artifacts_that_decide_nothing():
+    # a vacuous miner: every step translated and compiled, none decided, answered fast: the seed paid it
+    # 0.45 + 0.15 + 0.10·efficiency (plus its agreement on the steps nobody verified)
+    assert cts(1, 0, 1, 1000, 10000) == pytest.approx(0.696)
+    assert gated_cts(4, 4, 0, 0, 0, 1000, 10000) == 0.0
+    # deciding without holding earns nothing either: every verdict disagrees with the reference
+    assert gated_cts(4, 4, 3, 0, 0, 1000, 10000) == 0.0
+
+
+def test_gated_cts_hand_computed_for_a_partial_translation():
+    # 6 steps, 4 translated, 3 decided, 2 held, both compiled, ratio 0.1 (efficiency 0.96):
+    # 0.45·2/6 + 0.30·2/3 + 0.15·2/6 + 0.10·0.96·2/6 = 0.15 + 0.2 + 0.05 + 0.032 = 0.432
+    assert gated_cts(6, 4, 3, 2, 2, 1000, 10000) == pytest.approx(0.432)
+    # leaving the undecidable steps untranslated gains nothing: Compilation is over the task's steps
+    assert gated_cts(6, 3, 3, 2, 2, 1000, 10000) == gated_cts(6, 4, 3, 2, 2, 1000, 10000)
+
+
+@pytest.mark.parametrize(("args", "field"), [
+    ((0, 0, 0, 0, 0), "steps"),
+    ((4, 5, 0, 0, 0), "translated"),
+    ((4, 2, 3, 0, 0), "decided"),
+    ((4, 4, 2, 3, 0), "held"),
+    ((4, 4, 2, 2, 3), "compiled_held"),
+])
+def test_gated_cts_refuses_inconsistent_counts_naming_the_field(args, field):
+    with pytest.raises(InputError) as info:
+        gated_cts(*args, 1000, 10000)
+    assert info.value.field == field

@@ -57,3 +57,14 @@ def test_peb_hand_computed():
 def test_peb_rejects_rank_zero():
     with pytest.raises(InputError, match="rank"):
         peb(0, 3)
+
+
+def test_rank_with_a_tolerance_ties_scores_closer_than_it_through_their_neighbours():
+    scores = {1: 1.0, 2: 0.9995, 3: 0.9990, 4: 0.5, 5: 0.4995, 6: 0.3}
+    assert rank(scores, tolerance=0.001) == {1: 1, 2: 1, 3: 1, 4: 4, 5: 4, 6: 6}
+    # strictly closer: a gap of exactly the tolerance separates
+    assert rank({1: 1.0, 2: 0.75}, tolerance=0.25) == {1: 1, 2: 2}
+    # no tolerance: the seed's exact ranking
+    assert rank(scores) == {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}
+    with pytest.raises(InputError, match="tolerance"):
+        rank(scores, tolerance=-0.1)

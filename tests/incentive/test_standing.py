@@ -47,3 +47,20 @@ def test_outside_top_k_gets_no_bonus_but_keeps_weight() -> None:
 def test_negative_streak_is_refused() -> None:
     with pytest.raises(InputError, match="streaks"):
         standings({1: 0.5}, {1: -1}, total=1.0)
+
+
+def test_scores_that_differ_by_timing_noise_share_a_rank_and_get_weights_within_one_percent() -> None:
+    # The localnet's honest miners: the same artifacts, answer times a few milliseconds apart, so S_epoch
+    # differs in the fifth decimal. The seed's exact ranking gave them ranks 1..4 and, through
+    # PEB = α·(1/rank)·√streak after four epochs, weights 20 % apart.
+    scores = {1: 1.2468684, 2: 1.2468681, 3: 1.2468963, 4: 1.2467153, 5: 0.8572388}
+    placed = standings(scores, dict.fromkeys(scores, 3), total=1.0)
+    honest = [placed[uid] for uid in (1, 2, 3, 4)]
+    assert {s.rank for s in honest} == {1} and placed[5].rank == 5
+    assert {s.peb for s in honest} == {honest[0].peb}
+    weights = [s.weight for s in honest]
+    assert max(weights) / min(weights) < 1.01
+    # the exact ranking the seed prescribes is still there with no tolerance
+    exact = standings(scores, dict.fromkeys(scores, 3), total=1.0,
+                      settings=DEFAULT_INCENTIVE.model_copy(update={"rank_tolerance": 0.0}))
+    assert max(s.weight for s in exact.values()) / min(exact[uid].weight for uid in (1, 2, 3, 4)) > 1.15

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -110,3 +111,26 @@ def test_killed_localnet_leaves_no_orphans_and_a_rerun_resumes_without_losing_an
         assert final.miners[uid].history[1] == entry
         assert sorted(final.miners[uid].history) == [1, 2, 3]
     assert _wait_gone(miners) == []
+
+
+@pytest.mark.slow
+def test_five_epochs_pay_the_vacuous_miner_nothing_and_equal_work_equal_weight(tmp_path: Path) -> None:
+    # honest, honest, lazy, vacuous: the honest miners run one deterministic rule translator, so their CTS
+    # differ only by answer-time noise; the vacuous miner's artifacts compile and prove nothing.
+    with Localnet(tmp_path / "net", miners=4) as net:
+        reports = asyncio.run(net.run(5))
+        profile = {m.uid: m.profile for m in net.miners}
+    assert [r.epoch for r in reports] == [1, 2, 3, 4, 5]
+    vacuous = next(uid for uid, p in profile.items() if p == "vacuous")
+    lazy = next(uid for uid, p in profile.items() if p == "lazy")
+    honest = sorted(uid for uid, p in profile.items() if p == "honest")
+    for report in reports:
+        assert report.weights[vacuous] == 0.0 and report.miners[vacuous].cts_mean == 0.0, report.epoch
+        assert report.weights[lazy] > 0.0 and sum(report.weights.values()) == pytest.approx(1.0)
+        close = [(a, b) for a in honest for b in honest if a < b
+                 and abs(report.miners[a].cts_mean - report.miners[b].cts_mean) < 0.001]
+        assert close, report.epoch  # the same work, so the same CTS up to timing
+        for a, b in close:
+            wa, wb = report.weights[a], report.weights[b]
+            assert abs(wa - wb) <= 0.01 * max(wa, wb), (report.epoch, wa, wb)
+            assert report.miners[a].rank == report.miners[b].rank

@@ -2,10 +2,12 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from reasonforge.errors import InputError
 from reasonforge.incentive import IncentiveSettings
+from reasonforge.subnet.profiles import HONEST, PROFILES, Submission, work
 from reasonforge.subnet.simulator import SimulationReport, plot_rewards, simulate
 
 ADVERSARIES = ("copycat", "vacuous", "timeout_gamer", "sybil")
@@ -110,3 +112,36 @@ def test_careless_validator_is_clipped_and_slashed_while_honest_ones_keep_their_
 def test_careless_stake_must_stay_a_minority():
     with pytest.raises(InputError, match="careless_stake"):
         simulate(epochs=2, careless_stake=0.5)
+
+
+def test_fifty_epochs_pay_the_vacuous_and_the_copying_miner_nothing_in_any_epoch():
+    for seed in (0, 1):
+        report = simulate(epochs=50, seed=seed)
+        for name in ("vacuous", "copycat"):
+            result = report.profiles[name]
+            assert len(result.weights) == 50 and set(result.weights) == {0.0}, (seed, name)
+            assert result.total_reward == 0.0 and result.chain_reward == pytest.approx(0.0, abs=1e-9)
+        # everyone else who does work of their own is paid in most epochs
+        for name in ("elite", "honest", "lazy"):
+            assert sum(w > 0 for w in report.profiles[name].weights) >= 45, (seed, name)
+
+
+def _same_engine(task, rng, _seen, label):
+    """Two miners running one deterministic translator: the same artifacts' outcome (drawn from the task alone)
+    under their own labels, answer times a second apart at most."""
+    work_rng = np.random.default_rng([7, task.index])
+    done = work(HONEST, task, work_rng, (label, task.index))
+    jitter = float(rng.uniform(-1000.0, 1000.0))
+    return Submission(done.content, done.time_ms + jitter, done.translated, done.compiled, done.verified, done.refuted)
+
+
+def test_fifty_epochs_give_miners_whose_cts_differ_by_less_than_a_thousandth_weights_within_one_percent():
+    profiles = (("twin-a", (("twin/a", _same_engine),)), ("twin-b", (("twin/b", _same_engine),)), *PROFILES)
+    report = simulate(epochs=50, seed=4, profiles=profiles)
+    a, b = report.profiles["twin-a"], report.profiles["twin-b"]
+    close = [e for e in range(50) if abs(a.epoch_cts[e] - b.epoch_cts[e]) < 0.001]
+    assert len(close) == 50  # timing noise only
+    for e in close:
+        assert abs(a.weights[e] - b.weights[e]) <= 0.01 * max(a.weights[e], b.weights[e]), e
+    assert sum(w > 0 for w in a.weights) >= 45  # (an epoch whose trap they both miss pays neither)
+    assert report.profiles["vacuous"].weights == [0.0] * 50 and report.profiles["copycat"].weights == [0.0] * 50

@@ -98,9 +98,12 @@ def test_epoch_sets_weights_ranks_honest_above_vacuous_and_notifies(miners: list
     # conclusion, which the vacuous miner "proved", scoring 0.0; the reader now refutes such steps whatever the
     # artifact, so FOLIO traps are gone and the penalty is partial).
     assert honest.trap_score == 1.0 and vacuous.trap_score == 0.75
-    # The partial trap score costs the vacuous miner its share (penalty 0.75/θ) and keeps it last in rank.
     assert vacuous.trap_penalty < 1.0 == honest.trap_penalty
-    assert honest.epoch_score > lazy.epoch_score > vacuous.epoch_score and vacuous.rank == 3
+    # Its artifacts compile and decide nothing, so none of its translations holds: CTS 0 on every task, no rank,
+    # no weight (the seed's CTS paid it for compiling, for completeness and for speed).
+    assert vacuous.cts == [0.0, 0.0, 0.0] and vacuous.steps_held == 0 and vacuous.steps_compiled > 0
+    assert vacuous.epoch_score == 0.0 and vacuous.rank is None and vacuous.weight == 0.0
+    assert honest.epoch_score > lazy.epoch_score > 0.0 and honest.steps_held > lazy.steps_held
     assert honest.streak == 1 and honest.peb > 0
     assert honest.steps_total == lazy.steps_total and lazy.steps_compiled < honest.steps_compiled
     assert sum(report.weights.values()) == pytest.approx(1.0)

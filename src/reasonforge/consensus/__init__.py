@@ -5,6 +5,7 @@ from reasonforge.consensus.cross_validate import (
     MinerAgreement,
     correctness,
     cross_validate,
+    decided_majority,
 )
 
-__all__ = ["ConsensusResult", "MinerAgreement", "correctness", "cross_validate"]
+__all__ = ["ConsensusResult", "MinerAgreement", "correctness", "cross_validate", "decided_majority"]

@@ -132,3 +132,25 @@ def cross_validate(
         verified = sum(1 for s in steps if own.get(s.step_id, False))
         agreement[uid] = MinerAgreement(uid=uid, steps=len(steps), agreed=agreed, verified=verified)
     return ConsensusResult(verdict=verdict, agreement=agreement, step_counts=step_counts)
+
+
+def decided_majority(decisions: Mapping[int, Mapping[int, StepStatus]]) -> dict[int, StepStatus | None]:
+    """Per step, the majority among the miners whose own artifact decided it: uid → step_id → VERIFIED or FAILED.
+
+    VERIFIED when more than half of the miners that decided the step verified it, FAILED when more than half
+    refuted it, None on a tie. A miner that decided nothing about a step (no artifact, an artifact that proves
+    nothing, a cascade's `invalidated`) abstains: in `cross_validate` it votes "not verified", so a miner that
+    contributes nothing could outvote one that proved the step.
+    """
+    votes: dict[int, list[int]] = {}
+    for uid, steps in decisions.items():
+        for sid, status in steps.items():
+            if status not in (StepStatus.VERIFIED, StepStatus.FAILED):
+                raise InputError(f"miner {uid}'s decision on step {sid} is {status.value}; only verified and failed "
+                                 "are decisions (leave an undecided step out)", field="decisions", step_id=sid)
+            tally = votes.setdefault(sid, [0, 0])
+            tally[status is StepStatus.FAILED] += 1
+    out: dict[int, StepStatus | None] = {}
+    for sid, (verified, failed) in sorted(votes.items()):
+        out[sid] = (StepStatus.VERIFIED if verified > failed else StepStatus.FAILED if failed > verified else None)
+    return out

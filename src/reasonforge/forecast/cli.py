@@ -20,6 +20,7 @@ from reasonforge.errors import InputError
 from reasonforge.forecast.agentic.episode_cli import app as episode_app
 from reasonforge.forecast.commit.cli import add_commands as add_commit_commands
 from reasonforge.forecast.ledger.cli import app as reasoning_app
+from reasonforge.forecast.numbers import fixed
 
 app = ReasonForgeTyper(name="forecast",
                        help="Forecast evaluation: proper scores against settled outcomes and the market.",
@@ -79,7 +80,7 @@ def _items(data, horizons, min_volume, exclude_near_certain, include_tags, exclu
 
 
 def _fmt(x: float | None, digits: int = 4) -> str:
-    return "-" if x is None else f"{x:.{digits}f}"
+    return fixed(x, digits)
 
 
 @app.command()
@@ -148,7 +149,7 @@ def render_score(result, console: Console) -> None:
                   f"ignored (ids not in the data): {result.n_extra}", highlight=False)
     corr = report.all.metrics["market_correlation"].value
     if corr is not None and corr > 0.97:
-        console.print(f"[yellow]correlation with the market price is {corr:.3f}: this looks like market copying[/]")
+        console.print(f"[yellow]correlation with the market price is {fixed(corr, 3)}: this looks like market copying[/]")
 
 
 @app.command()
@@ -205,8 +206,8 @@ def calibration(predictions: Annotated[Path | None, typer.Argument(help="Predict
     console.print(table)
     m = report.murphy
     if m is not None:
-        console.print(f"Murphy: reliability {m.reliability:.4f} − resolution {m.resolution:.4f} + uncertainty "
-                      f"{m.uncertainty:.4f} = {m.recomposed:.4f} (Brier {m.brier:.4f})", highlight=False)
+        console.print(f"Murphy: reliability {_fmt(m.reliability)} − resolution {_fmt(m.resolution)} + uncertainty "
+                      f"{_fmt(m.uncertainty)} = {_fmt(m.recomposed)} (Brier {_fmt(m.brier)})", highlight=False)
     console.print(f"ECE ({bins} bins): {_fmt(report.ece)}   plot: {report.plot}", highlight=False)
     if predictions:
         console.print(f"answered {len(items)}, missing {report.n_missing} (not scored)", highlight=False)

@@ -1,15 +1,22 @@
 """Dataset metrics with question-clustered bootstrap CIs, all from per-row linear components.
 
-Every reported metric is a function of column sums of a per-row component matrix (counts,
-rewards, squared errors, the moments needed for a correlation). So a bootstrap resample is one
-weight vector over questions: resampled sums = counts @ per-question sums, one matrix product for
-every metric at once, on all items and on the market band alike. Questions, not rows, are
-resampled because one question repeats across rounds and its rows are not independent.
+Every reported metric but one is a function of column sums of a per-row component matrix (counts,
+rewards, squared errors). So a bootstrap resample is one weight vector over questions: resampled
+sums = counts @ per-question sums, one matrix product for every metric at once, on all items and
+on the market band alike. Questions, not rows, are resampled because one question repeats across
+rounds and its rows are not independent.
+
+The exception is `market_correlation`: from raw moment sums (n·Σpm − Σp·Σm over the square root of
+the variances) it cancels catastrophically, worst in the float32 resamples, and a resample that drew
+one distinct forecast has no correlation at all yet came out as rounding noise: intervals such as
+[-1.0000, 1.1184]. It is computed by `correlation` instead, from centred values under the same
+resampling weights (the same seed draws the same resamples), undefined (NaN) where either side is
+constant, and clipped to [-1, 1] against the last rounding.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -83,7 +90,9 @@ def metrics_from_sums(s: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
     var_p = ok * s[..., P2] - s[..., P] ** 2
     var_m = ok * s[..., M2] - s[..., M] ** 2
     with np.errstate(invalid="ignore"):
-        corr = _ratio(cov, np.sqrt(np.clip(var_p, 0, None) * np.clip(var_m, 0, None)))
+        # Raw moments cancel (see the module docstring): `score` and `point_metrics` replace this
+        # value with `correlation`'s; here it is at least kept inside [-1, 1].
+        corr = np.clip(_ratio(cov, np.sqrt(np.clip(var_p, 0, None) * np.clip(var_m, 0, None))), -1.0, 1.0)
     skill = np.where(n > 0, market_skill_from(s[..., SE], s[..., MSE]), np.nan)
     return {
         "brier_reward": _ratio(s[..., BR], n),
@@ -128,26 +137,22 @@ def bootstrap_method(n_groups: int, resamples: int) -> str:
     return "multinomial" if n_groups * resamples <= EXACT_DRAW_LIMIT else "poisson"
 
 
-def bootstrap_sums(per_group: NDArray[np.float64], resamples: int, seed: int = 0, *,
-                   method: str | None = None, chunk: int = 64) -> NDArray[np.float64]:
-    """Component sums of `resamples` cluster-bootstrap resamples over questions.
+def bootstrap_weights(n_groups: int, resamples: int, seed: int = 0, *, method: str | None = None,
+                      chunk: int = 64) -> Iterator[tuple[int, NDArray[np.float32]]]:
+    """The resamples as (first resample index, weights of shape (b, n_groups)), `chunk` resamples at a time.
 
     `multinomial`: Q questions drawn with replacement (counts by bincount). `poisson`: each question
     weighted by an independent Poisson(1) count — the standard large-sample equivalent, about three
     times cheaper here because one 16-bit draw and a table lookup replace a draw plus a bincount.
-    Both are exact functions of the seed.
+    Both are exact functions of the seed and the chunk size.
     """
-    q = per_group.shape[0]
+    q = n_groups
     method = method or bootstrap_method(q, resamples)
     if method not in ("multinomial", "poisson"):
         raise ValueError(f"unknown bootstrap method {method!r}; use 'multinomial' or 'poisson'")
-    rng = np.random.default_rng(seed)
-    out = np.zeros((resamples, per_group.shape[1]))
     if q == 0:
-        return out
-    # float32 weights halve the memory traffic of the product; the sums are accumulated per chunk
-    # in float32 only for the CI resamples, never for the point estimates.
-    columns = per_group.astype(np.float32)
+        return
+    rng = np.random.default_rng(seed)
     for start in range(0, resamples, chunk):
         b = min(chunk, resamples - start)
         if method == "poisson":
@@ -158,8 +163,66 @@ def bootstrap_sums(per_group: NDArray[np.float64], resamples: int, seed: int = 0
             draws = rng.integers(0, q, size=(b, q), dtype=np.int64)
             draws += (np.arange(b, dtype=np.int64) * q)[:, None]
             weights = np.bincount(draws.ravel(), minlength=b * q).reshape(b, q).astype(np.float32)
-        out[start:start + b] = weights @ columns
+        yield start, weights
+
+
+def bootstrap_sums(per_group: NDArray[np.float64], resamples: int, seed: int = 0, *,
+                   method: str | None = None, chunk: int = 64) -> NDArray[np.float64]:
+    """Component sums of `resamples` cluster-bootstrap resamples over questions (`bootstrap_weights`)."""
+    out = np.zeros((resamples, per_group.shape[1]))
+    # float32 weights halve the memory traffic of the product; the sums are accumulated per chunk
+    # in float32 only for the CI resamples, never for the point estimates.
+    columns = per_group.astype(np.float32)
+    for start, weights in bootstrap_weights(per_group.shape[0], resamples, seed, method=method, chunk=chunk):
+        out[start:start + weights.shape[0]] = weights @ columns
     return out
+
+
+def correlation(x: ArrayLike, y: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np.float64]:
+    """Pearson correlation of x and y under each row of `weights` (shape (b, n); None: one row of ones).
+
+    Computed in float64 from values centred on each weighted mean, so nothing cancels; NaN where the
+    weighted rows hold fewer than two distinct x or y values (a constant has no correlation) or
+    weigh nothing; the rest clipped to [-1, 1], the only range a correlation has.
+    """
+    xv = np.asarray(x, dtype=np.float64)
+    yv = np.asarray(y, dtype=np.float64)
+    w = np.ones((1, xv.size)) if weights is None else np.atleast_2d(np.asarray(weights, dtype=np.float64))
+    present = w > 0
+    total = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dx = xv - (w @ xv / total)[:, None]
+        dy = yv - (w @ yv / total)[:, None]
+        cov = (w * dx * dy).sum(axis=1)
+        scale = np.sqrt((w * dx * dx).sum(axis=1) * (w * dy * dy).sum(axis=1))
+        corr = np.clip(cov / scale, -1.0, 1.0)
+
+    def constant(v: NDArray[np.float64]) -> NDArray[np.bool_]:
+        high = np.where(present, v, -np.inf).max(axis=1, initial=-np.inf)
+        low = np.where(present, v, np.inf).min(axis=1, initial=np.inf)
+        return ~(high > low)
+
+    return np.where(constant(xv) | constant(yv) | ~(total > 0), np.nan, corr)
+
+
+def _correlations(p: NDArray[np.float64], m: NDArray[np.float64], rows: NDArray[np.bool_],
+                  group: NDArray[np.int64], n_groups: int, resamples: int, seed: int,
+                  method: str) -> tuple[float, NDArray[np.float64] | None]:
+    """market_correlation on `rows` (parsed forecasts only): the point value and one value per resample."""
+    keep = rows & ~np.isnan(p)
+    xs, ys, gs = p[keep], m[keep], group[keep]
+    point = float(correlation(xs, ys)[0])
+    if resamples <= 0:
+        return point, None
+    out = np.full(resamples, np.nan)
+    # The same chunks as bootstrap_sums, so the same draws; row weights are (b, rows) floats, so each chunk is
+    # taken a few million of them at a time.
+    step = int(max(1, 4_000_000 // max(1, xs.size)))
+    for start, weights in bootstrap_weights(n_groups, resamples, seed, method=method):
+        for first in range(0, weights.shape[0], step):
+            block = weights[first:first + step]
+            out[start + first:start + first + block.shape[0]] = correlation(xs, ys, block[:, gs])
+    return point, out
 
 
 class MetricCI(BaseModel):
@@ -230,10 +293,15 @@ def score(p: ArrayLike, outcome: ArrayLike, market: ArrayLike, group: ArrayLike 
     totals = per_group.sum(axis=0)
     method = bootstrap_method(n_groups, resamples)
     boot = bootstrap_sums(per_group, resamples, seed, method=method) if resamples > 0 else None
+    p_arr = np.asarray(p, dtype=np.float64)
 
     def subset(cols: slice, rows: NDArray[np.bool_]) -> MetricSet:
         point = metrics_from_sums(totals[cols])
         boot_metrics = metrics_from_sums(boot[:, cols]) if boot is not None else None
+        corr, corr_boot = _correlations(p_arr, m, rows, group_arr, n_groups, resamples, seed, method)
+        point["market_correlation"] = np.asarray(corr)
+        if boot_metrics is not None and corr_boot is not None:
+            boot_metrics["market_correlation"] = corr_boot
         return MetricSet(n_items=int(rows.sum()), n_questions=int(np.unique(group_arr[rows]).size),
                          metrics=_summaries(point, boot_metrics, level))
 
@@ -247,4 +315,8 @@ def score(p: ArrayLike, outcome: ArrayLike, market: ArrayLike, group: ArrayLike 
 def point_metrics(p: ArrayLike, outcome: ArrayLike, market: ArrayLike) -> dict[str, float]:
     """Point estimates only (no resampling), as plain floats (NaN where undefined)."""
     sums = components(p, outcome, market).sum(axis=0)
-    return {name: float(value) for name, value in metrics_from_sums(sums).items()}
+    out = {name: float(value) for name, value in metrics_from_sums(sums).items()}
+    p_arr = np.asarray(p, dtype=np.float64)
+    ok = ~np.isnan(p_arr)
+    out["market_correlation"] = float(correlation(p_arr[ok], np.asarray(market, dtype=np.float64)[ok])[0])
+    return out

@@ -1,7 +1,7 @@
 """Incentive maths (pure functions, NumPy only): CTS, epoch scores, PEB, emissions, traps, slashing, Yuma."""
 
 from reasonforge.incentive.bonus import next_streak, peb, rank
-from reasonforge.incentive.cts import cts, efficiency
+from reasonforge.incentive.cts import cts, efficiency, gated_cts
 from reasonforge.incentive.emission import emissions, weights
 from reasonforge.incentive.epoch import difficulty_multiplier, epoch_score
 from reasonforge.incentive.settings import (
@@ -25,6 +25,7 @@ __all__ = [
     "efficiency",
     "emissions",
     "epoch_score",
+    "gated_cts",
     "next_streak",
     "peb",
     "rank",

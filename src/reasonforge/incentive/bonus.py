@@ -5,20 +5,28 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from reasonforge.incentive._check import integer, score_map
+from reasonforge.incentive._check import integer, non_negative, score_map
 from reasonforge.incentive.settings import DEFAULT_INCENTIVE, IncentiveSettings
 
 
-def rank(scores: Mapping[int, float]) -> dict[int, int]:
-    """Competition ranking of uid → score, 1 = best; equal scores share the better rank (1, 1, 3)."""
+def rank(scores: Mapping[int, float], tolerance: float = 0.0) -> dict[int, int]:
+    """Competition ranking of uid → score, 1 = best; tied scores share the better rank (1, 1, 3).
+
+    Scores tie when equal or, with a `tolerance`, when they differ by less than it, directly or through a
+    chain of such neighbours in score order: any two scores closer than the tolerance always share a rank,
+    so a difference below it (timing noise) never changes a rank.
+    """
     checked = score_map("scores", scores)
+    gap = non_negative("tolerance", tolerance)
     ordered = sorted(checked.values(), reverse=True)
-    # The rank of a score is 1 + how many scores beat it; the first position of a value in the
-    # descending list is exactly that count.
-    first: dict[float, int] = {}
+    # The rank of a score is 1 + how many scores beat it: the position where its tie group starts.
+    start: dict[float, int] = {}
+    group_start = 1
     for position, value in enumerate(ordered):
-        first.setdefault(value, position + 1)
-    return {uid: first[value] for uid, value in checked.items()}
+        if position and not ordered[position - 1] - value < gap and ordered[position - 1] != value:
+            group_start = position + 1
+        start.setdefault(value, group_start)
+    return {uid: start[value] for uid, value in checked.items()}
 
 
 def next_streak(streak: int, rank: int | None, settings: IncentiveSettings = DEFAULT_INCENTIVE) -> int:

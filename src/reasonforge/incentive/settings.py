@@ -42,6 +42,15 @@ class IncentiveSettings(BaseModel, frozen=True):
         "16 straight top-K epochs), so consistency can nearly double a reward but never outweighs a "
         "better score for long: rank 2 tops out at 0.4, rank 10 at 0.08.",
     )
+    rank_tolerance: float = Field(
+        default=0.002, ge=0.0, le=0.1,
+        description="Epoch scores closer than this share a rank (a departure from the seed, which ranks exact "
+        "scores). 0.002 is a CTS difference of 0.001 on every task at the largest difficulty multiplier (2.0): "
+        "the size of answer-time noise (a 1 s jitter on a 60 s timeout moves Efficiency by 0.0067, CTS by "
+        "0.00067). Without it PEB = α·(1/rank)·√streak turns that noise into a 20 % weight gap between miners "
+        "that did the same work; with it they share a rank and a PEB, and their weights differ only by their "
+        "scores.",
+    )
     top_k: int = Field(
         default=10, ge=1,
         description="Only the top 10 ranks earn a bonus: wide enough that several good miners build "

@@ -32,10 +32,11 @@ def standings(
     total: float,
     settings: IncentiveSettings = DEFAULT_INCENTIVE,
 ) -> dict[int, Standing]:
-    """Rank the epoch scores, advance each miner's streak, and split `total` by S·(1 + PEB)."""
+    """Rank the epoch scores (within `settings.rank_tolerance` they tie), advance each miner's streak, and
+    split `total` by S·(1 + PEB)."""
     checked = score_map("scores", scores)
     previous = {uid: integer(f"streaks[{uid}]", streaks.get(uid, 0), 0) for uid in checked}
-    ranks = rank({uid: s for uid, s in checked.items() if s > 0.0})
+    ranks = rank({uid: s for uid, s in checked.items() if s > 0.0}, settings.rank_tolerance)
     streak_now = {uid: next_streak(previous[uid], ranks.get(uid), settings) for uid in checked}
     pebs = {uid: peb(ranks[uid], streak_now[uid], settings) if uid in ranks else 0.0 for uid in checked}
     shares = weights(checked, pebs)

@@ -1,11 +1,11 @@
 """Simulated miner behaviours for the incentive simulator: honest skill levels and known attacks.
 
 Each behaviour turns a task into a `Submission`: which steps it translated, which artifacts compiled,
-which the validator's mechanical verification then verified, how long it took, and a content
-fingerprint (equal fingerprints = byte-identical artifacts, which the validator deduplicates).
+which the validator's mechanical verification then verified and which it refuted, how long it took, and
+a content fingerprint (equal fingerprints = byte-identical artifacts, which the validator deduplicates).
 Verification is modelled from the step's ground truth: a faithful translation of a valid step
-verifies and of an invalid step fails; a mistranslation does the opposite; an artifact that does
-not compile verifies nothing.
+verifies and of an invalid step is refuted; a mistranslation does the opposite; an artifact that does
+not compile decides nothing, and neither does one that compiles but asserts nothing (vacuous).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ class Submission:
     translated: BoolArray
     compiled: BoolArray
     verified: BoolArray
+    refuted: BoolArray
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ def work(skill: Skill, task: SimTask, rng: np.random.Generator, content: Hashabl
     faithful = rng.random(n) < skill.faithful
     verified = compiled & np.where(faithful, task.truth, ~task.truth)
     time_ms = float(rng.uniform(*skill.time)) * task.timeout_ms
-    return Submission(content, time_ms, translated, compiled, verified)
+    return Submission(content, time_ms, translated, compiled, verified, compiled & ~verified)
 
 
 def honest_behaviour(skill: Skill) -> Behaviour:
@@ -80,27 +81,29 @@ def honest_behaviour(skill: Skill) -> Behaviour:
     return answer
 
 
-def copycat(source: str, copy_rate: float = 0.8) -> Behaviour:
-    """Resubmits `source`'s artifacts after seeing them (so later); otherwise does lazy work of its own."""
+def copycat(source: str, copy_rate: float = 1.0) -> Behaviour:
+    """Resubmits `source`'s artifacts after seeing them (so later). With `copy_rate` below 1 it does lazy
+    work of its own on the other tasks, and is then paid for that work as a lazy miner is; the `copycat`
+    profile copies every answer, so it contributes nothing and must earn nothing."""
 
     def answer(task: SimTask, rng: np.random.Generator, seen: Mapping[str, Submission], label: str) -> Submission:
         original = seen.get(source)
         if original is not None and rng.random() < copy_rate:
             delay = float(rng.uniform(0.02, 0.10)) * task.timeout_ms
-            return Submission(
-                original.content, original.time_ms + delay, original.translated, original.compiled, original.verified
-            )
+            return Submission(original.content, original.time_ms + delay, original.translated, original.compiled,
+                              original.verified, original.refuted)
         return work(LAZY, task, rng, (label, task.index))
 
     return answer
 
 
 def vacuous(task: SimTask, rng: np.random.Generator, _seen: Mapping[str, Submission], label: str) -> Submission:
-    """Artifacts that compile but assert nothing (vacuous tests): verification rejects every one."""
+    """Artifacts that compile but assert nothing (vacuous tests): they neither verify nor refute any step."""
     n = len(task.truth)
     everything = np.ones(n, dtype=bool)
+    nothing = np.zeros(n, dtype=bool)
     time_ms = float(rng.uniform(0.05, 0.20)) * task.timeout_ms
-    return Submission((label, task.index), time_ms, everything, everything, np.zeros(n, dtype=bool))
+    return Submission((label, task.index), time_ms, everything, everything, nothing, nothing)
 
 
 def timeout_gamer(task: SimTask, rng: np.random.Generator, _seen: Mapping[str, Submission], label: str) -> Submission:
@@ -111,10 +114,10 @@ def timeout_gamer(task: SimTask, rng: np.random.Generator, _seen: Mapping[str, S
         # Cached artifacts compile but were written for some other chain: their verdicts are noise.
         verified = rng.random(n) < 0.5
         time_ms = float(rng.uniform(0.002, 0.019)) * task.timeout_ms
-        return Submission((label, task.index), time_ms, everything, everything, verified)
+        return Submission((label, task.index), time_ms, everything, everything, verified, ~verified)
     late = work(HONEST, task, rng, (label, task.index))
     return Submission(late.content, float(rng.uniform(1.05, 1.5)) * task.timeout_ms,
-                      late.translated, late.compiled, late.verified)
+                      late.translated, late.compiled, late.verified, late.refuted)
 
 
 def sybil(partner: str | None) -> Behaviour:
@@ -126,7 +129,7 @@ def sybil(partner: str | None) -> Behaviour:
         twin = seen[partner]
         # Sent at about the same moment, so either twin may arrive first.
         time_ms = twin.time_ms * float(rng.uniform(0.9, 1.1))
-        return Submission(twin.content, time_ms, twin.translated, twin.compiled, twin.verified)
+        return Submission(twin.content, time_ms, twin.translated, twin.compiled, twin.verified, twin.refuted)
 
     return answer
 

@@ -2,15 +2,18 @@
 
 No network and no real verification: each profile's submissions are drawn from a behaviour model
 (`profiles.py`), then everything after that is the production code path: duplicate submissions are
-dropped, `consensus.cross_validate` votes per step, CTS, trap penalties, S_epoch, ranks, streaks,
-PEB and emissions come from `reasonforge.incentive`, and `yuma_epoch` shows what the chain would pay
-with three honest validators and, by default, one careless validator that sets weights without
+dropped, `credit` decides which translations held against the majority of the miners that decided each
+step (`consensus.decided_majority`; a modelled artifact that proves nothing decides nothing, so there is
+no null verdict to discount), CTS (`gated_cts`), trap penalties, S_epoch, ranks, streaks, PEB and
+emissions come from `reasonforge.incentive`, and `yuma_epoch` shows what the chain would pay with three
+honest validators and, by default, one careless validator that sets weights without
 verifying: consensus clips it, its validator trust (its agreement score, VAS) stays low, and it is
 slashed γ·stake·(θ − VAS)² every epoch, the slashed stake leaving the validator set.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,19 +21,19 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from reasonforge.chain import build_verdict
-from reasonforge.consensus import cross_validate
 from reasonforge.errors import InputError
 from reasonforge.incentive import (
     DEFAULT_INCENTIVE,
     MAX_DIFFICULTY,
     IncentiveSettings,
-    cts,
     epoch_score,
+    gated_cts,
     slash,
     standings,
     trap_penalty,
     yuma_epoch,
 )
+from reasonforge.subnet.credit import consensus_reference, credit, decisions, truth_reference
 from reasonforge.subnet.profiles import CROWD, PROFILES, Behaviour, SimTask, Submission
 from reasonforge.types import (
     Domain,
@@ -70,6 +73,8 @@ class ProfileResult(BaseModel):
     final_streak: int = Field(description="Consecutive top-K epochs at the end (the best in the group).")
     trap_accuracy: float | None = Field(description="Mean trap score; None when no trap task was drawn.")
     cumulative_reward: list[float] = Field(description="Cumulative total_reward after each epoch.")
+    weights: list[float] = Field(default_factory=list, description="Weight set each epoch (summed over the group).")
+    epoch_cts: list[float] = Field(default_factory=list, description="Mean CTS each epoch (over the group's tasks).")
 
 
 class ValidatorResult(BaseModel):
@@ -104,6 +109,8 @@ class _Ledger:
 
     rewards: list[float] = field(default_factory=list)
     chain: list[float] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)
+    epoch_cts: list[float] = field(default_factory=list)
     cts: list[float] = field(default_factory=list)
     epoch_scores: list[float] = field(default_factory=list)
     traps: list[float] = field(default_factory=list)
@@ -142,11 +149,19 @@ def _task(index: int, rng: np.random.Generator, trap_rate: float) -> SimTask:
     )
 
 
+def _status(sub: Submission, i: int) -> StepStatus:
+    if sub.verified[i]:
+        return StepStatus.VERIFIED
+    if sub.refuted[i]:
+        return StepStatus.FAILED
+    # compiled but settling nothing (a vacuous artifact), or not compiled at all
+    return StepStatus.UNSUPPORTED if sub.compiled[i] else StepStatus.ERROR
+
+
 def _verdict(task_id: str, sub: Submission) -> VerificationVerdict:
     """The validator's verdict on one miner's artifacts; untranslated steps are simply absent."""
     steps = [
-        StepVerdict(step_id=i + 1, verified=bool(ok), status=StepStatus.VERIFIED if ok else StepStatus.FAILED,
-                    evidence=_SIMULATED if ok else None)
+        StepVerdict(step_id=i + 1, verified=bool(ok), status=_status(sub, i), evidence=_SIMULATED if ok else None)
         for i, ok in enumerate(sub.verified)
         if sub.translated[i]
     ]
@@ -174,26 +189,25 @@ def _score_task(
     accepted = _accepted(task, subs)
     task_id = f"sim-{task.index}"
     n = len(task.truth)
-    verdicts: dict[int, VerificationVerdict | None] = {
-        uid: _verdict(task_id, accepted[uid]) if uid in accepted else None for uid in subs
-    }
-    consensus = cross_validate(verdicts, task_id, Domain.MATHEMATICS, ProofLevel.STANDARD, step_ids=range(1, n + 1))
+    translated = {uid: [i + 1 for i in range(n) if sub.translated[i]] for uid, sub in accepted.items()}
+    # A modelled artifact that proves nothing decides nothing, so there is no null verdict to discount.
+    decided = {uid: decisions(_verdict(task_id, sub), None, translated[uid]) for uid, sub in accepted.items()}
+    # On a trap the ground truth is the reference; in this model every invalid step is refuted by a faithful
+    # translation.
+    reference = (truth_reference({i + 1: bool(ok) for i, ok in enumerate(task.truth)},
+                                 [i + 1 for i, ok in enumerate(task.truth) if not ok])
+                 if task.trap else consensus_reference(decided.values()))
     scores: dict[int, float] = {}
     traps: dict[int, float] = {}
     for uid in subs:
         sub = accepted.get(uid)
-        if sub is None:
+        if sub is None or uid not in decided:
             scores[uid] = 0.0
         else:
-            translated = int(sub.translated.sum())
-            scores[uid] = cts(
-                compilation=int(sub.compiled.sum()) / translated if translated else 0.0,
-                correctness=consensus.agreement[uid].rate,
-                completeness=translated / n,
-                time_ms=sub.time_ms,
-                timeout_ms=task.timeout_ms,
-                settings=settings,
-            )
+            got = credit(decided[uid], len(translated[uid]), {i + 1: bool(sub.compiled[i]) for i in range(n)},
+                         reference)
+            scores[uid] = gated_cts(n, got.translated, got.decided, got.held, got.compiled_held, sub.time_ms,
+                                    task.timeout_ms, settings)
         if task.trap:
             # Ground truth is known for traps: score = share of steps the miner's verdict gets right.
             traps[uid] = 0.0 if sub is None else float(np.mean(sub.verified == task.truth))
@@ -212,6 +226,8 @@ def _group(ledgers: list[_Ledger]) -> ProfileResult:
         final_streak=max(lg.streak for lg in ledgers),
         trap_accuracy=float(np.mean(traps)) if traps else None,
         cumulative_reward=np.cumsum(rewards).tolist(),
+        weights=np.sum([lg.weights for lg in ledgers], axis=0).tolist(),
+        epoch_cts=np.mean([lg.epoch_cts for lg in ledgers], axis=0).tolist(),
     )
 
 
@@ -224,8 +240,11 @@ def simulate(
     crowd: int = 8,
     epoch_emission: float = 1.0,
     careless_stake: float = CARELESS_STAKE,
+    profiles: Sequence[tuple[str, Sequence[tuple[str, Behaviour]]]] = PROFILES,
 ) -> SimulationReport:
     """Run `epochs` epochs of every profile plus `crowd` honest background miners; deterministic per seed.
+
+    `profiles` (name → (miner label, behaviour) pairs, in answering order) defaults to `profiles.PROFILES`.
 
     The crowd stands for the rest of a real subnet: majority consensus assumes most translators are
     honest, while the seven profiles alone are five adversarial miners out of eight (crowd=0 shows
@@ -241,7 +260,7 @@ def simulate(
     rng = np.random.default_rng(seed)
     careless_rng = np.random.default_rng([seed, 1])  # its own stream: miners' draws stay as without it
     miners: list[tuple[str, str, Behaviour]] = [
-        (name, label, behaviour) for name, members in PROFILES for label, behaviour in members
+        (name, label, behaviour) for name, members in profiles for label, behaviour in members
     ]
     miners += [("crowd", f"crowd/{i}", CROWD) for i in range(crowd)]
     ledgers = [_Ledger() for _ in miners]
@@ -294,6 +313,8 @@ def simulate(
         stakes = stakes - cut
         for uid, ledger in enumerate(ledgers):
             ledger.rewards.append(paid[uid])
+            ledger.weights.append(placed[uid].weight)
+            ledger.epoch_cts.append(float(np.mean(task_cts[uid])))
             ledger.chain.append(float(chain.miner_emission[uid]))
             ledger.cts.extend(task_cts[uid])
             ledger.epoch_scores.append(epoch_scores[uid])

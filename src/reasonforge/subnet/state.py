@@ -57,6 +57,7 @@ class MinerEpoch(BaseModel):
     peb: float = 0.0
     weight: float = 0.0
     steps_compiled: int = 0
+    steps_held: int = Field(default=0, description="Translated steps whose verdict held (what the CTS counts).")
     steps_total: int = 0
     tao_earned: float = 0.0
 

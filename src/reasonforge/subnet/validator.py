@@ -7,16 +7,22 @@
    tasks one after another so its answer time is its own;
 3. every valid answer's artifacts are verified with `verify_chain(task.to_verify_request())` in a bounded thread
    pool (`CheckLimits` per check); identical submissions are verified once per epoch;
-4. per task, `consensus.cross_validate` over the miners' verdicts; per miner and task a CTS:
-   - Compilation = steps whose artifact the validator's own checker accepted as compiled (see
-     `miner.compiled_steps`: parsed / imported with tests collected / compiled; a check that could not decide
-     does not count) over the steps the miner translated — the checker's reading, never the miner's claim;
-   - Correctness = agreement with the consensus per step; on a trap, agreement with the ground truth instead
-     (the trap score; the consensus is still computed);
-   - Completeness = translated steps / steps of the task;
-   - Efficiency from the validator-measured answer time (`QueryOutcome.elapsed_ms`) against the task's timeout;
-   - no answer, an invalid answer (bad hash, wrong task, unverifiable translations) or no translated step: CTS 0;
-5. S_epoch = mean CTS·D(t) × trap_penalty(trap scores); rank (miners that scored nothing are not ranked);
+4. per task and miner a CTS gated on what held (`incentive.gated_cts`, a departure from the seed's formula;
+   `credit` says which steps count). The miner's artifacts are verified a second time with artifacts that
+   prove nothing in the same languages (the null verdict): a step is *decided* when the miner's verdict on it
+   is verified or refuted and the null's is not the same, and *held* when it is decided and agrees with the
+   reference: the majority of the miners that decided that step (`consensus.decided_majority`: the
+   cross-validation, where a miner that decided nothing abstains), on a trap its ground truth. Then
+   - Compilation = held steps whose artifact the validator's own checker accepted as compiled (see
+     `miner.compiled_steps`: the checker's reading, never the miner's claim) over the steps of the task;
+   - Correctness = held steps over decided steps;
+   - Completeness = held steps / steps of the task;
+   - Efficiency, from the validator-measured answer time (`QueryOutcome.elapsed_ms`) against the task's
+     timeout, times Completeness;
+   - no answer, an invalid answer (bad hash, wrong task, unverifiable translations), no translated step or no
+     held step: CTS 0. A miner whose artifacts compile and prove nothing earns nothing;
+5. S_epoch = mean CTS·D(t) × trap_penalty(trap scores); rank, scores within `rank_tolerance` sharing one
+   (miners that scored nothing are not ranked);
    next_streak; PEB; weights = normalised S·(1 + PEB); an estimated TAO share from `emissions`;
 6. the scored epoch is saved as `pending` BEFORE set_weights; after set_weights succeeds the epoch is folded into
    the state and saved again; then every miner gets its VerificationResult.
@@ -35,21 +41,21 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Self
 
-from reasonforge.consensus import cross_validate
 from reasonforge.errors import ReasonForgeError
 from reasonforge.incentive import (
     DEFAULT_INCENTIVE,
     IncentiveSettings,
-    cts,
     epoch_score,
+    gated_cts,
     standings,
     trap_penalty,
 )
 from reasonforge.pipeline.run import verify_chain
 from reasonforge.subnet.chain import Chain, Metagraph, Neuron, SetWeightsResult
+from reasonforge.subnet.credit import consensus_reference, credit, decisions, truth_reference
 from reasonforge.subnet.errors import SubnetError
 from reasonforge.subnet.keys import Identity
-from reasonforge.subnet.miner import compiled_steps
+from reasonforge.subnet.miner import compiled_steps, vacuous_translations
 from reasonforge.subnet.protocol import VerificationResult
 from reasonforge.subnet.state import (
     EpochReport,
@@ -63,6 +69,7 @@ from reasonforge.subnet.validator_client import QueryOutcome, ValidatorClient
 from reasonforge.types import (
     CONTEXT_STEP_ID,
     CheckLimits,
+    StepStatus,
     StepTranslation,
     VerificationVerdict,
     VerifyRequest,
@@ -82,12 +89,13 @@ class WeightsNotSetError(SubnetError):
 class _Scored:
     """One miner's answer to one task, as verified and scored."""
 
-    __slots__ = ("compiled", "cts", "steps", "translated", "trap", "verdict")
+    __slots__ = ("compiled", "cts", "held", "steps", "translated", "trap", "verdict")
 
     def __init__(self, steps: int) -> None:
         self.steps = steps
         self.translated = 0
         self.compiled = 0
+        self.held = 0
         self.cts = 0.0
         self.trap: float | None = None
         self.verdict: VerificationVerdict | None = None
@@ -198,12 +206,15 @@ class ProofLayerValidator:
         await asyncio.gather(*(serve(neuron, indices) for neuron, indices in per_miner.values()))
         return outcomes
 
-    async def _verify(self, outcome: QueryOutcome, cache: dict[str, asyncio.Future[VerificationVerdict | None]]
-                      ) -> VerificationVerdict | None:
-        """The verdict on a miner's artifacts; None for an answer that cannot be verified (or no answer)."""
+    async def _verify(self, outcome: QueryOutcome, cache: dict[str, asyncio.Future[VerificationVerdict | None]],
+                      *, null: bool = False) -> VerificationVerdict | None:
+        """The verdict on a miner's artifacts (`null`: on artifacts in the same languages that prove nothing);
+        None for an answer that cannot be verified (or no answer)."""
         if not outcome.ok or outcome.task is None:
             return None
         request = outcome.task.to_verify_request()
+        if null:
+            request = request.model_copy(update={"translations": vacuous_translations(request.translations or [])})
         key = hashlib.sha256(request.model_dump_json().encode("utf-8")).hexdigest()
         if key not in cache:
             loop = asyncio.get_running_loop()
@@ -223,44 +234,50 @@ class ProofLayerValidator:
 
     async def _score_tasks(self, tasks: Sequence[EpochTask], assigned: dict[int, list[Neuron]],
                            outcomes: dict[tuple[int, int], QueryOutcome]) -> dict[tuple[int, int], _Scored]:
-        """Verify every answer, cross-validate per task and compute each miner's CTS (and trap score)."""
+        """Verify every answer (and its null), cross-validate per task and compute each miner's CTS and trap score."""
         cache: dict[str, asyncio.Future[VerificationVerdict | None]] = {}
         keys = [(index, n.uid) for index, neurons in assigned.items() for n in neurons]
-        verdicts = await asyncio.gather(*(self._verify(outcomes[key], cache) for key in keys))
-        by_key = dict(zip(keys, verdicts, strict=True))
+        # Identical submissions (and identical nulls: one per set of languages) are verified once.
+        both = await asyncio.gather(*(self._verify(outcomes[key], cache) for key in keys),
+                                    *(self._verify(outcomes[key], cache, null=True) for key in keys))
+        by_key = dict(zip(keys, both[:len(keys)], strict=True))
+        null_by_key = dict(zip(keys, both[len(keys):], strict=True))
         scored: dict[tuple[int, int], _Scored] = {}
         for index, neurons in assigned.items():
             item = tasks[index]
             task = item.task
             step_ids = [s.step_id for s in task.reasoning_chain]
-            per_miner: dict[int, VerificationVerdict | None] = {}
+            answers: dict[int, tuple[VerificationVerdict, list[StepTranslation], dict[int, StepStatus]]] = {}
             for neuron in neurons:
                 verdict = by_key[(index, neuron.uid)]
                 answer = outcomes[(index, neuron.uid)].task
-                translated = _translated(answer.translations if answer is not None else None, step_ids)
+                translations = (answer.translations or []) if answer is not None else []
+                translated = _translated_ids(translations, step_ids)
                 # An answer without a single artifact is not a translation: it neither votes nor scores.
-                per_miner[neuron.uid] = verdict if verdict is not None and translated else None
-            if not per_miner:
-                continue
-            consensus = cross_validate(per_miner, task.task_id, task.domain, task.proof_level, step_ids=step_ids)
+                if verdict is not None and translated:
+                    answers[neuron.uid] = (verdict, translations,
+                                           decisions(verdict, null_by_key[(index, neuron.uid)], translated))
+            # Cross-validation among the translations that decided each step; on a trap, its ground truth.
+            reference = (truth_reference(item.trap.step_verified, item.trap.step_refuted) if item.trap is not None
+                         else consensus_reference(decided for _, _, decided in answers.values()))
             timeout_ms = task.timeout_seconds * 1000
             for neuron in neurons:
                 result = scored[(index, neuron.uid)] = _Scored(len(step_ids))
-                verdict = per_miner[neuron.uid]
+                found = answers.get(neuron.uid)
                 if item.trap is not None:
-                    result.trap = trap_score(item.trap, verdict)
-                outcome = outcomes[(index, neuron.uid)]
-                if verdict is None or outcome.task is None:
+                    result.trap = trap_score(item.trap, found[0] if found is not None else None)
+                if found is None:
                     continue
-                translations = outcome.task.translations or []
+                verdict, translations, decided = found
+                compiled = compiled_steps(verdict, translations)
+                got = credit(decided, _translated(translations, step_ids), compiled, reference)
                 result.verdict = verdict
-                result.translated = _translated(translations, step_ids)
-                result.compiled = sum(compiled_steps(verdict, translations).values())
-                compilation = result.compiled / result.translated if result.translated else 0.0
-                correctness = result.trap if result.trap is not None else consensus.agreement[neuron.uid].rate
-                completeness = result.translated / len(step_ids)
-                result.cts = cts(compilation, correctness, completeness, outcome.elapsed_ms, timeout_ms,
-                                 self.settings)
+                result.translated = got.translated
+                result.compiled = sum(compiled.values())
+                result.held = got.held
+                elapsed_ms = outcomes[(index, neuron.uid)].elapsed_ms
+                result.cts = gated_cts(len(step_ids), got.translated, got.decided, got.held, got.compiled_held,
+                                       elapsed_ms, timeout_ms, self.settings)
         return scored
 
     def _epoch_report(self, epoch: int, tasks: Sequence[EpochTask], assigned: dict[int, list[Neuron]],
@@ -287,7 +304,7 @@ class ProofLayerValidator:
                 trap_scores=[round(t, 6) for t in traps],
                 trap_score=round(sum(traps) / len(traps), 6) if traps else None,
                 trap_penalty=penalty, steps_compiled=sum(s.compiled for _, s in mine),
-                steps_total=sum(s.steps for _, s in mine))
+                steps_held=sum(s.held for _, s in mine), steps_total=sum(s.steps for _, s in mine))
         placed = standings(
             {uid: m.epoch_score for uid, m in figures.items()},
             {uid: self.state.streak(uid, m.hotkey) for uid, m in figures.items()},
@@ -344,9 +361,13 @@ class ProofLayerValidator:
         return sum(accepted)
 
 
+def _translated_ids(translations: Sequence[StepTranslation] | None, step_ids: Sequence[int]) -> set[int]:
+    """The task's steps that carry a non-empty artifact."""
+    wanted = set(step_ids)
+    return {t.step_id for t in translations or ()
+            if t.step_id != CONTEXT_STEP_ID and t.step_id in wanted and t.formal_representation.strip()}
+
+
 def _translated(translations: Sequence[StepTranslation] | None, step_ids: Sequence[int]) -> int:
     """How many of the task's steps carry a non-empty artifact."""
-    wanted = set(step_ids)
-    done = {t.step_id for t in translations or ()
-            if t.step_id != CONTEXT_STEP_ID and t.step_id in wanted and t.formal_representation.strip()}
-    return len(done)
+    return len(_translated_ids(translations, step_ids))

@@ -124,6 +124,13 @@ def test_an_altered_outcome_is_refused_offline(vset, scored, items):
     assert any("resolution digest differs" in p for p in check.problems)
 
 
+def test_another_question_set_is_one_problem_not_a_list_of_recomputed_reprs(vset, scored, items):
+    check = verify_score(sign_body(scored, vset), items[:-1], validator_addresses(vset), vset.threshold)
+    assert not check.ok
+    only = "the question set given is not the one the certificate scores (question-set digest differs)"
+    assert check.problems == [only]
+
+
 def test_a_hedge_left_unrevealed_is_not_certified(w3, compiled, vset, hedged, items):
     assert not hedged.complete and hedged.n_unrevealed == 1
     assert [e.reason for e in hedged.excluded if e.reason == "unrevealed"] == ["unrevealed"]

@@ -35,13 +35,25 @@ def test_commit_register_reveal_score_certify_verify(tmp_path, node, question_se
     assert run("commit", str(preds), "--data", str(question_set), "--out", str(batch), home=home).exit_code == 0
     registered = run("register", str(batch), "--rpc", node, "--registry", address, "--json", home=home)
     assert registered.exit_code == 0, registered.output
-    assert run("reveal", str(batch), "--out", str(reveals), home=home).exit_code == 0
+    # q0 and q1 close in 2099: a reveal now is refused, naming the cutoff, unless asked for explicitly
+    early = run("reveal", str(batch), "--out", str(reveals), "--data", str(question_set), home=home)
+    assert early.exit_code == 2 and not reveals.exists(), early.output
+    assert "2 of the batch's 3 forecasts" in early.output and "'q0', closes at 2099-01-01T00:00:00Z" in early.output
+    assert "--before-cutoff" in early.output and "Traceback" not in early.output
+    revealed = run("reveal", str(batch), "--out", str(reveals), "--data", str(question_set), "--before-cutoff",
+                   home=home)
+    assert revealed.exit_code == 0 and "warning: revealed with --before-cutoff" in revealed.output, revealed.output
     scored = run("score-reveals", str(reveals), "--rpc", node, "--registry", address, "--data", str(question_set),
                  "--certify", str(cert), home=home)
     assert scored.exit_code == 0, scored.output
     assert "scored 2 of 3" in scored.output and "[late]" in scored.output and "[no_forecast]" in scored.output
     offline = run("verify-score", str(cert), "--data", str(question_set), home=home)
     assert offline.exit_code == 0 and offline.output.startswith("valid:"), offline.output
+    # Without --data the packaged slice is another question set: say what to pass, exit 2, no Python reprs.
+    bare = run("verify-score", str(cert), home=home)
+    assert bare.exit_code == 2, bare.output
+    assert bare.output.startswith("error: the certificate scores another question set than the packaged")
+    assert "--data FILE" in bare.output and "[" not in bare.output and len(bare.output.splitlines()) == 1
     unregistered = run("verify-score", str(cert), "--data", str(question_set), "--rpc", node, home=home)
     assert unregistered.exit_code == 1 and "not registered" in unregistered.output
     assert run("register-score", str(cert), "--rpc", node, home=home).exit_code == 0
@@ -64,7 +76,7 @@ def test_certify_refuses_an_incomplete_reveal_but_shows_the_scores(tmp_path, nod
         assert run("commit", str(preds), "--data", str(question_set), "--out", str(batch), home=home).exit_code == 0
         assert run("register", str(batch), "--rpc", node, "--registry", address, home=home).exit_code == 0
         if n == 0:  # only the winner (q0 resolves no) is opened
-            assert run("reveal", str(batch), "--out", str(reveals), home=home).exit_code == 0
+            assert run("reveal", str(batch), "--out", str(reveals), "--before-cutoff", home=home).exit_code == 0
     cert = tmp_path / "cert.json"
     scored = run("score-reveals", str(reveals), "--rpc", node, "--registry", address, "--data", str(question_set),
                  "--certify", str(cert), home=home)
@@ -97,3 +109,18 @@ def test_bad_registry_address_and_url(tmp_path, node, question_set, items):
     no_node = run("register", str(batch), "--rpc", "http://127.0.0.1:9", "--registry", "0x" + "11" * 20,
                   home=tmp_path)
     assert no_node.exit_code == 2 and "no EVM node answers" in no_node.output
+
+
+def test_reveal_after_every_cutoff_needs_no_flag_and_a_foreign_question_set_is_refused(tmp_path, items):
+    passed = tmp_path / "passed.jsonl"
+    passed.write_text(items[-1].model_dump_json() + "\n")  # only 'past' (cutoff 2020)
+    preds, batch, reveals = tmp_path / "p.jsonl", tmp_path / "b.json", tmp_path / "r.jsonl"
+    preds.write_text(json.dumps({"id": "past", "probability": 0.8}) + "\n")
+    assert run("commit", str(preds), "--data", str(passed), "--out", str(batch), home=tmp_path).exit_code == 0
+    done = run("reveal", str(batch), "--out", str(reveals), "--data", str(passed), home=tmp_path)
+    assert done.exit_code == 0 and "1 openings of" in done.output and "warning" not in done.output, done.output
+    # Without its question set the cutoffs are unknown: refused with what to pass, not revealed blindly.
+    reveals.unlink()
+    foreign = run("reveal", str(batch), "--out", str(reveals), home=tmp_path)
+    assert foreign.exit_code == 2 and "pass the --data file the batch was committed with" in foreign.output
+    assert not reveals.exists()

@@ -30,7 +30,8 @@ def ledger() -> Ledger:
     rows = {r["id"]: r for r in map(json.loads, NEWS.read_text(encoding="utf-8").splitlines())}
     devs = [Development(date=rows[i]["date"], text=rows[i]["description"], ref=i) for i in IDS]
     path = [PricePoint(date=date(2015, 9, 8) + timedelta(days=i), price=p) for i, p in enumerate(PRICES)]
-    return Ledger(market_id="de-border", title="Germany border controls?", day_zero=date(2015, 9, 8),
+    return Ledger(market_id="de-border", title="Will Germany, Croatia or Serbia close a border to migrants?",
+                  day_zero=date(2015, 9, 8),
                   developments=devs, price_path=path)
 
 

@@ -37,6 +37,7 @@ from reasonforge.forecast.agentic.rewards import (
 )
 from reasonforge.forecast.calibration import CalibrationReport, calibration_report
 from reasonforge.forecast.metrics import MetricCI, bootstrap_sums, group_sums
+from reasonforge.forecast.numbers import fixed
 
 BUCKETS = ("<3", "3-7", "7-14", ">14")
 """Horizon buckets in days before resolution: [0, 3), [3, 7), [7, 14], (14, ∞) — 3 and 7 open a bucket,
@@ -96,8 +97,8 @@ def _fmt(m: MetricCI, digits: int = 3) -> str:
     if m.value is None:
         return "–"
     if m.ci_low is None or m.ci_high is None:
-        return f"{m.value:.{digits}f}"
-    return f"{m.value:.{digits}f} [{m.ci_low:.{digits}f}, {m.ci_high:.{digits}f}]"
+        return fixed(m.value, digits)
+    return f"{fixed(m.value, digits)} [{fixed(m.ci_low, digits)}, {fixed(m.ci_high, digits)}]"
 
 
 def _question_index(keys: Sequence[Hashable]) -> tuple[NDArray[np.int64], int]:
@@ -225,9 +226,9 @@ class ReliabilitySummary(BaseModel):
         for e in self.entries:
             for view, rep in (("classwise", e.classwise), ("top-label", e.top_label)):
                 m = rep.murphy
-                cells = ([f"{m.brier:.4f}", f"{m.reliability:.4f}", f"{m.resolution:.4f}", f"{m.uncertainty:.4f}"]
+                cells = ([fixed(m.brier), fixed(m.reliability), fixed(m.resolution), fixed(m.uncertainty)]
                          if m else ["–"] * 4)
-                ece = f"{rep.ece:.4f}" if rep.ece is not None else "–"
+                ece = fixed(rep.ece, missing="–")
                 lines.append(f"| {e.agent} | {'on' if e.memory else 'off'} | {view} | {rep.n} | {ece} | "
                              + " | ".join(cells) + " |")
         return "\n".join(lines)

@@ -25,6 +25,7 @@ from rich.markup import escape
 
 from reasonforge.cli_errors import ReasonForgeTyper, fail, require_finite
 from reasonforge.errors import InputError
+from reasonforge.forecast.numbers import fixed
 
 app = ReasonForgeTyper(name="episode", help="Multi-date agentic forecasting episodes: run agents, analyse runs.",
                        no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -291,8 +292,9 @@ def analyse(run_dir: Annotated[Path, typer.Argument(help="Run directory written 
            f"## GRPO advantages per (question, date) group ({run_dir / ADVANTAGES})", "",
            "| agent | memory | forecasts | mean reward | mean advantage | mean abs advantage | in groups > 1 |",
            "|---|---|---:|---:|---:|---:|---:|"]
-    out += [f"| {a['agent']} | {'on' if a['memory'] else 'off'} | {a['n']} | {a['mean_reward']:.4f} | "
-            f"{a['mean_advantage']:+.4f} | {a['mean_abs_advantage']:.4f} | {a['grouped']} |" for a in adv]
+    out += [f"| {a['agent']} | {'on' if a['memory'] else 'off'} | {a['n']} | {fixed(a['mean_reward'])} | "
+            f"{fixed(a['mean_advantage'], sign=True)} | {fixed(a['mean_abs_advantage'])} | {a['grouped']} |"
+            for a in adv]
     out += ["", "## Evidence–reader swap", ""]
     out.append(report.to_markdown() if report else swap_note)
     sys.stdout.write("\n".join(out) + "\n")

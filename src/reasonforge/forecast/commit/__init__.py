@@ -9,6 +9,7 @@ from reasonforge.lazy import lazy_exports
 
 _LAZY = {
     "Batch": "batch",
+    "before_cutoff": "batch",
     "Counted": "match",
     "Excluded": "match",
     "Exclusion": "match",
@@ -57,6 +58,7 @@ __all__ = [
     "ScoreCertificate",
     "ScoreCheck",
     "Scores",
+    "before_cutoff",
     "build_body",
     "certificate_id",
     "commit_rows",

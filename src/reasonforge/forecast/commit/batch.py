@@ -8,6 +8,7 @@ public part is the root, the leaf count and the scope (the question-set digest) 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -138,6 +139,19 @@ def reveal(batch: Batch) -> list[Opening]:
     return [Opening(root=batch.commitment.root, index=i, forecast=f,
                     path=[[field_hex(x) for x in group] for group in path(levels, i)])
             for i, f in enumerate(batch.forecasts)]
+
+
+def before_cutoff(batch: Batch, items: Sequence[ForecastItem], now: datetime) -> list[ForecastItem]:
+    """The batch's items whose cutoff is still ahead of `now`, earliest first: what a reveal now would expose.
+
+    `items` must be the question set the batch was committed against (its scope): only there are the
+    cutoffs the commitment refers to. Anything else is an InputError.
+    """
+    if question_set_digest(items) != batch.commitment.scope:
+        raise InputError("the batch commits forecasts of another question set than the one given, so its cutoffs "
+                         "are unknown; pass the --data file the batch was committed with", field="data")
+    ids = {f.item_id for f in batch.forecasts}
+    return sorted((item for item in items if item.id in ids and item.cutoff > now), key=lambda item: item.cutoff)
 
 
 def read_batch(path_: Path) -> Batch:

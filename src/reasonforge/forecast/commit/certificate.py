@@ -186,7 +186,9 @@ def verify_score(cert: ScoreCertificate, items: Sequence[ForecastItem], trusted:
     problems: list[str] = []
     body = cert.body
     if question_set_digest(items) != body.scope:
-        problems.append("the question set given is not the one the certificate scores (question-set digest differs)")
+        # Recomputing the match against other items would only list every difference that follows.
+        return ScoreCheck(ok=False, certificate_id=cert.certificate_id, signed_by=[], problems=[
+            "the question set given is not the one the certificate scores (question-set digest differs)"])
     if resolution_digest(items) != body.resolution_digest:
         problems.append("the outcomes / market prices given are not the ones scored (resolution digest differs)")
     batches = {b.root: b for b in body.batches}

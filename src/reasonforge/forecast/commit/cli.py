@@ -17,6 +17,7 @@ from rich.console import Console
 
 from reasonforge.boundary.files import json_document
 from reasonforge.errors import InputError
+from reasonforge.forecast.numbers import fixed
 
 RpcOpt = Annotated[str, typer.Option("--rpc", help="JSON-RPC URL of the EVM node (e.g. `reasonforge cert devnode`).")]
 RegistryOpt = Annotated[str, typer.Option("--registry", help="ForecastRegistry address (from `forecast deploy-registry`).")]
@@ -142,13 +143,34 @@ def register_cmd(batch_file: Annotated[Path, typer.Argument(help="Batch file fro
 
 
 def reveal_cmd(batch_file: Annotated[Path, typer.Argument(help="Private batch file from `forecast commit`.")],
-               out: Annotated[Path, typer.Option("--out", help="Reveal JSONL: one opening per forecast.")]) -> None:
-    """Publish the openings (forecast, reasoning, salt, Merkle path, root) of a batch."""
-    from reasonforge.forecast.commit.batch import read_batch, reveal
+               out: Annotated[Path, typer.Option("--out", help="Reveal JSONL: one opening per forecast.")],
+               data: DataOpt = None,
+               early: Annotated[bool, typer.Option("--before-cutoff", help="Reveal although some cutoffs have not passed (anyone can then copy those forecasts before they close).")] = False) -> None:
+    """Publish the openings (forecast, reasoning, salt, Merkle path, root) of a batch, once its cutoffs have passed."""
+    from datetime import UTC, datetime
 
-    openings = reveal(read_batch(batch_file))
+    from reasonforge.forecast.commit.batch import before_cutoff, read_batch, reveal
+
+    batch = read_batch(batch_file)
+    openings = reveal(batch)  # refuses a batch edited after commit
+    # Refused rather than warned: an opening cannot be taken back, and a forecast opened before its
+    # cutoff can be copied by anyone who still has time to commit it.
+    pending = [] if early else before_cutoff(batch, _items(data), datetime.now(UTC))
+    if pending:
+        last = max(item.cutoff for item in pending)
+        raise InputError(f"{len(pending)} of the batch's {len(batch.forecasts)} forecasts are of items whose cutoff "
+                         f"has not passed (the first, '{pending[0].id}', closes at {_when(pending[0].cutoff)}; the "
+                         f"last at {_when(last)}); a reveal now lets anyone copy them before they close. Reveal after "
+                         f"{_when(last)}, or pass --before-cutoff to reveal anyway", field="batch")
     _write(out, "".join(o.model_dump_json() + "\n" for o in openings), "--out")
+    if early:
+        err.print("[yellow]warning:[/] revealed with --before-cutoff: forecasts of items whose cutoff has not "
+                  "passed can now be copied", highlight=False, soft_wrap=True)
     print(f"{len(openings)} openings of {openings[0].root} in {out}")
+
+
+def _when(instant) -> str:
+    return instant.isoformat().replace("+00:00", "Z")
 
 
 def score_reveals_cmd(reveals: Annotated[Path, typer.Argument(help="Reveal JSONL (one or more batches, concatenated).")],
@@ -195,7 +217,7 @@ SHOWN_PER_REASON = 5
 
 
 def _num(value: float | None) -> str:
-    return "—" if value is None else f"{value:.4f}"
+    return fixed(value, missing="—")
 
 
 def print_exclusions(excluded: list) -> None:
@@ -230,10 +252,16 @@ def verify_score_cmd(cert_file: Annotated[Path, typer.Argument(help="Score certi
                      as_json: JsonOpt = False) -> None:
     """Recompute every score from the reveals, check signatures and threshold; with --rpc, against the registry too."""
     from reasonforge.certificate import forecast_registry as fr
+    from reasonforge.forecast.commit.batch import question_set_digest
     from reasonforge.forecast.commit.certificate import on_chain_score, validator_addresses, verify_score
 
     cert = _read_cert(cert_file)
     items = _items(data)
+    if question_set_digest(items) != cert.body.scope:
+        # Not a finding about the certificate: nothing can be recomputed against another question set.
+        given = f"--data {data}" if data is not None else "the packaged ForecastBench slice (no --data given)"
+        raise InputError(f"the certificate scores another question set than {given}; pass the question set it was "
+                         "scored on: --data FILE, the file given to `forecast score-reveals`", field="data")
     if rpc is None:
         vset = _validators(home)
         trusted, threshold = validator_addresses(vset), vset.threshold

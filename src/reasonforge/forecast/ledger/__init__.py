@@ -1,8 +1,9 @@
 """Reasoning-trajectory scoring: a shared ledger of later events per market, key events, and a 0–4 grade.
 
 Modules: `models` (markets, developments, the content-hashed ledger, forecasts), `queries` (search queries
-from a market title), `build` (ledger assembly from the market's news and the dated corpus), `key_events`
-(developments near the two largest price moves), `embed` (offline sentence embeddings), `grade` (offline
+from a market title), `build` (ledger assembly from the market's news and the dated corpus), `relevance`
+(whether a development is about the market), `key_events` (developments about the market near the two
+largest price moves), `embed` (offline sentence embeddings), `grade` (offline
 and LLM graders, `grade_market`, which applies the design's rules to any ledger, built or hand-written).
 
 The public names below load their module on first use (PEP 562), so importing this package is cheap.

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from reasonforge.errors import InputError
 from reasonforge.forecast.ledger.grade import GradeReport
 from reasonforge.forecast.ledger.models import MIN_DEVELOPMENTS, Forecast, Ledger, counted_developments
+from reasonforge.forecast.numbers import fixed
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -66,7 +67,7 @@ def _e(value: object) -> str:
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
+    return fixed(value, digits, "–")
 
 
 def _num(value: int | None) -> str:
@@ -105,7 +106,7 @@ def _price_section(record: AuditRecord) -> list[str]:
     out = ["<h2>Price path</h2>", "<table><tr><th>Date</th><th>Price</th><th>Daily change</th></tr>"]
     previous = None
     for point in path:
-        change = "" if previous is None else f"{point.price - previous:+.3f}"
+        change = "" if previous is None else fixed(point.price - previous, 3, sign=True)
         out.append(f'<tr><td>{_e(point.date.isoformat())}</td><td class="num">{point.price:.3f}</td>'
                    f'<td class="num">{change}</td></tr>')
         previous = point.price

@@ -24,6 +24,7 @@ from reasonforge.boundary.files import DOCUMENT_JSON
 from reasonforge.boundary.jsontext import load_json
 from reasonforge.cli_errors import ReasonForgeTyper
 from reasonforge.errors import InputError
+from reasonforge.forecast.numbers import fixed
 
 app = ReasonForgeTyper(name="reasoning", help="Reasoning-trajectory scoring: ledgers of later events, key events, "
                        "0–4 grades of forecasters' explanations.", no_args_is_help=True, add_completion=False,
@@ -161,7 +162,7 @@ def build_ledger_cmd(
 def _cell(value: float | None) -> str:
     if value is None:
         return "-"
-    return str(value) if isinstance(value, int) else f"{value:.2f}"
+    return str(value) if isinstance(value, int) else fixed(value, 2)
 
 
 def _print_report(report: Any, ledger: Any, console: Console) -> None:
@@ -287,7 +288,7 @@ def audit(ledgers: Annotated[Path, typer.Option("--ledgers", help="Directory of 
             console.print(f"{escape(record.market_id)}: [yellow]excluded[/] "
                           f"{escape(_exclusion_reason(record.ledger))}", highlight=False, soft_wrap=True)
         else:
-            scores = ", ".join(f"{escape(k)} {v:.2f}" for k, v in sorted(report.scores.items()))
+            scores = ", ".join(f"{escape(k)} {fixed(v, 2)}" for k, v in sorted(report.scores.items()))
             console.print(f"{escape(record.market_id)}: {scores}", highlight=False, soft_wrap=True)
     console.print(f"wrote {len(records)} audit page(s) and index.html to {escape(str(out))}", highlight=False)
 

@@ -135,15 +135,84 @@ def split_sentences(text: str) -> list[str]:
     return [p.strip(" -*•·\t") for p in parts if len(p.strip(" -*•·\t")) >= 3]
 
 
+# Coordinators that join the conjuncts of a clause. A denial's scope is its own conjunct: "Russia will not
+# move jets and will not launch strikes" holds two denials, one per conjunct, not a double negation.
+_COORDINATOR = re.compile(r"\b(and|or|nor)\b", re.IGNORECASE)
+# A conjunct that opens with a subject of its own ("and the rebels advance") or with its own verb group
+# ("and will launch strikes") does not inherit the previous conjunct's denial.
+_SUBJECT_START = frozenset({
+    "i", "you", "he", "she", "it", "we", "they", "there", "this", "that", "these", "those", "the", "a", "an", "its",
+    "their", "his", "her", "our", "my", "your", "one", "some"})
+_AUXILIARY = frozenset({
+    "will", "would", "shall", "should", "can", "could", "may", "might", "must", "is", "are", "was", "were", "be",
+    "been", "has", "have", "had", "does", "do", "did", "won't", "can't", "cannot"})
+MIN_CLAUSE_WORDS = 3
+
+
+def _denial_count(text: str) -> int:
+    # "nor" continues a denial ("neither A nor B"): it is the coordinator of the next conjunct, not a flip.
+    return sum(1 for m in _DENIAL.finditer(text) if m.group(0).casefold() != "nor")
+
+
 def denies(text: str) -> bool:
-    """Whether `text` asserts the opposite of its content: an odd number of denial words."""
-    return len(_DENIAL.findall(text)) % 2 == 1
+    """Whether `text` asserts the opposite of its content: an odd number of denial words ("nor" excepted)."""
+    return _denial_count(text) % 2 == 1
 
 
 def clauses(sentence: str) -> list[str]:
     """The sentence's clauses of at least three words (the whole sentence when it has none)."""
     parts = [p.strip() for p in _CLAUSE.split(sentence)]
-    return [p for p in parts if len(p.split()) >= 3] or [sentence]
+    return [p for p in parts if len(p.split()) >= MIN_CLAUSE_WORDS] or [sentence]
+
+
+def polarity_units(sentence: str) -> list[tuple[str, bool]]:
+    """The sentence's clauses cut into conjuncts at and/or/nor, each with whether it denies what it says.
+
+    A conjunct with denial words of its own counts them (an odd number denies). One without inherits the
+    denial of the conjunct before it when joined by "or" ("won't A or B" denies both) or by "and" while it
+    continues the same verb group ("will not send jets and tanks"); a conjunct after "nor" is denied
+    ("neither A nor B"). A conjunct without a subject of its own is read with the clause's subject (the
+    words before its first auxiliary or denial: "Russia will not A and will not B" gives "Russia will not
+    B"), so it is matched as the proposition it states. Conjuncts under three words stay with their
+    neighbour ("Russia and Syria sign a pact" is one).
+    """
+    units: list[tuple[str, bool]] = []
+    for clause in clauses(sentence):
+        pieces = [piece.strip() for piece in _COORDINATOR.split(clause)]
+        # pieces alternate text, coordinator, text, …; short pieces are glued back to the one before.
+        texts: list[str] = [pieces[0]]
+        joins: list[str] = [""]
+        for joiner, text in zip(pieces[1::2], pieces[2::2], strict=True):
+            if len(text.split()) < MIN_CLAUSE_WORDS or len(texts[-1].split()) < MIN_CLAUSE_WORDS:
+                texts[-1] = " ".join(part for part in (texts[-1], joiner, text) if part)
+            else:
+                texts.append(text)
+                joins.append(joiner.casefold())
+        subject = _subject(texts[0])
+        previous = False
+        for text, joiner in zip(texts, joins, strict=True):
+            own = _denial_count(text)
+            first = (text.split() or [""])[0]
+            new_subject = first[:1].isupper() or first.casefold() in _SUBJECT_START
+            if joiner == "nor":
+                denied = own % 2 == 0
+            elif own or not joiner or new_subject or first.casefold() in _AUXILIARY:
+                denied = own % 2 == 1
+            else:
+                denied = previous
+            units.append((f"{subject} {text}" if joiner and subject and not new_subject else text, denied))
+            previous = denied
+    return units
+
+
+def _subject(conjunct: str) -> str:
+    """The words before the conjunct's first auxiliary or denial word ("Russia will not …" → "Russia"); ""
+    when it opens with one or has none (no subject to carry)."""
+    words = conjunct.split()
+    for n, word in enumerate(words):
+        if word.casefold() in _AUXILIARY or _DENIAL.search(word):
+            return " ".join(words[:n])
+    return ""
 
 
 def argument_grade(reasoning: str) -> tuple[int, str]:
@@ -179,9 +248,10 @@ class OfflineGrader:
         sentences = split_sentences(reasoning) or [reasoning.strip()]
         decisions: list[EventDecision] = []
         if events:
-            sentence_parts = [clauses(s) for s in sentences]
-            event_parts = [clauses(e.text) for e in events]
-            texts = [*sentences, *(e.text for e in events), *_flatten(sentence_parts), *_flatten(event_parts)]
+            sentence_parts = [polarity_units(s) for s in sentences]
+            event_parts = [polarity_units(e.text) for e in events]
+            texts = [*sentences, *(e.text for e in events),
+                     *(text for text, _ in _flatten(sentence_parts)), *(text for text, _ in _flatten(event_parts))]
             vectors = self.embedder.embed(texts)
             sims = vectors[len(sentences):len(sentences) + len(events)] @ vectors[:len(sentences)].T
             parts = _split_rows(vectors[len(sentences) + len(events):], sentence_parts + event_parts)
@@ -190,19 +260,20 @@ class OfflineGrader:
                                               parts[:len(sentences)], parts[len(sentences) + j]))
         return Assessment(argument=argument, events=decisions, reason=reason)
 
-    def _decide(self, event: Development, row: np.ndarray, sentences: list[str], sentence_parts: list[list[str]],
-                event_part: list[str], sentence_vectors: list[np.ndarray], event_vectors: np.ndarray) -> EventDecision:
+    def _decide(self, event: Development, row: np.ndarray, sentences: list[str],
+                sentence_parts: list[list[tuple[str, bool]]], event_part: list[tuple[str, bool]],
+                sentence_vectors: list[np.ndarray], event_vectors: np.ndarray) -> EventDecision:
         """The most similar sentence that does not deny the event; denying ones above threshold earn nothing.
 
-        Polarity is compared on the closest pair of clauses (one from the sentence, one from the event):
-        the parts of the two texts that speak of the same thing.
+        Polarity is compared on the closest pair of conjuncts (`polarity_units`, one from the sentence, one
+        from the event): the parts of the two texts that speak of the same thing.
         """
         contradicted = ""
         for index in np.argsort(-row, kind="stable"):
             similarity = round(float(row[index]), 4)
             pair = sentence_vectors[index] @ event_vectors.T
             mine, theirs = np.unravel_index(int(np.argmax(pair)), pair.shape)
-            if similarity < self.threshold or denies(sentence_parts[index][mine]) == denies(event_part[theirs]):
+            if similarity < self.threshold or sentence_parts[index][mine][1] == event_part[theirs][1]:
                 return EventDecision(event=event, anticipated=similarity >= self.threshold, similarity=similarity,
                                      matched_text=sentences[index], contradicted_text=contradicted)
             contradicted = contradicted or sentences[index]
@@ -210,11 +281,11 @@ class OfflineGrader:
                              contradicted_text=contradicted)
 
 
-def _flatten(groups: list[list[str]]) -> list[str]:
+def _flatten(groups: list[list[tuple[str, bool]]]) -> list[tuple[str, bool]]:
     return [item for group in groups for item in group]
 
 
-def _split_rows(matrix: np.ndarray, groups: list[list[str]]) -> list[np.ndarray]:
+def _split_rows(matrix: np.ndarray, groups: list[list[tuple[str, bool]]]) -> list[np.ndarray]:
     """`matrix` rows cut into one block per group, in order (the inverse of `_flatten`)."""
     bounds = np.cumsum([len(g) for g in groups])[:-1]
     return np.split(matrix, bounds)

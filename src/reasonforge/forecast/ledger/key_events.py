@@ -1,8 +1,11 @@
-"""Key events: the ledger developments dated just after the market's two largest price moves.
+"""Key events: the ledger developments about the market dated just after its two largest price moves.
 
-A development is a key event when it is dated after day zero and within one day of one of the two
+A development is a key event when it is about the market (`relevance.about_market`: it names the title's
+actors and places, not merely one of them), dated after day zero and within one day of one of the two
 largest absolute daily price changes after day zero. If none qualifies (no such move, or no development
-near one), every development after day zero is a key event.
+about the market near one), every development after day zero that is about the market is a key event.
+A sandstorm that happens to hit Syria on the day a Russia–Syria market moves is in the window, not an
+event of the market; a ledger with no development about the market has no key events.
 
 Temporal proximity does not establish cause: a development dated next to a price move may have moved
 the market, may have been caused by the same thing, or may be a coincidence. Key events are the
@@ -15,6 +18,7 @@ import itertools
 from datetime import date
 
 from reasonforge.forecast.ledger.models import Development, Ledger, PricePoint
+from reasonforge.forecast.ledger.relevance import about_market, market_terms, text_terms
 
 PROXIMITY_DAYS = 1
 """A development within this many days (either side) of a large move counts as a key event."""
@@ -39,8 +43,11 @@ def largest_moves(price_path: list[PricePoint], n: int = 2, *, day_zero: date | 
 
 
 def key_events(ledger: Ledger, n_moves: int = 2) -> list[Development]:
-    """Developments after day zero within one day of the largest moves; all later developments if none."""
-    later = [dev for dev in ledger.developments if dev.date > ledger.day_zero]
+    """Developments about the market after day zero within one day of the largest moves; all later ones
+    about the market if none."""
+    market = market_terms(ledger.title)
+    later = [dev for dev in ledger.developments
+             if dev.date > ledger.day_zero and about_market(text_terms(dev.text), market)]
     moves = largest_moves(ledger.price_path, n_moves, day_zero=ledger.day_zero)
     near = [dev for dev in later if any(abs((dev.date - move).days) <= PROXIMITY_DAYS for move in moves)]
     return near or later
