@@ -318,6 +318,9 @@ def test_constructs_models_write_are_read_exactly(text, expected):
     ("The equation of the perpendicular bisector is: \\[ y - 1 = -2(x - 3) \\]", UnreadReason.NOT_ASSERTED),
     ("\\[!5 = 5! \\left(1 - \\frac{1}{1!}\\right)\\]", UnreadReason.SYMBOL),  # the subfactorial (omnimath-872)
     ("So !5 = 44.", UnreadReason.SYMBOL),
+    # omnimath-719: the × before the region multiplies the prose's quantity, not 1/100
+    ("(Expected coins after Round 1) × \\( \\frac{1}{100} = \\frac{1}{100} \\)", UnreadReason.INCOMPLETE),
+    ("the total is 7 - \\(3 = 4\\)", UnreadReason.INCOMPLETE),
 ])
 def test_what_the_reader_cannot_be_certain_of_is_unread_with_why(text, reason):
     assert claims(text) == []

@@ -299,8 +299,18 @@ _APPLIED_BEFORE = re.compile(r"(?:\d|%|percent|half|halves|thirds?|quarters?|fou
                              re.IGNORECASE)
 
 
+# an operator right before a relation, outside its region: "(Expected coins) × \\( \\frac{1}{100} = … \\)" multiplies
+# its left side by what the prose names (a dash is an operator only after a value on its line, never a bullet)
+_OPERATOR_BEFORE = re.compile(r"(?:[×*·÷/+]|\btimes|\bcdot|\bdiv|[0-9A-Za-z)\]][ \t]*[-−])\s*$")
+
+
 # a number and a comma (or "and") right before a relation: "The sum of 4, 6 = 10" may say 4 + 6 = 10, never 6 = 10
 _LISTED_BEFORE = re.compile(r"(\d)\s*(?:,\s*(?:and\s+)?|and\s+)$")
+
+
+def _opens_region(text: str, at: int) -> bool:
+    """Whether only blanks stand between a LaTeX region's opening (`\\(`, `\\[`, `$`) and `at`."""
+    return re.search(r"(?:\\[(\[]|\$)\s*$", text[max(0, at - 8):at]) is not None
 
 
 def _applied_before(text: str, relations: list[Relation], found: Found) -> list[Relation]:
@@ -316,6 +326,10 @@ def _applied_before(text: str, relations: list[Relation], found: Found) -> list[
             if _APPLIED_BEFORE.search(before):
                 found.miss(text, rel.span[0], rel.span[1], UnreadReason.WORD_OPERATOR,
                            "a quantity before it applies to its left side (\"… of\")", -1)
+                continue
+            if _OPERATOR_BEFORE.search(before) and rel.origin == "latex" and _opens_region(text, rel.span[0]):
+                found.miss(text, rel.span[0], rel.span[1], UnreadReason.INCOMPLETE,
+                           "an operator before its region joins its left side to what the prose names", -1)
                 continue
             listed = _LISTED_BEFORE.search(before)
             if listed is not None and not any(o.span[0] < lo + listed.end(1) <= o.span[1] for o in relations):
