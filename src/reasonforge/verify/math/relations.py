@@ -662,18 +662,20 @@ class _Engine:
         if not any(outcomes):
             return _Result(line, StepStatus.FAILED, "solved",
                            f"{line.relation} is false: the known equations give {shown}",
-                           ErrorKind.ARITHMETIC, values, against_own=not self._refuted_by_inherited(line, lhs, rhs, tol))
+                           ErrorKind.ARITHMETIC, values,
+                           against_own=not self._refuted_by_inherited(line, lhs, rhs, tol, len(equations)))
         others = "; ".join(_show_solution(s) for s, ok in zip(kept, outcomes) if not ok)
         return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
                        message=f"{line.relation} holds for only some solutions of the known equations: {others} also "
                        "satisfies them; state the sign or domain (e.g. `z > 0`) to rule it out")
 
-    def _refuted_by_inherited(self, line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sympy.Rational | None) -> bool:
+    def _refuted_by_inherited(self, line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sympy.Rational | None,
+                              used: int) -> bool:
         """Whether the equations known before this step (givens, ancestors, assumptions) refute the relation
-        without the step's own claims."""
+        without the step's own claims (`used`: how many equations the refutation solved)."""
         assert line.op is not None
         equations, filters = self._equations(lhs.free_symbols | rhs.free_symbols, inherited_only=True)
-        if len(equations) == len(self._equations(lhs.free_symbols | rhs.free_symbols)[0]):
+        if len(equations) == used:
             return True  # the same equations: none of the step's own took part
         unknowns = sorted(set().union(*(e.free_symbols for e in equations)), key=str) if equations else []
         if not equations or len(unknowns) > MAX_UNKNOWNS or any(not e.is_algebraic_expr(*unknowns) for e in equations):
