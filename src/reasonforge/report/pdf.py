@@ -100,9 +100,13 @@ _METHODOLOGY = (
      "Code: syntax, types and the artifact's plain assertions. Logic: propositional entailment. It does not "
      "establish that the prose around a relation means what the relation says.")),
     ("Standard level",
-     ("Adds key lemmas proved in Coq (mathematics), unit and property tests with mutation strength (code), and "
-     "SMT/FOL entailment by Z3 cross-checked by cvc5 (logic). Tests show behaviour on the inputs tried, not on "
-     "every input.")),
+     ("Mathematics: the quick level's SymPy check, and each claim with unknowns that SymPy verified as an identity "
+     "or left undecided (an inequality, an identity) is also stated as a Coq lemma from the question's givens and "
+     "the earlier steps' claims only, and proved in a sandbox with a bounded tactic script; a lemma Coq proves "
+     "settles what SymPy left undecided, one it does not prove refutes nothing, and SymPy's own verdicts stand. "
+     "Each verified step's 'Proved by' line says which relations Coq proved (with the lemma) and which SymPy did. "
+     "Code: unit and property tests with mutation strength. Logic: SMT/FOL entailment by Z3. Tests show behaviour "
+     "on the inputs tried, not on every input.")),
     ("Formal level",
      ("Every mathematical step is a theorem checked by Coq (or Lean 4); code contracts are checked symbolically; "
      "logic needs a proof object and solver agreement. Escapes (Admitted, sorry, new axioms) are refused.")),
@@ -196,6 +200,7 @@ def _step_block(step: StepView, st: dict[str, ParagraphStyle]) -> list:
                                    f"supplied by {step.supplied_by}" if step.supplied_by else "") if x)
         rows.append(("Evidence", f"{step.evidence_kind}" + (f" ({by})" if by else "")
                      + (f" — {step.evidence_note}" if step.evidence_note else "")))
+    rows += [("Proved by", proof) for proof in step.proved_by]
     rows += [("Assumed", premise) for premise in step.assumptions]
     if step.message:
         rows.append(("Checker message", step.message))
