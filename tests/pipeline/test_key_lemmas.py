@@ -10,10 +10,12 @@ import functools
 import pytest
 
 from reasonforge import VerifyRequest, verify_chain
-from reasonforge.pipeline.key_lemmas import prove_key_lemmas
+from reasonforge.pipeline.key_lemmas import KeyLemmaResult, StepLemmas, prove_key_lemmas
+from reasonforge.translate.key_lemmas import KeyLemma
 from reasonforge.translate.math_quick import MathTranslator
 from reasonforge.types import (
     CheckLimits,
+    CheckOutcome,
     Domain,
     ErrorKind,
     ProofLevel,
@@ -137,3 +139,11 @@ def test_a_prover_that_cannot_run_proves_nothing_and_refutes_nothing():
                              prover=CoqChecker(coqc="/nonexistent/coqc"))[1]
     assert after.outcome.status is StepStatus.UNSUPPORTED and not after.proved
     assert "coqc is not installed" in after.outcome.details["key_lemmas"][0]["message"]
+
+
+def test_a_relation_stated_twice_is_proved_only_when_each_of_its_lemmas_is():
+    first = KeyLemma(1, "x^3 >= x", "key_1_1", "R", "forall x : R, x ^ 3 >= x", (), "")
+    again = KeyLemma(1, "x^3 >= x", "key_1_2", "R", "forall x : R, x ^ 3 >= x -> x ^ 3 >= x",
+                     ("x^3 >= x (this step's claim before it)",), "")
+    results = (KeyLemmaResult(first, False, message="No applicable tactic."), KeyLemmaResult(again, True, tactic="lra"))
+    assert StepLemmas(CheckOutcome(status=StepStatus.UNSUPPORTED), results).proved == {}

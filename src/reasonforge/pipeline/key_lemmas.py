@@ -3,9 +3,10 @@ symbolic claims of the steps it did not refute are proved as Coq lemmas, and eac
 again with the claims Coq proved.
 
 `translate.key_lemmas` writes the lemmas from the texts alone (which claims, which hypotheses: its docstring).
-Coq is asked about a lemma when SymPy left its claim undecided (Coq may settle it) or verified it as an identity
-(Coq proves it again, for all values); a claim SymPy decided from particular values, by solving the givens or as a
-definition of fresh names, says nothing for all values and is left to SymPy. `verify.coq.CoqChecker.prove`
+Coq is asked about a lemma when SymPy left its claim undecided (Coq may settle it, and the step with it) or, in a
+step SymPy verified, when SymPy verified the claim as an identity (Coq proves it again, for all values); a claim
+SymPy decided from particular values, by solving the givens or as a definition of fresh names, says nothing for
+all values and is left to SymPy. `verify.coq.CoqChecker.prove`
 compiles all of a chain's lemmas in one sandboxed run, under the artifact rules and `Print Assumptions` audit of
 the formal level's theorems: one file per step for the undecided claims and one for the identities, so one audit
 covers a file, and a claim Coq cannot prove costs only its own file. `ArithmeticChecker.check(proven=...)`
@@ -26,9 +27,10 @@ and the tactic that closed it, or `sympy`, with how SymPy decided it.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,14 +98,28 @@ class StepLemmas:
 
     @property
     def proved(self) -> dict[str, KeyLemmaResult]:
-        """The lemmas Coq proved, by the relation each states."""
-        return {r.lemma.relation: r for r in self.results if r.proved}
+        """The lemmas Coq proved, by the relation each states (`_proved`)."""
+        return _proved(self.results)
+
+
+def _proved(results: Sequence[KeyLemmaResult]) -> dict[str, KeyLemmaResult]:
+    """The relations Coq proved, each with its (first) lemma: a relation the step states twice is proved only when
+    each of its lemmas is (the second may have the first as a hypothesis)."""
+    out: dict[str, KeyLemmaResult] = {}
+    failed = {r.lemma.relation for r in results if not r.proved}
+    for result in results:
+        if result.proved and result.lemma.relation not in failed:
+            out.setdefault(result.lemma.relation, result)
+    return out
 
 
 def prove_key_lemmas(steps: Mapping[int, tuple[StepContext, str, CheckOutcome]], checker: ArithmeticChecker,
-                     limits: CheckLimits, prover: CoqChecker | None = None) -> dict[int, StepLemmas]:
+                     limits: CheckLimits, prover: CoqChecker | None = None,
+                     gate: Callable[[int, CheckOutcome], CheckOutcome] | None = None) -> dict[int, StepLemmas]:
     """For each step (its context, its `sympy` artifact and SymPy's outcome on it), the outcome once its key lemmas
-    are proved; steps with no lemma to prove are left out."""
+    are proved; steps with no lemma to prove are left out. `gate(step id, outcome)`, the soundness gate, spares Coq
+    the lemmas of a step that would stay unverified even were they all proved (the step's prose says more than its
+    relations, say)."""
     written: dict[int, tuple[list[KeyLemma], list[str]]] = {}
     groups: dict[int, dict[str, str]] = {}
     budget = MAX_PER_CHAIN
@@ -118,7 +134,12 @@ def prove_key_lemmas(steps: Mapping[int, tuple[StepContext, str, CheckOutcome]],
             continue
         groups[sid] = wanted = _wanted(artifact, outcome)
         chosen = [lemma for lemma in lemmas.lemmas if lemma.relation in wanted]
-        kept, skipped = chosen[:budget], list(lemmas.skipped)
+        skipped = list(lemmas.skipped)
+        if chosen and outcome.status is StepStatus.UNSUPPORTED and gate is not None \
+                and (futile := _futile(checker, context, artifact, chosen, limits, functools.partial(gate, sid))):
+            skipped.append(f"not sent to Coq: {futile}")
+            chosen = []
+        kept = chosen[:budget]
         skipped += [f"{lemma.relation}: more than {MAX_PER_CHAIN} key lemmas in the chain" for lemma in chosen[budget:]]
         budget -= len(kept)
         if kept or skipped:
@@ -140,9 +161,25 @@ def prove_key_lemmas(steps: Mapping[int, tuple[StepContext, str, CheckOutcome]],
     return out
 
 
+def _futile(checker: ArithmeticChecker, context: StepContext, artifact: str, lemmas: list[KeyLemma],
+            limits: CheckLimits, gate: Callable[[CheckOutcome], CheckOutcome]) -> str | None:
+    """Why the step would stay unverified even with every one of `lemmas` proved, or None when it would not."""
+    relations = {lemma.relation for lemma in lemmas}
+    lines = [line.number for line in parse_artifact(artifact) if line.kind == "claim" and line.relation in relations]
+    supposed = checker.check(artifact, level=context.proof_level, limits=limits, context=context, proven=lines)
+    if supposed.status is not StepStatus.VERIFIED:
+        return f"with its lemmas proved, SymPy would still find it {supposed.status.value} ({supposed.message})"
+    gated = gate(supposed)
+    if gated.status is not StepStatus.VERIFIED:
+        return f"with its lemmas proved, the step would still be {gated.status.value} ({gated.message})"
+    return None
+
+
 def _wanted(artifact: str, outcome: CheckOutcome) -> dict[str, str]:
-    """The artifact's claims Coq is asked about, by relation: those SymPy left undecided ("open") and those it
-    verified as identities ("identity"); not those it decided from particular values (module docstring)."""
+    """The artifact's claims Coq is asked about, by relation: those SymPy left undecided ("open"), and in a step it
+    verified, those it verified as identities ("identity"); not those it decided from particular values (module
+    docstring). In a step SymPy left undecided only the undecided claims can change its outcome."""
+    verified = outcome.status is StepStatus.VERIFIED
     numbers = {line.number: line.relation for line in parse_artifact(artifact) if line.kind == "claim"}
     out: dict[str, str] = {}
     for entry in outcome.details.get("relations", []):
@@ -151,7 +188,7 @@ def _wanted(artifact: str, outcome: CheckOutcome) -> dict[str, str]:
         relation = numbers[entry["line"]]
         if entry.get("verdict") == StepStatus.UNSUPPORTED.value:
             out[relation] = "open"
-        elif entry.get("verdict") == StepStatus.VERIFIED.value and entry.get("how") == _IDENTITY:
+        elif verified and entry.get("verdict") == StepStatus.VERIFIED.value and entry.get("how") == _IDENTITY:
             out.setdefault(relation, _IDENTITY)
     return out
 
@@ -206,7 +243,7 @@ def _rechecked(checker: ArithmeticChecker, context: StepContext, artifact: str, 
                results: tuple[KeyLemmaResult, ...], limits: CheckLimits) -> CheckOutcome:
     """SymPy's outcome again, with the artifact's claims Coq proved given as proven (only an undecided claim gains:
     `ArithmeticChecker`'s rule 4); SymPy's first outcome when nothing can gain or the re-check did not finish."""
-    proved = {r.lemma.relation for r in results if r.proved}
+    proved = set(_proved(results))
     if outcome.status is not StepStatus.UNSUPPORTED or not proved:
         return outcome
     lines = [line.number for line in parse_artifact(artifact) if line.kind == "claim" and line.relation in proved]

@@ -256,7 +256,9 @@ def _with_key_lemmas(checker: ArithmeticChecker, deferred: Mapping[int, tuple[Ch
     proved: dict[int, StepLemmas] = {}
     try:
         proved = prove_key_lemmas({sid: (contexts[sid], translations[sid].formal_representation, outcome)
-                                   for sid, (outcome, _, _) in deferred.items()}, checker, limits)
+                                   for sid, (outcome, _, _) in deferred.items()}, checker, limits,
+                                  gate=lambda sid, outcome: _gated(contexts[sid], translations[sid], outcome, limits,
+                                                                   registry))
     except Exception:  # the key lemmas add to SymPy's verdicts; they must never cost them
         log.exception("the key lemmas failed")
     out: dict[int, StepVerdict] = {}

@@ -21,7 +21,8 @@ Never what the step's author supplies as a premise ("Assume x > 5"), an ancestor
 (transitively) are kept, and one the Coq emitter cannot write is left out (fewer hypotheses, a stronger lemma).
 
 The proof: `intros`; then a probe that refuses the lemma when the same tactics prove `False` from its hypotheses
-(contradictory hypotheses would prove anything); then the first of `ring`, `field`, `lra`, `nra` over R (`ring`,
+(contradictory hypotheses would prove anything; the probe sees what `lra` and `nra` see, so hypotheses whose
+contradiction lies beyond them are not caught, as at the formal level); then the first of `ring`, `field`, `lra`, `nra` over R (`ring`,
 `lia`, `nia` over Z) that closes the goal, also after `subst`, and `nra`/`nia` with hints (squares such as
 `pow2_ge_0 (x - y)` and the squared factors of the claim's two sides' difference, found with SymPy), which can
 only help a tactic. The slow tactics run under `timeout`; the script prints which tactic closed the goal. Coq,
@@ -58,6 +59,7 @@ _MAX_NAMES = 8  # names in one lemma: beyond this nra and nia are hopeless withi
 _MAX_HINTS = 8
 _SIGNS = {"positive": "<", "negative": ">", "nonnegative": "<=", "nonpositive": ">="}  # `0 op name`
 _INTEGER_DOMAINS = ("integer", "natural", "positive")
+_OWN_CLAIM = "this step's claim before it"
 _PRELUDE = {"R": "From Coq Require Import Reals Lra Psatz.\nOpen Scope R_scope.\n",
             "Z": "From Coq Require Import ZArith Lia.\nOpen Scope Z_scope.\n"}
 
@@ -177,7 +179,7 @@ def key_lemmas(context: StepContext) -> KeyLemmas:
                 _write(writer, line)
             else:
                 writer.skipped.append(f"{line.relation}: more than {MAX_PER_STEP} symbolic claims in one step")
-        origin = "this step's definition" if line.kind == "define" else "this step's claim before it"
+        origin = "this step's definition" if line.kind == "define" else _OWN_CLAIM
         writer.premises.append(_Premise(line.lhs, line.op, line.rhs, origin))
     return KeyLemmas(tuple(writer.lemmas), tuple(writer.skipped))
 
@@ -231,7 +233,9 @@ def _write(writer: _Writer, line: Line) -> None:
     assert line.lhs is not None and line.rhs is not None and line.op is not None
     reach = set(names_in(line.lhs) | names_in(line.rhs))
     kept: list[_Premise] = []
-    pending = [p for p in writer.premises if p.op != "~="]
+    # one left out says more; and a claim the step made before is no premise of the same claim made again
+    pending = [p for p in writer.premises if p.op != "~=" and _writable(p)
+               and not (p.origin == _OWN_CLAIM and _relation_text(p) == line.relation)]
     changed = True
     while changed:
         changed = False
@@ -257,20 +261,34 @@ def _write(writer: _Writer, line: Line) -> None:
         writer.skipped.append(f"{line.relation}: {exc}")
         return
     signs = {"natural": "<=", "positive": "<"}
-    hypotheses = [(f"0 {signs[d]} {n}", f"{n} is {d} (the question)") for n in names
-                  if (d := writer.domains.get(n, "")) in signs]
+    hypotheses = {f"0 {signs[d]} {n}": f"{n} is {d} (the question)" for n in names
+                  if (d := writer.domains.get(n, "")) in signs}
     for premise in kept:
-        try:
-            text = coq_relation(premise.lhs, premise.op, premise.rhs, domain)
-        except NotCoq:
-            continue  # left out: a lemma with fewer hypotheses says more
-        hypotheses.append((text, f"{_relation_text(premise)} ({premise.origin})"))
+        hypotheses.setdefault(coq_relation(premise.lhs, premise.op, premise.rhs, domain),
+                              f"{_relation_text(premise)} ({premise.origin})")
     name = f"key_{writer.step_id}_{len(writer.lemmas) + 1}"
-    arrows = "".join(f"{h} -> " for h, _ in hypotheses)
+    arrows = "".join(f"{h} -> " for h in hypotheses)
     statement = f"forall {' '.join(names)} : {domain}, {arrows}{claim}"
     proof = _proof(name, domain, bool(hypotheses), _hints(line, domain))
-    writer.lemmas.append(KeyLemma(writer.step_id, line.relation, name, domain, statement,
-                                  tuple(o for _, o in hypotheses), proof))
+    writer.lemmas.append(KeyLemma(writer.step_id, line.relation, name, domain, statement, tuple(hypotheses.values()),
+                                  proof))
+
+
+def _writable(premise: _Premise) -> bool:
+    """Can the Coq emitter write the premise (over R, which takes all that Z does)?"""
+    try:
+        coq_relation(premise.lhs, premise.op, premise.rhs, "R")
+    except NotCoq:
+        return False
+    return all(_name_ok(n) for n in premise.names)
+
+
+def _name_ok(name: str) -> bool:
+    try:
+        coq_expr(Name(name), "R")
+    except NotCoq:
+        return False
+    return True
 
 
 def _relation_text(premise: _Premise) -> str:
