@@ -139,8 +139,10 @@ def prove_key_lemmas(steps: Mapping[int, tuple[StepContext, str, CheckOutcome]],
                 and (futile := _futile(checker, context, artifact, chosen, limits, functools.partial(gate, sid))):
             skipped.append(f"not sent to Coq: {futile}")
             chosen = []
-        kept = chosen[:budget]
-        skipped += [f"{lemma.relation}: more than {MAX_PER_CHAIN} key lemmas in the chain" for lemma in chosen[budget:]]
+        if len(chosen) > budget:  # a step with some of its lemmas only could not change, and would say less
+            skipped.append(f"not sent to Coq: the chain's first steps took its {MAX_PER_CHAIN} key lemmas")
+            chosen = []
+        kept = chosen
         budget -= len(kept)
         if kept or skipped:
             written[sid] = (kept, skipped)

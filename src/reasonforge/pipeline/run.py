@@ -198,7 +198,7 @@ def _check_all(
     contexts = {t.language: t.formal_representation for t in translations if t.step_id not in graph.dependencies}
     step_context = step_contexts(request, graph, written)
     own: dict[int, StepVerdict] = {}
-    lemmas = request.domain is Domain.MATHEMATICS and request.proof_level is ProofLevel.STANDARD
+    key_lemmas_due = request.domain is Domain.MATHEMATICS and request.proof_level is ProofLevel.STANDARD
     deferred: dict[int, tuple[CheckOutcome, Spec | None, float]] = {}
     arithmetic: ArithmeticChecker | None = None
     # Each step's checker is built once and handed on; a chain checker once per language, for all its steps.
@@ -218,13 +218,13 @@ def _check_all(
                 chain_checkers[language] = checker  # type: ignore[assignment]
                 groups[language] = [sid]
                 continue
-            if lemmas and isinstance(checker, ArithmeticChecker):
+            if key_lemmas_due and isinstance(checker, ArithmeticChecker):
                 arithmetic = checker
                 deferred[sid] = _run_checker(step_context[sid], translation, checker, limits)
                 continue
         own[sid] = _check_step(step_context[sid], translation, checker, limits, translator_spec, registry)
     if arithmetic is not None:
-        say(f"proving the key lemmas of {len(deferred)} step(s) in Coq")
+        say(f"proving the key lemmas of {len(deferred)} SymPy-checked step(s) in Coq")
         own.update(_with_key_lemmas(arithmetic, deferred, step_context, by_step, limits, registry, translator_spec))
     texts = {step.step_id: step.content for step in request.reasoning_chain}
     for language, sids in groups.items():

@@ -12,7 +12,8 @@ What a lemma states: `forall <its names> : R, <hypotheses> -> <the claim>`, over
 says every one of its names is an integer and nothing in it needs division or decimals. The hypotheses are:
 - the question's givens, as the Coq givens reader reads them (`verify.coq.givens.read_givens`): what the
   question asks to show ("Show that x + 1/x >= 2") is a goal, never a hypothesis, though the SymPy plan lists
-  it among the facts; a sign it gives a name ("a is positive"); a natural number's `0 <= n`;
+  it among the facts; a sign it gives a name ("a is positive"); a natural number's `0 <= n`; none at all when
+  that reader finds the givens contradict each other;
 - the ancestors' bindings and claims (each is checked in its own step; a false one fails there);
 - the step's own definitions of fresh names and its claims before this one (the step is verified only when
   those are too).
@@ -21,8 +22,8 @@ Never what the step's author supplies as a premise ("Assume x > 5"), an ancestor
 (transitively) are kept, and one the Coq emitter cannot write is left out (fewer hypotheses, a stronger lemma).
 
 The proof: `intros`; then a probe that refuses the lemma when the same tactics prove `False` from its hypotheses
-(contradictory hypotheses would prove anything; the probe sees what `lra` and `nra` see, so hypotheses whose
-contradiction lies beyond them are not caught, as at the formal level); then the first of `ring`, `field`, `lra`, `nra` over R (`ring`,
+(contradictory hypotheses would prove anything; the probe sees what `lra` and `nra` see, so a contradiction
+beyond them goes unseen, as at the formal level); then the first of `ring`, `field`, `lra`, `nra` over R (`ring`,
 `lia`, `nia` over Z) that closes the goal, also after `subst`, and `nra`/`nia` with hints (squares such as
 `pow2_ge_0 (x - y)` and the squared factors of the claim's two sides' difference, found with SymPy), which can
 only help a tactic. The slow tactics run under `timeout`; the script prints which tactic closed the goal. Coq,
@@ -166,7 +167,8 @@ def key_lemmas(context: StepContext) -> KeyLemmas:
     if any(line.kind == "case" for line in own) or len(bound) != len(set(bound)):
         return KeyLemmas(skipped=("the step considers cases: its claims hold case by case",))
     givens = read_givens(context.original_query)
-    premises = _given_premises(given, set(givens.texts)) + [
+    # givens that contradict each other give nothing (anything would follow from them)
+    premises = ([] if givens.contradiction else _given_premises(given, set(givens.texts))) + [
         _Premise(line.lhs, line.op, line.rhs, "an earlier step") for line in derived
         if line.kind in ("let", "fact") and line.lhs is not None and line.rhs is not None and line.op is not None]
     writer = _Writer(context.step_id, premises, {} if givens.contradiction else dict(givens.domains))
