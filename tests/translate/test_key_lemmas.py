@@ -36,8 +36,15 @@ def test_the_question_s_givens_and_the_ancestors_claims_are_the_only_hypotheses(
         "forall x : R, x > 0 -> x + 1 / x - 2 = (x - 1) ^ 2 / x -> x + 1 / x >= 2"]  # never the goal it asks to show
     assert found[0].hypotheses == ("x > 0 (the question)", "x + 1/x - 2 = (x - 1)^2/x (an earlier step)")
     # what the step's author assumes is no hypothesis, and neither is what an ancestor assumes
-    assert statements("Simplify.", "Assume z > 10. Then z^2 > 100.") == ["forall z : R, z ^ 2 > 100"]
-    assert statements("Simplify.", "Assume z > 10.", "Then z^2 > 100.") == ["forall z : R, z ^ 2 > 100"]
+    assert statements("Simplify.", "Assume z > 10. Then z/(z^2+1) <= 1/2.") == ["forall z : R, z / (z ^ 2 + 1) <= 1 / 2"]
+    assert statements("Simplify.", "Assume z > 10.", "Then z/(z^2+1) <= 1/2.") == [
+        "forall z : R, z / (z ^ 2 + 1) <= 1 / 2"]
+
+
+def test_a_claim_false_where_its_hypotheses_hold_is_no_lemma():
+    found = lemmas("Let y > 0.", "So y^3 >= y.")
+    assert found.lemmas == () and "false at y = 1/2" in found.skipped[0]
+    assert statements("Let y > 1.", "So y^3 >= y.") == ["forall y : R, y > 1 -> y ^ 3 >= y"]
 
 
 def test_integers_the_question_gives_make_a_lemma_over_z():

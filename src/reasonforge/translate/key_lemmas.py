@@ -20,6 +20,8 @@ says every one of its names is an integer and nothing in it needs division or de
 Never what the step's author supplies as a premise ("Assume x > 5"), an ancestor's assumptions, or the plan's
 "a length or count is nonnegative": a proof may not rest on them. Only hypotheses that share names with the claim
 (transitively) are kept, and one the Coq emitter cannot write is left out (fewer hypotheses, a stronger lemma).
+A claim false at one of a fixed set of points where every hypothesis holds (computed exactly) gets no lemma: Coq
+could only fail on it, and a run costs seconds.
 
 The proof: `intros`; then a probe that refuses the lemma when the same tactics prove `False` from its hypotheses
 (contradictory hypotheses would prove anything; the probe sees what `lra` and `nra` see, so a contradiction
@@ -263,8 +265,13 @@ def _write(writer: _Writer, line: Line) -> None:
         writer.skipped.append(f"{line.relation}: {exc}")
         return
     signs = {"natural": "<=", "positive": "<"}
-    hypotheses = {f"0 {signs[d]} {n}": f"{n} is {d} (the question)" for n in names
-                  if (d := writer.domains.get(n, "")) in signs}
+    domains = {n: d for n in names if (d := writer.domains.get(n, "")) in signs}
+    signed = [_Premise(Num(text="0", decimals=0), signs[d], Name(n), "the question") for n, d in domains.items()]
+    if (point := _counterexample(line, [*signed, *kept], names, domain)) is not None:
+        writer.skipped.append(f"{line.relation}: no lemma: it is false at {point}, where every hypothesis holds, so "
+                              "Coq could not prove it (SymPy's outcome stands)")
+        return
+    hypotheses = {f"0 {signs[d]} {n}": f"{n} is {d} (the question)" for n, d in domains.items()}
     for premise in kept:
         hypotheses.setdefault(coq_relation(premise.lhs, premise.op, premise.rhs, domain),
                               f"{_relation_text(premise)} ({premise.origin})")
@@ -291,6 +298,37 @@ def _name_ok(name: str) -> bool:
     except NotCoq:
         return False
     return True
+
+
+# The values a lemma's names take at the points it is tried at, before Coq is asked (`_counterexample`).
+_VALUES = tuple(sympy.Rational(v) for v in ("0", "1", "-1", "2", "-2", "1/2", "-1/2", "3", "-3", "1/3", "5", "-7/2"))
+_POINTS = 24
+
+
+def _counterexample(line: Line, premises: list[_Premise], names: list[str], domain: Domain) -> str | None:
+    """A point (`x = -2`) where every premise holds and the claim does not, among a fixed set of points (integers
+    only over Z), computed exactly; None when there is none. Such a lemma is false: Coq would only fail on it, at
+    the cost of a run, and its failure refutes nothing either way."""
+    assert line.lhs is not None and line.rhs is not None and line.op is not None
+    values = [v for v in _VALUES if v.is_integer] if domain == "Z" else list(_VALUES)
+    for k in range(_POINTS):
+        point = {n: values[(k * (i + 1) + i) % len(values)] for i, n in enumerate(names)}
+        if all(_holds(p.lhs, p.op, p.rhs, point) is True for p in premises) \
+                and _holds(line.lhs, line.op, line.rhs, point) is False:
+            return ", ".join(f"{n} = {v}" for n, v in point.items())
+    return None
+
+
+def _holds(lhs: Node, op: str, rhs: Node, point: dict[str, sympy.Rational]) -> bool | None:
+    """The relation at `point`, exactly; None when a side has no value there (a division by zero)."""
+    try:
+        a, b = evaluate(lhs, point), evaluate(rhs, point)
+    except (ExpressionError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    if not (a.is_Rational and b.is_Rational):
+        return None
+    compared = {"=": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}.get(op)
+    return None if compared is None else bool(compared)
 
 
 def _relation_text(premise: _Premise) -> str:
