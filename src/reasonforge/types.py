@@ -329,6 +329,27 @@ class Spec(BaseModel):
         return f"{self.name.removeprefix('reasonforge.')} {self.version}".strip()
 
 
+class ProvedBy(StrEnum):
+    """Which checker proved a relation a verified mathematics step asserts (`RelationProof.proved_by`)."""
+
+    SYMPY = "sympy"  # SymPy's exact check of the relation under the givens and the ancestors' claims
+    # a Coq lemma stating the relation from the givens and the ancestors' claims (standard level: the key lemmas)
+    COQ = "coq"
+
+
+class RelationProof(BaseModel):
+    """How one relation a verified mathematics step asserts was proven."""
+
+    relation: str = Field(description="The relation, as the step's artifact states it.")
+    proved_by: ProvedBy = Field(description=(
+        "`coq` when a Coq lemma proved it (SymPy may have too: see `sympy`), else `sympy`."))
+    sympy: str | None = Field(default=None, description=(
+        "How SymPy decided it (exact, identity, solved, definition, ...); None when SymPy left it undecided and only "
+        "the Coq lemma proves it."))
+    lemma: str | None = Field(default=None, description="The Coq lemma that proved it, as compiled (`Lemma name : ...`).")
+    tactic: str | None = Field(default=None, description="The tactic that closed the Coq lemma's goal.")
+
+
 class Evidence(BaseModel):
     """What a verified step rests on: the formal claim, who formalised it, whose material it is, what it covers
     and the premises it was proven from that nobody gave (`assumptions`, for conditional evidence)."""
@@ -343,6 +364,9 @@ class Evidence(BaseModel):
         "Premises the step states that are neither given, derived nor contradicted: the claim was proven from "
         "them (kind `conditional`)."))
     note: str | None = None
+    proofs: list[RelationProof] = Field(default_factory=list, description=(
+        "Mathematics at the standard level: for each relation the step asserts, which checker proved it (a Coq lemma "
+        "or SymPy)."))
 
     @property
     def full(self) -> bool:

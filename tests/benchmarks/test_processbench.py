@@ -6,6 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from reasonforge.types import ProofLevel
+from reasonforge.verify.coq import unavailable_reason
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the benchmark imports its sibling `_common`
 _spec = importlib.util.spec_from_file_location("processbench_bench", ROOT / "benchmarks" / "processbench.py")
@@ -65,3 +70,15 @@ def test_false_refutations_are_listed_and_jobs_and_samples_change_nothing(tmp_pa
     assert sampled.subsets["toy"].rows == 2
     assert sampled.model_dump(exclude={"elapsed_s", "seconds_per_step", "subsets"}) == processbench.run_processbench(
         data, sample=2, seed=1).model_dump(exclude={"elapsed_s", "seconds_per_step", "subsets"})
+
+
+@pytest.mark.skipif(unavailable_reason() is not None, reason="the key lemmas need coqc and the sandbox")
+def test_at_the_standard_level_the_report_counts_what_coq_proved(tmp_path):
+    rows = [{"id": "t-0", "problem": "Show that x^2 + 1 >= 2x.",
+             "steps": ["$(x-1)^2 = x^2 - 2x + 1$.", "So x^2 + 1 >= 2x."], "label": -1}]
+    data = tmp_path / "toy.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    report = processbench.run_processbench(data, level=ProofLevel.STANDARD)
+    assert report.level == "standard" and report.lemmas_attempted == report.lemmas_proved == 2
+    assert report.coq_steps == 2 and report.coq_only_steps == 1  # the inequality only Coq proved
+    assert "key lemmas: 2 of 2 proved in Coq" in processbench.render(report)

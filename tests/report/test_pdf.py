@@ -18,6 +18,7 @@ from reasonforge.pipeline.run import verify_chain
 from reasonforge.report import SECTIONS, ReportTemplate, build_view, compliance_report, verdict_page
 from reasonforge.types import ProofLevel
 from reasonforge.verify.math.relations import CHECKER_VERSION as SYMPY_VERSION
+from reasonforge.verify.coq import unavailable_reason
 
 REGIME_HEADINGS = {
     ReportTemplate.PLAIN: None,
@@ -169,3 +170,17 @@ def test_the_methodology_names_only_the_checkers_and_tools_that_ran(verdicts, tm
             assert absent not in maths, (where, absent)
         assert "Z3" in logic and "cvc5" not in logic and "Coq" not in logic and "SymPy" not in logic
         assert "Z3" in formal_text and "cvc5" in formal_text and "formal level" in formal_text
+
+
+@pytest.mark.skipif(unavailable_reason() is not None, reason="the key lemmas need coqc and the sandbox")
+def test_the_report_says_which_relations_coq_proved_and_which_sympy_did(tmp_path) -> None:
+    request = parse_request({"original_query": "Show that x^2 + 1 >= 2x.", "domain": "mathematics",
+                             "proof_level": "standard", "reasoning_chain": [
+                                 {"step_id": 1, "content": "So x^2 + 1 >= 2x."},
+                                 {"step_id": 2, "content": "Also 3 + 4 = 7.", "dependencies": []}]})
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(compliance_report(build_view(request, verify_chain(request)), ReportTemplate.PLAIN))
+    text = pdf_text(pdf)
+    assert "Proved by x^2 + 1 >= 2*x: Coq, Lemma key_1_1 : forall x : R, x ^ 2 + 1 >= 2 * x. by" in text
+    assert "SymPy left it undecided" in text and "Proved by 3 + 4 = 7: SymPy (exact)" in text
+    assert "stated as a Coq lemma from the question's givens" in text  # the methodology says what the level did

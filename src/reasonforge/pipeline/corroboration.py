@@ -244,7 +244,7 @@ def corroborate(contexts: Mapping[int, StepContext], verdicts: Mapping[int, Step
         shown = ", ".join(f"{to_text(r)} is {n}" for r, n in zip(results, names, strict=True))
         out[sid] = _promoted(verdict, Evidence(
             kind=EvidenceKind.CORROBORATED, aligned_claim=evidence.aligned_claim, formaliser=Formaliser.QUESTION_MODEL,
-            supplied_by=Supplier.INDEPENDENT, note=(
+            supplied_by=Supplier.INDEPENDENT, proofs=evidence.proofs, note=(
                 f"corroborated: {shown} in {agreed_by}, each computed from the quantities a line of theirs combines; "
                 "the arithmetic was proven")))
     out[last] = _noted(out[last], summary)

@@ -19,6 +19,7 @@ from reasonforge.errors import ReasonForgeError
 from reasonforge.pipeline.agreement import agree
 from reasonforge.pipeline.corroboration import corroborate, question_model
 from reasonforge.pipeline.gate import gate
+from reasonforge.pipeline.key_lemmas import StepLemmas, prove_key_lemmas, with_proofs
 from reasonforge.pipeline.provers import check_prover
 from reasonforge.registry import ChainChecker, Checker, CheckerRegistry, checkers
 from reasonforge.translate.ensemble import Ensemble
@@ -43,7 +44,7 @@ from reasonforge.types import (
     VerificationVerdict,
     VerifyRequest,
 )
-from reasonforge.verify.math import REFERENCE_TIMEOUT_S, compare_reference, is_word_problem
+from reasonforge.verify.math import REFERENCE_TIMEOUT_S, ArithmeticChecker, compare_reference, is_word_problem
 
 log = logging.getLogger(__name__)
 # a problem model is a few equations: Z3 decides one in milliseconds, or is lost in nonlinear arithmetic
@@ -199,11 +200,15 @@ def _check_all(
     step_started: Callable[[int, int, int], None] = lambda _sid, _position, _total: None,
 ) -> dict[int, StepVerdict]:
     """Per-step checkers run step by step; chain checkers (Coq, Lean 4) once per language per chain (`written`:
-    code examples a translator wrote from the texts, by step id)."""
+    code examples a translator wrote from the texts, by step id). At the standard level, the `sympy` steps of a
+    mathematics chain are gated only once their key lemmas are proved (`pipeline.key_lemmas`)."""
     by_step = {t.step_id: t for t in translations if t.step_id in graph.dependencies}
     contexts = {t.language: t.formal_representation for t in translations if t.step_id not in graph.dependencies}
     step_context = step_contexts(request, graph, written)
     own: dict[int, StepVerdict] = {}
+    key_lemmas_due = request.domain is Domain.MATHEMATICS and request.proof_level is ProofLevel.STANDARD
+    deferred: dict[int, tuple[CheckOutcome, Spec | None, float]] = {}
+    arithmetic: ArithmeticChecker | None = None
     # Each step's checker is built once and handed on; a chain checker once per language, for all its steps.
     chain_checkers: dict[ArtifactLanguage, ChainChecker] = {}
     groups: dict[ArtifactLanguage, list[int]] = {}
@@ -222,8 +227,16 @@ def _check_all(
                 chain_checkers[language] = checker  # type: ignore[assignment]
                 groups[language] = [sid]
                 continue
+            if key_lemmas_due and isinstance(checker, ArithmeticChecker):
+                step_started(sid, position, total)
+                arithmetic = checker
+                deferred[sid] = _run_checker(step_context[sid], translation, checker, limits)
+                continue
         step_started(sid, position, total)
         own[sid] = _check_step(step_context[sid], translation, checker, limits, translator_spec, registry)
+    if arithmetic is not None:
+        say(f"proving the key lemmas of {len(deferred)} SymPy-checked step(s) in Coq")
+        own.update(_with_key_lemmas(arithmetic, deferred, step_context, by_step, limits, registry, translator_spec))
     texts = {step.step_id: step.content for step in request.reasoning_chain}
     for language, sids in groups.items():
         steps = [
@@ -246,6 +259,31 @@ def _check_all(
             outcome = _gated(step_context[sid], by_step[sid], outcome, limits, registry)
             own[sid] = _record(sid, by_step[sid], (outcome, spec, elapsed_ms), translator_spec)
     return own
+
+
+def _with_key_lemmas(checker: ArithmeticChecker, deferred: Mapping[int, tuple[CheckOutcome, Spec | None, float]],
+                     contexts: Mapping[int, StepContext], translations: Mapping[int, StepTranslation],
+                     limits: CheckLimits, registry: CheckerRegistry, translator_spec: Spec | None) -> dict[int, StepVerdict]:
+    """The deferred `sympy` steps' verdicts: SymPy's outcomes, after their key lemmas, gated and recorded (a step
+    Coq proved a lemma of names the prover in its checker spec)."""
+    proved: dict[int, StepLemmas] = {}
+    try:
+        proved = prove_key_lemmas({sid: (contexts[sid], translations[sid].formal_representation, outcome)
+                                   for sid, (outcome, _, _) in deferred.items()}, checker, limits,
+                                  gate=lambda sid, outcome: _gated(contexts[sid], translations[sid], outcome, limits,
+                                                                   registry))
+    except Exception:  # the key lemmas add to SymPy's verdicts; they must never cost them
+        log.exception("the key lemmas failed")
+    out: dict[int, StepVerdict] = {}
+    for sid, (outcome, spec, elapsed_ms) in deferred.items():
+        lemmas = proved.get(sid)
+        if lemmas is not None:
+            outcome = lemmas.outcome
+            if spec is not None and lemmas.prover is not None and lemmas.proved:
+                spec = spec.model_copy(update={"args": {**spec.args, "key_lemmas": lemmas.prover.model_dump(mode="json")}})
+        gated = with_proofs(_gated(contexts[sid], translations[sid], outcome, limits, registry), lemmas)
+        out[sid] = _record(sid, translations[sid], (gated, spec, elapsed_ms), translator_spec)
+    return out
 
 
 def _gated(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits,
@@ -300,7 +338,7 @@ def _check_step(
     registry: CheckerRegistry,
 ) -> StepVerdict:
     """Check one step with its `checker` (the lookup's error, or None when the step has no artifact)."""
-    step_id, level = context.step_id, context.proof_level
+    step_id = context.step_id
     if translation is None:
         outcome = CheckOutcome(
             status=StepStatus.UNSUPPORTED,
@@ -317,20 +355,29 @@ def _check_step(
             details={"language": translation.language.value},
         )
         return _verdict(step_id, artifact, outcome, translator_spec)
+    outcome, spec, elapsed_ms = _run_checker(context, translation, checker, limits)
+    outcome = _gated(context, translation, outcome, limits, registry)
+    return _record(step_id, translation, (outcome, spec, elapsed_ms), translator_spec)
+
+
+def _run_checker(context: StepContext, translation: StepTranslation,
+                 checker: Checker | ChainChecker | ReasonForgeError | None,
+                 limits: CheckLimits) -> tuple[CheckOutcome, Spec | None, float]:
+    """The checker's own outcome on the step's artifact (not gated yet), its spec and the milliseconds it took."""
     started = time.perf_counter()
     spec: Spec | None = None
     try:
         if isinstance(checker, ReasonForgeError):
             raise checker  # the lookup failed: reported on the step like any checker error
-        outcome = checker.check(artifact, level=level, limits=limits, context=context)  # type: ignore[union-attr]
+        outcome = checker.check(translation.formal_representation, level=context.proof_level,  # type: ignore[union-attr]
+                                limits=limits, context=context)
         spec = checker.spec  # type: ignore[union-attr]
     except ReasonForgeError as exc:
         outcome = CheckOutcome(status=StepStatus.ERROR, message=exc.message)
     except Exception as exc:  # a checker bug must cost one step, not the whole verdict
-        log.exception("checker for %s crashed on step %s", translation.language.value, step_id)
+        log.exception("checker for %s crashed on step %s", translation.language.value, context.step_id)
         outcome = CheckOutcome(status=StepStatus.ERROR, message=f"checker crashed: {type(exc).__name__}: {exc}")
-    outcome = _gated(context, translation, outcome, limits, registry)
-    return _record(step_id, translation, (outcome, spec, (time.perf_counter() - started) * 1000), translator_spec)
+    return outcome, spec, (time.perf_counter() - started) * 1000
 
 
 def _record(

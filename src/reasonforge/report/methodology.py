@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reasonforge.types import Formaliser, ProofLevel, StepStatus, StepVerdict, VerificationVerdict
+from reasonforge.types import Formaliser, ProofLevel, ProvedBy, StepStatus, StepVerdict, VerificationVerdict
 
 __all__ = ["TOOL_NAMES", "Paragraph", "methodology", "tools_ran"]
 
@@ -123,9 +123,20 @@ def _python(steps: Sequence[StepVerdict], level: ProofLevel) -> str:
 
 
 def _sympy(steps: Sequence[StepVerdict], level: ProofLevel) -> str:
-    return (f"SymPy{_version(steps[0], 'sympy')} checked every relation (equation, inequality, value) the step's "
-            "text states, exactly, under the values the steps before it bound. This establishes the arithmetic "
-            "and algebra the text writes out, not that the prose around a relation means what the relation says.")
+    text = (f"SymPy{_version(steps[0], 'sympy')} checked every relation (equation, inequality, value) the step's "
+            "text states, exactly, under the values the steps before it bound.")
+    asked = [s for s in steps if isinstance(s.details.get("key_lemmas"), list) and s.details["key_lemmas"]]
+    if asked:
+        proved = sorted({s.step_id for s in steps if s.evidence is not None
+                         and any(p.proved_by is ProvedBy.COQ for p in s.evidence.proofs)})
+        text += (f" Then the symbolic claims of {_steps([s.step_id for s in asked])} (identities SymPy verified, and "
+                 "claims it left undecided) were each stated as a Coq lemma from the question's givens and the "
+                 "claims of the steps it uses only, and proved in a sandbox with a bounded tactic script; a lemma "
+                 "Coq did not prove refutes nothing, and SymPy's own verdicts stand. ")
+        text += (f"Coq proved lemmas of {_steps(proved)}: each relation's 'Proved by' line names the lemma and the "
+                 "tactic, or SymPy." if proved else "Coq proved none of them.")
+    return text + (" This establishes the arithmetic and algebra the text writes out, not that the prose around a "
+                   "relation means what the relation says.")
 
 
 def _prover(name: str) -> Any:

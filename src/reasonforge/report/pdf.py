@@ -217,6 +217,7 @@ def _step_block(step: StepView, st: dict[str, ParagraphStyle]) -> list:
     if step.evidence_kind:
         rows.append(("Evidence", step.evidence_text + (f" ({step.evidence_by})" if step.evidence_by else "")
                      + (f" — {step.evidence_note}" if step.evidence_note else "")))
+    rows += [("Proved by", proof) for proof in step.proved_by]
     rows += [("Assumed", premise) for premise in step.assumptions]
     if step.invalidated_by:
         rows.append(("Invalidated by", ", ".join(f"step {b}" for b in step.invalidated_by)

@@ -27,6 +27,8 @@ from reasonforge.types import (
     EvidenceKind,
     Formaliser,
     Overall,
+    ProvedBy,
+    RelationProof,
     Spec,
     StepStatus,
     StepVerdict,
@@ -131,6 +133,7 @@ class StepView:
     invalidated_by: tuple[int, ...]  # the failed step(s) it depends on
     local_status: str
     content_parts: tuple[TextPart, ...] = ()
+    proved_by: tuple[str, ...] = ()  # mathematics at standard: per relation, which checker proved it (Coq or SymPy)
 
 
 @dataclass(frozen=True)
@@ -312,7 +315,16 @@ def _step_view(content: str, dependencies: tuple[int, ...], sv: StepVerdict) -> 
         counterexample=_counterexample(d),
         invalidated_by=tuple(sv.invalidated_by),
         local_status=sv.local_status.value if sv.local_status is not None else "",
+        proved_by=tuple(_proved_by(p) for p in evidence.proofs) if evidence is not None else (),
     )
+
+
+def _proved_by(proof: RelationProof) -> str:
+    """One relation and the checker that proved it: a Coq lemma (and the tactic that closed it) or SymPy."""
+    if proof.proved_by is ProvedBy.COQ:
+        sympy = f"SymPy too ({proof.sympy})" if proof.sympy else "SymPy left it undecided"
+        return _cut(f"{proof.relation}: Coq, {proof.lemma or 'a lemma'} by {proof.tactic or 'its proof script'}; {sympy}")
+    return _cut(f"{proof.relation}: SymPy ({proof.sympy or 'checked'})")
 
 
 def layout(graph: StepGraph, statuses: Mapping[int, StepStatus]) -> DagLayout:

@@ -670,3 +670,27 @@ def test_formal_chains_are_held_to_the_reading_end_to_end():
                                                     {"step_id": 2, "content": "23 * 2 = 46"}]})
     verdict = verify_chain(janet)
     assert verdict.overall is Overall.PARTIAL and [v.evidence.kind for v in verdict.step_verdicts] == ["relations"] * 2
+
+
+@needs_coq
+def test_standalone_lemmas_are_proved_under_the_same_rules_and_audit():
+    r = "From Coq Require Import Reals Lra.\nOpen Scope R_scope.\n"
+    lemmas = {
+        1: r + "Lemma ok : forall a b : R, (a + b) ^ 2 = a ^ 2 + 2 * a * b + b ^ 2.\nProof. intros. idtac \"said\". ring. Qed.\n",
+        2: r + "Lemma cheat : forall x : R, x ^ 2 > 100.\nProof. intros. admit. Admitted.\n",
+        3: r + "Lemma wrong : forall x : R, x ^ 3 >= x.\nProof. intros. lra. Qed.\n",
+    }
+    runs = coq_checker.CoqChecker().prove(lemmas, limits=CheckLimits(timeout_s=10.0))
+    assert runs[1].proved and "said" in runs[1].output
+    assert not runs[2].proved and "admit" in runs[2].message  # the artifact rules, before anything compiles
+    assert not runs[3].proved and "line 4" in runs[3].message  # Coq's error, at the artifact's own line
+    missing = coq_checker.CoqChecker(coqc="/nonexistent/coqc").prove({1: lemmas[1]}, limits=CheckLimits())
+    assert not missing[1].proved and "coqc" in missing[1].message
+
+
+@needs_coq
+def test_a_lemma_over_its_time_limit_is_stopped_and_says_so():
+    endless = ("From Coq Require Import ZArith Lia.\nOpen Scope Z_scope.\n"
+               "Lemma endless : forall x : Z, x + 1 > x.\nProof. intros. repeat rewrite Z.add_comm. lia. Qed.\n")
+    run = coq_checker.CoqChecker().prove({1: endless}, limits=CheckLimits(timeout_s=4.0))[1]
+    assert not run.proved and run.timed_out and "time limit" in run.message

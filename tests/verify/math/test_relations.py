@@ -13,7 +13,7 @@ from reasonforge.lang.math.expr import (
 )
 from reasonforge.registry import checkers
 from reasonforge.types import ArtifactLanguage, CheckLimits, ErrorKind, StepStatus
-from reasonforge.verify.math.relations import ArithmeticChecker, check_sympy, parse_artifact
+from reasonforge.verify.math.relations import PROVEN_ELSEWHERE, ArithmeticChecker, check_sympy, parse_artifact
 
 PYTHAGORAS = "let x = 3\nlet y = 4\nfact x^2 + y^2 = z^2\nfact z^2 = 9 + 16\n"
 
@@ -259,3 +259,16 @@ def test_a_relation_true_for_what_its_rounded_numbers_stand_for_is_neither_prove
 ])
 def test_rounding_never_excuses_a_relation_false_beyond_it(artifact):
     assert check_sympy(artifact).status is StepStatus.FAILED
+
+
+def test_a_claim_proven_elsewhere_verifies_only_what_sympy_left_undecided():
+    artifact = "claim x^4 + 1 >= 2*x^2\nclaim (x + 1)^2 = x^2 + 2*x + 1\nclaim (x + 1)^2 = x^2 + 2*x + 2\n"
+    plain = check(artifact)
+    assert [r["verdict"] for r in plain.details["relations"]] == ["unsupported", "verified", "failed"]
+    proven = check_sympy(artifact, limits=CheckLimits(), proven={1, 2, 3})
+    undecided, identity, false = proven.details["relations"]
+    assert undecided["verdict"] == "verified" and undecided["how"] == PROVEN_ELSEWHERE
+    assert identity["how"] == "identity"  # what SymPy decided stays its own
+    assert false["verdict"] == "failed" and proven.status is StepStatus.FAILED  # a refutation always stands
+    assert check_sympy("claim x^4 + 1 >= 2*x^2\n", proven={1}).status is StepStatus.VERIFIED
+    assert check_sympy("claim x^4 + 1 >= 2*x^2\n", proven={2}).status is StepStatus.UNSUPPORTED  # only the lines named

@@ -69,11 +69,23 @@ from reasonforge.verify.coq.toolchain import CoqToolchain, find_coq
 from reasonforge.verify.coq.warm import compile_workspace
 from reasonforge.verify.coq.workspace import ChainPlan, Workspace, module_of, per_file_workspace
 
-__all__ = ["CHECKER_VERSION", "CoqChecker", "check_coq_chain", "unavailable_reason"]
+__all__ = ["CHECKER_VERSION", "CoqChecker", "LemmaRun", "check_coq_chain", "unavailable_reason"]
 
 CHECKER_VERSION = "2.0.0"
 Mode = Literal["per-file", "warm"]
 _T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class LemmaRun:
+    """What compiling one standalone lemma file showed (`CoqChecker.prove`): proved or not, why not, the file's
+    own output (what its tactics printed), whether a time limit stopped it, and its compile time."""
+
+    proved: bool
+    message: str | None = None
+    output: str = ""
+    timed_out: bool = False
+    elapsed_ms: int | None = None
 
 
 @dataclass
@@ -128,9 +140,59 @@ class CoqChecker:
         return {sid: o.model_copy(update={"details": {**base, **o.details, "chain_elapsed_ms": elapsed}})
                 for sid, o in outcomes.items()}
 
+    def prove(self, lemmas: Mapping[int, str], *, limits: CheckLimits) -> dict[int, LemmaRun]:
+        """Compile standalone lemma files (no Context, no step text), keyed as given: the same artifact rules,
+        sandbox, compile modes and `Print Assumptions` audit as a chain's steps, without the alignment with a
+        step's text (the caller states the lemmas itself). A lemma is proved when its file breaks no rule,
+        compiles within the limits, and its theorems rest on no axiom but the allowed standard ones."""
+        try:
+            tool = find_coq(self.coqc)
+        except ToolUnavailableError as exc:
+            return {key: LemmaRun(False, exc.message) for key in lemmas}
+        steps = [ChainStep(step_id=key, content="", artifact=text) for key, text in lemmas.items()]
+        compiled = self._compile(steps, "", limits, tool)
+        if isinstance(compiled, dict):
+            return {sid: LemmaRun(False, o.message or o.status.value, timed_out=o.error_kind is ErrorKind.RESOURCE)
+                    for sid, o in compiled.items()}
+        work, ws, runs, _ = compiled
+        audit = _audit_sections(runs, ws)
+        out: dict[int, LemmaRun] = {}
+        for sid, w in work.items():
+            run = runs.get(module_of(sid)) if sid in ws.steps else None
+            if w.outcome is not None or run is None or run.skipped:
+                why = w.outcome.message if w.outcome is not None else "it was not compiled"
+                out[sid] = LemmaRun(False, why or "it was not compiled")
+                continue
+            if run.rc != 0:
+                failure = self._compile_failure(w, ws.steps[sid], run, limits)
+                out[sid] = LemmaRun(False, failure.message or "it did not compile", output=run.output,
+                                    timed_out=failure.error_kind is ErrorKind.RESOURCE, elapsed_ms=run.elapsed_ms)
+                continue
+            mine = audit.get(module_of(sid))
+            if mine is None or "assumptions" not in mine:
+                out[sid] = LemmaRun(False, "the checker could not audit it", output=run.output)
+                continue
+            assumptions = parse_assumptions(mine["assumptions"])
+            # no Context here: any Context name would be a declaration nobody gave
+            bad = self._forbidden(assumptions) or next(
+                (f"it depends on {a}, which nothing gives" for a in assumptions.axioms if _context_name(a)), None)
+            out[sid] = LemmaRun(bad is None, bad, output=run.output, elapsed_ms=run.elapsed_ms)
+        return out
+
     # ------------------------------------------------------------------------------------- stages
     def _check(self, steps: list[ChainStep], context: str, limits: CheckLimits,
                tool: CoqToolchain) -> dict[int, CheckOutcome]:
+        compiled = self._compile(steps, context, limits, tool)
+        if isinstance(compiled, dict):
+            return compiled
+        work, ws, runs, ctx = compiled
+        self._interpret(work, ws, runs, ctx, limits)
+        return {sid: w.outcome or _outcome(StepStatus.ERROR, "the checker reached no verdict for this step")
+                for sid, w in work.items()}
+
+    def _compile(self, steps: list[ChainStep], context: str, limits: CheckLimits, tool: CoqToolchain
+                 ) -> dict[int, CheckOutcome] | tuple[dict[int, _Step], Workspace, dict[str, FileRun], ArtifactFacts]:
+        """The rules applied and the workspace compiled; or, when nothing could be compiled, every outcome."""
         stdlib = stdlib_modules(tool.coqlib)
         try:
             ctx = inspect_artifact(context, stdlib=stdlib, allow_assumptions=True)
@@ -153,9 +215,7 @@ class CoqChecker:
             for sid in runnable:
                 work[sid].outcome = _outcome(StepStatus.ERROR, exc.message, error_kind=ErrorKind.SANDBOX_UNAVAILABLE)
             return {sid: w.outcome for sid, w in work.items() if w.outcome is not None}
-        self._interpret(work, ws, runs, ctx, limits)
-        return {sid: w.outcome or _outcome(StepStatus.ERROR, "the checker reached no verdict for this step")
-                for sid, w in work.items()}
+        return work, ws, runs, ctx
 
     def _all(self, steps: Sequence[ChainStep], status: StepStatus, message: str, **details: Any) -> dict[int, CheckOutcome]:
         return {s.step_id: _outcome(status, message, **details) for s in steps}

@@ -12,9 +12,10 @@ from reasonforge.verify.math.align import (
 from reasonforge.verify.math.killable import Killed, Returned, Stop, call_killable, warm_sympy
 from reasonforge.verify.math.plan import Rebound, StepPlan, plan_step, read_step
 from reasonforge.verify.math.reference import REFERENCE_TIMEOUT_S, compare_reference
-from reasonforge.verify.math.relations import ArithmeticChecker, Line, check_sympy, parse_artifact
+from reasonforge.verify.math.relations import PROVEN_ELSEWHERE, ArithmeticChecker, Line, check_sympy, parse_artifact
 
 __all__ = [
+    "PROVEN_ELSEWHERE",
     "REFERENCE_TIMEOUT_S",
     "ArithmeticChecker",
     "Killed",

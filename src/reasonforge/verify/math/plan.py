@@ -435,6 +435,11 @@ class StepPlan:
     premises: tuple[str, ...]  # givens, ancestors' relations, assumptions (artifact lines, comments included)
     own: tuple[str, ...]  # the step's claim and define lines
     reading: StepMath  # the step's relations after the provenance rules
+    # the premise lines by origin (each also in `premises`): what the question gives (its bindings, relations and
+    # assumptions, as the plan reads it: a goal it asks to show may be among them), and what the ancestors give
+    # (their bindings and claims, and the assumptions they state)
+    given: tuple[str, ...] = ()
+    derived: tuple[str, ...] = ()
     asked: frozenset[str] = frozenset()
     rebound: tuple[Rebound, ...] = ()
     alternatives: tuple[str, ...] = ()  # names not fresh whose listed values (`x = 2`, `x = 3`) stay cases
@@ -578,19 +583,24 @@ def plan_step(step: ReasoningStep, question: Question, ancestors: Sequence[tuple
         else:
             notes.append(f"the answer line \"{_quote(step.content)}\" is not checked: {why}")
     premises: list[str] = []
+    given: list[str] = []
+    derived: list[str] = []
     units = _units(reading)
     if not givens.empty or givens.assumptions:
-        premises += ["# givens (from the query)", *_context_lines(givens, units)]
+        given = _context_lines(givens, units)
+        premises += ["# givens (from the query)", *given]
     for ancestor, math in ancestors:
         context = _context_lines(math, units)
         if context:
             premises += [f"# step {ancestor.step_id}", *context]
+            derived += context
     premises.append(f"# step {step.step_id} (checked)")
     if question.nonnegative or speaks_of_nonnegatives(step.content):
         premises += _nonnegative(reading, premises)
     premises += [f"assume {a.text}" for a in reading.assumptions]
     as_bound = "\n".join((*premises, *_own_lines(reading, provenance.bound, cases))) + "\n" if provenance.bound else ""
-    return StepPlan(premises=tuple(premises), own=tuple(own_lines), reading=reading, asked=asked,
+    return StepPlan(premises=tuple(premises), own=tuple(own_lines), given=tuple(given), derived=tuple(derived),
+                    reading=reading, asked=asked,
                     rebound=provenance.rebound, alternatives=provenance.alternatives, named=provenance.named,
                     bound=provenance.bound, as_bound=as_bound, renamed=provenance.renamed,
                     inherited=determined - given_names, answer=answer_of,

@@ -48,6 +48,10 @@ Semantics of a claim:
    unknowns (`p + m = 27`, then `p = 8*m`, both stated by this step); otherwise it is unsupported.
 3. A fact or a verified claim `name = <closed value>` binds the name like `let`. Facts without unknowns
    add nothing (their own step checked them) and are ignored.
+4. Claims proven elsewhere (`proven`, line numbers: at the standard level, claims proved as Coq lemmas from
+   the givens and the ancestors, see `pipeline.key_lemmas`): such a claim that the rules above leave undecided
+   (unsupported) is verified, `how: coq-lemma`. Whatever the rules decide stands: a proof elsewhere never
+   overrides a refutation, an error, or a verdict SymPy reached itself.
 
 Step status: failed if a claim is false (details `error_kind`: `arithmetic` for a wrong value,
 `contradiction` for a relation that can never hold), else error (syntax, a binding that refers to
@@ -71,7 +75,7 @@ import decimal
 import itertools
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,12 +118,13 @@ from reasonforge.types import (
 )
 from reasonforge.verify.math.killable import Returned, Stop, call_killable, warm_sympy
 
-__all__ = ["PROPERTIES", "ArithmeticChecker", "Line", "check_sympy", "parse_artifact"]
+__all__ = ["PROPERTIES", "PROVEN_ELSEWHERE", "ArithmeticChecker", "Line", "check_sympy", "parse_artifact"]
 
 CHECKER_VERSION = "1.2"  # 1.2: records a refutation that needs the step's own claims
 KEYWORDS = ("let", "define", "assume", "fact", "claim", "case")
 PROPERTIES = ("integer", "natural", "positive", "negative", "nonnegative", "nonpositive", "real", "rational",
               "even", "odd", "prime")
+PROVEN_ELSEWHERE = "coq-lemma"  # the `how` of a claim SymPy left undecided and a Coq lemma proved (rule 4)
 MAX_EQUATIONS = 8  # solve() on larger systems is left undecided: quick level promises speed
 MAX_UNKNOWNS = 8
 _NUMERIC_DIGITS = 50
@@ -374,10 +379,12 @@ class _Known:
 class _Engine:
     """Checks the lines of one artifact in order (see the module docstring)."""
 
-    def __init__(self, lines: Sequence[Line], symbolic: bool, deadline: float) -> None:
+    def __init__(self, lines: Sequence[Line], symbolic: bool, deadline: float,
+                 proven: Collection[int] = frozenset()) -> None:
         self.lines = lines
         self.symbolic = symbolic
         self.deadline = deadline
+        self.proven = frozenset(proven)
         self.symbols = _symbols(lines)
         self.env: dict[str, sympy.Expr] = {}
         self.known: list[_Known] = []
@@ -499,6 +506,9 @@ class _Engine:
             raise _NeedsSolver
         else:
             result = self._symbolic(line, lhs, rhs, tol)
+        if result.status is StepStatus.UNSUPPORTED and line.number in self.proven:
+            result = _Result(line, StepStatus.VERIFIED, PROVEN_ELSEWHERE, values=result.values,
+                             message=f"proved as a Coq lemma; SymPy left it undecided ({result.message})")
         if result.status is StepStatus.VERIFIED:
             self._learn(line.lhs, line.op, line.rhs, inherited=False)
         return result
@@ -838,9 +848,10 @@ def _outcome(results: Sequence[_Result], where: str) -> CheckOutcome:
     return CheckOutcome(status=StepStatus.VERIFIED, details=details)
 
 
-def _check_lines(lines: Sequence[Line], symbolic: bool, deadline: float) -> CheckOutcome:
+def _check_lines(lines: Sequence[Line], symbolic: bool, deadline: float,
+                 proven: Collection[int] = frozenset()) -> CheckOutcome:
     try:
-        results = _Engine(lines, symbolic, deadline).run()
+        results = _Engine(lines, symbolic, deadline, proven).run()
     except _Timeout:
         return _timeout_outcome(None)
     return _outcome(results, "worker" if symbolic else "process")
@@ -853,12 +864,12 @@ def _timeout_outcome(timeout_s: float | None) -> CheckOutcome:
 
 
 # ---- the worker ----------------------------------------------------------------------------------------------------
-def _check_in_worker(artifact: str, timeout_s: float) -> dict[str, Any]:
-    return _check_lines(parse_artifact(artifact), True, time.monotonic() + timeout_s).model_dump(mode="json")
+def _check_in_worker(artifact: str, timeout_s: float, proven: tuple[int, ...] = ()) -> dict[str, Any]:
+    return _check_lines(parse_artifact(artifact), True, time.monotonic() + timeout_s, proven).model_dump(mode="json")
 
 
-def _in_worker(artifact: str, limits: CheckLimits) -> CheckOutcome:
-    done = call_killable(_check_in_worker, (artifact, limits.timeout_s), timeout_s=limits.timeout_s,
+def _in_worker(artifact: str, limits: CheckLimits, proven: Collection[int] = frozenset()) -> CheckOutcome:
+    done = call_killable(_check_in_worker, (artifact, limits.timeout_s, tuple(sorted(proven))), timeout_s=limits.timeout_s,
                          memory_mb=limits.memory_mb, preload="reasonforge.verify.math.relations", warm=warm_sympy)
     if isinstance(done, Returned):
         return CheckOutcome.model_validate(done.value)
@@ -883,19 +894,21 @@ class ArithmeticChecker:
         self.spec = Spec(name="sympy-relations", version=CHECKER_VERSION, args={"sympy": sympy.__version__})
 
     def check(self, artifact: str, *, level: ProofLevel, limits: CheckLimits,
-              context: StepContext | None = None) -> CheckOutcome:
-        """Check every claim and define line; closed arithmetic in process, algebra in a killable worker."""
+              context: StepContext | None = None, proven: Collection[int] = frozenset()) -> CheckOutcome:
+        """Check every claim and define line; closed arithmetic in process, algebra in a killable worker.
+        `proven`: numbers of claim lines proven elsewhere (rule 4 of the module docstring)."""
         try:
             lines = parse_artifact(artifact)
         except ArtifactSyntaxError as exc:
             return CheckOutcome(status=StepStatus.ERROR, message=exc.message, error_kind=ErrorKind.SYNTAX)
         try:
-            return _check_lines(lines, False, time.monotonic() + limits.timeout_s)
+            return _check_lines(lines, False, time.monotonic() + limits.timeout_s, proven)
         except _NeedsSolver:
-            return _in_worker(artifact, limits)
+            return _in_worker(artifact, limits, proven)
 
 
-def check_sympy(artifact: str, *, limits: CheckLimits | None = None) -> CheckOutcome:
+def check_sympy(artifact: str, *, limits: CheckLimits | None = None,
+                proven: Collection[int] = frozenset()) -> CheckOutcome:
     """Check a `sympy` artifact text (convenience wrapper around ArithmeticChecker)."""
-    return ArithmeticChecker().check(artifact, level=ProofLevel.QUICK, limits=limits or CheckLimits())
+    return ArithmeticChecker().check(artifact, level=ProofLevel.QUICK, limits=limits or CheckLimits(), proven=proven)
 
