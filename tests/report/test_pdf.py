@@ -17,8 +17,8 @@ from reasonforge.errors import ToolUnavailableError
 from reasonforge.pipeline.run import verify_chain
 from reasonforge.report import SECTIONS, ReportTemplate, build_view, compliance_report, verdict_page
 from reasonforge.types import ProofLevel
-from reasonforge.verify.math.relations import CHECKER_VERSION as SYMPY_VERSION
 from reasonforge.verify.coq import unavailable_reason
+from reasonforge.verify.math.relations import CHECKER_VERSION as SYMPY_VERSION
 
 REGIME_HEADINGS = {
     ReportTemplate.PLAIN: None,
