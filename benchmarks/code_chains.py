@@ -9,8 +9,13 @@ Each task is a one-step code chain, the way a user would submit it:
 VERIFIED needs evidence the author cannot supply: the question's examples (doctests, prose examples such as
 `f(x) should return y`, asserts), never the artifact's own tests alone (those are `self_tested`: PARTIAL).
 
+With `--examples-model`, a model (the local one unless named) also writes examples of each task from its texts
+alone, never seeing the code (`translate.examples`): independent evidence, the way `verify --translator model`
+adds it. Its examples that the code fails are disputed, never a refutation.
+
     python benchmarks/code_chains.py                     # the committed slices
     python benchmarks/code_chains.py --humaneval FILE --mbpp FILE --json
+    python benchmarks/code_chains.py --examples-model local --limit 40
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from reasonforge.pipeline.run import verify_chain
+from reasonforge.translate.protocol import Translator
 from reasonforge.types import CheckLimits, Domain, Overall, ProofLevel, VerifyRequest
 
 from _common import REPO, display_path, read_rows, share
@@ -88,15 +94,16 @@ class CodeChainsReport(BaseModel):
     elapsed_s: float
 
 
-def run_dataset(path: Path, to_request: Any, *, limit: int | None = None,
-                limits: CheckLimits | None = None) -> DatasetReport:
-    """Every task of `path` (or the first `limit`) through `verify_chain`."""
+def run_dataset(path: Path, to_request: Any, *, limit: int | None = None, limits: CheckLimits | None = None,
+                writer: Translator | None = None) -> DatasetReport:
+    """Every task of `path` (or the first `limit`) through `verify_chain` (`writer`: who writes examples from the
+    texts beside the supplied artifacts)."""
     rows = read_rows(path)[:limit] if limit else read_rows(path)
     assurance: Counter[str] = Counter()
     verified = refuted = 0
     others: list[Other] = []
     for row in rows:
-        verdict = verify_chain(to_request(row), limits=limits or CheckLimits())
+        verdict = verify_chain(to_request(row), translator=writer, limits=limits or CheckLimits())
         assurance[verdict.assurance.value] += 1
         verified += verdict.overall is Overall.VERIFIED
         refuted += verdict.assurance.value == "refuted"
@@ -122,6 +129,17 @@ def render(report: CodeChainsReport) -> str:
     return "\n".join(out)
 
 
+def _example_writer(model: str) -> Translator:
+    from reasonforge.errors import InputError
+    from reasonforge.translate.engine import TranslationEngine
+    from reasonforge.translate.select import model_backend
+
+    try:
+        return TranslationEngine(model_backend(model), strict=True)
+    except InputError as exc:
+        raise SystemExit(f"error: --examples-model {model}: {exc.message}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -129,12 +147,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mbpp", type=Path, default=DEFAULT_MBPP, help="a sanitized-MBPP JSONL file")
     parser.add_argument("--limit", type=int, default=None, help="first N tasks of each file")
     parser.add_argument("--timeout", type=float, default=10.0, help="per check, seconds")
+    parser.add_argument("--examples-model", default=None, metavar="MODEL", help=(
+        "a model that writes examples of each task from its texts (local: the installed one; a URL or a name as "
+        "--model takes it)"))
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     limits = CheckLimits(timeout_s=args.timeout)
-    datasets = {"HumanEval": run_dataset(args.humaneval, humaneval_request, limit=args.limit, limits=limits),
-                "MBPP": run_dataset(args.mbpp, mbpp_request, limit=args.limit, limits=limits)}
+    writer = _example_writer(args.examples_model) if args.examples_model else None
+    datasets = {"HumanEval": run_dataset(args.humaneval, humaneval_request, limit=args.limit, limits=limits,
+                                         writer=writer),
+                "MBPP": run_dataset(args.mbpp, mbpp_request, limit=args.limit, limits=limits, writer=writer)}
     report = CodeChainsReport(datasets=datasets, elapsed_s=round(time.perf_counter() - started, 1))
     print(report.model_dump_json(indent=2) if args.json else render(report))
     return 0

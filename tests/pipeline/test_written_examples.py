@@ -104,3 +104,35 @@ def test_the_writer_sees_the_task_and_the_bare_signature_never_the_authors_words
     assert shown == ["def f(xs: list[int]) -> int:\n    ..."]
     (message,) = examples_messages("Write f(xs), the largest element.", shown)
     assert "largest" in message.content and "mallest" not in message.content and "min(" not in message.content
+
+
+def supplied(content, artifact):
+    return VerifyRequest(reasoning_chain=[ReasoningStep(step_id=1, content=content)], domain=Domain.CODE,
+                         original_query=QUESTION, proof_level=ProofLevel.QUICK,
+                         translations=[{"step_id": 1, "language": "python", "formal_representation": artifact}])
+
+
+def test_beside_supplied_artifacts_a_writer_adds_its_examples_and_translates_nothing():
+    """A chain that brings its own artifact (its code and the author's tests): alone, the author's evidence; with a
+    writer beside it, the code is checked against examples written from the texts, and the artifact is the one
+    supplied."""
+    code = MAXIMUM.split("```python\n", 1)[1].split("```", 1)[0]
+    chain = supplied(MAXIMUM, code)
+    alone = verify_chain(chain)
+    assert alone.overall is Overall.PARTIAL and alone.assurance is Assurance.SELF_TESTED
+    writer = Writer(RIGHT)
+    verdict = verify_chain(chain, translator=writer)
+    step = verdict.step_verdicts[0]
+    assert writer.asked == 1 and step.formal_representation == code
+    assert verdict.overall is Overall.VERIFIED, step.error_message
+    assert step.evidence.kind == "examples" and step.evidence.supplied_by == "independent"
+
+
+def test_beside_supplied_artifacts_a_wrong_written_example_refutes_nothing_and_a_right_one_exposes_a_forgery():
+    code = MINIMUM.split("```python\n", 1)[1].split("```", 1)[0]
+    right_code = MAXIMUM.split("```python\n", 1)[1].split("```", 1)[0]
+    wrong = '>>> most_common_key({"a": 3, "b": 1})\n\'b\'\n>>> most_common_key({"x": 2, "y": 5})\n\'x\''
+    disputed = verify_chain(supplied(MAXIMUM, right_code), translator=Writer(wrong))
+    assert disputed.step_verdicts[0].status is StepStatus.UNSUPPORTED and disputed.assurance is Assurance.UNPROVEN
+    forged = verify_chain(supplied(MAXIMUM.replace("max(", "min("), code), translator=Writer(RIGHT))
+    assert forged.overall is not Overall.VERIFIED and forged.step_verdicts[0].status is not StepStatus.VERIFIED

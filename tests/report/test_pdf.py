@@ -184,3 +184,5 @@ def test_the_report_says_which_relations_coq_proved_and_which_sympy_did(tmp_path
     assert "Proved by x^2 + 1 >= 2*x: Coq, Lemma key_1_1 : forall x : R, x ^ 2 + 1 >= 2 * x. by" in text
     assert "SymPy left it undecided" in text and "Proved by 3 + 4 = 7: SymPy (exact)" in text
     assert "stated as a Coq lemma from the question's givens" in text  # the methodology says what the level did
+    view = build_view(request, verify_chain(request))
+    assert view.steps[0].checker_tools[-1] == "Coq" and "Coq" not in view.steps[1].checker_tools  # who ran, per step

@@ -141,8 +141,8 @@ def verify_cached(request: VerifyRequest, cache: VerdictCache | None, *, transla
     limits = limits or CheckLimits()
     if cache is not None and translations is None and request.translations is None:
         translator = translator or translator_for(request)  # the one verify_chain would choose: its spec is keyed
-        if _asks_a_model(translator):
-            cache = None
+    if cache is not None and translator is not None and _asks_a_model(translator):
+        cache = None  # beside supplied translations too: its examples or formalisations are a model's
     if cache is None:
         return verify_chain(request, translations=translations, translator=translator, limits=limits,
                             progress=progress)

@@ -65,7 +65,9 @@ def verify_chain(
     """Verify every step of `request` and return the chain's verdict (see DESIGN §3.2); `progress` is told what
     is being done as it starts (translating, checking step k of n), `on_step` the same as numbers: (step id, its
     position in the checking order, the number of steps) as each step's check starts (for steps a chain checker
-    checks together, its first step's as that check starts), again for each translation of an ensemble."""
+    checks together, its first step's as that check starts), again for each translation of an ensemble. With
+    `translations` supplied (here or in the request), a `translator` given beside them translates nothing: it only
+    writes what it writes from the texts alone, the question's formalisations and code examples."""
     started = time.perf_counter()
     say = progress or (lambda _message: None)
     step_started = on_step or (lambda _sid, _position, _total: None)
@@ -97,6 +99,11 @@ def verify_chain(
         else:
             translations = translator.translate_chain(request, ancestors)
             writer = _writer(translator)
+    elif translator is not None:
+        # The artifacts are supplied and checked as they are; a translator passed beside them still writes what it
+        # writes from the texts alone and never from an artifact: the question's formalisations, code examples.
+        formalised = _formalised(request, translator, limits)
+        written = _written(request, translator)
     if translations is not None:
         check_translations(translations, graph)
         check_prover(request, translations)

@@ -67,13 +67,17 @@ def _solvers(step: StepVerdict) -> list[str]:
 
 
 def tools_ran(step: StepVerdict) -> tuple[str, ...]:
-    """The tools (with versions) that ran for `step`: a logic checker's solvers only when they answered."""
+    """The tools (with versions) that ran for `step`: a logic checker's solvers only when they answered, Coq when it
+    proved a key lemma of the step."""
     spec = step.checker_spec
     if spec is None:
         return ()
     solvers = _solvers(step)
-    return tuple(f"{name}{_version(step, key)}" for key, name in TOOL_NAMES.items()
-                 if key in spec.args and (key not in _SOLVERS or key in solvers))
+    ran = tuple(f"{name}{_version(step, key)}" for key, name in TOOL_NAMES.items()
+                if key in spec.args and (key not in _SOLVERS or key in solvers))
+    # the standard level's key lemmas: Coq ran for this step when it proved one of its relations
+    coq = step.evidence is not None and any(p.proved_by is ProvedBy.COQ for p in step.evidence.proofs)
+    return (*ran, "Coq") if coq else ran
 
 
 def _steps(ids: Sequence[int]) -> str:
