@@ -5,10 +5,13 @@ import shutil
 
 import pytest
 
+from reasonforge.pipeline.corroboration import question_model
 from reasonforge.pipeline.run import verify_chain
+from reasonforge.registry import Spec
 from reasonforge.translate import Translator
 from reasonforge.translate.engine import TranslationEngine
 from reasonforge.translate.llm import AnthropicBackend, ModelSettings, OpenAIChatBackend
+from reasonforge.translate.question import QuestionPrograms, problem_messages, question_messages
 from reasonforge.types import ArtifactLanguage, CheckLimits, StepStatus, StepTranslation, VerifyRequest
 
 from llm_replay import CHAT, MESSAGES, ReplayServer, anthropic_reply, openai_reply
@@ -267,6 +270,28 @@ def test_the_question_is_formalised_in_independent_samples_from_the_question_alo
     for body in bodies:
         sent = " ".join(m["content"] for m in body["messages"])
         assert "16 eggs per day" in sent and "16 - 3 - 4 = 9" not in sent  # the chain is never shown
+
+
+# GSM8K's own answers to the worked examples' problems (its training split)
+_EXAMPLE_ANSWERS = {"Natalia": "72", "Betty": "5", "Mark": "35", "James": "624", "Weng": "10", "A deep-sea": "121"}
+
+
+def test_every_worked_example_is_read_and_gives_the_datasets_answer():
+    """The examples a small model copies must be right: each program computes, and each problem model forces, the
+    answer GSM8K gives its problem, under the same reader and rules as the model's replies."""
+    for messages, kind in ((question_messages("?"), "program"), (problem_messages("?"), "problem")):
+        turns = messages[:-1]
+        assert len(turns) >= 8 and messages[-1].content == "Problem: ?"
+        for asked, reply in zip(turns[::2], turns[1::2], strict=True):
+            problem = asked.content.removeprefix("Problem: ")
+            body = reply.content.split("\n", 1)[1].rsplit("```", 1)[0]
+            written = QuestionPrograms(programs=[body] if kind == "program" else [],
+                                       problem_models=[body] if kind == "problem" else [], required=1,
+                                       formaliser=Spec(name="examples", version="1"))
+            read = question_model(problem, written)
+            got = read.program_answer if kind == "program" else read.problem_answer
+            want = next(a for start, a in _EXAMPLE_ANSWERS.items() if problem.startswith(start))
+            assert got == want and not read.rejected, (kind, problem[:40], got, read.rejected)
 
 
 def test_formalising_needs_a_model_and_a_maths_question():

@@ -41,10 +41,29 @@ QUESTION_SYSTEM = (
     "assigned on earlier lines. The last line is `answer = ...`. Reply with the program in one ```python block "
     "and nothing else.")
 
-# One worked example (GSM8K's training split), so a small model sees the format once.
-_EXAMPLE_PROBLEM = ("Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. "
-                    "How many clips did Natalia sell altogether in April and May?")
-_EXAMPLE_PROGRAM = "```python\napril_clips = 48\nmay_clips = april_clips / 2\nanswer = april_clips + may_clips\n```"
+# Worked examples from GSM8K's training split (never its test split, where ProcessBench's problems come from), so
+# a small model sees the format and the kinds of sentence it meets: a fraction, a percent, a sum of parts, a rate.
+# They are a fixed prefix of every request, which the prompt cache reads once.
+_PROGRAM_EXAMPLES = (
+    (("Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. How many clips "
+     "did Natalia sell altogether in April and May?"),
+     "```python\napril_clips = 48\nmay_clips = april_clips / 2\nanswer = april_clips + may_clips\n```"),
+    (("Betty is saving money for a new wallet which costs $100. Betty has only half of the money she needs. Her "
+     "parents decided to give her $15 for that purpose, and her grandparents twice as much as her parents. How much "
+     "more money does Betty need to buy the wallet?"),
+     ("```python\nwallet_dollars = 100\nbetty_dollars = wallet_dollars / 2\nparents_dollars = 15\n"
+     "grandparents_dollars = parents_dollars * 2\n"
+     "answer = wallet_dollars - betty_dollars - parents_dollars - grandparents_dollars\n```")),
+    (("Mark has a garden with flowers. He planted plants of three different colors in it. Ten of them are yellow, and "
+     "there are 80% more of those in purple. There are only 25% as many green flowers as there are yellow and purple "
+     "flowers. How many flowers does Mark have in his garden?"),
+     ("```python\nyellow_flowers = 10\npurple_flowers = yellow_flowers + yellow_flowers * 80 / 100\n"
+     "green_flowers = (yellow_flowers + purple_flowers) * 25 / 100\n"
+     "answer = yellow_flowers + purple_flowers + green_flowers\n```")),
+    ("James writes a 3-page letter to 2 different friends twice a week.  How many pages does he write a year?",
+     ("```python\npages_per_letter = 3\nletters_per_week = 2 * 2\npages_per_week = pages_per_letter * letters_per_week\n"
+     "answer = pages_per_week * 52\n```")),
+)
 
 # the arithmetic both replies are written in: names, numbers, + - * / and parentheses (`terms` per expression)
 _EXPRESSIONS = '''name ::= [a-z_] [a-z0-9_]{{0,30}}
@@ -68,10 +87,26 @@ PROBLEM_SYSTEM = (
     "parentheses. The last line is `answer = ...`, the quantity the question asks for. Reply with the equations "
     "in one ``` block and nothing else.")
 
-# GSM8K's training split: the rate is stated per hour and used per minute, so the model is an equation to solve.
-_PROBLEM_EXAMPLE = ("Weng earns $12 an hour for babysitting. Yesterday, she just did 50 minutes of babysitting. How "
-                    "much did she earn?")
-_PROBLEM_EXAMPLE_MODEL = "```\ndollars_per_minute * 60 = 12\nearned_dollars = dollars_per_minute * 50\nanswer = earned_dollars\n```"
+# GSM8K's training split, as above: a rate stated per hour and used per minute, an amount still needed, and a
+# total over unknowns, each an equation the solver solves rather than a computation written out.
+_PROBLEM_EXAMPLES = (
+    (("Weng earns $12 an hour for babysitting. Yesterday, she just did 50 minutes of babysitting. How much did she "
+     "earn?"),
+     "```\ndollars_per_minute * 60 = 12\nearned_dollars = dollars_per_minute * 50\nanswer = earned_dollars\n```"),
+    (_PROGRAM_EXAMPLES[1][0],
+     ("```\nwallet_dollars = 100\nbetty_dollars = wallet_dollars / 2\nparents_dollars = 15\n"
+     "grandparents_dollars = parents_dollars * 2\n"
+     "betty_dollars + parents_dollars + grandparents_dollars + needed_dollars = wallet_dollars\n"
+     "answer = needed_dollars\n```")),
+    (("A deep-sea monster rises from the waters once every hundred years to feast on a ship and sate its hunger. Over "
+     "three hundred years, it has consumed 847 people. Ships have been built larger over time, so each new ship has "
+     "twice as many people as the last ship. How many people were on the ship the monster ate in the first hundred "
+     "years?"),
+     ("```\nsecond_ship_people = first_ship_people * 2\nthird_ship_people = second_ship_people * 2\n"
+     "first_ship_people + second_ship_people + third_ship_people = 847\nanswer = first_ship_people\n```")),
+    (_PROGRAM_EXAMPLES[3][0],
+     "```\npages_per_week = 3 * 2 * 2\npages_per_year = pages_per_week * 52\nanswer = pages_per_year\n```"),
+)
 
 PROBLEM_GRAMMAR = r'''
 root ::= "```\n" line{0,20} "answer = " expr "\n```"
@@ -91,18 +126,20 @@ class QuestionPrograms(BaseModel):
     formaliser: Spec
 
 
+def _with_examples(examples: tuple[tuple[str, str], ...], question: str) -> list[ChatMessage]:
+    turns = [turn for problem, reply in examples for turn in (ChatMessage(role="user", content=f"Problem: {problem}"),
+                                                              ChatMessage(role="assistant", content=reply))]
+    return [*turns, ChatMessage(role="user", content=f"Problem: {question[:MAX_QUESTION_PROMPT_CHARS]}")]
+
+
 def question_messages(question: str) -> list[ChatMessage]:
-    """The turns that ask for the program of `question` (one worked example first)."""
-    return [ChatMessage(role="user", content=f"Problem: {_EXAMPLE_PROBLEM}"),
-            ChatMessage(role="assistant", content=_EXAMPLE_PROGRAM),
-            ChatMessage(role="user", content=f"Problem: {question[:MAX_QUESTION_PROMPT_CHARS]}")]
+    """The turns that ask for the program of `question` (the worked examples first)."""
+    return _with_examples(_PROGRAM_EXAMPLES, question)
 
 
 def problem_messages(question: str) -> list[ChatMessage]:
-    """The turns that ask for the problem model of `question` (one worked example first)."""
-    return [ChatMessage(role="user", content=f"Problem: {_PROBLEM_EXAMPLE}"),
-            ChatMessage(role="assistant", content=_PROBLEM_EXAMPLE_MODEL),
-            ChatMessage(role="user", content=f"Problem: {question[:MAX_QUESTION_PROMPT_CHARS]}")]
+    """The turns that ask for the problem model of `question` (the worked examples first)."""
+    return _with_examples(_PROBLEM_EXAMPLES, question)
 
 
 def question_program(reply: ChatReply) -> str:
