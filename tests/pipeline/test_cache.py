@@ -77,10 +77,10 @@ def test_a_new_checker_version_is_a_new_key(tmp_path):
     assert key("1.1") == key("1.1") != key("9.9")
 
 
-class _QuestionWriter:
-    """Writes the question's formalisations (what a model does beside supplied translations)."""
+class _ExampleWriter:
+    """Writes code examples from the texts (what a model does beside supplied translations)."""
 
-    spec = Spec(name="question-writer", version="1")
+    spec = Spec(name="example-writer", version="1")
 
     def __init__(self):
         self.asked = 0
@@ -88,19 +88,19 @@ class _QuestionWriter:
     def translate_chain(self, request, ancestors):
         raise AssertionError("supplied translations are never translated again")
 
-    def formalise_question(self, request):
-        from reasonforge.translate.question import QuestionPrograms
-
+    def write_examples(self, request):
         self.asked += 1
-        return QuestionPrograms(programs=["answer = 4 + 1"], required=1, formaliser=self.spec)
+        return {1: ">>> double(2)\n4\n>>> double(5)\n10"}
 
 
 def test_a_writer_beside_supplied_translations_is_asked_every_time_never_served_from_the_cache(tmp_path):
     cache = VerdictCache(tmp_path)
-    supplied = request(original_query="Tom has 4 apples and buys 1 more. How many apples does he have?",
-                       translations=[{"step_id": 1, "language": "sympy", "formal_representation": "let n = 4"},
-                                     {"step_id": 2, "language": "sympy", "formal_representation": "claim n + 1 = 5"}])
-    writer = _QuestionWriter()
+    code = "def double(n):\n    return n * 2\n"
+    supplied = VerifyRequest(original_query="Write double(n), twice n.", domain=Domain.CODE,
+                             proof_level=ProofLevel.QUICK,
+                             reasoning_chain=[{"step_id": 1, "content": f"```python\n{code}```"}],
+                             translations=[{"step_id": 1, "language": "python", "formal_representation": code}])
+    writer = _ExampleWriter()
+    first = verify_cached(supplied, cache, translator=writer)
     verify_cached(supplied, cache, translator=writer)
-    verify_cached(supplied, cache, translator=writer)
-    assert writer.asked == 2 and cache.hits == 0
+    assert writer.asked == 2 and cache.hits == 0 and first.overall.value == "VERIFIED"

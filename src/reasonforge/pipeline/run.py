@@ -67,7 +67,7 @@ def verify_chain(
     position in the checking order, the number of steps) as each step's check starts (for steps a chain checker
     checks together, its first step's as that check starts), again for each translation of an ensemble. With
     `translations` supplied (here or in the request), a `translator` given beside them translates nothing: it only
-    writes what it writes from the texts alone, the question's formalisations and code examples."""
+    writes code examples from the texts alone."""
     started = time.perf_counter()
     say = progress or (lambda _message: None)
     step_started = on_step or (lambda _sid, _position, _total: None)
@@ -100,9 +100,10 @@ def verify_chain(
             translations = translator.translate_chain(request, ancestors)
             writer = _writer(translator)
     elif translator is not None:
-        # The artifacts are supplied and checked as they are; a translator passed beside them still writes what it
-        # writes from the texts alone and never from an artifact: the question's formalisations, code examples.
-        formalised = _formalised(request, translator, limits)
+        # The artifacts are supplied and checked as they are; a translator passed beside them still writes code
+        # examples from the texts alone, which the artifact's code (aligned with the step's: `verify.code.align`)
+        # must satisfy. A word problem's formalisations are not asked for: a supplied artifact's relations are
+        # corroborated by nothing but its own check.
         written = _written(request, translator)
     if translations is not None:
         check_translations(translations, graph)

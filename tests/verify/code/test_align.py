@@ -11,15 +11,19 @@ import ast
 import pytest
 
 from reasonforge.pipeline.gate import gate
+from reasonforge.pipeline.run import verify_chain
 from reasonforge.types import (
     ArtifactLanguage,
     CheckLimits,
     CheckOutcome,
     Domain,
+    ErrorKind,
     ProofLevel,
+    ReasoningStep,
     StepContext,
     StepStatus,
     StepTranslation,
+    VerifyRequest,
 )
 from reasonforge.verify import sandbox as sb
 from reasonforge.verify.code.harness_run import expected_tests, run_options
@@ -356,3 +360,41 @@ def test_an_ancestors_tests_are_not_this_steps_evidence():
     second = verdict.step_verdicts[1]
     assert second.status.value != "verified" or second.evidence.kind == "author_tests"
     assert verdict.overall.value != "VERIFIED"
+
+
+# --- the artifact must run the step's code ----------------------------------------------------------------------
+
+_QUESTION = ('Write most_common_key(counts): the key of the dict `counts` with the largest count.\n'
+             '>>> most_common_key({"a": 3, "b": 1})\n\'a\'\n>>> most_common_key({"x": 2, "y": 5})\n\'y\'')
+_WRONG = "def most_common_key(counts):\n    return min(counts, key=counts.get)\n"
+_RIGHT = "def most_common_key(counts):\n    return max(counts, key=counts.get)\n"
+
+
+def _supplied(step_code: str, artifact: str):
+    request = VerifyRequest(original_query=_QUESTION, domain=Domain.CODE, proof_level=ProofLevel.QUICK,
+                            reasoning_chain=[ReasoningStep(step_id=1, content=f"```python\n{step_code}```")],
+                            translations=[{"step_id": 1, "language": "python", "formal_representation": artifact}])
+    return verify_chain(request).step_verdicts[0]
+
+
+@pytest.mark.parametrize("artifact", [
+    _RIGHT,  # other code in place of the step's
+    _WRONG + "\nmost_common_key = lambda counts: max(counts, key=counts.get)\n",  # the step's, then rebound
+    _WRONG + "\nif True:\n    def most_common_key(counts):\n        return max(counts, key=counts.get)\n",
+    _WRONG + "\nglobals()['most_common_key'] = lambda counts: max(counts, key=counts.get)\n",
+    _WRONG + "\nimport sys\nsetattr(sys.modules[__name__], 'most_common_key', lambda c: max(c, key=c.get))\n",
+    _WRONG + "\ndef _swap():\n    global most_common_key\n    most_common_key = lambda c: max(c, key=c.get)\n\n_swap()\n",
+    "from collections import Counter\n\ndef helper(c):\n    return max(c, key=c.get)\n\nmost_common_key = helper\n",
+], ids=["replaced", "rebound", "redefined-in-if", "globals", "sys-modules", "global-statement", "alias"])
+def test_an_artifact_that_runs_other_code_than_the_steps_proves_nothing(artifact):
+    """The step's code returns the minimum; each artifact makes the question's examples pass with other code. The
+    examples are the question's (evidence the author cannot supply), so only alignment stands between this and
+    VERIFIED."""
+    step = _supplied(_WRONG, artifact)
+    assert step.status is StepStatus.UNSUPPORTED and step.error_kind is ErrorKind.UNALIGNED, step.error_message
+
+
+def test_the_steps_own_code_with_tests_added_is_verified_and_its_wrong_code_is_refuted():
+    test = "\n\ndef test_more():\n    assert most_common_key({'p': 1, 'q': 9}) == 'q'\n"
+    assert _supplied(_RIGHT, _RIGHT + test).status is StepStatus.VERIFIED
+    assert _supplied(_WRONG, _WRONG + test).status is StepStatus.FAILED  # the question's example fails it

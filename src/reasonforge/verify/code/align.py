@@ -11,6 +11,13 @@ This aligner accepts the evidence after checking it against the step: it reads t
 requires every check the reader finds to be among those the checker ran (a verdict reached without the
 step's context, or on other texts, is not this step's), and a step whose text the reader cannot place on
 the artifact is unsupported.
+
+The artifact must also run the step's code: every function or class the step's code blocks define must be, at
+the end of the artifact's top level, the step's own definition (the same syntax tree), and nothing else in the
+artifact may rebind those names at import (`global` of them, `globals()`, `vars()`, `setattr`, `exec`, `eval`,
+`sys.modules`, `importlib`, `__import__`). Otherwise a chain could bring, beside a step whose code is wrong,
+an artifact holding other code that the question's examples pass: the verdict would be about code the step never
+wrote.
 """
 
 from __future__ import annotations
@@ -29,6 +36,12 @@ from reasonforge.types import (
     StepTranslation,
 )
 from reasonforge.verify.code.step_checks import plan_step_checks
+from reasonforge.verify.code.step_text import code_blocks
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# what can rebind a module's names at import, around its top-level definitions
+_REACHING = frozenset({"globals", "vars", "locals", "setattr", "delattr", "exec", "eval", "compile", "__import__",
+                       "importlib", "__builtins__", "builtins"})
 
 CODE_EVIDENCE = (EvidenceKind.EXAMPLES, EvidenceKind.AUTHOR_TESTS)
 
@@ -50,6 +63,9 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     except (SyntaxError, ValueError):
         return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.NO_EVIDENCE,
                          "the verified artifact does not parse: the verdict cannot be tied to it")
+    replaced = _not_the_steps_code(context.content, tree)
+    if replaced is not None:
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, replaced)
     plan = plan_step_checks(context, tree)
     if plan.unaligned is not None:
         return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, plan.unaligned)
@@ -65,3 +81,71 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
         return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED,
                          f"the step states checks the verdict did not run ({len(missing)}, e.g. {missing[0]})")
     return outcome.with_evidence(evidence)
+
+
+def _not_the_steps_code(content: str, artifact: ast.Module) -> str | None:
+    """Why the artifact does not run the code the step writes (None when it does, or the step writes none)."""
+    written: dict[str, str] = {}
+    for body in code_blocks(content):
+        try:
+            tree = ast.parse(body)
+        except (SyntaxError, ValueError):
+            continue  # a fragment: nothing of it can be placed, so nothing is required of the artifact
+        written.update((node.name, ast.dump(node)) for node in tree.body if isinstance(node, _DEFINITIONS))
+    if not written:
+        return None
+    final: dict[str, ast.stmt] = {}
+    for node in _top_level(artifact.body):
+        for name in _binds(node):
+            final[name] = node
+    for name, dumped in written.items():
+        last = final.get(name)
+        if last is None:
+            return f"the artifact does not define {name}, which the step's code defines: it is not the step's code"
+        if ast.dump(last) != dumped:
+            return (f"the artifact's {name} (line {last.lineno}) is not the one the step's code defines: the "
+                    "verdict would be about code the step never wrote")
+    own = {id(final[name]) for name in written}
+    for node in artifact.body:
+        if id(node) in own:
+            continue
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Global | ast.Nonlocal) and written.keys() & set(inner.names):
+                return (f"line {inner.lineno} of the artifact rebinds {min(written.keys() & set(inner.names))}, "
+                        "which the step's code defines")
+            reached = inner.id if isinstance(inner, ast.Name) else inner.attr if isinstance(inner, ast.Attribute) \
+                else None
+            if reached in _REACHING or reached == "modules" and isinstance(inner, ast.Attribute) \
+                    and isinstance(inner.value, ast.Name) and inner.value.id == "sys":
+                return (f"line {getattr(inner, 'lineno', '?')} of the artifact reaches its module's names ({reached}) outside the "
+                        "step's code: what runs may not be what the step defines")
+    return None
+
+
+def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements that run at import, in order: compound statements' bodies too, never a function's."""
+    out: list[ast.stmt] = []
+    for node in body:
+        out.append(node)
+        if isinstance(node, ast.If | ast.For | ast.While | ast.With | ast.Try | ast.AsyncFor | ast.AsyncWith):
+            for part in ("body", "orelse", "finalbody"):
+                out += _top_level(getattr(node, part, []) or [])
+            for handler in getattr(node, "handlers", []) or []:
+                out += _top_level(handler.body)
+    return out
+
+
+def _binds(node: ast.stmt) -> list[str]:
+    """The module names `node` itself binds (not its nested statements': `_top_level` lists those)."""
+    if isinstance(node, _DEFINITIONS):
+        return [node.name]
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
+        targets = [node.target]
+    elif isinstance(node, ast.With | ast.AsyncWith):
+        targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]

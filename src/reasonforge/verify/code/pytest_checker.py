@@ -143,8 +143,9 @@ __all__ = ["CHECKER_VERSION", "PythonTestsChecker"]
 # 1.1: equivalent mutants leave the score's denominator; 1.2: the value check, typed return replacement;
 # 1.3: runs alike (original among the mutants), process filter, enforced property profile, step checks, evidence;
 # 1.4: a missing-return finding of the type check refutes nothing; 1.5: a failing test's message leaves out
-# pytest's lines that show an object by its address
-CHECKER_VERSION = "1.5.0"
+# pytest's lines that show an object by its address; 1.6: the artifact must run the step's own definitions
+# (`verify.code.align`)
+CHECKER_VERSION = "1.6.0"
 
 # mypy findings that do not say a value is wrong: whether a path without `return` is ever taken
 _UNDECIDED_TYPE_ERROR = re.compile(r"\[(?:return|empty-body)\]\s*$")
