@@ -385,13 +385,35 @@ def _supplied(step_code: str, artifact: str):
     _WRONG + "\nimport sys\nsetattr(sys.modules[__name__], 'most_common_key', lambda c: max(c, key=c.get))\n",
     _WRONG + "\ndef _swap():\n    global most_common_key\n    most_common_key = lambda c: max(c, key=c.get)\n\n_swap()\n",
     "from collections import Counter\n\ndef helper(c):\n    return max(c, key=c.get)\n\nmost_common_key = helper\n",
-], ids=["replaced", "rebound", "redefined-in-if", "globals", "sys-modules", "global-statement", "alias"])
+    _WRONG + "\n[(most_common_key := lambda c: max(c, key=c.get))]\n",
+    _WRONG + "\ndef _other(c):\n    return max(c, key=c.get)\n\nmost_common_key.__code__ = _other.__code__\n",
+    _WRONG + "\nmatch 1:\n    case 1:\n        def most_common_key(c):\n            return max(c, key=c.get)\n",
+    _WRONG + "\nclass Base:\n    def __init_subclass__(cls):\n        g = globals()\n"
+             "        g['most_common_key'] = lambda c: max(c, key=c.get)\n\nclass Child(Base):\n    pass\n",
+    _WRONG + "\nfor most_common_key in [lambda c: max(c, key=c.get)]:\n    pass\n",
+], ids=["replaced", "rebound", "redefined-in-if", "globals", "sys-modules", "global-statement", "alias", "walrus",
+        "code-object", "match-case", "init-subclass", "loop-target"])
 def test_an_artifact_that_runs_other_code_than_the_steps_proves_nothing(artifact):
     """The step's code returns the minimum; each artifact makes the question's examples pass with other code. The
     examples are the question's (evidence the author cannot supply), so only alignment stands between this and
     VERIFIED."""
     step = _supplied(_WRONG, artifact)
     assert step.status is StepStatus.UNSUPPORTED and step.error_kind is ErrorKind.UNALIGNED, step.error_message
+
+
+@pytest.mark.parametrize("extra", ["from collections import *", "import builtins as b", "import importlib",
+                                   "from sys import modules"])
+def test_an_artifact_that_could_reach_around_the_steps_code_proves_nothing_even_when_that_code_is_right(extra):
+    """What such a line would do at import cannot be read off the artifact, so the verdict cannot be tied to the
+    step's code: unsupported, never failed."""
+    step = _supplied(_RIGHT, f"{_RIGHT}\n{extra}\n")
+    assert step.status is StepStatus.UNSUPPORTED and step.error_kind is ErrorKind.UNALIGNED, step.error_message
+
+
+def test_what_the_steps_own_code_does_at_its_top_level_is_the_steps():
+    """An import of `sys` or a `getattr` the step's code writes is the step's code, not a reach around it."""
+    code = "import sys\n\nLIMIT = getattr(sys, 'maxsize')\n\n" + _RIGHT
+    assert _supplied(code, code).status is StepStatus.VERIFIED
 
 
 def test_the_steps_own_code_with_tests_added_is_verified_and_its_wrong_code_is_refuted():

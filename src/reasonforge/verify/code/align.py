@@ -14,8 +14,9 @@ the artifact is unsupported.
 
 The artifact must also run the step's code: every function or class the step's code blocks define must be, at
 the end of the artifact's top level, the step's own definition (the same syntax tree), and nothing else in the
-artifact may rebind those names at import (`global` of them, `globals()`, `vars()`, `setattr`, `exec`, `eval`,
-`sys.modules`, `importlib`, `__import__`). Otherwise a chain could bring, beside a step whose code is wrong,
+artifact may rebind those names in the module's scope (an assignment, a walrus, a loop target, `global`) or reach
+around the module's definitions (`globals()`, `getattr`/`setattr`, `exec`, `eval`, `sys.modules`, a function's
+`__code__`, a star import, importing `builtins`, `importlib`, `sys`, `inspect`, `ctypes`, `gc` or `types`). Otherwise a chain could bring, beside a step whose code is wrong,
 an artifact holding other code that the question's examples pass: the verdict would be about code the step never
 wrote.
 """
@@ -23,6 +24,7 @@ wrote.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from reasonforge.registry import checkers
 from reasonforge.types import (
@@ -39,9 +41,11 @@ from reasonforge.verify.code.step_checks import plan_step_checks
 from reasonforge.verify.code.step_text import code_blocks
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-# what can rebind a module's names at import, around its top-level definitions
-_REACHING = frozenset({"globals", "vars", "locals", "setattr", "delattr", "exec", "eval", "compile", "__import__",
-                       "importlib", "__builtins__", "builtins"})
+# what can reach a module's names (or a function's code) around its top-level definitions
+_REACHING = frozenset({"globals", "vars", "locals", "getattr", "setattr", "delattr", "exec", "eval", "compile",
+                       "__import__", "__builtins__", "modules", "__code__", "__defaults__", "__kwdefaults__",
+                       "__globals__", "__dict__", "__closure__", "__wrapped__", "__setattr__", "__getattribute__"})
+_REACHING_MODULES = frozenset({"builtins", "importlib", "sys", "inspect", "ctypes", "gc", "types"})
 
 CODE_EVIDENCE = (EvidenceKind.EXAMPLES, EvidenceKind.AUTHOR_TESTS)
 
@@ -86,12 +90,14 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
 def _not_the_steps_code(content: str, artifact: ast.Module) -> str | None:
     """Why the artifact does not run the code the step writes (None when it does, or the step writes none)."""
     written: dict[str, str] = {}
+    stated: set[str] = set()  # every top-level statement of the step's code: whatever it does is the step's
     for body in code_blocks(content):
         try:
             tree = ast.parse(body)
         except (SyntaxError, ValueError):
             continue  # a fragment: nothing of it can be placed, so nothing is required of the artifact
         written.update((node.name, ast.dump(node)) for node in tree.body if isinstance(node, _DEFINITIONS))
+        stated.update(ast.dump(node) for node in tree.body)
     if not written:
         return None
     final: dict[str, ast.stmt] = {}
@@ -105,21 +111,54 @@ def _not_the_steps_code(content: str, artifact: ast.Module) -> str | None:
         if ast.dump(last) != dumped:
             return (f"the artifact's {name} (line {last.lineno}) is not the one the step's code defines: the "
                     "verdict would be about code the step never wrote")
-    own = {id(final[name]) for name in written}
     for node in artifact.body:
-        if id(node) in own:
+        if ast.dump(node) in stated:
             continue
-        for inner in ast.walk(node):
-            if isinstance(inner, ast.Global | ast.Nonlocal) and written.keys() & set(inner.names):
-                return (f"line {inner.lineno} of the artifact rebinds {min(written.keys() & set(inner.names))}, "
-                        "which the step's code defines")
-            reached = inner.id if isinstance(inner, ast.Name) else inner.attr if isinstance(inner, ast.Attribute) \
-                else None
-            if reached in _REACHING or reached == "modules" and isinstance(inner, ast.Attribute) \
-                    and isinstance(inner.value, ast.Name) and inner.value.id == "sys":
-                return (f"line {getattr(inner, 'lineno', '?')} of the artifact reaches its module's names ({reached}) outside the "
-                        "step's code: what runs may not be what the step defines")
+        reached = _reaches(node, written.keys())
+        if reached is not None:
+            return (f"line {reached[0]} of the artifact {reached[1]}, outside the step's code: what runs may not be "
+                    "what the step defines")
     return None
+
+
+def _reaches(node: ast.stmt, names: Iterable[str]) -> tuple[int, str] | None:
+    """Where `node` could rebind one of `names` at import or reach around the module's definitions: (line, what)."""
+    names = set(names)
+    for inner in ast.walk(node):
+        line = getattr(inner, "lineno", 0)
+        if isinstance(inner, ast.Global | ast.Nonlocal) and names & set(inner.names):
+            return line, f"declares {min(names & set(inner.names))} global"
+        if isinstance(inner, ast.Import | ast.ImportFrom):
+            modules = [inner.module or ""] if isinstance(inner, ast.ImportFrom) else [a.name for a in inner.names]
+            if any(a.name == "*" for a in inner.names):
+                return line, "imports * (it may bind any name)"
+            if any(m.split(".")[0] in _REACHING_MODULES for m in modules):
+                return line, f"imports {modules[0]}"
+        word = inner.id if isinstance(inner, ast.Name) else inner.attr if isinstance(inner, ast.Attribute) else None
+        if word in _REACHING:
+            return line, f"uses {word}"
+    for inner in _module_scope(node):
+        if isinstance(inner, ast.Name) and not isinstance(inner.ctx, ast.Load) and inner.id in names:
+            return getattr(inner, "lineno", 0), f"rebinds {inner.id}"
+    return None
+
+
+def _module_scope(node: ast.AST) -> list[ast.AST]:
+    """`node` and what it holds that runs in the module's scope: never a function's or a lambda's body (their
+    decorators, defaults and annotations run at import, and are kept)."""
+    out: list[ast.AST] = [node]
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        held: list[ast.AST] = [*node.decorator_list, *node.args.defaults,
+                               *(d for d in node.args.kw_defaults if d is not None)]
+    elif isinstance(node, ast.Lambda):
+        held = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+    elif isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+        held = [node.generators[0].iter]  # the rest binds in the comprehension's own scope
+    else:
+        held = list(ast.iter_child_nodes(node))
+    for child in held:
+        out += _module_scope(child)
+    return out
 
 
 def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -132,6 +171,9 @@ def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
                 out += _top_level(getattr(node, part, []) or [])
             for handler in getattr(node, "handlers", []) or []:
                 out += _top_level(handler.body)
+        elif isinstance(node, ast.Match):
+            for case in node.cases:
+                out += _top_level(case.body)
     return out
 
 
