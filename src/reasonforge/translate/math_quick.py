@@ -15,7 +15,7 @@ from reasonforge.verify.math import StepPlan, parse_artifact, plan_step, read_st
 __all__ = ["MathTranslator"]
 
 TRANSLATOR_NAME = "math-rules"
-TRANSLATOR_VERSION = "1.3"  # 1.3: alternatives, sibling cases, suppositions, functions
+TRANSLATOR_VERSION = "1.4"  # 1.3: alternatives, sibling cases, suppositions, functions; 1.4: LaTeX labels
 
 
 class MathTranslator:

@@ -304,6 +304,8 @@ def unread(text):
     ("$0.1\\overline{6} = \\frac{1}{6}$", ["15/90 = 1/6"]),
     ("7995 (total cookies) - 2595 (rainbow cookies) = 5400", ["7995 - 2595 = 5400"]),  # a worded label
     ("Total = 5000 + 10000 + 30000 = \\boxed{45000}", ["5000 + 10000 + 30000 = 45000"]),  # a bare box
+    # the same label in LaTeX's text (gsm8k-239)
+    ("\\[ 16 \\text{ (snowflake)} + 19 \\text{ (truck)} + 10 \\text{ (rose)} = 46 \\]", ["16 + 19 + 10 = 46"]),
 ])
 def test_constructs_models_write_are_read_exactly(text, expected):
     assert claims(text) == expected
@@ -412,3 +414,13 @@ def test_rates_per_different_units_are_a_conversion_never_read_as_numbers(text):
 def test_a_slash_before_a_word_that_is_no_unit_is_a_division_not_a_rate():
     assert "240 = 4" not in claims("\\[ 240 / \\text{speed} = 4 \\]")
     assert "36 = 3" not in claims("\\[ \\$36 / \\text{dozen} = \\$3 \\text{ each} \\]")
+
+
+@pytest.mark.parametrize("text", [
+    "\\[ 16 \\text{ (squared)} + 19 = 35 \\]",  # a word that may change the value is no label
+    "\\[ 16 \\text{ (half of it)} + 19 = 35 \\]",
+    "\\[ 16 \\text{ (in thousands)} + 19 = 35 \\]",
+    "\\[ 16 \\text{ (1 more)} + 19 = 35 \\]",  # anything but words is no label
+])
+def test_a_latex_bracket_that_may_say_something_of_the_value_is_never_dropped(text):
+    assert "16 + 19 = 35" not in claims(text)

@@ -11,6 +11,7 @@ from reasonforge.lang.math.tokens import (
     PLAIN_MATH,
     Tok,
     is_value_end,
+    label_words,
     lex_plain,
 )
 from reasonforge.lang.math.units import word_unit
@@ -269,6 +270,8 @@ class LatexReader:
             unit = word_unit(words)
             if not words:
                 return after
+            if _labels(words, out, text[after:end]):
+                return after  # `16 \text{ (snowflake)} + 19 \text{ (truck)}`: a label of the number, as in prose
             counted = bool(out) and out[-1].kind == "num" and (
                 re.fullmatch(r"[A-Za-z]+", words) is not None and words.lower() not in _CONNECTIVE_WORDS
                 or _rate(words) is not None)
@@ -350,3 +353,15 @@ def _rated(out: list[Tok], denominator: str) -> None:
             return
         if out[k].kind != "unit":
             return
+
+
+_LABEL = re.compile(r"\(\s*([^()]*?)\s*\)")
+_AFTER_LABEL = re.compile(r"\s*(?:[-+*/=<>]|\\(?:times|cdot|div|le|ge|leq|geq|neq|ne|approx|lt|gt)\b)")
+
+
+def _labels(words: str, out: list[Tok], rest: str) -> bool:
+    """`\text{ (snowflake)}` after a number and before an operator or a relation: words in brackets that can only
+    label the number (`tokens.label_words`), dropped like the prose's `7995 (total cookies) - 2595`."""
+    bracket = _LABEL.fullmatch(words)
+    return bracket is not None and bool(out) and out[-1].kind == "num" and _AFTER_LABEL.match(rest) is not None \
+        and label_words(bracket.group(1).split())

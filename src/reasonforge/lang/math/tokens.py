@@ -22,6 +22,7 @@ __all__ = [
     "VALUE_START",
     "Tok",
     "is_value_end",
+    "label_words",
     "lex_plain",
     "read_words",
 ]
@@ -656,6 +657,13 @@ _LABEL_HAZARDS = {
     "under", "least", "most", "wrong", "incorrect", "mistake", "error", "false", "off", "short", "extra", "each",
     "every", "inverse", "reciprocal", "mod", "modulo", "factorial", "log", "exponent", "in", "into", "thousandths",
 }
+
+
+def label_words(words: Sequence[str]) -> bool:
+    """Can these bracketed words only label a number (none of them may say something of its value)?"""
+    return bool(words) and len(words) <= 6 and all(
+        _GROUP_WORD.fullmatch(w) and w.lower().replace("’", "'").removesuffix("'s") not in _LABEL_HAZARDS
+        for w in words)
 
 
 def _label_group(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> int | None:
