@@ -149,3 +149,25 @@ def test_the_model_timeout_variable_sets_the_local_models_deadline(monkeypatch):
     assert settings_from_env("local", env={}).timeout_s == 600.0
     with pytest.raises(InputError, match="REASONFORGE_MODEL_TIMEOUT_S"):
         settings_from_env("local", env={"REASONFORGE_MODEL_TIMEOUT_S": "inf"})
+
+
+@needs_local_model
+def test_the_local_models_examples_call_the_function_the_signature_names(monkeypatch):
+    # An MBPP task states its tests as `assert is_sort_list(...) == True`; under a grammar that allowed any name,
+    # the 0.5B model glued `assert` to the name (`assertissort_list(...)`), an example of nothing. The grammar now
+    # names the signature's functions, so every example calls one of them.
+    monkeypatch.setenv("REASONFORGE_MODEL_DIR", str(REAL_MODEL_DIR))
+    from reasonforge.translate.engine import TranslationEngine
+    from reasonforge.translate.llm import make_backend
+    from reasonforge.types import Domain, ProofLevel, ReasoningStep, VerifyRequest
+
+    code = "```python\ndef issort_list(list1):\n    return all(list1[i] <= list1[i + 1] for i in range(len(list1) - 1))\n```"
+    request = VerifyRequest(original_query=("Write a function to check whether a specified list is sorted or not.\n"
+                                            "assert issort_list([1,2,4,6,8,10,12,14,16,17])==True\n"
+                                            "assert issort_list([1, 2, 4, 6, 8, 10, 12, 14, 20, 17])==False"),
+                            domain=Domain.CODE, proof_level=ProofLevel.QUICK,
+                            reasoning_chain=[ReasoningStep(step_id=1, content=code)])
+    engine = TranslationEngine(make_backend(local_settings(grammar=True)), strict=True)
+    written = engine.write_examples(request)
+    calls = [line for line in written[1].splitlines() if line.startswith(">>> ")]
+    assert calls and all(line.startswith(">>> issort_list(") for line in calls), written

@@ -31,9 +31,9 @@ from reasonforge.lang.logic.grounding import NotGroundable, ground_entailment, r
 from reasonforge.registry import CheckerRegistry, Spec
 from reasonforge.translate.checking import ChainPosition, CompileResult, compilation_check
 from reasonforge.translate.examples import (
-    EXAMPLES_GRAMMAR,
     EXAMPLES_SYSTEM,
     MAX_EXAMPLE_TOKENS,
+    examples_grammar,
     examples_messages,
     signatures,
     written_examples,
@@ -299,7 +299,7 @@ class TranslationEngine:
             try:
                 reply = await self.backend.complete(ChatRequest(
                     system=EXAMPLES_SYSTEM, messages=examples_messages(request.original_query, shown),
-                    grammar=EXAMPLES_GRAMMAR, max_tokens=MAX_EXAMPLE_TOKENS, attempt=1 + self.sample * self.max_attempts))
+                    grammar=examples_grammar(shown), max_tokens=MAX_EXAMPLE_TOKENS, attempt=1 + self.sample * self.max_attempts))
             except ModelError:
                 if self.strict:
                     raise

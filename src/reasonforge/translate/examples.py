@@ -20,7 +20,8 @@ import re
 from reasonforge.translate.llm import ChatMessage, ChatReply
 from reasonforge.verify.code.step_text import defined_functions
 
-__all__ = ["EXAMPLES_GRAMMAR", "EXAMPLES_SYSTEM", "examples_messages", "signatures", "written_examples"]
+__all__ = ["EXAMPLES_GRAMMAR", "EXAMPLES_SYSTEM", "examples_grammar", "examples_messages", "signatures",
+           "written_examples"]
 
 MAX_EXAMPLE_TOKENS = 300
 _MAX_PROMPT_CHARS = 4_000
@@ -36,6 +37,18 @@ root ::= "```python\n" example{1,4} "```"
 example ::= ">>> " name "(" [^\n`]{0,200} "\n" [^\n`>]{1,200} "\n"
 name ::= [a-zA-Z_] [a-zA-Z0-9_]{0,40}
 '''
+_SIGNATURE_NAME = re.compile(r"^(?:async\s+)?def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
+
+
+def examples_grammar(shown: list[str]) -> str:
+    """`EXAMPLES_GRAMMAR` with each example calling one of the functions the signatures `shown` name: a small
+    model that would write `assert f(...)` (the way the task states its tests) cannot glue `assert` to the name
+    and call a function nothing defines."""
+    names = sorted({m.group(1) for text in shown for m in _SIGNATURE_NAME.finditer(text)})
+    if not names:
+        return EXAMPLES_GRAMMAR
+    return EXAMPLES_GRAMMAR.replace('name ::= [a-zA-Z_] [a-zA-Z0-9_]{0,40}',
+                                    "name ::= " + " | ".join(f'"{n}"' for n in names))
 
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL)
 
