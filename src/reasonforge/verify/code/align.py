@@ -16,9 +16,9 @@ The artifact must also run the step's code: every function or class the step's c
 the end of the artifact's top level, the step's own definition (the same syntax tree), and nothing else in the
 artifact may rebind those names in the module's scope (an assignment, a walrus, a loop target, `global`) or reach
 around the module's definitions (`globals()`, `getattr`/`setattr`, `exec`, `eval`, `sys.modules`, a function's
-`__code__`, a star import, importing `builtins`, `importlib`, `sys`, `inspect`, `ctypes`, `gc` or `types`). Otherwise a chain could bring, beside a step whose code is wrong,
-an artifact holding other code that the question's examples pass: the verdict would be about code the step never
-wrote.
+`__code__`, a star import, importing `builtins`, `importlib`, `sys`, `inspect`, `ctypes`, `gc` or `types`).
+Otherwise a chain could bring, beside a step whose code is wrong, an artifact holding other code that the
+question's examples pass: the verdict would be about code the step never wrote.
 """
 
 from __future__ import annotations
