@@ -410,6 +410,20 @@ def test_an_artifact_that_could_reach_around_the_steps_code_proves_nothing_even_
     assert step.status is StepStatus.UNSUPPORTED and step.error_kind is ErrorKind.UNALIGNED, step.error_message
 
 
+@pytest.mark.parametrize(("step_code", "artifact"), [
+    # the step binds its function by assignment, not `def`: the artifact's `def` is other code
+    ("most_common_key = lambda counts: min(counts, key=counts.get)\n", _RIGHT),
+    # the step's function uses a name it imports; the artifact binds that name to something else
+    (("from builtins import min as smallest\n\ndef most_common_key(counts):\n"
+      "    return smallest(counts, key=counts.get)\n"),
+     ("from builtins import min as smallest\n\ndef most_common_key(counts):\n"
+      "    return smallest(counts, key=counts.get)\n\nsmallest = max  # type: ignore\n")),
+], ids=["lambda", "import"])
+def test_every_name_the_steps_code_binds_is_bound_by_the_steps_own_statement(step_code, artifact):
+    step = _supplied(step_code, artifact)
+    assert step.status is StepStatus.UNSUPPORTED and step.error_kind is ErrorKind.UNALIGNED, step.error_message
+
+
 def test_what_the_steps_own_code_does_at_its_top_level_is_the_steps():
     """An import of `sys` or a `getattr` the step's code writes is the step's code, not a reach around it."""
     code = "import sys\n\nLIMIT = getattr(sys, 'maxsize')\n\n" + _RIGHT

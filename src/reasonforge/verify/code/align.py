@@ -12,8 +12,9 @@ requires every check the reader finds to be among those the checker ran (a verdi
 step's context, or on other texts, is not this step's), and a step whose text the reader cannot place on
 the artifact is unsupported.
 
-The artifact must also run the step's code: every function or class the step's code blocks define must be, at
-the end of the artifact's top level, the step's own definition (the same syntax tree), and nothing else in the
+The artifact must also run the step's code: every name the step's code blocks bind at their top level (a function,
+a class, a lambda assigned to a name, an import, a constant) must be bound last, at the artifact's top level, by
+the step's own statement (the same syntax tree), and nothing else in the
 artifact may rebind those names in the module's scope (an assignment, a walrus, a loop target, `global`) or reach
 around the module's definitions (`globals()`, `getattr`/`setattr`, `exec`, `eval`, `sys.modules`, a function's
 `__code__`, a star import, importing `builtins`, `importlib`, `sys`, `inspect`, `ctypes`, `gc` or `types`).
@@ -96,14 +97,11 @@ def _not_the_steps_code(content: str, artifact: ast.Module) -> str | None:
             tree = ast.parse(body)
         except (SyntaxError, ValueError):
             continue  # a fragment: nothing of it can be placed, so nothing is required of the artifact
-        written.update((node.name, ast.dump(node)) for node in tree.body if isinstance(node, _DEFINITIONS))
+        written.update((name, ast.dump(node)) for name, node in _final_bindings(tree.body).items())
         stated.update(ast.dump(node) for node in tree.body)
     if not written:
         return None
-    final: dict[str, ast.stmt] = {}
-    for node in _top_level(artifact.body):
-        for name in _binds(node):
-            final[name] = node
+    final = _final_bindings(artifact.body)
     for name, dumped in written.items():
         last = final.get(name)
         if last is None:
@@ -159,6 +157,16 @@ def _module_scope(node: ast.AST) -> list[ast.AST]:
     for child in held:
         out += _module_scope(child)
     return out
+
+
+def _final_bindings(body: list[ast.stmt]) -> dict[str, ast.stmt]:
+    """Each name the module binds at import, with the last statement that binds it (a def, a class, an assignment
+    of a lambda, an import, ...)."""
+    final: dict[str, ast.stmt] = {}
+    for node in _top_level(body):
+        for name in _binds(node):
+            final[name] = node
+    return final
 
 
 def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
