@@ -460,6 +460,30 @@ def test_a_stalled_model_endpoint_does_not_keep_job_processes_from_rules_jobs(ct
             executor.shutdown()
 
 
+def test_an_ensemble_job_asks_the_model_what_verify_chain_asks_it(ctx, monkeypatch) -> None:
+    # The job wraps the model to mark the `verifying` phase; the wrapper must still be the model: its question
+    # formalisations are asked for (a word problem), and the step the rules proved is not sent to it.
+    from reasonforge.translate.question import PROBLEM_SYSTEM, QUESTION_SYSTEM
+
+    from llm_replay import CHAT, ReplayServer, openai_reply
+
+    story = VerifyRequest.model_validate({
+        "original_query": "Tom has 3 apples and buys 2 more. How many apples does Tom have now?",
+        "domain": "mathematics", "generate_certificate": False, "translator": "ensemble",
+        "reasoning_chain": [{"step_id": 1, "content": "3 + 2 = 5"}]})
+    with ReplayServer() as server:
+        for _ in range(6):  # three programs and three problem models of the question
+            server.queue(CHAT, openai_reply("```python\nanswer = 3 + 2\n```"))
+        monkeypatch.setenv("REASONFORGE_MODEL_BASE_URL", server.url + "/v1")
+        monkeypatch.setenv("REASONFORGE_MODEL", "gpt-4o")
+        task_id = submit(ctx, story)
+        status = run_job(ctx, task_id, executor=InlineExecutor(ctx.settings, ctx.sessionmaker),
+                         dispatch_webhook=no_webhook)
+        systems = [p["messages"][0]["content"] for p in server.posted(CHAT)]
+    assert status is JobStatus.COMPLETE, job(ctx, task_id).error
+    assert systems.count(QUESTION_SYSTEM) == 3 and systems.count(PROBLEM_SYSTEM) == 3 and len(systems) == 6
+
+
 def test_jobs_run_in_child_processes_and_a_dying_child_is_one_attempt(ctx) -> None:
     executor = ProcessExecutor(ctx.settings, ctx.sessionmaker, 1)
     try:

@@ -60,10 +60,16 @@ def test_the_model_mode_verifies_the_whale_through_a_served_model():
     with ReplayServer() as server:
         server.queue(CHAT, openai_reply(REPLY))
         settings = ModelSettings(base_url=f"{server.url}/v1", model="m", max_retries=0)
-        verdict = verify_chain(WHALE, translator=translator_for(WHALE, "ensemble", model=settings))
-    step = verdict.step_verdicts[0]
-    assert verdict.overall is Overall.VERIFIED, step.error_message
-    assert step.details["agreement"]["verified"] == 2  # the rules and the model both prove it
+        verdict = verify_chain(WHALE, translator=translator_for(WHALE, "model", model=settings))
+        alone = len(server.posted(CHAT))
+        beside = verify_chain(WHALE, translator=translator_for(WHALE, "ensemble", model=settings))
+        asked = len(server.posted(CHAT)) - alone
+    assert verdict.overall is Overall.VERIFIED, verdict.step_verdicts[0].error_message
+    assert alone == 1
+    # beside the rules, which prove the step, the model is not asked: one proof is all the ensemble requires
+    step = beside.step_verdicts[0]
+    assert beside.overall is Overall.VERIFIED and asked == 0
+    assert step.details["agreement"]["verified"] == 1 and "not asked" in step.details["agreement"]["by"][1]["message"]
 
 
 def test_k_independent_samples_each_checked_and_m_of_them_must_prove_the_step():

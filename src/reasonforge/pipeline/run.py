@@ -23,7 +23,7 @@ from reasonforge.pipeline.key_lemmas import StepLemmas, prove_key_lemmas, with_p
 from reasonforge.pipeline.provers import check_prover
 from reasonforge.registry import ChainChecker, Checker, CheckerRegistry, checkers
 from reasonforge.translate.ensemble import Ensemble
-from reasonforge.translate.protocol import ExampleWriter, Gateable, QuestionFormaliser, Translator
+from reasonforge.translate.protocol import Completing, ExampleWriter, Gateable, QuestionFormaliser, Translator
 from reasonforge.types import (
     ArtifactLanguage,
     ChainLimits,
@@ -133,16 +133,29 @@ def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble
                     ancestors: Mapping[int, Sequence[int]], limits: CheckLimits, registry: CheckerRegistry,
                     written: dict[int, str], say: Callable[[str], None],
                     step_started: Callable[[int, int, int], None]) -> dict[int, StepVerdict]:
-    """Each member's translations checked on their own, then agreed on per step (`pipeline.agreement`)."""
+    """Each member's translations checked on their own, then agreed on per step (`pipeline.agreement`).
+
+    Where one proof is enough (`min_agree` 1), a step the rules' checked reading proved or refuted is settled:
+    the model could only add a second proof, and its refutation of a proved step, or proof of a refuted one, is
+    a misreading of its own (it never refutes alone), so it is not asked (`protocol.Completing`). Its members
+    translate only the steps the rules left open, which is where a model's reading can change a verdict."""
     runs = []
-    for index, (member, translations) in enumerate(
-            zip(ensemble.members, ensemble.translate_all(request, ancestors), strict=True), start=1):
+    decided: dict[int, StepTranslation] = {}
+    for index, member in enumerate(ensemble.members, start=1):
+        if decided and isinstance(member, Completing):
+            translations = member.complete_chain(request, ancestors, decided)
+        else:
+            translations = member.translate_chain(request, ancestors)
         check_translations(translations, graph)
         check_prover(request, translations)
-        runs.append(_written_by(_writer(member), _check_all(request, graph, translations, limits, registry,
-                                                            member.spec, written,
-                                                            _numbered(say, index, len(ensemble.members)),
-                                                            step_started)))
+        run = _written_by(_writer(member), _check_all(request, graph, translations, limits, registry, member.spec,
+                                                      written, _numbered(say, index, len(ensemble.members)),
+                                                      step_started))
+        runs.append(run)
+        if ensemble.min_agree == 1 and _writer(member) is TranslatorMode.RULES:
+            by_step = {t.step_id: t for t in translations}
+            decided.update({sid: by_step[sid] for sid, verdict in run.items()
+                            if verdict.status in (StepStatus.VERIFIED, StepStatus.FAILED) and sid in by_step})
     return agree(runs, [m.spec for m in ensemble.members], ensemble.min_agree, ensemble.writers)
 
 

@@ -60,7 +60,7 @@ from reasonforge.translate.prompts import (
     step_prompt,
     system_prompt,
 )
-from reasonforge.translate.protocol import StepGate, Translator
+from reasonforge.translate.protocol import DECIDED_NOTE, StepGate, Translator
 from reasonforge.translate.question import (
     MAX_PROGRAM_TOKENS,
     PROBLEM_GRAMMAR,
@@ -102,7 +102,7 @@ MAX_QUESTION_SAMPLES = 16
 _PROBES = {ArtifactLanguage.COQ: "Lemma rf_context_probe : True.\nProof. exact I. Qed.\n",
            ArtifactLanguage.LEAN4: "theorem rf_context_probe : True := trivial\n"}
 T = TypeVar("T")
-OutcomeStatus = Literal["verified", "compiled", "unchecked", "error", "offline"]
+OutcomeStatus = Literal["verified", "compiled", "unchecked", "error", "offline", "decided"]
 
 
 class StepOutcome(BaseModel):
@@ -162,6 +162,13 @@ def _resolve_backend(backend: ModelBackend | ModelSettings | str | None, model: 
     if not hasattr(backend, "complete"):
         raise InputError(f"backend {type(backend).__name__} has no async complete(request) method", field="backend")
     return backend
+
+
+def _not_asked(decided: StepTranslation) -> StepTranslation:
+    """The model's translation of a step it was not asked: empty, saying why (the pipeline reads it as unread)."""
+    return StepTranslation(step_id=decided.step_id, original_content=decided.original_content,
+                           formal_representation="", language=decided.language, dependencies=list(decided.dependencies),
+                           translation_confidence=0.0, compilation_check=False, notes=DECIDED_NOTE)
 
 
 class TranslationEngine:
@@ -251,6 +258,11 @@ class TranslationEngine:
         """One translation per step in request order (a coq/lean4 Context first), as `verify_chain` expects."""
         return _run_sync(self.atranslate(request, ancestors)).translations
 
+    def complete_chain(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]],
+                       decided: Mapping[int, StepTranslation]) -> list[StepTranslation]:
+        """`translate_chain` asking the model only for the steps `decided` leaves open (`protocol.Completing`)."""
+        return _run_sync(self.atranslate(request, ancestors, decided=decided)).translations
+
     def formalise_question(self, request: VerifyRequest) -> QuestionPrograms | None:
         """`question_samples` programs for the question of a maths chain, written from the question alone
         (`translate.question`); None offline, outside maths, or with no question."""
@@ -309,9 +321,12 @@ class TranslationEngine:
         return out
 
     # ---- async API ------------------------------------------------------------------------------
-    async def atranslate(self, request: VerifyRequest,
-                         ancestors: Mapping[int, Sequence[int]] | None = None) -> ChainOutcome:
-        """Translate a whole chain and account for every step."""
+    async def atranslate(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]] | None = None, *,
+                         decided: Mapping[int, StepTranslation] | None = None) -> ChainOutcome:
+        """Translate a whole chain and account for every step. A step of `decided` (another translation's checked
+        reading proved or refuted it) is not asked: its artifact there stands in for the model's as the later
+        steps' ancestor, and its own translation here is empty (`DECIDED_NOTE`). Chain languages (Coq, Lean 4)
+        check every step in one development, so there every step is asked."""
         graph = StepGraph(request.reasoning_chain)
         if ancestors is None:
             ancestors = {sid: graph.ancestors(sid) for sid in graph.order}
@@ -329,12 +344,19 @@ class TranslationEngine:
         by_id = {step.step_id: step for step in request.reasoning_chain}
         vocabulary = (await asyncio.to_thread(self._vocabulary, request, ancestors)
                       if target in (ArtifactLanguage.FOL, ArtifactLanguage.PROPOSITIONAL) else "")
+        settled = {sid: t for sid, t in (decided or {}).items()
+                   if target not in CHAIN_LANGUAGES and t.language is target and t.formal_representation.strip()}
         for sid in graph.order:
             prior = [done[a] for a in ancestors.get(sid, ()) if a in done]
+            if sid in settled:
+                done[sid] = settled[sid]
+                outcomes[sid] = StepOutcome(step_id=sid, language=target, status="decided", message=DECIDED_NOTE)
+                continue
             translation, outcome = await self._translate_one(
                 by_id[sid], request, target, list(graph.dependencies[sid]), prior, context_text, graph, vocabulary)
             done[sid], outcomes[sid] = translation, outcome
-        translations = [done[step.step_id] for step in request.reasoning_chain]
+        translations = [_not_asked(done[step.step_id]) if step.step_id in settled else done[step.step_id]
+                        for step in request.reasoning_chain]
         if context_translation is not None:
             translations.insert(0, context_translation)
         return ChainOutcome(mode="model", translator=self.spec, translations=translations,

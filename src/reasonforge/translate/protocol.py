@@ -78,6 +78,20 @@ class ExampleWriter(Protocol):
         ...
 
 
+@runtime_checkable
+class Completing(Protocol):
+    """A translator that can leave alone the steps another translation of the chain already decided (proved or
+    refuted): it translates only the rest, reading the decided steps' artifacts as it would its own."""
+
+    def complete_chain(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]],
+                       decided: Mapping[int, StepTranslation]) -> list[StepTranslation]:
+        """One translation per step in request order, as `Translator.translate_chain`; each step of `decided`
+        gets an empty artifact whose notes say it was not asked (`DECIDED_NOTE`)."""
+        ...
+
+
+DECIDED_NOTE = "not asked: another translation's checked reading already decided this step"
+
 TranslatorT = TypeVar("TranslatorT", bound=Translator)
 _Translate = Callable[[VerifyRequest, Mapping[int, Sequence[int]]], list[StepTranslation]]
 
@@ -179,5 +193,5 @@ def _in_thread(call: Callable[[], list[StepTranslation]], limit_s: float) -> lis
     return outcome["value"]  # type: ignore[return-value]
 
 
-__all__ = ["TRANSLATION_TIME_LIMIT_S", "ExampleWriter", "Gateable", "QuestionFormaliser", "StepGate", "Translator", "time_limited",
-           "translate_within"]
+__all__ = ["DECIDED_NOTE", "TRANSLATION_TIME_LIMIT_S", "Completing", "ExampleWriter", "Gateable", "QuestionFormaliser",
+           "StepGate", "Translator", "time_limited", "translate_within"]

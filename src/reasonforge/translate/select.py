@@ -3,8 +3,8 @@
 `rules` is the offline rule-based translator (`defaults.default_translator`). `model` is the model-backed
 `TranslationEngine` in strict mode: an endpoint that cannot answer (unreachable, 401, no key, timeout) is one
 `ModelError` for the whole chain, never a silent empty step. `ensemble` is both, each checked on its own and
-agreed on per step (`pipeline.agreement`): the rules where they read the step, the model for the rest, both
-where both can. With no mode asked: `ensemble` when a model endpoint is configured, else `rules`. Asked for
+agreed on per step (`pipeline.agreement`): the rules where they read the step, the model for the rest (and
+both on every step when `agree` asks for more than one proof). With no mode asked: `ensemble` when a model endpoint is configured, else `rules`. Asked for
 `model` or `ensemble` with no endpoint configured, the model installed on this machine runs in process
 (`local_model`).
 """

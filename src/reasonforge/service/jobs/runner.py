@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from pydantic import BaseModel
 from sqlalchemy.orm import sessionmaker
@@ -30,12 +30,17 @@ from reasonforge.service.logs import job_context
 from reasonforge.service.settings import ServiceSettings
 from reasonforge.service.verdict_key import sign
 from reasonforge.translate.llm import ModelError
+from reasonforge.translate.protocol import Completing, ExampleWriter, Gateable, QuestionFormaliser, StepGate
 from reasonforge.types import (
     JobStatus,
     StepTranslation,
+    TranslatorMode,
     VerificationVerdict,
     VerifyRequest,
 )
+
+if TYPE_CHECKING:
+    from reasonforge.translate.question import QuestionPrograms
 
 log = logging.getLogger(__name__)
 
@@ -86,18 +91,46 @@ class _LeaseKeeper:
 
 
 class _PhaseTranslator:
-    """Wraps the default translator to persist `verifying` once translation is done."""
+    """Wraps the default translator to persist `verifying` once translation is done. Everything else the pipeline
+    asks of a translator goes to the wrapped one: who writes its artifacts (a model's never refute alone), the
+    soundness gate during repairs, the question's formalisations and code examples."""
 
     def __init__(self, inner, on_translated: Callable[[], None]) -> None:
         self._inner = inner
         self._on_translated = on_translated
         self.spec = inner.spec
+        self.writer = getattr(inner, "writer", TranslatorMode.RULES)
+
+    def with_gate(self, gate: StepGate) -> _PhaseTranslator:
+        """The wrapped translator held to `gate`, still recording the phase change."""
+        inner = self._inner.with_gate(gate) if isinstance(self._inner, Gateable) else self._inner
+        return _PhaseTranslator(inner, self._on_translated)
+
+    def formalise_question(self, request: VerifyRequest) -> QuestionPrograms | None:
+        """The wrapped translator's formalisations of the question, if it writes any."""
+        inner = self._inner
+        return inner.formalise_question(request) if isinstance(inner, QuestionFormaliser) else None
+
+    def write_examples(self, request: VerifyRequest) -> dict[int, str] | None:
+        """The wrapped translator's code examples, if it writes any."""
+        inner = self._inner
+        return inner.write_examples(request) if isinstance(inner, ExampleWriter) else None
 
     def translate_chain(
         self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]]
     ) -> list[StepTranslation]:
         """Translate with the wrapped translator, then record the phase change."""
         out = self._inner.translate_chain(request, ancestors)
+        self._on_translated()
+        return out
+
+    def complete_chain(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]],
+                       decided: Mapping[int, StepTranslation]) -> list[StepTranslation]:
+        """The wrapped translator's translations of the steps `decided` leaves open (all of them when it cannot
+        leave any out), then the phase change."""
+        inner = self._inner
+        out = (inner.complete_chain(request, ancestors, decided) if isinstance(inner, Completing)
+               else inner.translate_chain(request, ancestors))
         self._on_translated()
         return out
 
