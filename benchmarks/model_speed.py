@@ -1,20 +1,24 @@
-"""How fast the in-process model translates on this machine: the prompt cache against none, in one run.
+"""How fast the in-process model verifies here: now, against every step asked with no prompt cache, in one run.
 
 For each local model asked (default: every installed one), printed as one JSON object with `--json`:
 - `rates`: prompt tokens per second (a long prompt, nothing cached) and generated tokens per second (64 tokens,
   greedy, no grammar): what the hardware gives;
 - `ensemble`: a fixed slice of 4-step GSM8K-style solutions (ProcessBench's gsm8k slice: the first `--solutions`
-  rows with four steps) verified end to end with `--translator ensemble` (the rules and the model; the model also
-  writes 3 programs of the question), prompt cache on: seconds per solution (mean; the first solution is also shown
-  on its own, as a one-off CLI run sees it, nothing cached yet), the model's calls, repairs included, and the
-  verdicts;
-- `before` and `after`: every model request that run made, asked again in the same order of a fresh backend, first
-  with the prompt cache off (every reply reads its whole prompt, every sample again), then on. The same requests
-  make the two comparable: a small model's replies, and so its repairs, change with the numerics of how its prompt
-  was batched, and one repair more on one side would decide the ratio. Per run: seconds per solution, per
-  translated step (a step translation's request) and on the question's programs per solution, tokens read (from
-  nothing) and written;
-- `speedup`: before / after, per solution and per translated step.
+  rows with four steps) verified end to end with `--translator ensemble` (the rules check first and the model is
+  asked only for the steps they left open; the model also writes 3 programs and 3 problem models of the question),
+  prompt cache on: seconds per solution (mean; the first solution is also shown on its own, as a one-off CLI run
+  sees it, nothing cached yet), the model's calls, repairs included, and the verdicts;
+- `every_step`: the same slice with the model asked for every step, as the ensemble did before it let the rules
+  settle what they decide (and as it still does where `--agree 2` asks two translations to prove each step): its
+  model calls;
+- `before` and `after`: model requests asked again, in the same order, of a fresh backend: `before` those of
+  `every_step` with the prompt cache off (every reply reads its whole prompt, every sample again), `after` those
+  of `ensemble` with the cache on. Replaying recorded requests makes runs comparable: a small model's replies,
+  and so its repairs, change with the numerics of how its prompt was batched, and one repair more on one side
+  would decide the ratio. Per run: seconds per solution, per translated step (a step translation's request) and on
+  the question's formalisations per solution, tokens read (from nothing) and written;
+- `speedup`: before / after, per solution and per translated step; `cache_speedup`: `every_step`'s requests with
+  the cache off against the same requests with it on (the prompt cache alone).
 
     python benchmarks/model_speed.py                                  # 0.5B, 3 solutions
     python benchmarks/model_speed.py --models qwen2.5-coder-0.5b qwen2.5-coder-1.5b --solutions 5 --json
@@ -38,7 +42,7 @@ from reasonforge.translate.engine import TranslationEngine
 from reasonforge.translate.ensemble import Ensemble
 from reasonforge.translate.llm import ChatMessage, ChatReply, ChatRequest, ModelError, only_reply
 from reasonforge.translate.local_model import LOCAL_MODELS, LocalModelBackend, installed_model, local_settings
-from reasonforge.translate.question import QUESTION_SYSTEM
+from reasonforge.translate.question import PROBLEM_SYSTEM, QUESTION_SYSTEM
 from reasonforge.types import CheckLimits, Domain, ProofLevel, ReasoningStep, VerifyRequest
 
 from _common import REPO, display_path, read_rows
@@ -63,7 +67,7 @@ class TimedBackend:
         replies = await self.backend.complete_samples(request, attempts)
         done = [r for r in replies if isinstance(r, ChatReply)]
         self.calls.append({"request": request, "attempts": list(attempts),
-                           "kind": "question" if request.system == QUESTION_SYSTEM else "step",
+                           "kind": "question" if request.system in (QUESTION_SYSTEM, PROBLEM_SYSTEM) else "step",
                            "seconds": time.perf_counter() - started,
                            "read": sum(r.usage.input_tokens - r.usage.cached_tokens for r in done),
                            "written": sum(r.usage.output_tokens for r in done)})
@@ -98,16 +102,19 @@ def rates(name: str) -> dict[str, float]:
             "generated_tokens_per_s": round(written.usage.output_tokens / (written.elapsed_ms / 1000), 1)}
 
 
-def ensemble(name: str, requests: list[VerifyRequest], timeout: float) -> tuple[dict[str, Any], list[list[Any]]]:
+def ensemble(name: str, requests: list[VerifyRequest], timeout: float, *, every_step: bool = False
+             ) -> tuple[dict[str, Any], list[list[Any]]]:
     """The slice verified end to end with the rules and model `name` (prompt cache on), and each solution's model
-    calls."""
+    calls; `every_step`: the model asked for every step (two proofs required, so no step is settled by the rules
+    alone: the requests the ensemble made before it let the rules settle steps)."""
     timed = TimedBackend(LocalModelBackend(local_settings(name)))
     engine = TranslationEngine(timed, strict=True)
     seconds: list[float] = []
     verdicts: list[list[str]] = []
     calls: list[list[Any]] = []
     for request in requests:
-        translator = Ensemble([default_translator(request.domain, level=request.proof_level), engine])
+        translator = Ensemble([default_translator(request.domain, level=request.proof_level), engine],
+                              min_agree=2 if every_step else 1)
         made = len(timed.calls)
         started = time.perf_counter()
         verdict = verify_chain(request, translator=translator, limits=CheckLimits(timeout_s=timeout))
@@ -115,7 +122,8 @@ def ensemble(name: str, requests: list[VerifyRequest], timeout: float) -> tuple[
         verdicts.append([s.status.value for s in verdict.step_verdicts])
         calls.append(timed.calls[made:])
     return {"seconds_per_solution": round(statistics.mean(seconds), 2), "first_solution_seconds": round(seconds[0], 2),
-            "model_calls": len(timed.calls), "verdicts": verdicts}, calls
+            "model_calls": len(timed.calls), "step_calls": sum(c["kind"] == "step" for c in timed.calls),
+            "verdicts": verdicts}, calls
 
 
 def replay(name: str, calls: list[list[Any]], *, cache: bool) -> dict[str, Any]:
@@ -141,14 +149,20 @@ def replay(name: str, calls: list[list[Any]], *, cache: bool) -> dict[str, Any]:
 
 
 def measure(name: str, requests: list[VerifyRequest], timeout: float) -> dict[str, Any]:
-    """Rates, the slice end to end, then its requests before (cache off) and after (cache on), and the ratios."""
+    """Rates, the slice end to end (as now, and asking every step), then the requests before (every step, cache
+    off) and after (as now, cache on), and the ratios."""
     end_to_end, calls = ensemble(name, requests, timeout)
-    before = replay(name, calls, cache=False)
+    every, every_calls = ensemble(name, requests, timeout, every_step=True)
+    before = replay(name, every_calls, cache=False)
+    cached = replay(name, every_calls, cache=True)
     after = replay(name, calls, cache=True)
-    return {"model": name, "rates": rates(name), "ensemble": end_to_end, "before": before, "after": after,
+    return {"model": name, "rates": rates(name), "ensemble": end_to_end,
+            "every_step": {k: every[k] for k in ("model_calls", "step_calls")},
+            "before": before, "after": after,
             "speedup": {"per_solution": round(before["seconds_per_solution"] / after["seconds_per_solution"], 2),
                         "per_translated_step": round(before["seconds_per_translated_step"]
-                                                     / max(after["seconds_per_translated_step"], 1e-6), 2)}}
+                                                     / max(after["seconds_per_translated_step"], 1e-6), 2)},
+            "cache_speedup": round(before["seconds_per_solution"] / cached["seconds_per_solution"], 2)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -180,14 +194,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{r['model']}: prompt {r['rates']['prompt_tokens_per_s']} tok/s, generated "
               f"{r['rates']['generated_tokens_per_s']} tok/s")
         print(f"  --translator ensemble: {e['seconds_per_solution']} s/solution (first {e['first_solution_seconds']} s), "
-              f"{e['model_calls']} model calls")
-        for label, run_ in (("before (cache off)", r["before"]), ("after (cache on) ", r["after"])):
+              f"{e['model_calls']} model calls ({e['step_calls']} for steps; asking every step: "
+              f"{r['every_step']['model_calls']}, {r['every_step']['step_calls']} for steps)")
+        for label, run_ in (("before (every step, cache off)", r["before"]), ("after (cache on)", r["after"])):
             print(f"  {label}: {run_['seconds_per_solution']} s/solution (first {run_['first_solution_seconds']} s), "
                   f"{run_['seconds_per_translated_step']} s/translated step, question "
                   f"{run_['question_seconds_per_solution']} s, read {run_['tokens_read']} / wrote "
                   f"{run_['tokens_written']} tokens")
         print(f"  speedup: {r['speedup']['per_solution']}x per solution, {r['speedup']['per_translated_step']}x per "
-              f"translated step")
+              f"translated step (the prompt cache alone: {r['cache_speedup']}x per solution)")
     return 0
 
 

@@ -397,6 +397,55 @@ def test_a_false_relation_in_prose_the_reader_does_not_know_is_not_refuted():
     assert annotated.status is StepStatus.FAILED  # a calculator's record is asserted whatever the prose says
 
 
+def test_the_names_of_mathematical_objects_leave_a_false_relation_read_whole():
+    # ProcessBench's labelled first errors (math-244, gsm8k-34), refuted at the false relation: "numerators",
+    # "fraction", "earnings" and "individuals" name what is counted, they cannot put the relation in doubt
+    fraction = ("Fifth, simplify the expression. Multiply the numerators together and the denominators together: "
+                "\\[\\frac{3 \\times 11}{13 \\times 51} = \\frac{33}{663}\\] Simplify the fraction by dividing both "
+                "numerator and denominator by their greatest common divisor, which is 33: "
+                "\\[\\frac{33 \\div 33}{663 \\div 33} = \\frac{1}{21}\\]")
+    earnings = ("Finally, we add up the monthly earnings of all three individuals to find the total amount of money "
+                "they have together: Total amount = 5000 + 10000 + 30000 = \\boxed{43000}.")
+    query = ("Valerie earns $5000 per month, 1/2 of what her brother earns. If their mother earns twice their combined "
+             "salary, what's the total amount of money they all have together?")
+    for text, asked in ((fraction, ""), (earnings, query)):
+        (step,) = verify(request(text, query=asked)).step_verdicts
+        assert step.status is StepStatus.FAILED, (text, step.error_message)
+    # words that can put a relation in doubt stay unread: nothing is refuted on them
+    for text in ("Roughly, 5^8 = 10^8.", "We choose 2 + 2 = 5.", "The combination works: 2 + 4 > 6."):
+        (step,) = verify(request(text)).step_verdicts
+        assert step.status is StepStatus.UNSUPPORTED, text
+    # olympiadbench-228: the inequality the step sets out to solve is its goal, not a claim ("inequality" is unread)
+    goal = ("To determine all values of \\( x \\) for which \\( 0 < \\frac{x^2 - 11}{x + 1} < 7 \\), we will solve this "
+            "inequality step by step. First, we need to find the critical points where the numerator or denominator "
+            "equals zero. The numerator \\( x^2 - 11 = 0 \\) when \\( x = \\pm \\sqrt{11} \\), and the denominator "
+            "\\( x + 1 = 0 \\) when \\( x = -1 \\).")
+    (step,) = verify(request(goal, query="Determine all values of $x$ for which $0<\\frac{x^{2}-11}{x+1}<7$.")).step_verdicts
+    assert step.status is not StepStatus.FAILED, step.error_message
+
+
+def test_a_step_refuted_on_the_relation_read_whole_says_that_relation():
+    # olympiadbench-147, its labelled first error: "x = 1" is false, but its sentence ("Upon inspection … by
+    # synthetic division") is not read; the factorisation's sentence is, so the step is refuted on the factorisation
+    # and the message and place are the factorisation's, never the relation whose prose went unread
+    question = ("If $x$ and $y$ are real numbers, determine all solutions $(x, y)$ of the system of equations "
+                "$$\\begin{aligned} & x^{2}-x y+8=0 \\\\ & x^{2}-8 x+y=0 \\end{aligned}$$")
+    steps = ("To find the solutions \\((x, y)\\) of the given system of equations, we can start by examining the two "
+             "equations: First, \\(x^{2} - xy + 8 = 0\\) and Second, \\(x^{2} - 8x + y = 0\\). First, let's "
+             "rearrange equation (2) to isolate \\(y\\): \\(y = 8x - x^{2}\\).",
+             "Now, substitute this expression for \\(y\\) into equation (1): \\(x^{2} - x(8x - x^{2}) + 8 = 0\\). "
+             "Expand and simplify the equation: \\(x^{2} - 8x^{2} + x^{3} + 8 = 0\\). Combine like terms: "
+             "\\(x^{3} - 7x^{2} + 8 = 0\\).",
+             "Notice that this is a cubic equation in \\(x\\). We can try to factor it or find rational roots using the "
+             "Rational Root Theorem. Upon inspection, we can see that \\(x = 1\\) is a solution to the equation (by "
+             "synthetic division or direct substitution). Therefore, we can factor out \\((x - 1)\\) from the cubic "
+             "polynomial: \\(x^{3} - 7x^{2} + 8 = (x - 1)(x^{2} - 6x - 8) = 0\\).")
+    third = verify(request(*steps, query=question)).step_verdicts[2]
+    assert third.status is StepStatus.FAILED
+    assert third.error_message.startswith("x^3 - 7*x^2 + 8 = (x - 1)*(x^2 - 6*x - 8) is false")
+    assert 'at "x^{3} - 7x^{2} + 8 = (x - 1)(x^{2} - 6x - 8)"' in third.error_message
+
+
 def test_givens_that_contradict_each_other_prove_nothing_about_their_names():
     verdict = verify(request("x + 1 = 100", "x + 1 = 4", "2 + 2 = 4", query="Let x = 3. Let x = 4."))
     first, second, third = verdict.step_verdicts

@@ -243,7 +243,9 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
 
 # ---- what the prose around a false relation says --------------------------------------------------------------
 # Words that may govern a relation without changing whether it is asserted: the connectives and verbs of
-# calculation (`lang.math.prose.FILLER`), pronouns, articles, prepositions, and the nouns and verbs of quantities and money.
+# calculation (`lang.math.prose.FILLER`), pronouns, articles, prepositions, the nouns and verbs of quantities and
+# money, and the names of mathematical objects and their measures. Never a word that can put a relation in doubt
+# (a verb of saying or trying, "roughly", "choose", "works"), nor a LaTeX command the reader left in the text.
 _GOVERNING = FILLER | frozenset("""
 he she they them him her his hers their theirs my mine me your yours its there what how many much more less
 fewer each every all some any no per another other others total sum difference product quotient number numbers
@@ -263,6 +265,11 @@ see seen saw eat ate eaten give gave given go gone went run ran grow grew grown
 arrangement arrangements possibility possibilities outcome outcomes way ways choice choices
 coordinate coordinates point points line lines vertex vertices triangle triangles rectangle rectangles circle
 circles polygon pentagon hexagon heptagon octagon nonagon decagon lcm gcd
+fraction fractions numerator numerators denominator denominators integer integers digit digits divisor divisors
+multiple multiples common remainder exponent exponents coefficient coefficients polynomial polynomials cubic quadratic
+equation equations expression expressions cosine sine tangent symmetric angle angles
+degree degrees radius diameter area perimeter volume height width length ratio ratios average mean median
+smallest largest greatest least earnings individual individuals person people
 quad qquad rightarrow longrightarrow implies
 """.split())  # noqa: SIM905 - a word list reads better as text
 # the words right after a number name what it counts ("4 + 4 + 6 = 18 hot dogs", "$.125 an ounce")
@@ -296,12 +303,22 @@ def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcom
                 and applied.group(1).lower() not in _OF_SAFE:
             words.append(applied.group(1))  # "the arrangements of 5 = 120": the noun applies to the left side
         if not words:
-            return _located(outcome, failed[0])  # a false relation the reader read whole
+            return _located(_about(outcome, plan, alignment, rel), rel)  # a false relation the reader read whole
         unknown.append((rel, words))
     rel, words = unknown[0]
     return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
                      f"{outcome.message}; but the prose around it (\"{' '.join(words[:6])}\") is not read, so the "
                      f"step may not assert {rel.text}")
+
+
+def _about(outcome: CheckOutcome, plan: StepPlan, alignment: _Aligned, rel: Relation) -> CheckOutcome:
+    """The refutation told by `rel`'s own result: the step is refuted on the relation the reader read whole, which
+    need not be the first false one (whose prose may be unread)."""
+    results = _results(outcome)
+    for own, line in zip(plan.reading.relations, alignment.own_lines, strict=False):
+        if own is rel and (message := results.get(line.number, {}).get("message")):
+            return outcome if outcome.message.startswith(message) else outcome.model_copy(update={"message": message})
+    return outcome
 
 
 def _located(outcome: CheckOutcome, rel: Relation) -> CheckOutcome:

@@ -120,7 +120,7 @@ from reasonforge.verify.math.killable import Returned, Stop, call_killable, warm
 
 __all__ = ["PROPERTIES", "PROVEN_ELSEWHERE", "ArithmeticChecker", "Line", "check_sympy", "parse_artifact"]
 
-CHECKER_VERSION = "1.2"  # 1.2: records a refutation that needs the step's own claims
+CHECKER_VERSION = "1.3"  # 1.2: records a refutation that needs the step's own claims; 1.3: reads the names of maths objects
 KEYWORDS = ("let", "define", "assume", "fact", "claim", "case")
 PROPERTIES = ("integer", "natural", "positive", "negative", "nonnegative", "nonpositive", "real", "rational",
               "even", "odd", "prime")
