@@ -430,16 +430,16 @@ def test_a_step_refuted_on_the_relation_read_whole_says_that_relation():
     # and the message and place are the factorisation's, never the relation whose prose went unread
     question = ("If $x$ and $y$ are real numbers, determine all solutions $(x, y)$ of the system of equations "
                 "$$\\begin{aligned} & x^{2}-x y+8=0 \\\\ & x^{2}-8 x+y=0 \\end{aligned}$$")
-    steps = ("To find the solutions \\((x, y)\\) of the given system of equations, we can start by examining the two "
+    steps = (("To find the solutions \\((x, y)\\) of the given system of equations, we can start by examining the two "
              "equations: First, \\(x^{2} - xy + 8 = 0\\) and Second, \\(x^{2} - 8x + y = 0\\). First, let's "
-             "rearrange equation (2) to isolate \\(y\\): \\(y = 8x - x^{2}\\).",
-             "Now, substitute this expression for \\(y\\) into equation (1): \\(x^{2} - x(8x - x^{2}) + 8 = 0\\). "
+             "rearrange equation (2) to isolate \\(y\\): \\(y = 8x - x^{2}\\)."),
+             ("Now, substitute this expression for \\(y\\) into equation (1): \\(x^{2} - x(8x - x^{2}) + 8 = 0\\). "
              "Expand and simplify the equation: \\(x^{2} - 8x^{2} + x^{3} + 8 = 0\\). Combine like terms: "
-             "\\(x^{3} - 7x^{2} + 8 = 0\\).",
-             "Notice that this is a cubic equation in \\(x\\). We can try to factor it or find rational roots using the "
+             "\\(x^{3} - 7x^{2} + 8 = 0\\)."),
+             ("Notice that this is a cubic equation in \\(x\\). We can try to factor it or find rational roots using the "
              "Rational Root Theorem. Upon inspection, we can see that \\(x = 1\\) is a solution to the equation (by "
              "synthetic division or direct substitution). Therefore, we can factor out \\((x - 1)\\) from the cubic "
-             "polynomial: \\(x^{3} - 7x^{2} + 8 = (x - 1)(x^{2} - 6x - 8) = 0\\).")
+             "polynomial: \\(x^{3} - 7x^{2} + 8 = (x - 1)(x^{2} - 6x - 8) = 0\\)."))
     third = verify(request(*steps, query=question)).step_verdicts[2]
     assert third.status is StepStatus.FAILED
     assert third.error_message.startswith("x^3 - 7*x^2 + 8 = (x - 1)*(x^2 - 6*x - 8) is false")

@@ -317,7 +317,7 @@ def _about(outcome: CheckOutcome, plan: StepPlan, alignment: _Aligned, rel: Rela
     results = _results(outcome)
     for own, line in zip(plan.reading.relations, alignment.own_lines, strict=False):
         if own is rel and (message := results.get(line.number, {}).get("message")):
-            return outcome if outcome.message.startswith(message) else outcome.model_copy(update={"message": message})
+            return outcome if (outcome.message or "").startswith(message) else outcome.model_copy(update={"message": message})
     return outcome
 
 
