@@ -73,6 +73,7 @@ class CheckerRegistry:
         self._modules = dict(CHECKER_MODULES if modules is None else modules)
         self._factories: dict[ArtifactLanguage, Callable[[], Checker]] = {}
         self._aligners: dict[ArtifactLanguage, Aligner] = {}
+        self._restating: set[ArtifactLanguage] = set()
 
     def checker(self, *languages: ArtifactLanguage) -> Callable[[C], C]:
         """Class decorator: register a zero-argument checker factory for these languages."""
@@ -84,15 +85,24 @@ class CheckerRegistry:
 
         return register
 
-    def aligner(self, *languages: ArtifactLanguage) -> Callable[[Aligner], Aligner]:
-        """Function decorator: register a family's aligner for these languages."""
+    def aligner(self, *languages: ArtifactLanguage, restating: bool = False) -> Callable[[Aligner], Aligner]:
+        """Function decorator: register a family's aligner for these languages. `restating`: it aligns only an
+        artifact that restates its reader's own translation of the step, so another writer's artifact can prove or
+        refute nothing that translation, checked, does not (`restates_reading`)."""
 
         def register(align: Aligner) -> Aligner:
             for language in languages:
                 self._aligners[ArtifactLanguage(language)] = align
+                if restating:
+                    self._restating.add(ArtifactLanguage(language))
             return align
 
         return register
+
+    def restates_reading(self, language: ArtifactLanguage) -> bool:
+        """Whether `language`'s aligner accepts only restatements of its reader's own translation (importing its
+        family if needed): then a model's translation of a step adds nothing to the rules' checked one."""
+        return self.aligner_for(language) is not None and ArtifactLanguage(language) in self._restating
 
     def aligner_for(self, language: ArtifactLanguage) -> Aligner | None:
         """The aligner registered for `language` (importing its family if needed), or None."""

@@ -156,11 +156,17 @@ def test_a_models_artifact_that_does_not_parse_leaves_the_step_unread_with_the_a
     assert supplied.status is StepStatus.ERROR  # an author's own artifact is theirs to fix: the error stays
 
 
+
 ADD_THEN_DOUBLE = VerifyRequest.model_validate({
     "original_query": "What is 2 + 3, doubled?", "domain": "mathematics",
     "reasoning_chain": [{"step_id": 1, "content": "2 + 3 = 5"},
                         {"step_id": 2, "content": "Doubling that gives ten.", "dependencies": [1]}]})
-SYMPY_REPLY = "```sympy\nclaim 2*5 = 10\n```\nDEPENDENCIES: 1\nCONFIDENCE: 0.9"
+MOBY = VerifyRequest.model_validate({
+    "original_query": "All whales are mammals. All mammals are warm-blooded. Moby is a whale.", "domain": "logic",
+    "reasoning_chain": [{"step_id": 1, "content": "Moby is a whale and all whales are mammals, so Moby is a mammal."},
+                        {"step_id": 2, "content": "Moby's blood, like every mammal's, runs warm, as biology tells us."}]})
+FOL_REPLY = ("```fol\n∀x (Mammal(x) → WarmBlooded(x))\nMammal(moby)\n⊢ WarmBlooded(moby)\n```\nDEPENDENCIES: 1\n"
+             "CONFIDENCE: 0.9")
 
 
 def _model(server):
@@ -171,47 +177,57 @@ def _model(server):
     return TranslationEngine(OpenAIChatBackend(settings), strict=True, max_attempts=1)
 
 
+def _beside_the_rules(request, server, agree=1):
+    rules_ = default_translator(request.domain, level=request.proof_level)
+    return verify_chain(request, translator=Ensemble([rules_, _model(server)], min_agree=agree))
+
+
 def test_the_model_is_asked_only_for_the_steps_the_rules_left_open():
-    # Step 1 is arithmetic the rules prove; a model's second proof adds nothing and its refutation would be its
+    # Step 1 is an inference the rules prove: a model's second proof adds nothing and its refutation would be its
     # own misreading, so only step 2, which the rules cannot read, goes to the model (one request, not two).
     from llm_replay import CHAT, ReplayServer, openai_reply
 
     with ReplayServer() as server:
-        server.queue(CHAT, openai_reply(SYMPY_REPLY))
-        rules_ = default_translator(ADD_THEN_DOUBLE.domain, level=ADD_THEN_DOUBLE.proof_level)
-        verdict = verify_chain(ADD_THEN_DOUBLE, translator=Ensemble([rules_, _model(server)]))
+        server.queue(CHAT, openai_reply(FOL_REPLY))
+        verdict = _beside_the_rules(MOBY, server)
         prompts = [p["messages"][-1]["content"] for p in server.posted(CHAT)]
-    assert len(prompts) == 1 and "Write the sympy artifact for step 2" in prompts[0]
-    assert "2 + 3 = 5" in prompts[0] and "claim 2 + 3 = 5" in prompts[0]  # the rules' artifact as its ancestor's
-    first = verdict.step_verdicts[0]
+    assert len(prompts) == 1 and "for step 2" in prompts[0]
+    assert "Mammal(moby)" in prompts[0]  # the rules' artifact of step 1, shown as its ancestor's
+    first, second = verdict.step_verdicts
     assert first.status is StepStatus.VERIFIED
     assert [b["status"] for b in first.details["agreement"]["by"]] == ["verified", "unsupported"]
     assert "not asked" in first.details["agreement"]["by"][1]["message"]
+    assert second.details["agreement"]["by"][1]["artifact"].startswith("∀x (Mammal(x)")  # asked, and checked
+
+
+def test_a_maths_step_is_never_sent_to_the_model_whose_artifact_could_only_restate_the_rules():
+    # The maths aligner accepts an artifact only when it states what the rules' reading states: step 2 has no
+    # relation the reader reads, so no artifact could align, and step 1's reading is checked already.
+    from llm_replay import CHAT, ReplayServer
+
+    with ReplayServer() as server:
+        verdict = _beside_the_rules(ADD_THEN_DOUBLE, server)
+        asked = len(server.posted(CHAT))
+    first, second = verdict.step_verdicts
+    assert asked == 0 and first.status is StepStatus.VERIFIED and second.status is StepStatus.UNSUPPORTED
+    assert "restates its reader's own translation" in second.details["agreement"]["by"][1]["message"]
+    wrong = ADD_THEN_DOUBLE.model_copy(update={"reasoning_chain": [
+        ADD_THEN_DOUBLE.reasoning_chain[0].model_copy(update={"content": "2 + 3 = 6"})]})
+    with ReplayServer() as server:
+        refuted = _beside_the_rules(wrong, server)
+        asked = len(server.posted(CHAT))
+    assert asked == 0 and refuted.step_verdicts[0].status is StepStatus.FAILED  # the rules' refutation stands
 
 
 def test_where_two_translations_must_agree_the_model_is_asked_every_step():
     from llm_replay import CHAT, ReplayServer, openai_reply
 
     with ReplayServer() as server:
-        for reply in ("```sympy\nclaim 2 + 3 = 5\n```\nDEPENDENCIES: none\nCONFIDENCE: 0.9", SYMPY_REPLY):
+        for reply in ("```sympy\nclaim 2 + 3 = 5\n```\nDEPENDENCIES: none\nCONFIDENCE: 0.9",
+                      "```sympy\nclaim 2*5 = 10\n```\nDEPENDENCIES: 1\nCONFIDENCE: 0.9"):
             server.queue(CHAT, openai_reply(reply))
-        rules_ = default_translator(ADD_THEN_DOUBLE.domain, level=ADD_THEN_DOUBLE.proof_level)
-        verdict = verify_chain(ADD_THEN_DOUBLE, translator=Ensemble([rules_, _model(server)], min_agree=2))
+        verdict = _beside_the_rules(ADD_THEN_DOUBLE, server, agree=2)
         asked = len(server.posted(CHAT))
     assert asked == 2
     assert verdict.step_verdicts[0].status is StepStatus.VERIFIED
     assert verdict.step_verdicts[0].details["agreement"]["verified"] == 2
-
-
-def test_a_rules_refutation_stands_without_asking_the_model():
-    # A false step the rules' reading refutes: a model that would "prove" it (a misreading) is not asked, so it
-    # cannot turn the refutation into a disagreement.
-    from llm_replay import CHAT, ReplayServer
-
-    wrong = ADD_THEN_DOUBLE.model_copy(update={"reasoning_chain": [
-        ADD_THEN_DOUBLE.reasoning_chain[0].model_copy(update={"content": "2 + 3 = 6"})]})
-    with ReplayServer() as server:
-        rules_ = default_translator(wrong.domain, level=wrong.proof_level)
-        verdict = verify_chain(wrong, translator=Ensemble([rules_, _model(server)]))
-        asked = len(server.posted(CHAT))
-    assert asked == 0 and verdict.step_verdicts[0].status is StepStatus.FAILED

@@ -85,3 +85,19 @@ def test_missing_checker_is_reported_on_the_step():
     [sv] = verify_chain(request(1), translations=translations, registry=registry).step_verdicts
     assert sv.status is StepStatus.ERROR and "no checker is available for artifact language 'lean4'" in sv.error_message
     assert sv.checker_spec is None and "spec" not in sv.details
+
+
+def test_a_family_says_whether_its_aligner_accepts_only_its_readers_own_translation():
+    from reasonforge.registry import checkers
+
+    # maths aligns an artifact only with the plan its reader wrote; logic and code align what another writer wrote
+    assert checkers.restates_reading(ArtifactLanguage.SYMPY)
+    assert not checkers.restates_reading(ArtifactLanguage.FOL) and not checkers.restates_reading(ArtifactLanguage.PYTHON)
+    registry = CheckerRegistry(modules={})
+    assert not registry.restates_reading(ArtifactLanguage.SYMPY)  # no aligner: nothing is restated
+
+    @registry.aligner(ArtifactLanguage.SYMPY, restating=True)
+    def align(context, translation, outcome, limits):
+        return outcome
+
+    assert registry.restates_reading(ArtifactLanguage.SYMPY) and not registry.restates_reading(ArtifactLanguage.COQ)

@@ -68,6 +68,10 @@ class MemoRegistry(CheckerRegistry):
         """The base registry's aligner: memoising checks changes nothing about what ties them to a step."""
         return self._base.aligner_for(language)
 
+    def restates_reading(self, language: ArtifactLanguage) -> bool:
+        """Same as the base registry."""
+        return self._base.restates_reading(language)
+
 
 class _Memo:
     def __init__(self, checker: Any, language: ArtifactLanguage, memo: dict[tuple[Any, ...], Any]) -> None:

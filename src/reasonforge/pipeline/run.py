@@ -23,7 +23,15 @@ from reasonforge.pipeline.key_lemmas import StepLemmas, prove_key_lemmas, with_p
 from reasonforge.pipeline.provers import check_prover
 from reasonforge.registry import ChainChecker, Checker, CheckerRegistry, checkers
 from reasonforge.translate.ensemble import Ensemble
-from reasonforge.translate.protocol import Completing, ExampleWriter, Gateable, QuestionFormaliser, Translator
+from reasonforge.translate.protocol import (
+    DECIDED_NOTE,
+    RESTATED_NOTE,
+    Completing,
+    ExampleWriter,
+    Gateable,
+    QuestionFormaliser,
+    Translator,
+)
 from reasonforge.types import (
     ArtifactLanguage,
     ChainLimits,
@@ -135,15 +143,19 @@ def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble
                     step_started: Callable[[int, int, int], None]) -> dict[int, StepVerdict]:
     """Each member's translations checked on their own, then agreed on per step (`pipeline.agreement`).
 
-    Where one proof is enough (`min_agree` 1), a step the rules' checked reading proved or refuted is settled:
-    the model could only add a second proof, and its refutation of a proved step, or proof of a refuted one, is
-    a misreading of its own (it never refutes alone), so it is not asked (`protocol.Completing`). Its members
-    translate only the steps the rules left open, which is where a model's reading can change a verdict."""
+    Where one proof is enough (`min_agree` 1), the rules check first and a member that can (`protocol.Completing`,
+    the model) is asked only for what could change a verdict. Not a step the rules' checked reading proved or
+    refuted: the model could only add a second proof, and its refutation of a proved step, or proof of a refuted
+    one, would be its own misreading (it never refutes alone). Not any step in a language whose aligner accepts only
+    restatements of its reader's own translation (`CheckerRegistry.restates_reading`: maths' relations): there the
+    model's artifact aligns only when it says what the rules' translation says, which is checked already; in
+    maths the model's part is the question's formalisations (`pipeline.corroboration`)."""
     runs = []
     decided: dict[int, StepTranslation] = {}
+    why = DECIDED_NOTE
     for index, member in enumerate(ensemble.members, start=1):
         if decided and isinstance(member, Completing):
-            translations = member.complete_chain(request, ancestors, decided)
+            translations = member.complete_chain(request, ancestors, decided, why)
         else:
             translations = member.translate_chain(request, ancestors)
         check_translations(translations, graph)
@@ -153,9 +165,12 @@ def _check_ensemble(request: VerifyRequest, graph: StepGraph, ensemble: Ensemble
                                                       step_started))
         runs.append(run)
         if ensemble.min_agree == 1 and _writer(member) is TranslatorMode.RULES:
-            by_step = {t.step_id: t for t in translations}
-            decided.update({sid: by_step[sid] for sid, verdict in run.items()
-                            if verdict.status in (StepStatus.VERIFIED, StepStatus.FAILED) and sid in by_step})
+            by_step = {t.step_id: t for t in translations if t.step_id in graph.dependencies}
+            if by_step and all(registry.restates_reading(t.language) for t in by_step.values()):
+                decided, why = by_step, RESTATED_NOTE
+            else:
+                decided.update({sid: by_step[sid] for sid, verdict in run.items()
+                                if verdict.status in (StepStatus.VERIFIED, StepStatus.FAILED) and sid in by_step})
     return agree(runs, [m.spec for m in ensemble.members], ensemble.min_agree, ensemble.writers)
 
 

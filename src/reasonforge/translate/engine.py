@@ -164,11 +164,11 @@ def _resolve_backend(backend: ModelBackend | ModelSettings | str | None, model: 
     return backend
 
 
-def _not_asked(decided: StepTranslation) -> StepTranslation:
+def _not_asked(decided: StepTranslation, why: str) -> StepTranslation:
     """The model's translation of a step it was not asked: empty, saying why (the pipeline reads it as unread)."""
     return StepTranslation(step_id=decided.step_id, original_content=decided.original_content,
                            formal_representation="", language=decided.language, dependencies=list(decided.dependencies),
-                           translation_confidence=0.0, compilation_check=False, notes=DECIDED_NOTE)
+                           translation_confidence=0.0, compilation_check=False, notes=why)
 
 
 class TranslationEngine:
@@ -259,9 +259,9 @@ class TranslationEngine:
         return _run_sync(self.atranslate(request, ancestors)).translations
 
     def complete_chain(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]],
-                       decided: Mapping[int, StepTranslation]) -> list[StepTranslation]:
+                       decided: Mapping[int, StepTranslation], why: str = DECIDED_NOTE) -> list[StepTranslation]:
         """`translate_chain` asking the model only for the steps `decided` leaves open (`protocol.Completing`)."""
-        return _run_sync(self.atranslate(request, ancestors, decided=decided)).translations
+        return _run_sync(self.atranslate(request, ancestors, decided=decided, why=why)).translations
 
     def formalise_question(self, request: VerifyRequest) -> QuestionPrograms | None:
         """`question_samples` programs for the question of a maths chain, written from the question alone
@@ -322,10 +322,11 @@ class TranslationEngine:
 
     # ---- async API ------------------------------------------------------------------------------
     async def atranslate(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]] | None = None, *,
-                         decided: Mapping[int, StepTranslation] | None = None) -> ChainOutcome:
+                         decided: Mapping[int, StepTranslation] | None = None,
+                         why: str = DECIDED_NOTE) -> ChainOutcome:
         """Translate a whole chain and account for every step. A step of `decided` (another translation's checked
-        reading proved or refuted it) is not asked: its artifact there stands in for the model's as the later
-        steps' ancestor, and its own translation here is empty (`DECIDED_NOTE`). Chain languages (Coq, Lean 4)
+        reading settles it) is not asked: its translation there stands in for the model's as the later steps'
+        ancestor, and its own translation here is empty, its notes saying `why`. Chain languages (Coq, Lean 4)
         check every step in one development, so there every step is asked."""
         graph = StepGraph(request.reasoning_chain)
         if ancestors is None:
@@ -344,18 +345,17 @@ class TranslationEngine:
         by_id = {step.step_id: step for step in request.reasoning_chain}
         vocabulary = (await asyncio.to_thread(self._vocabulary, request, ancestors)
                       if target in (ArtifactLanguage.FOL, ArtifactLanguage.PROPOSITIONAL) else "")
-        settled = {sid: t for sid, t in (decided or {}).items()
-                   if target not in CHAIN_LANGUAGES and t.language is target and t.formal_representation.strip()}
+        settled = {sid: t for sid, t in (decided or {}).items() if target not in CHAIN_LANGUAGES and t.language is target}
         for sid in graph.order:
             prior = [done[a] for a in ancestors.get(sid, ()) if a in done]
             if sid in settled:
                 done[sid] = settled[sid]
-                outcomes[sid] = StepOutcome(step_id=sid, language=target, status="decided", message=DECIDED_NOTE)
+                outcomes[sid] = StepOutcome(step_id=sid, language=target, status="decided", message=why)
                 continue
             translation, outcome = await self._translate_one(
                 by_id[sid], request, target, list(graph.dependencies[sid]), prior, context_text, graph, vocabulary)
             done[sid], outcomes[sid] = translation, outcome
-        translations = [_not_asked(done[step.step_id]) if step.step_id in settled else done[step.step_id]
+        translations = [_not_asked(done[step.step_id], why) if step.step_id in settled else done[step.step_id]
                         for step in request.reasoning_chain]
         if context_translation is not None:
             translations.insert(0, context_translation)

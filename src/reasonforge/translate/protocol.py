@@ -84,13 +84,16 @@ class Completing(Protocol):
     refuted): it translates only the rest, reading the decided steps' artifacts as it would its own."""
 
     def complete_chain(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]],
-                       decided: Mapping[int, StepTranslation]) -> list[StepTranslation]:
+                       decided: Mapping[int, StepTranslation], why: str = ...) -> list[StepTranslation]:
         """One translation per step in request order, as `Translator.translate_chain`; each step of `decided`
-        gets an empty artifact whose notes say it was not asked (`DECIDED_NOTE`)."""
+        is not asked: its translation there stands in as the later steps' ancestor, and its own is an empty
+        artifact whose notes say `why` (default `DECIDED_NOTE`)."""
         ...
 
 
 DECIDED_NOTE = "not asked: another translation's checked reading already decided this step"
+RESTATED_NOTE = ("not asked: this family's aligner accepts only an artifact that restates its reader's own "
+                 "translation, which the rules' translation already is, checked")
 
 TranslatorT = TypeVar("TranslatorT", bound=Translator)
 _Translate = Callable[[VerifyRequest, Mapping[int, Sequence[int]]], list[StepTranslation]]
@@ -193,5 +196,5 @@ def _in_thread(call: Callable[[], list[StepTranslation]], limit_s: float) -> lis
     return outcome["value"]  # type: ignore[return-value]
 
 
-__all__ = ["DECIDED_NOTE", "TRANSLATION_TIME_LIMIT_S", "Completing", "ExampleWriter", "Gateable", "QuestionFormaliser",
+__all__ = ["DECIDED_NOTE", "RESTATED_NOTE", "TRANSLATION_TIME_LIMIT_S", "Completing", "ExampleWriter", "Gateable", "QuestionFormaliser",
            "StepGate", "Translator", "time_limited", "translate_within"]

@@ -30,7 +30,14 @@ from reasonforge.service.logs import job_context
 from reasonforge.service.settings import ServiceSettings
 from reasonforge.service.verdict_key import sign
 from reasonforge.translate.llm import ModelError
-from reasonforge.translate.protocol import Completing, ExampleWriter, Gateable, QuestionFormaliser, StepGate
+from reasonforge.translate.protocol import (
+    DECIDED_NOTE,
+    Completing,
+    ExampleWriter,
+    Gateable,
+    QuestionFormaliser,
+    StepGate,
+)
 from reasonforge.types import (
     JobStatus,
     StepTranslation,
@@ -125,11 +132,11 @@ class _PhaseTranslator:
         return out
 
     def complete_chain(self, request: VerifyRequest, ancestors: Mapping[int, Sequence[int]],
-                       decided: Mapping[int, StepTranslation]) -> list[StepTranslation]:
+                       decided: Mapping[int, StepTranslation], why: str = DECIDED_NOTE) -> list[StepTranslation]:
         """The wrapped translator's translations of the steps `decided` leaves open (all of them when it cannot
         leave any out), then the phase change."""
         inner = self._inner
-        out = (inner.complete_chain(request, ancestors, decided) if isinstance(inner, Completing)
+        out = (inner.complete_chain(request, ancestors, decided, why) if isinstance(inner, Completing)
                else inner.translate_chain(request, ancestors))
         self._on_translated()
         return out

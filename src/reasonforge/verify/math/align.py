@@ -146,7 +146,9 @@ _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "!=": "!=", "~=":
 _MAX_SIDE_CHARS = 400  # beyond this a side must be written as the plan writes it
 
 
-@checkers.aligner(ArtifactLanguage.SYMPY)
+# The plan is the reader's own translation, and an artifact aligns only when its statements are the plan's
+# (`_align`): another writer's artifact restates the rules' reading at best.
+@checkers.aligner(ArtifactLanguage.SYMPY, restating=True)
 def align(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:
     """The outcome once tied to the step (or downgraded); evidence is recorded on a verified outcome."""
     if outcome.status in (StepStatus.ERROR, StepStatus.INVALIDATED):
