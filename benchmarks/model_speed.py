@@ -141,11 +141,16 @@ def replay(name: str, calls: list[list[Any]], *, cache: bool) -> dict[str, Any]:
         "prompt_cache": cache,
         "seconds_per_solution": round(statistics.mean(per_solution), 2),
         "first_solution_seconds": round(per_solution[0], 2),
-        "seconds_per_translated_step": round(sum(c["seconds"] for c in steps) / max(len(steps), 1), 2),
+        # None when no step went to the model (in maths the ensemble asks only for the question's formalisations)
+        "seconds_per_translated_step": round(sum(c["seconds"] for c in steps) / len(steps), 2) if steps else None,
         "question_seconds_per_solution": round(sum(c["seconds"] for c in questions) / len(calls), 2),
         "tokens_read": sum(c["read"] for c in timed.calls),
         "tokens_written": sum(c["written"] for c in timed.calls),
     }
+
+
+def _ratio(before: float | None, after: float | None) -> float | None:
+    return round(before / after, 2) if before and after else None
 
 
 def measure(name: str, requests: list[VerifyRequest], timeout: float) -> dict[str, Any]:
@@ -160,8 +165,8 @@ def measure(name: str, requests: list[VerifyRequest], timeout: float) -> dict[st
             "every_step": {k: every[k] for k in ("model_calls", "step_calls")},
             "before": before, "after": after,
             "speedup": {"per_solution": round(before["seconds_per_solution"] / after["seconds_per_solution"], 2),
-                        "per_translated_step": round(before["seconds_per_translated_step"]
-                                                     / max(after["seconds_per_translated_step"], 1e-6), 2)},
+                        "per_translated_step": _ratio(before["seconds_per_translated_step"],
+                                                      after["seconds_per_translated_step"])},
             "cache_speedup": round(before["seconds_per_solution"] / cached["seconds_per_solution"], 2)}
 
 
@@ -198,11 +203,13 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{r['every_step']['model_calls']}, {r['every_step']['step_calls']} for steps)")
         for label, run_ in (("before (every step, cache off)", r["before"]), ("after (cache on)", r["after"])):
             print(f"  {label}: {run_['seconds_per_solution']} s/solution (first {run_['first_solution_seconds']} s), "
-                  f"{run_['seconds_per_translated_step']} s/translated step, question "
+                  f"{run_['seconds_per_translated_step'] or 'no'} s/translated step, question "
                   f"{run_['question_seconds_per_solution']} s, read {run_['tokens_read']} / wrote "
                   f"{run_['tokens_written']} tokens")
-        print(f"  speedup: {r['speedup']['per_solution']}x per solution, {r['speedup']['per_translated_step']}x per "
-              f"translated step (the prompt cache alone: {r['cache_speedup']}x per solution)")
+        per_step = r["speedup"]["per_translated_step"]
+        print(f"  speedup: {r['speedup']['per_solution']}x per solution, "
+              f"{f'{per_step}x per translated step' if per_step else 'no step translated after'} "
+              f"(the prompt cache alone: {r['cache_speedup']}x per solution)")
     return 0
 
 
