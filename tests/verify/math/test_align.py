@@ -412,7 +412,10 @@ def test_the_names_of_mathematical_objects_leave_a_false_relation_read_whole():
         (step,) = verify(request(text, query=asked)).step_verdicts
         assert step.status is StepStatus.FAILED, (text, step.error_message)
     # words that can put a relation in doubt stay unread: nothing is refuted on them
-    for text in ("Roughly, 5^8 = 10^8.", "We choose 2 + 2 = 5.", "The combination works: 2 + 4 > 6."):
+    for text in ("Roughly, 5^8 = 10^8.", "We choose 2 + 2 = 5.", "The combination works: 2 + 4 > 6.",
+                 "A common mistake is to write the fraction 1/3 = 0.5.", "Average students get 2 + 2 = 5.",
+                 "The smallest multiple would be 2 + 2 = 5 if we miscounted.",
+                 "The greatest common divisor is wrongly taken as 12 / 4 = 4."):
         (step,) = verify(request(text)).step_verdicts
         assert step.status is StepStatus.UNSUPPORTED, text
     # olympiadbench-228: the inequality the step sets out to solve is its goal, not a claim ("inequality" is unread)
