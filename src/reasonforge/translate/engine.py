@@ -345,7 +345,8 @@ class TranslationEngine:
         by_id = {step.step_id: step for step in request.reasoning_chain}
         vocabulary = (await asyncio.to_thread(self._vocabulary, request, ancestors)
                       if target in (ArtifactLanguage.FOL, ArtifactLanguage.PROPOSITIONAL) else "")
-        settled = {sid: t for sid, t in (decided or {}).items() if target not in CHAIN_LANGUAGES and t.language is target}
+        settled = {sid: t for sid, t in (decided or {}).items()
+                   if target not in CHAIN_LANGUAGES and t.language is target}
         for sid in graph.order:
             prior = [done[a] for a in ancestors.get(sid, ()) if a in done]
             if sid in settled:

@@ -3,9 +3,9 @@
 Each member translates the chain on its own; the pipeline checks every member's translations and combines the
 verdicts per step (`pipeline.agreement`): verified only when `min_agree` members prove the step and none refutes
 it. Where one proof is enough, a member that can (`protocol.Completing`, the model) is asked only for the steps
-the rules' checked reading left open. As a plain `Translator` (one translation per step), it gives each step the first member's artifact,
-or the next member's where the first produced none ("rules where they can read the step, the model for the
-rest").
+the rules' checked reading left open. As a plain `Translator` (one translation per step), it gives each step the
+first member's artifact, or the next member's where the first produced none ("rules where they can read the step,
+the model for the rest").
 """
 
 from __future__ import annotations

@@ -196,5 +196,5 @@ def _in_thread(call: Callable[[], list[StepTranslation]], limit_s: float) -> lis
     return outcome["value"]  # type: ignore[return-value]
 
 
-__all__ = ["DECIDED_NOTE", "RESTATED_NOTE", "TRANSLATION_TIME_LIMIT_S", "Completing", "ExampleWriter", "Gateable", "QuestionFormaliser",
-           "StepGate", "Translator", "time_limited", "translate_within"]
+__all__ = ["DECIDED_NOTE", "RESTATED_NOTE", "TRANSLATION_TIME_LIMIT_S", "Completing", "ExampleWriter", "Gateable",
+           "QuestionFormaliser", "StepGate", "Translator", "time_limited", "translate_within"]

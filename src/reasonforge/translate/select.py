@@ -4,9 +4,9 @@
 `TranslationEngine` in strict mode: an endpoint that cannot answer (unreachable, 401, no key, timeout) is one
 `ModelError` for the whole chain, never a silent empty step. `ensemble` is both, each checked on its own and
 agreed on per step (`pipeline.agreement`): the rules where they read the step, the model for the rest (and
-both on every step when `agree` asks for more than one proof). With no mode asked: `ensemble` when a model endpoint is configured, else `rules`. Asked for
-`model` or `ensemble` with no endpoint configured, the model installed on this machine runs in process
-(`local_model`).
+both on every step when `agree` asks for more than one proof). With no mode asked: `ensemble` when a model
+endpoint is configured, else `rules`. Asked for `model` or `ensemble` with no endpoint configured, the model
+installed on this machine runs in process (`local_model`).
 """
 
 from __future__ import annotations

@@ -268,8 +268,8 @@ arrangement arrangements possibility possibilities outcome outcomes way ways cho
 coordinate coordinates point points line lines vertex vertices triangle triangles rectangle rectangles circle
 circles polygon pentagon hexagon heptagon octagon nonagon decagon lcm gcd
 fraction fractions numerator numerators denominator denominators integer integers digit digits divisor divisors
-multiple multiples common remainder exponent exponents coefficient coefficients polynomial polynomials cubic quadratic
-equation equations expression expressions cosine sine tangent symmetric angle angles
+multiple multiples common remainder exponent exponents coefficient coefficients polynomial polynomials cubic
+quadratic equation equations expression expressions cosine sine tangent symmetric angle angles
 degree degrees radius diameter area perimeter volume height width length ratio ratios average mean median
 smallest largest greatest least earnings individual individuals person people
 quad qquad rightarrow longrightarrow implies
