@@ -77,6 +77,10 @@ CASES = [
     ("π ≈ 3.14", "verified"),
     ("π ≈ 3.15", "unsupported"),  # within a unit of the last digit, not the rounding
     ("π ≈ 3.3", "failed"),
+    # a value printed from floating point to 13 or more digits carries the arithmetic's noise in its last digits
+    ("ln(1.05) ≈ 0.04879016416943231", "verified"),  # math-532: float noise in the 16th digit, no refutation
+    ("ln(1.05) ≈ 0.04879016416", "unsupported"),  # 11 digits: rounding at the written precision, a truncation
+    ("ln(1.05) ≈ 0.04879016518943231", "failed"),  # wrong in the 10th digit: far beyond the noise
     ("2/3 = 0.666...", "verified"),  # truncated: 0.666 <= 2/3 < 0.667
     ("2/3 = 0.665...", "failed"),
     # percent

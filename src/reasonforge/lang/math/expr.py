@@ -474,9 +474,17 @@ def strip_percent(node: Node) -> Node:
     return node
 
 
+# relative: a decimal written to 13 or more significant digits is a machine's printout, whose last digits carry
+# the noise of the floating-point arithmetic that made it (a double's unit in the last place is 2^-52 relative,
+# and a few operations multiply it)
+MACHINE_NOISE = sympy.Rational(1, 2**40)
+
+
 def rounding_tolerance(node: Node, *, integers: bool = False) -> sympy.Rational | None:
     """Half a unit of the last written digit when `node` is a (signed, optionally %) decimal literal; with
-    `integers`, of a whole-number literal too (½: `≈ 3` is rounding to units)."""
+    `integers`, of a whole-number literal too (½: `≈ 3` is rounding to units). Never less than `MACHINE_NOISE` of
+    the value: a value printed from a float to 17 digits (`≈ 0.04879016416943231`) is the true value computed in
+    floating point, not rounded at its last digit."""
     scale = sympy.Integer(1)
     while True:
         if isinstance(node, Unary):
@@ -487,7 +495,7 @@ def rounding_tolerance(node: Node, *, integers: bool = False) -> sympy.Rational 
         else:
             break
     if isinstance(node, Num) and (node.decimals > 0 or integers):
-        return scale * sympy.Rational(1, 2 * 10 ** node.decimals)
+        return scale * max(sympy.Rational(1, 2 * 10 ** node.decimals), abs(node.value) * MACHINE_NOISE)
     return None
 
 
