@@ -158,3 +158,23 @@ def test_without_the_pipeline_the_engine_keeps_its_local_verdict():
     # The gate is the pipeline's: an engine used on its own (bench translate) does not hold artifacts to it.
     engine = translator_for(WHALE, "model", model=ModelSettings(base_url="http://127.0.0.1:1/v1", model="m"))
     assert engine.gate is None and engine.with_gate(lambda c, t, o: o).spec == engine.spec
+
+
+PENGUIN = VerifyRequest.model_validate({
+    "original_query": "All birds can fly. Penguins are birds.", "domain": "logic",
+    "reasoning_chain": [{"step_id": 1, "content": "All birds can fly. Penguins are birds. Therefore penguins can fly."}]})
+# what the 0.5B model wrote for it: a constant where the step has a predicate of penguins, and another conclusion
+DROPPED_SUBJECT = "```fol\n∀x (Bird(x) → Flying)\n⊢ Flying\n```\nDEPENDENCIES: none\nCONFIDENCE: 0.9"
+
+
+@pytest.mark.parametrize("mode", ["model", "ensemble"])
+def test_the_penguin_syllogism_is_never_refuted_by_a_models_artifact_that_is_not_the_step(mode):
+    with ReplayServer() as server:
+        for _ in range(3):
+            server.queue(CHAT, openai_reply(DROPPED_SUBJECT))
+        settings = ModelSettings(base_url=f"{server.url}/v1", model="m", max_retries=0)
+        verdict = verify_chain(PENGUIN, translator=translator_for(PENGUIN, mode, model=settings))
+    (step,) = verdict.step_verdicts
+    assert step.status.value == "unsupported", step.error_message
+    shown = step.formal_representation if mode == "model" else step.details["agreement"]["by"][1]["artifact"]
+    assert "Flying" in shown  # the model's artifact is kept, so the page shows what was checked
