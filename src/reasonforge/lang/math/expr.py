@@ -495,7 +495,9 @@ def rounding_tolerance(node: Node, *, integers: bool = False) -> sympy.Rational 
         else:
             break
     if isinstance(node, Num) and (node.decimals > 0 or integers):
-        return scale * max(sympy.Rational(1, 2 * 10 ** node.decimals), abs(node.value) * MACHINE_NOISE)
+        half = sympy.Rational(1, 2 * 10 ** node.decimals)
+        # a whole number is written exactly, never a float's printout: its rounding is to units
+        return scale * (max(half, abs(node.value) * MACHINE_NOISE) if node.decimals > 0 else half)
     return None
 
 
