@@ -306,6 +306,9 @@ def unread(text):
     ("Total = 5000 + 10000 + 30000 = \\boxed{45000}", ["5000 + 10000 + 30000 = 45000"]),  # a bare box
     # the same label in LaTeX's text (gsm8k-239)
     ("\\[ 16 \\text{ (snowflake)} + 19 \\text{ (truck)} + 10 \\text{ (rose)} = 46 \\]", ["16 + 19 + 10 = 46"]),
+    # prose naming what the region computes (gsm8k-259), with a dollar sign before the region too
+    ("Total cost = \\(3.5 + 7.5 = 11\\) dollars.", ["3.5 + 7.5 = 11"]),
+    ("The total cost = \\$\\(3.5 + 7.5 = 11\\).", ["3.5 + 7.5 = 11"]),
 ])
 def test_constructs_models_write_are_read_exactly(text, expected):
     assert claims(text) == expected
@@ -323,6 +326,9 @@ def test_constructs_models_write_are_read_exactly(text, expected):
     # omnimath-719: the × before the region multiplies the prose's quantity, not 1/100
     ("(Expected coins after Round 1) × \\( \\frac{1}{100} = \\frac{1}{100} \\)", UnreadReason.INCOMPLETE),
     ("the total is 7 - \\(3 = 4\\)", UnreadReason.INCOMPLETE),
+    # a letter before `= \\(` is an unknown the relation binds, not a label; a region's side continued after it
+    ("Then x = \\(3 + 4\\).", UnreadReason.SYMBOL),
+    ("Total = \\(3 + 4\\) = 8.", UnreadReason.SYMBOL),
 ])
 def test_what_the_reader_cannot_be_certain_of_is_unread_with_why(text, reason):
     assert claims(text) == []

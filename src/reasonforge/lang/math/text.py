@@ -119,6 +119,10 @@ _ANNOTATION = re.compile(r"<<([^<>\n]{1,2000})>>")
 _ECHO = re.compile(r">>[ \t]*(?:[$€£][ \t]*)?([0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?![0-9])")
 _OPENERS = re.compile(r"\$|\\[\[(]")
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
+# prose naming what a LaTeX region computes: "Total cost = \\(3.5 + 7.5 = 11\\)". The opener belongs to neither side,
+# so the `=` has a word on its left and the region on its right: the words label the region's first side. Only a
+# word of three letters or more (never `x = \\(3 + 4\\)`, whose x is an unknown the relation binds)
+_LABEL_OPENS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}'?s?[ \t]*=[ \t]*(?:\\\$[ \t]*)?(?P<opener>\\[(\[]|\$)[ \t]*\Z")
 
 
 @dataclass
@@ -207,7 +211,8 @@ def _regions(text: str) -> list[_Region]:
     pos = 0
     for r in found:
         if r.start > pos:
-            regions.append(_Region("text", pos, r.start))
+            label = _LABEL_OPENS.search(text, max(pos, r.start - 80), r.start) if r.kind == "latex" else None
+            regions.append(_Region("text", pos, label.start("opener") if label else r.start))
         regions.append(r)
         pos = r.end
     if pos < len(text):
