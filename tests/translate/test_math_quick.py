@@ -102,6 +102,26 @@ def test_gsm8k_answer_line_is_checked_against_the_last_computed_value():
     assert "70 is not the last computed value" in other.step_verdicts[1].error_message
 
 
+def test_a_sentence_that_only_states_the_boxed_answer_is_an_answer_line():
+    marbles = "Sean has 56 marbles. Cal has twice as many. How many do they have together?"
+    steps = ("Cal has 56 * 2 = 112 marbles.", "Together they have 56 + 112 = 168 marbles.")
+
+    def last(sentence):
+        return verify(chain(*steps, sentence, query=marbles)).step_verdicts[-1]
+
+    for sentence in ("Therefore, the combined number of marbles Sean and Cal have is \\boxed{168}.",
+                     "So they have $\\boxed{168}$ marbles.", "Thus, the final answer is \\(\\boxed{168}\\)."):
+        assert last(sentence).status is StepStatus.VERIFIED, sentence
+    # another value is no evidence of an error (it may be one computed earlier): unchecked, never refuted
+    earlier = last("Therefore, Cal has \\boxed{112} marbles.")
+    assert earlier.status is StepStatus.UNSUPPORTED and "112 is not the last computed value" in earlier.error_message
+    # a sentence that says more than "the answer is N" is no answer line: a bound, a negation, another number
+    for sentence in ("So they have at least \\boxed{168} marbles.", "The answer is not \\boxed{168}.",
+                     "After 2 days they have \\boxed{168} marbles.", "So x = \\boxed{168}.",
+                     "They have \\boxed{168} or \\boxed{170} marbles."):
+        assert last(sentence).status is StepStatus.UNSUPPORTED, sentence
+
+
 def test_case_analysis_does_not_leak_into_later_steps():
     verdict = verify(chain(r"If \(b = 0\), then \(13 + 20 \cdot 0 = 13\).",
                            r"If \(b = 1\), then \(13 + 20 \cdot 1 = 33\).", query="Find b."))

@@ -279,13 +279,52 @@ def holds_property(value: sympy.Expr, properties: Sequence[str]) -> bool:
 
 
 def answer_line(content: str) -> str | None:
-    """The answer of a GSM8K answer line (`#### 72` → `72`), else None (string operations, no regex
-    backtracking over long blank runs)."""
+    """The answer of a step that only states the final answer, else None: a GSM8K answer line (`#### 72` → `72`), or
+    one sentence whose one number is boxed and whose other words only say what it counts ("Therefore, the combined
+    number of marbles is \\boxed{336}.", "So Scarlett spent a total of $\\boxed{\\$33.00}$."). Such a sentence says
+    the boxed value is the answer, as `#### N` does; a sentence with another number, a relation, a second box, a
+    negation or a bound ("at least", "more than", "about") says more than that, and is not one."""
     stripped = content.strip()
     if not stripped.startswith("####"):
-        return None
+        return _boxed_answer(stripped)
     answer = stripped[4:].strip()
     return answer if answer and "\n" not in answer and "\r" not in answer else None
+
+
+_MAX_ANSWER_SENTENCE = 400
+_BOX_OPEN = "\\boxed{"
+# what may surround the box: words, commas, an apostrophe, a colon, LaTeX delimiters and `\text{…}` words
+_ANSWER_PROSE = re.compile(r"[A-Za-z ,'’:\-]*")
+_DELIMITERS = re.compile(r"\\[()\[\]]|\$|\\text\s*\{([A-Za-z ]*)\}")
+# words that make the sentence say more than "the answer is N": a negation, a bound, an estimate, a condition
+_MORE_THAN_AN_ANSWER = frozenset((
+    "not", "no", "never", "nor", "isn", "aren", "wasn", "doesn", "don", "didn", "won", "cannot", "least", "most",
+    "more", "less", "fewer", "greater", "smaller", "larger", "over", "under", "above", "below", "about", "around",
+    "approximately", "nearly", "almost", "roughly", "estimated", "if", "unless", "when", "assuming", "suppose",
+    "or", "either", "between", "than", "plus", "minus", "times", "half", "twice", "double", "triple", "percent",
+    "dozen", "dozens", "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "per",
+    "each", "every", "incorrect", "wrong", "false", "mistake", "error",
+))
+
+
+def _boxed_answer(text: str) -> str | None:
+    """The boxed value of a sentence that only states it as the answer (see `answer_line`), else None."""
+    if len(text) > _MAX_ANSWER_SENTENCE or "\n" in text or text.count(_BOX_OPEN) != 1:
+        return None
+    start = text.index(_BOX_OPEN)
+    depth, end = 1, start + len(_BOX_OPEN)
+    while end < len(text) and depth:
+        depth += {"{": 1, "}": -1}.get(text[end], 0)
+        end += 1
+    if depth:
+        return None
+    boxed = text[start + len(_BOX_OPEN):end - 1].strip()
+    prose = _DELIMITERS.sub(lambda m: f" {m.group(1) or ''} ", text[:start] + " " + text[end:]).strip()
+    prose = prose[:-1] if prose.endswith((".", "!")) else prose
+    if not boxed or not _ANSWER_PROSE.fullmatch(prose):
+        return None
+    words = {w.lower() for w in _WORD.findall(prose.replace("’", "'").replace("'", " "))}
+    return None if words & _MORE_THAN_AN_ANSWER else boxed
 
 
 def speaks_of_nonnegatives(text: str) -> bool:
