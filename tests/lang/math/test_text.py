@@ -309,6 +309,9 @@ def unread(text):
     # prose naming what the region computes (gsm8k-259), with a dollar sign before the region too
     ("Total cost = \\(3.5 + 7.5 = 11\\) dollars.", ["3.5 + 7.5 = 11"]),
     ("The total cost = \\$\\(3.5 + 7.5 = 11\\).", ["3.5 + 7.5 = 11"]),
+    # what a number counts, a rate and a label in \\text stay read
+    ("\\(16 \\text{ guests} \\times 3 = 48\\)", ["16*3 = 48"]),
+    ("\\(\\text{Half of the points} = \\frac{153}{2} = 76.5\\)", ["153/2 = 76.5"]),
 ])
 def test_constructs_models_write_are_read_exactly(text, expected):
     assert claims(text) == expected
@@ -329,6 +332,12 @@ def test_constructs_models_write_are_read_exactly(text, expected):
     # a letter before `= \\(` is an unknown the relation binds, not a label; a region's side continued after it
     ("Then x = \\(3 + 4\\).", UnreadReason.SYMBOL),
     ("Total = \\(3 + 4\\) = 8.", UnreadReason.SYMBOL),
+    # words in LaTeX's \\text beside a number that change its value: dropped, they left `3 = 9`, `4 = 12`, `5 = 5`
+    ("\\(3 \\text{ squared} = 9\\)", UnreadReason.WORD_OPERATOR),
+    ("\\(3 \\text{ times } 4 = 12\\)", UnreadReason.WORD_OPERATOR),
+    ("\\(3 \\text{ more than } 4 = 7\\)", UnreadReason.WORD_OPERATOR),
+    ("\\(5 \\text{ percent} = 5\\)", UnreadReason.WORD_OPERATOR),
+    ("\\(\\text{twice } 5 = 10\\)", UnreadReason.WORD_OPERATOR),
 ])
 def test_what_the_reader_cannot_be_certain_of_is_unread_with_why(text, reason):
     assert claims(text) == []

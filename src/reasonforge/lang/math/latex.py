@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from reasonforge.lang.math.runs import VALUE_WORDS
 from reasonforge.lang.math.tokens import (
     LATEX_SIMPLE,
     PLAIN_MATH,
@@ -272,6 +273,10 @@ class LatexReader:
                 return after
             if _labels(words, out, text[after:end]):
                 return after  # `16 \text{ (snowflake)} + 19 \text{ (truck)}`: a label of the number, as in prose
+            if _changes_value(words, out, text[after:end]):
+                # `3 \text{ times } 4 = 12`, `3 \text{ squared} = 9`: dropped, the words would leave `4 = 12`, `3 = 9`
+                out.append(Tok("unsup", text[i:after], i, after, space))
+                return after
             counted = bool(out) and out[-1].kind == "num" and (
                 re.fullmatch(r"[A-Za-z]+", words) is not None and words.lower() not in _CONNECTIVE_WORDS
                 or _rate(words) is not None)
@@ -357,6 +362,13 @@ def _rated(out: list[Tok], denominator: str) -> None:
 
 _LABEL = re.compile(r"\(\s*([^()]*?)\s*\)")
 _AFTER_LABEL = re.compile(r"\s*(?:[-+*/=<>]|\\(?:times|cdot|div|le|ge|leq|geq|neq|ne|approx|lt|gt)\b)")
+
+
+def _changes_value(words: str, out: list[Tok], rest: str) -> bool:
+    """Words in `\text{…}` beside a number (after it, or before one) that change its value: an operator or a
+    quantity word (`runs.VALUE_WORDS`), which no side may be read without."""
+    beside = bool(out) and is_value_end(out[-1]) or re.match(r"\s*(?:\d|\\frac|\\dfrac)", rest) is not None
+    return beside and any(w in VALUE_WORDS for w in re.findall(r"[a-z]+", words.lower()))
 
 
 def _labels(words: str, out: list[Tok], rest: str) -> bool:

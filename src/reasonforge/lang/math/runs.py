@@ -34,6 +34,7 @@ from reasonforge.lang.math.tokens import PROSE_LETTERS, UNARY_AFTER_WORDS, VALUE
 from reasonforge.lang.math.units import UNITS, conversion_factor, word_unit
 
 __all__ = [
+    "VALUE_WORDS",
     "Found",
     "Run",
     "implicit_products",
@@ -515,6 +516,12 @@ _AFTER_ALWAYS = {"squared", "cubed", "dozen", "dozens", "factorial", "hundred", 
 # a word after a number that joins it to the next number ("3 over 4", "3 out of 4", "3 point 5", "1 mod 3"),
 # with how many words may stand between; before prose ("a = 4 into the equation") it changes nothing
 _AFTER_JOINING = {"over": 1, "into": 1, "out": 2, "point": 1, "plus": 1, "minus": 1, "mod": 1, "modulo": 1, "by": 1}
+# words that change the value of a number they stand beside, whatever else is written (LaTeX's `3 \\text{ times } 4`,
+# `3 \\text{ squared}`, `20 \\text{ percent}`): never a noun that a number counts
+VALUE_WORDS = frozenset(_BEFORE_ALWAYS | _AFTER_ALWAYS | set(_AFTER_JOINING) | {
+    "more", "less", "fewer", "than", "plus", "percent", "percents", "percentage", "hundreds", "thousands", "millions",
+    "billions", "off", "versus", "vs", "away"})
+_LATEX_WORDS = re.compile(r"\\(?:text[a-z]*|math(?:rm|it|bf|sf)|mbox|operatorname)\s*\{")
 # after "N times", a ratio or a frequency ("16 times as fast", "42 times a week"): N is the value stated
 _TIMES_AS_COUNT = {"as", "a", "an", "per", "each", "every", "less", "more", "faster", "slower", "bigger", "larger",
                    "smaller", "higher", "lower", "longer", "shorter", "greater", "cheaper", "heavier", "lighter",
@@ -780,6 +787,8 @@ def _side_problem(run: Run, k: int, side: list[Tok], last: int) -> tuple[UnreadR
         return UnreadReason.AMBIGUOUS, "a glued a-b with a < b may be a range"
     if any(t.kind == "unsup" for t in side):
         bad = next(t for t in side if t.kind == "unsup")
+        if _LATEX_WORDS.match(bad.text):
+            return UnreadReason.WORD_OPERATOR, f"the words {bad.text!r} change the value beside them"
         return UnreadReason.SYMBOL, f"{bad.text!r} is outside the reader's alphabet"
     return None
 
