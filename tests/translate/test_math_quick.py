@@ -118,8 +118,20 @@ def test_a_sentence_that_only_states_the_boxed_answer_is_an_answer_line():
     # a sentence that says more than "the answer is N" is no answer line: a bound, a negation, another number
     for sentence in ("So they have at least \\boxed{168} marbles.", "The answer is not \\boxed{168}.",
                      "After 2 days they have \\boxed{168} marbles.", "So x = \\boxed{168}.",
-                     "They have \\boxed{168} or \\boxed{170} marbles."):
+                     "They have \\boxed{168} or \\boxed{170} marbles.", "The answer is - \\boxed{168}.",
+                     "They have \\boxed{168} marbles left after losing ten.", "The answer isnt \\boxed{168}.",
+                     "Instead of \\boxed{168}, the answer is different.", "So they have a quarter of \\boxed{168}.",
+                     "They have \\boxed{168} pairs of marbles.", "They have \\boxed{168} cents."):
         assert last(sentence).status is StepStatus.UNSUPPORTED, sentence
+    # in words, the answer is the value itself in the unit it was computed in: no cents reading, no rounding
+    pens = "Two pens cost 22.8 dollars. How much is a pen?"
+    for sentence, status in (("So a pen costs \\boxed{11.4} dollars.", StepStatus.VERIFIED),
+                             ("So a pen costs \\boxed{1140} dollars.", StepStatus.UNSUPPORTED),
+                             ("So a pen costs exactly \\boxed{11} dollars.", StepStatus.UNSUPPORTED),
+                             ("So a pen costs \\boxed{11.4} hours.", StepStatus.UNSUPPORTED),
+                             ("#### 1140", StepStatus.VERIFIED)):  # GSM8K's answer line may be in cents
+        answered = verify(chain("A pen costs 22.8 / 2 = 11.4 dollars.", sentence, query=pens)).step_verdicts[-1]
+        assert answered.status is status, sentence
 
 
 def test_case_analysis_does_not_leak_into_later_steps():

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from reasonforge.lang.math.runs import VALUE_WORDS
 from reasonforge.lang.math.tokens import (
     LATEX_SIMPLE,
     PLAIN_MATH,
+    VALUE_WORDS,
     Tok,
     is_value_end,
     label_words,
@@ -365,10 +365,20 @@ _AFTER_LABEL = re.compile(r"\s*(?:[-+*/=<>]|\\(?:times|cdot|div|le|ge|leq|geq|ne
 
 
 def _changes_value(words: str, out: list[Tok], rest: str) -> bool:
-    """Words in `\text{…}` beside a number (after it, or before one) that change its value: an operator or a
-    quantity word (`runs.VALUE_WORDS`), which no side may be read without."""
-    beside = bool(out) and is_value_end(out[-1]) or re.match(r"\s*(?:\d|\\frac|\\dfrac)", rest) is not None
-    return beside and any(w in VALUE_WORDS for w in re.findall(r"[a-z]+", words.lower()))
+    """Words in `\\text{…}` that may change a value or state one (`tokens.VALUE_WORDS`: `3 \\text{ squared}`,
+    `20 \\text{ percent}`, `\\text{twice}\\ 5`, `= \\text{ten}`), which no side may be read without. Only a whole side
+    that also names something else is a name, never a value: `\\text{Half of the points} = \\frac{153}{2}`."""
+    if any(c.isdigit() for c in words):
+        return True  # `\\text{10\\% of } 50`: a number the words state is one the reader does not read
+    found = re.findall(r"[a-z]+", words.lower())
+    if not any(w in VALUE_WORDS and word_unit(w) is None for w in found):  # a unit is converted, not dropped
+        return False
+    whole_side = (not out or out[-1].kind == "rel") and _SIDE_END.match(rest) is not None
+    return not (whole_side and any(w not in VALUE_WORDS and w not in _FILLER and word_unit(w) is None for w in found))
+
+
+_SIDE_END = re.compile(r"\s*(?:$|[=<>]|\\(?:le|ge|leq|geq|neq|ne|approx|lt|gt)\b)")
+_FILLER = frozenset(("a", "an", "the", "of", "and"))
 
 
 def _labels(words: str, out: list[Tok], rest: str) -> bool:

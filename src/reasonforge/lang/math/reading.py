@@ -17,8 +17,10 @@ import sympy
 from reasonforge.lang.math.expr import ExpressionError, Node, evaluate
 from reasonforge.lang.math.step import Relation
 from reasonforge.lang.math.text import StepMath, extract
+from reasonforge.lang.math.tokens import HEDGE_WORDS, VALUE_WORDS
+from reasonforge.lang.math.units import word_unit
 
-__all__ = ["Question", "answer_line", "declared_functions", "false_under", "holds_property", "read_question",
+__all__ = ["Question", "answer_line", "answer_units", "declared_functions", "false_under", "holds_property", "read_question",
            "read_text", "speaks_of_nonnegatives", "uses_function"]
 
 _NONNEGATIVE = re.compile(
@@ -293,17 +295,15 @@ def answer_line(content: str) -> str | None:
 
 _MAX_ANSWER_SENTENCE = 400
 _BOX_OPEN = "\\boxed{"
-# what may surround the box: words, commas, an apostrophe, a colon, LaTeX delimiters and `\text{…}` words
-_ANSWER_PROSE = re.compile(r"[A-Za-z ,'’:\-]*")
+# what may surround the box: words, commas, an apostrophe, a colon, LaTeX delimiters and `\text{…}` words (no
+# sign, no digit, no relation)
+_ANSWER_PROSE = re.compile(r"[A-Za-z ,'’:]*")
 _DELIMITERS = re.compile(r"\\[()\[\]]|\$|\\text\s*\{([A-Za-z ]*)\}")
-# words that make the sentence say more than "the answer is N": a negation, a bound, an estimate, a condition
-_MORE_THAN_AN_ANSWER = frozenset((
-    "not", "no", "never", "nor", "isn", "aren", "wasn", "doesn", "don", "didn", "won", "cannot", "least", "most",
-    "more", "less", "fewer", "greater", "smaller", "larger", "over", "under", "above", "below", "about", "around",
-    "approximately", "nearly", "almost", "roughly", "estimated", "if", "unless", "when", "assuming", "suppose",
-    "or", "either", "between", "than", "plus", "minus", "times", "half", "twice", "double", "triple", "percent",
-    "dozen", "dozens", "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "per",
-    "each", "every", "incorrect", "wrong", "false", "mistake", "error",
+# words that make the sentence say more than "the answer is N": a number or an operation on it, a negation, a bound,
+# an estimate, a condition, a rate, a share, another unit of money
+_MORE_THAN_AN_ANSWER = VALUE_WORDS | HEDGE_WORDS | frozenset((
+    "instead", "guess", "exactly", "each", "every", "per", "had", "cent", "cents", "pence", "penny", "pennies",
+    "percent", "incorrect", "wrong",
 ))
 
 
@@ -325,6 +325,11 @@ def _boxed_answer(text: str) -> str | None:
         return None
     words = {w.lower() for w in _WORD.findall(prose.replace("’", "'").replace("'", " "))}
     return None if words & _MORE_THAN_AN_ANSWER else boxed
+
+
+def answer_units(content: str) -> list[str]:
+    """The units the words of an answer sentence state ("liters" in "… is \\boxed{90} liters"), by name."""
+    return [unit[1] for w in _WORD.findall(content) if (unit := word_unit(w.lower())) is not None]
 
 
 def speaks_of_nonnegatives(text: str) -> bool:

@@ -30,11 +30,17 @@ from reasonforge.lang.math.expr import (
     rounding_tolerance,
 )
 from reasonforge.lang.math.step import Origin, Relation, Unread, UnreadReason
-from reasonforge.lang.math.tokens import PROSE_LETTERS, UNARY_AFTER_WORDS, VALUE_START, Tok, is_value_end
+from reasonforge.lang.math.tokens import (
+    PROSE_LETTERS,
+    SCALE_WORDS,
+    UNARY_AFTER_WORDS,
+    VALUE_START,
+    Tok,
+    is_value_end,
+)
 from reasonforge.lang.math.units import UNITS, conversion_factor, word_unit
 
 __all__ = [
-    "VALUE_WORDS",
     "Found",
     "Run",
     "implicit_products",
@@ -511,16 +517,12 @@ _PAIR_NOUNS = {"sum", "difference", "product", "quotient", "ratio", "between", "
 # a word after a number that changes the value it states ("3 dozen", "4 squared", "5 halves", "3 point 5",
 # "3 over 4"); "quarters" are coins as often as fourths, and a spoken alternative or range ("= 6 or 7",
 # "= 8 to 10") only weakens the claim, so reading its first value stays sound
-_AFTER_ALWAYS = {"squared", "cubed", "dozen", "dozens", "factorial", "hundred", "thousand", "million", "billion",
-                 "trillion", "score"} | {w for w in _FRACTION_WORDS if w.endswith("s") and w != "quarters"}
+_AFTER_ALWAYS = {"squared", "cubed", "factorial", "rounded", "floored", "truncated", "inverted", "negated",
+                 "reversed", "fold"} | (SCALE_WORDS - {"percent", "percents", "percentage", "percentages"}) \
+    | {w for w in _FRACTION_WORDS if w.endswith("s") and w != "quarters"}
 # a word after a number that joins it to the next number ("3 over 4", "3 out of 4", "3 point 5", "1 mod 3"),
 # with how many words may stand between; before prose ("a = 4 into the equation") it changes nothing
 _AFTER_JOINING = {"over": 1, "into": 1, "out": 2, "point": 1, "plus": 1, "minus": 1, "mod": 1, "modulo": 1, "by": 1}
-# words that change the value of a number they stand beside, whatever else is written (LaTeX's `3 \\text{ times } 4`,
-# `3 \\text{ squared}`, `20 \\text{ percent}`): never a noun that a number counts
-VALUE_WORDS = frozenset(_BEFORE_ALWAYS | _AFTER_ALWAYS | set(_AFTER_JOINING) | {
-    "more", "less", "fewer", "than", "plus", "percent", "percents", "percentage", "hundreds", "thousands", "millions",
-    "billions", "off", "versus", "vs", "away"})
 _LATEX_WORDS = re.compile(r"\\(?:text[a-z]*|math(?:rm|it|bf|sf)|mbox|operatorname)\s*\{")
 # after "N times", a ratio or a frequency ("16 times as fast", "42 times a week"): N is the value stated
 _TIMES_AS_COUNT = {"as", "a", "an", "per", "each", "every", "less", "more", "faster", "slower", "bigger", "larger",

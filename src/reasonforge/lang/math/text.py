@@ -108,8 +108,8 @@ from reasonforge.lang.math.runs import (
     split_runs,
 )
 from reasonforge.lang.math.step import Assumption, Origin, Relation, StepMath, Unread, UnreadReason
-from reasonforge.lang.math.tokens import Tok, lex_plain, read_words
-from reasonforge.lang.math.units import conversion_factor
+from reasonforge.lang.math.tokens import VALUE_WORDS, Tok, label_words, lex_plain, read_words
+from reasonforge.lang.math.units import conversion_factor, word_unit
 
 __all__ = ["Assumption", "Relation", "StepMath", "extract", "extract_value", "latex_spans", "restate"]
 
@@ -212,12 +212,26 @@ def _regions(text: str) -> list[_Region]:
     for r in found:
         if r.start > pos:
             label = _LABEL_OPENS.search(text, max(pos, r.start - 80), r.start) if r.kind == "latex" else None
+            if label is not None and not _names_a_quantity(text, pos, text.rindex("=", pos, label.start("opener"))):
+                label = None
             regions.append(_Region("text", pos, label.start("opener") if label else r.start))
         regions.append(r)
         pos = r.end
     if pos < len(text):
         regions.append(_Region("text", pos, len(text)))
     return regions
+
+
+def _names_a_quantity(text: str, lo: int, hi: int) -> bool:
+    """Do the words of the clause ending at `hi` (from its last stop, comma or colon) only name a quantity: a few
+    words, none of them a number, an operator, a unit, a negation or a hedge (`tokens.label_words`)? "Total cost"
+    does; "twenty", "Total cost in cents", "Total cost is not" do not."""
+    clause = re.split(r"[.;:!?,\n]|\\[)\]]|\$", text[lo:hi])[-1]
+    words = _CLAUSE_WORD.findall(clause)
+    return bool(words) and label_words(words) and all(word_unit(w.lower()) is None for w in words)
+
+
+_CLAUSE_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
 
 
 # ---- entry points -------------------------------------------------------------------------------------------------
@@ -287,7 +301,7 @@ def extract(text: str, question: bool = False) -> StepMath:
         if rel.text not in texts:
             texts.add(rel.text)
             unique.append(rel)
-    unique = _applied_before(text, unique, found)
+    unique = _applied_after(text, _applied_before(text, unique, found), found)
     unique, negated = _negations(text, unique, found)
     unique = _asserted(text, unique, found, negated, question)
     unread = _accounted(text, found, annotations)
@@ -316,6 +330,27 @@ _LISTED_BEFORE = re.compile(r"(\d)\s*(?:,\s*(?:and\s+)?|and\s+)$")
 def _opens_region(text: str, at: int) -> bool:
     """Whether only blanks stand between a LaTeX region's opening (`\\(`, `\\[`, `$`) and `at`."""
     return re.search(r"(?:\\[(\[]|\$)\s*$", text[max(0, at - 8):at]) is not None
+
+
+def _applied_after(text: str, relations: list[Relation], found: Found) -> list[Relation]:
+    """The relations whose right side ends their LaTeX region where the prose after it goes on to change that value
+    ("\\(3^2 = 9\\) thousand", "\\(= 11\\)% of the budget", "\\(= 7\\) squared") are unread, as in plain text."""
+    out: list[Relation] = []
+    for rel in relations:
+        if rel.origin == "latex":
+            close = re.match(r"\s*(?:\\[)\]]|\$\$?)", text[rel.span[1]:rel.span[1] + 12])
+            after = text[rel.span[1] + close.end():rel.span[1] + close.end() + 40] if close else ""
+            word = _CLAUSE_WORD.match(after.lstrip())
+            if close and (after.lstrip().startswith("%") or word and word.group().lower() in _CHANGES_AFTER):
+                found.miss(text, rel.span[0], rel.span[1], UnreadReason.WORD_OPERATOR,
+                           "the words after its region change its right side's value", -1)
+                continue
+        out.append(rel)
+    return out
+
+
+_CHANGES_AFTER = VALUE_WORDS - {"more", "less", "fewer", "than", "over", "off", "away", "point", "versus", "vs", "times",
+                                "plus", "minus", "short", "extra", "net"}
 
 
 def _applied_before(text: str, relations: list[Relation], found: Found) -> list[Relation]:

@@ -14,12 +14,15 @@ from fractions import Fraction
 from reasonforge.lang.math.units import conversion_factor, word_unit
 
 __all__ = [
+    "HEDGE_WORDS",
     "LATEX_SIMPLE",
     "PLAIN",
     "PLAIN_MATH",
     "PROSE_LETTERS",
+    "SCALE_WORDS",
     "UNARY_AFTER_WORDS",
     "VALUE_START",
+    "VALUE_WORDS",
     "Tok",
     "is_value_end",
     "label_words",
@@ -644,19 +647,40 @@ def _new_subject(out: Sequence[Tok], tokens: Sequence[Tok], j: int) -> bool:
 
 
 _GROUP_WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
+# Words that change the value of a number beside them, or state one of their own: what no reader may drop as a noun
+# the number counts (`10 = 5 pairs`, `3 \\text{ squared} = 9`, `1000 = 1 grand`), nor take as a label of a value.
+SCALE_WORDS = frozenset((  # nouns that count in groups or scale a number: "5 pairs", "2 grand", "3 k"
+    "pair", "pairs", "couple", "couples", "dozen", "dozens", "score", "scores", "gross", "grand", "k", "bn", "mn",
+    "lakh", "lakhs", "crore", "crores", "ream", "reams", "trio", "trios", "quartet", "quartets", "myriad", "myriads",
+    "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "billions", "trillion",
+    "trillions", "percent", "percents", "percentage", "percentages", "pct",
+))
+VALUE_WORDS = SCALE_WORDS | frozenset((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty",
+    "fifty", "sixty", "seventy", "eighty", "ninety", "half", "halves", "halved", "halve", "third", "thirds", "quarter",
+    "quarters", "fourth", "fourths", "fifth", "fifths", "sixth", "sixths", "seventh", "sevenths", "eighth", "eighths",
+    "ninth", "ninths", "tenth", "tenths", "twelfth", "twelfths", "hundredth", "hundredths", "thousandth",
+    "thousandths", "twice", "double", "doubled", "triple", "tripled", "thrice", "quadruple", "quadrupled", "fold",
+    "squared", "cubed", "square", "squares", "cube", "cubes", "sq", "root", "roots", "sqrt", "power", "powers",
+    "exponent", "times", "plus", "minus", "negative", "negated", "negate", "opposite", "inverse", "inverted",
+    "invert", "reciprocal", "reversed", "reverse", "rounded", "round", "floored", "floor", "ceiling", "ceil",
+    "truncated", "abs", "absolute", "remainder", "mod", "modulo", "factorial", "log", "logarithm", "net", "gross",
+    "more", "less", "fewer", "than", "over", "off", "away", "short", "extra", "point", "versus", "vs",
+))
+# words that make a sentence state something other than the value it names: a negation, a bound, an estimate, a
+# condition, a verdict on it
+HEDGE_WORDS = frozenset((
+    "not", "no", "never", "nor", "neither", "isn", "isnt", "aren", "arent", "wasn", "wasnt", "doesn", "doesnt",
+    "don", "dont", "didn", "didnt", "won", "wont", "cannot", "can't", "hardly", "barely", "least", "most", "about",
+    "around", "approx", "approximately", "nearly", "almost", "roughly", "estimated", "estimate", "maybe", "perhaps",
+    "possibly", "probably", "guess", "if", "unless", "assuming", "suppose", "would", "could", "might", "instead",
+    "rather", "except", "exceeds", "exceed", "beyond", "above", "below", "under", "up", "within", "between", "or",
+    "either", "non", "wrong", "incorrect", "false", "mistake", "error", "greater", "smaller", "larger", "fewer",
+))
 # words that, in brackets after a number, may say something about its value ("5 (squared)", "3.33 (rounded)",
 # "2 (half of the rewards)", "4 (in thousands)"): such a bracket is not a label, and is read (or not) as before
-_LABEL_HAZARDS = {
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "twenty", "thirty", "forty", "fifty", "hundred", "hundreds", "thousand", "thousands", "million", "millions",
-    "billion", "billions", "dozen", "dozens", "score", "half", "halves", "halved", "third", "thirds", "quarter",
-    "quarters", "fourth", "fourths", "fifth", "fifths", "tenth", "tenths", "hundredth", "hundredths", "twice",
-    "double", "doubled", "triple", "tripled", "thrice", "squared", "cubed", "square", "cube", "root", "power",
-    "times", "plus", "minus", "negative", "less", "more", "fewer", "percent", "cent", "cents", "per", "not", "no",
-    "rounded", "round", "approx", "approximately", "about", "around", "roughly", "nearly", "almost", "over",
-    "under", "least", "most", "wrong", "incorrect", "mistake", "error", "false", "off", "short", "extra", "each",
-    "every", "inverse", "reciprocal", "mod", "modulo", "factorial", "log", "exponent", "in", "into", "thousandths",
-}
+_LABEL_HAZARDS = VALUE_WORDS | HEDGE_WORDS | {"per", "each", "every", "in", "into"}
 
 
 def label_words(words: Sequence[str]) -> bool:

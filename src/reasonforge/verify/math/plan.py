@@ -68,6 +68,7 @@ from reasonforge.lang.math.expr import rounding_tolerance
 from reasonforge.lang.math.reading import (
     Question,
     answer_line,
+    answer_units,
     declared_functions,
     read_text,
     speaks_of_nonnegatives,
@@ -510,18 +511,22 @@ def _last_value(ancestors: Sequence[tuple[ReasoningStep, StepMath]], given_value
     return latest
 
 
-def _answer_claim(answer: str, last: tuple[int, Relation] | None) -> tuple[str | None, str]:
+def _answer_claim(answer: str, last: tuple[int, Relation] | None,
+                  units: Sequence[str] | None = None) -> tuple[str | None, str]:
     """The claim for a `#### N` answer line, or (None, why not).
 
     The answer is compared with the last computed value v, as GSM8K writes it: v itself, or v in percent
     or cents (100·v), each exactly (`=`) or rounded to the answer's written precision (`~=`, emitted only when
     v is within half a unit of N's last digit: `15.36` → `#### 15`, never `70` → `#### 71`, so the claim does not
     rest on how generous `~=` is). An answer that matches no reading is not evidence of an error (the answer
-    may be a value computed earlier), so the line is left unchecked."""
+    may be a value computed earlier), so the line is left unchecked. A sentence that states the answer in words
+    (`units` given: the units its words name) says what its number is: v itself, exactly, in v's own unit."""
     value = extract_value(answer)
     if value is None or last is None:
         return None, "it has no value, or the step before it computes none"
     sid, rel = last
+    if units is not None and any(unit != rel.unit for unit in units):
+        return None, f"its words name a unit ({', '.join(units)}) that {rel.text} is not stated in"
     try:
         computed, stated = evaluate(rel.rhs_tree), evaluate(value)
     except ExpressionError as exc:
@@ -530,11 +535,12 @@ def _answer_claim(answer: str, last: tuple[int, Relation] | None) -> tuple[str |
         return None, f"the last computed value {to_text(rel.rhs_tree)} is not a number"
     source = f"# the final answer against the last computed value (step {sid}: {rel.text})"
     allowance = rounding_tolerance(value) or sympy.Rational(1, 2)
-    for shown, scaled, why in ((to_text(rel.rhs_tree), computed, ""),
-                               (f"100*({to_text(rel.rhs_tree)})", 100 * computed, ", in percent or cents")):
+    readings = ((to_text(rel.rhs_tree), computed, ""),
+                (f"100*({to_text(rel.rhs_tree)})", 100 * computed, ", in percent or cents"))
+    for shown, scaled, why in readings[:1] if units is not None else readings:
         if scaled == stated:
             return f"claim {shown} = {to_text(value)}  {source}{why}", ""
-        if abs(scaled - stated) <= allowance:
+        if abs(scaled - stated) <= allowance and units is None:
             return f"claim {shown} ~= {to_text(value)}  {source}{why}, rounded", ""
     return None, f"{to_text(value)} is not the last computed value ({rel.text})"
 
@@ -576,7 +582,8 @@ def plan_step(step: ReasoningStep, question: Question, ancestors: Sequence[tuple
     answer = answer_line(step.content)
     if answer is not None and raw.empty:
         last = _last_value(ancestors, given_values, given_names, asked)
-        line, why = _answer_claim(answer, last)
+        worded = None if step.content.strip().startswith("####") else answer_units(step.content)
+        line, why = _answer_claim(answer, last, worded)
         if line:
             own_lines.append(line)
             answer_of = last
