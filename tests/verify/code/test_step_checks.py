@@ -377,9 +377,15 @@ def test_a_claim_that_held_is_evidence_of_its_supplier():
 
 
 def with_probes(plan: StepPlan, function: Any) -> list[dict[str, Any]]:
-    """`honest(plan, function)` with the probes' results too."""
+    """`honest(plan, function)` with the probes' results too (a probe the function raises on reports the raise)."""
+    def probe(p: Any) -> dict[str, Any]:
+        try:
+            return sv(p.id, 0, eval(p.source, {p.function: function}))
+        except Exception as exc:  # noqa: BLE001 - the child reports any exception the same way
+            return sv(p.id, 0, type(exc).__name__, "x")
+
     events = honest(plan, function)
-    probes = run(plan, *[sv(p.id, 0, eval(p.source, {p.function: function})) for p in plan.probes])
+    probes = run(plan, *[probe(p) for p in plan.probes])
     return events[:-1] + probes[1:-1] + events[-1:]
 
 
@@ -391,6 +397,22 @@ def test_an_example_answered_without_computing_is_found():
     assert "does not depend on its input" in (plan.shortcut(ast.parse(src), events, plan.judge(events)) or "")
     events = with_probes(plan, max)
     assert plan.shortcut(ast.parse(src), events, plan.judge(events)) is None
+
+
+def test_a_function_of_its_items_sizes_or_of_the_words_of_a_text_is_seen_computing():
+    # MBPP 562 and HumanEval/19: changing the items' values keeps every size, and changing a letter leaves no
+    # number word a word (the function raises); a shorter input, among the first probes, is answered differently
+    longest = "def Find_Max_Length(lst):\n    return max(len(x) for x in lst)\n"
+    plan = plan_for("x", (">>> Find_Max_Length([[1], [1, 4], [5, 6, 7, 8]])\n4\n"
+                          ">>> Find_Max_Length([[0, 1], [2, 2], [3, 2, 1]])\n3\n"
+                          ">>> Find_Max_Length([[7], [22, 23], [13, 14, 15], [10, 20, 30, 40, 50]])\n5"), src=longest)
+    events = with_probes(plan, lambda lst: max(len(x) for x in lst))
+    assert plan.shortcut(ast.parse(longest), events, plan.judge(events)) is None
+    words = {"zero": 0, "one": 1, "three": 3, "five": 5, "seven": 7}
+    order = "def sort_numbers(s):\n    return ' '.join(sorted(s.split(), key=lambda w: WORDS[w]))\n"
+    plan = plan_for("x", ">>> sort_numbers('three one five')\n'one three five'", src=order)
+    events = with_probes(plan, lambda s: " ".join(sorted(s.split(), key=lambda w: words[w])))
+    assert plan.shortcut(ast.parse(order), events, plan.judge(events)) is None
 
 
 @pytest.mark.parametrize(("src", "needle"), [

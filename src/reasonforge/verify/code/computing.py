@@ -264,6 +264,9 @@ def _near(value: Any, rng: random.Random, depth: int = 0) -> list[Any]:
 
 def _near_text(s: str, rng: random.Random) -> list[str]:
     out = [s[::-1], s.swapcase()]
+    words = s.split(" ")
+    if len(words) > 1:  # `'three one five'`: words a function reads one by one, dropped (each still a word)
+        out[1:1] = [" ".join(words[:-1]), " ".join(words[1:])]
     if s:
         out += [_shift_char(s, i) for i in sorted(rng.sample(range(len(s)), min(3, len(s))))]
         i = rng.randrange(len(s))
@@ -275,6 +278,8 @@ def _near_text(s: str, rng: random.Random) -> list[str]:
 
 def _near_sequence(xs: list[Any], rng: random.Random, depth: int) -> list[list[Any]]:
     out = [xs[::-1], _map_numbers(xs, lambda x: -x)]
+    if len(xs) > 1:  # a shorter sequence early: a function of its items' sizes (`max(len(x) for x in xs)`) sees it
+        out.append(xs[:-1])
     try:
         out += [sorted(xs), sorted(xs, reverse=True)]
     except TypeError:
