@@ -123,6 +123,12 @@ def test_a_sentence_that_only_states_the_boxed_answer_is_an_answer_line():
                      "Instead of \\boxed{168}, the answer is different.", "So they have a quarter of \\boxed{168}.",
                      "They have \\boxed{168} pairs of marbles.", "They have \\boxed{168} cents."):
         assert last(sentence).status is StepStatus.UNSUPPORTED, sentence
+    # an answer said of someone the question tells of but does not ask about is not the asked quantity
+    told = "Sean has 56 marbles. Cal has twice as many as Sean. How many marbles does Cal have?"
+    said_of = [verify(chain("Cal has 56 * 2 = 112 marbles.", f"{who} \\boxed{{112}} marbles.", query=told))
+               .step_verdicts[-1] for who in ("So Cal has", "Sean has")]
+    assert [v.status for v in said_of] == [StepStatus.VERIFIED, StepStatus.UNSUPPORTED]
+    assert "it speaks of Sean, whom the question does not ask about" in said_of[1].error_message
     # in words, the answer is the value itself in the unit it was computed in: no cents reading, no rounding
     pens = "Two pens cost 22.8 dollars. How much is a pen?"
     for sentence, status in (("So a pen costs \\boxed{11.4} dollars.", StepStatus.VERIFIED),

@@ -20,8 +20,19 @@ from reasonforge.lang.math.text import StepMath, extract
 from reasonforge.lang.math.tokens import HEDGE_WORDS, VALUE_WORDS
 from reasonforge.lang.math.units import word_unit
 
-__all__ = ["Question", "answer_line", "answer_units", "declared_functions", "false_under", "holds_property", "read_question",
-           "read_text", "speaks_of_nonnegatives", "uses_function"]
+__all__ = [
+    "Question",
+    "answer_line",
+    "answer_units",
+    "declared_functions",
+    "false_under",
+    "holds_property",
+    "proper_names",
+    "read_question",
+    "read_text",
+    "speaks_of_nonnegatives",
+    "uses_function",
+]
 
 _NONNEGATIVE = re.compile(
     r"\b(lengths?|distances?|hypotenuse|sides?|radius|radii|diameter|perimeter|area|heights?|width|ages?|"
@@ -96,6 +107,10 @@ class Question:
     # from them, so no step that uses their names is proven (the vacuity check)
     conflicts: tuple[tuple[Relation, Relation], ...] = ()
     functions: frozenset[str] = frozenset()  # letters it defines as functions (`p(n) = n^2 - n + 41`)
+    # the names of people and things it tells of outside the sentence that asks, when that sentence names whom it
+    # asks about ("Sean" in "Sean has 56 marbles. Cal has twice as many. How many does Cal have?"): an answer said
+    # of one of them is not the asked quantity
+    told_names: frozenset[str] = frozenset()
 
     @property
     def names(self) -> frozenset[str]:
@@ -194,7 +209,40 @@ def _question_of(query: str) -> Question:
                             a.relation for a in givens.assumptions if a.relation is not None))))
     # "what is the length of the third side c?": the question names what it asks for
     return replace(question, asked_names=question.asked_names | question.asked_in(query),
-                   functions=declared_functions(query))
+                   functions=declared_functions(query), told_names=_told_names(query))
+
+
+def proper_names(text: str) -> frozenset[str]:
+    """The capitalised words of `text` that are no sentence's function word ("Sean", "Cal", not "How", "The")."""
+    return frozenset(w for w in _CAPITALISED.findall(text) if w.lower() not in _NOT_NAMES)
+
+
+def _told_names(query: str) -> frozenset[str]:
+    """The proper names of the question's sentences other than its last asking one (see `Question.told_names`)."""
+    sentences = [s for s in _SENTENCE_END.split(query) if s.strip()]
+    asking = next((k for k in range(len(sentences) - 1, -1, -1)
+                   if "?" in sentences[k] or _ASK.search(sentences[k])), None)
+    if asking is None:
+        return frozenset()
+    asked = proper_names(sentences[asking])
+    if not asked:  # "How many do they have?": whom a pronoun means is not read, so no name is ruled out
+        return frozenset()
+    return frozenset().union(*(proper_names(s) for k, s in enumerate(sentences) if k != asking)) - asked
+
+
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:['’]s)?\b")
+_NOT_NAMES = frozenset((
+    "how", "what", "which", "who", "whom", "whose", "when", "where", "why", "if", "the", "a", "an", "each", "every",
+    "she", "he", "they", "it", "its", "his", "her", "their", "there", "this", "that", "these", "those", "in", "on",
+    "at", "after", "before", "then", "so", "for", "we", "you", "i", "find", "compute", "calculate", "determine",
+    "let", "suppose", "given", "assume", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    "ten", "some", "all", "both", "many", "much", "during", "while", "today", "tomorrow", "yesterday", "monday",
+    "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april",
+    "may", "june", "july", "august", "september", "october", "november", "december", "therefore", "thus", "hence",
+    "and", "but", "or", "since", "because", "as", "to", "of", "by", "with", "from", "into", "is", "are", "was",
+    "were", "will", "can", "do", "does", "did", "has", "have", "had", "answer", "total", "altogether",
+))
 
 
 # `p(n) =`, `a(k)=`: a letter applied to another letter, then defined; `x(x + 1)` is a product
@@ -301,15 +349,18 @@ _ANSWER_PROSE = re.compile(r"[A-Za-z ,'’:]*")
 _DELIMITERS = re.compile(r"\\[()\[\]]|\$|\\text\s*\{([A-Za-z ]*)\}")
 # words that make the sentence say more than "the answer is N": a number or an operation on it, a negation, a bound,
 # an estimate, a condition, a rate, a share, another unit of money
-_MORE_THAN_AN_ANSWER = VALUE_WORDS | HEDGE_WORDS | frozenset((
-    "instead", "guess", "exactly", "each", "every", "per", "had", "cent", "cents", "pence", "penny", "pennies",
-    "percent", "incorrect", "wrong",
-))
+_MORE_THAN_AN_ANSWER = (VALUE_WORDS | HEDGE_WORDS | frozenset((
+    "instead", "guess", "exactly", "each", "every", "had", "cent", "cents", "pence", "penny", "pennies", "percent",
+    "incorrect", "wrong",
+))) - {"up"}  # "fill up" is no bound; "up to" is (`_BOUND`)
+_BOUND = re.compile(r"\bup\s+to\b", re.IGNORECASE)
+_BOLD = re.compile(r"\*\*|__")  # markdown emphasis around the box or the sentence
 
 
 def _boxed_answer(text: str) -> str | None:
     """The boxed value of a sentence that only states it as the answer (see `answer_line`), else None."""
-    if len(text) > _MAX_ANSWER_SENTENCE or "\n" in text or text.count(_BOX_OPEN) != 1:
+    text = _BOLD.sub("", text)
+    if len(text) > _MAX_ANSWER_SENTENCE or "\n" in text or text.count(_BOX_OPEN) != 1 or _BOUND.search(text):
         return None
     start = text.index(_BOX_OPEN)
     depth, end = 1, start + len(_BOX_OPEN)
@@ -328,8 +379,17 @@ def _boxed_answer(text: str) -> str | None:
 
 
 def answer_units(content: str) -> list[str]:
-    """The units the words of an answer sentence state ("liters" in "… is \\boxed{90} liters"), by name."""
-    return [unit[1] for w in _WORD.findall(content) if (unit := word_unit(w.lower())) is not None]
+    """The unit the word right after an answer sentence's box names ("liters" in "… is \\boxed{90} liters"), by
+    name: what its number counts in (a unit elsewhere, "in that week", says when, not what)."""
+    after = content[content.find(_BOX_OPEN):]
+    depth, end = 0, 0
+    for end, c in enumerate(after):
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if depth == 0 and c == "}":
+            break
+    word = re.match(r"\s*([A-Za-z]+)", _DELIMITERS.sub(" ", after[end + 1:]))
+    unit = word_unit(word.group(1).lower()) if word else None
+    return [unit[1]] if unit is not None else []
 
 
 def speaks_of_nonnegatives(text: str) -> bool:

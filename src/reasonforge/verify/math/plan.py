@@ -70,6 +70,7 @@ from reasonforge.lang.math.reading import (
     answer_line,
     answer_units,
     declared_functions,
+    proper_names,
     read_text,
     speaks_of_nonnegatives,
     uses_function,
@@ -583,7 +584,9 @@ def plan_step(step: ReasoningStep, question: Question, ancestors: Sequence[tuple
     if answer is not None and raw.empty:
         last = _last_value(ancestors, given_values, given_names, asked)
         worded = None if step.content.strip().startswith("####") else answer_units(step.content)
-        line, why = _answer_claim(answer, last, worded)
+        other = sorted(proper_names(step.content) & question.told_names) if worded is not None else []
+        line, why = (None, f"it speaks of {', '.join(other)}, whom the question does not ask about") if other \
+            else _answer_claim(answer, last, worded)
         if line:
             own_lines.append(line)
             answer_of = last
