@@ -6,9 +6,12 @@ import argparse
 import json
 import re
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from reasonforge.registry import CheckerRegistry, Spec, checkers
 from reasonforge.translate.protocol import QuestionFormaliser, Translator
@@ -150,6 +153,21 @@ def benchmark_translator(request: VerifyRequest, mode: TranslatorMode | str, mod
                          "`make model`") from None
     engine = TranslationEngine(backend, strict=True, question_samples=question_samples)
     return RulesWithQuestionModel(chosen, engine, question_samples)
+
+
+def print_model_report(measure: Callable[[str], BaseModel], backend: Any, render: Callable[[Any], str],
+                       as_json: bool) -> int:
+    """Measure with a strict model `backend` (`measure` gets the model's name) and print the report: 0; or, when the
+    endpoint (or a replay) could not answer, exit 2 with why and nothing half-measured shown."""
+    from reasonforge.translate.llm import ModelError
+
+    try:
+        report = measure(str(backend.spec.args.get("model") or backend.spec.name))
+    except ModelError as exc:
+        print(f"error: the model could not answer: {exc.message}", file=sys.stderr)
+        return 2
+    print(report.model_dump_json(indent=2) if as_json else render(report))
+    return 0
 
 
 def share(hits: int, total: int) -> float:

@@ -36,12 +36,11 @@ from pydantic import BaseModel
 from reasonforge.errors import ArtifactSyntaxError, InputError
 from reasonforge.lang.logic import parse_fol_artifact
 from reasonforge.translate.engine import TranslationEngine
-from reasonforge.translate.llm import ModelError
 from reasonforge.translate.select import model_backend
 from reasonforge.types import CheckLimits, Domain, ReasoningStep, VerifyRequest
 from reasonforge.verify.logic import classify
 
-from _common import REPO, display_path, share
+from _common import REPO, display_path, print_model_report, share
 
 DEFAULT_DATA = REPO / "data" / "folio" / "folio-validation.shared.jsonl"
 LABELS = ("True", "False", "Uncertain")
@@ -200,13 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 2
-    try:
-        report = run(rows, engine, str(backend.spec.args.get("model") or backend.spec.name), args.data, limits)
-    except ModelError as exc:  # strict: the endpoint (or a replay) could not answer; nothing half-measured is shown
-        print(f"error: the model could not answer: {exc.message}", file=sys.stderr)
-        return 2
-    print(report.model_dump_json(indent=2) if args.json else render(report))
-    return 0
+    return print_model_report(lambda model: run(rows, engine, model, args.data, limits), backend, render, args.json)
 
 
 if __name__ == "__main__":

@@ -37,11 +37,10 @@ from pydantic import BaseModel
 from reasonforge.errors import InputError
 from reasonforge.pipeline.corroboration import question_model
 from reasonforge.translate.engine import TranslationEngine
-from reasonforge.translate.llm import ModelError
 from reasonforge.translate.question import problem_messages, question_messages
 from reasonforge.translate.select import model_backend
 
-from _common import REPO, display_path, read_rows, share
+from _common import REPO, display_path, print_model_report, read_rows, share
 
 DEFAULT_DATA = REPO / "data" / "gsm8k" / "train.slice.jsonl"
 _REASONS = (  # the first that matches names a rejection's kind
@@ -177,13 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, KeyError, IndexError) as exc:
         print(f"error: --data {args.data}: not GSM8K rows ({exc})", file=sys.stderr)
         return 2
-    try:
-        report = run(rows, engine, str(backend.spec.args.get("model") or backend.spec.name), args.data)
-    except ModelError as exc:  # strict: the endpoint (or a replay) could not answer; nothing half-measured is shown
-        print(f"error: the model could not answer: {exc.message}", file=sys.stderr)
-        return 2
-    print(report.model_dump_json(indent=2) if args.json else render(report))
-    return 0
+    return print_model_report(lambda model: run(rows, engine, model, args.data), backend, render, args.json)
 
 
 if __name__ == "__main__":
