@@ -309,6 +309,10 @@ def unread(text):
     # prose naming what the region computes (gsm8k-259), with a dollar sign before the region too
     ("Total cost = \\(3.5 + 7.5 = 11\\) dollars.", ["3.5 + 7.5 = 11"]),
     ("The total cost = \\$\\(3.5 + 7.5 = 11\\).", ["3.5 + 7.5 = 11"]),
+    # a percent of a value in LaTeX (gsm8k-136 read `2000 = 0.25*2000`), and words in an operand's place (gsm8k-193
+    # read `+17 = 68 + 17`): the relation beside them is read, theirs is not
+    ("\\[ 25\\% \\text{ of } 2000 = 0.25 \\times 2000 = 500 \\]", ["25%*2000 = 0.25*2000", "0.25*2000 = 500"]),
+    ("\\[ \\text{Brianna's Points} = \\text{Naomi's Points} + 17 = 68 + 17 = 85 \\]", ["68 + 17 = 85"]),
     # what a number counts, a rate and a label in \\text stay read
     ("\\(16 \\text{ guests} \\times 3 = 48\\)", ["16*3 = 48"]),
     ("\\(\\text{Half of the points} = \\frac{153}{2} = 76.5\\)", ["153/2 = 76.5"]),

@@ -307,6 +307,12 @@ class LatexReader:
                 out.append(Tok("unit", words, i, after, space, unit=letter))
                 if letter:
                     out[-2] = replace(out[-2], unit=letter)
+            elif words.lower() == "of" and out and out[-1].kind == "op" and out[-1].text == "%":
+                out.append(Tok("op", "*", i, after, space))  # `25\% \text{ of } 2000`: a percent of a value
+            elif out and out[-1].kind == "op" and out[-1].text not in ("%", "!") or _OPERATOR_NEXT.match(text, after, end):
+                # `\text{Naomi's Points} + 17`: words in an operand's place are a value the reader does not know,
+                # never nothing (dropped, they left `+17 = 68 + 17`)
+                out.append(Tok("unsup", text[i:after], i, after, space))
             else:
                 out.append(Tok("break", words, i, after, space))
             return after
@@ -377,6 +383,7 @@ def _changes_value(words: str, out: list[Tok], rest: str) -> bool:
     return not (whole_side and any(w not in VALUE_WORDS and w not in _FILLER and word_unit(w) is None for w in found))
 
 
+_OPERATOR_NEXT = re.compile(r"\s*(?:[-+*/×÷·^]|\\(?:times|cdot|div)\b)")
 _SIDE_END = re.compile(r"\s*(?:$|[=<>]|\\(?:le|ge|leq|geq|neq|ne|approx|lt|gt)\b)")
 _FILLER = frozenset(("a", "an", "the", "of", "and"))
 

@@ -790,7 +790,7 @@ def _side_problem(run: Run, k: int, side: list[Tok], last: int) -> tuple[UnreadR
     if any(t.kind == "unsup" for t in side):
         bad = next(t for t in side if t.kind == "unsup")
         if _LATEX_WORDS.match(bad.text):
-            return UnreadReason.WORD_OPERATOR, f"the words {bad.text!r} change the value beside them"
+            return UnreadReason.WORD_OPERATOR, f"the words {bad.text!r} stand where the reader reads no value"
         return UnreadReason.SYMBOL, f"{bad.text!r} is outside the reader's alphabet"
     return None
 
