@@ -342,6 +342,8 @@ def test_constructs_models_write_are_read_exactly(text, expected):
     ("\\(3 \\text{ more than } 4 = 7\\)", UnreadReason.WORD_OPERATOR),
     ("\\(5 \\text{ percent} = 5\\)", UnreadReason.WORD_OPERATOR),
     ("\\(\\text{twice } 5 = 10\\)", UnreadReason.WORD_OPERATOR),
+    # a subscripted name glued to a bracket: the 2-adic valuation v_2(8) = 3 was refuted as v_2·8 = 3 (omnimath-560)
+    ("\\( v_2(8) = 3 \\)", UnreadReason.AMBIGUOUS),
 ])
 def test_what_the_reader_cannot_be_certain_of_is_unread_with_why(text, reason):
     assert claims(text) == []

@@ -228,14 +228,21 @@ _FUNCTION_LETTERS = {"f", "g", "h", "F", "G", "H", "P", "Q"}
 def _function_atoms(tokens: list[Tok]) -> list[Tok]:
     """`f(0)`, `g(x)`, `P(-1)`: function notation, not a product. A value at a number or a name becomes one
     opaque name (`f_of_0`, `g_of_x`, `P_of_m1`), so `f(0) = 6` and a later `f(0) + 1 = 7` agree; any other
-    argument makes the side unreadable (a note) rather than misread as `f*(…)`."""
+    argument makes the side unreadable (a note) rather than misread as `f*(…)`, and so does a subscripted name
+    glued to a bracket (`v_2(8)`)."""
     out: list[Tok] = []
     i = 0
     while i < len(tokens):
         tok = tokens[i]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if not (tok.kind == "name" and tok.text in _FUNCTION_LETTERS and nxt is not None and nxt.kind == "lp"
-                and not nxt.space):
+        glued = tok.kind == "name" and nxt is not None and nxt.kind == "lp" and not nxt.space
+        if glued and "_" in tok.text and tok.text not in _FUNCTION_LETTERS:
+            # `v_2(8)`: a subscripted name glued to a bracket may be a function (the 2-adic valuation) as well as
+            # a product; read as v_2·8 it was refuted (omnimath-560): neither reading is taken
+            out.append(Tok("unsup", f"{tok.text}(…)", tok.start, tok.end, tok.space))
+            i += 1
+            continue
+        if not (glued and tok.text in _FUNCTION_LETTERS):
             out.append(tok)
             i += 1
             continue
@@ -789,6 +796,8 @@ def _side_problem(run: Run, k: int, side: list[Tok], last: int) -> tuple[UnreadR
         return UnreadReason.AMBIGUOUS, "a glued a-b with a < b may be a range"
     if any(t.kind == "unsup" for t in side):
         bad = next(t for t in side if t.kind == "unsup")
+        if bad.text.endswith("(…)"):
+            return UnreadReason.AMBIGUOUS, f"{bad.text!r} may be a function's value or a product"
         if _LATEX_WORDS.match(bad.text):
             return UnreadReason.WORD_OPERATOR, f"the words {bad.text!r} stand where the reader reads no value"
         return UnreadReason.SYMBOL, f"{bad.text!r} is outside the reader's alphabet"
