@@ -342,6 +342,9 @@ def test_constructs_models_write_are_read_exactly(text, expected):
     ("\\(3 \\text{ more than } 4 = 7\\)", UnreadReason.WORD_OPERATOR),
     ("\\(5 \\text{ percent} = 5\\)", UnreadReason.WORD_OPERATOR),
     ("\\(\\text{twice } 5 = 10\\)", UnreadReason.WORD_OPERATOR),
+    # "or" between relations in LaTeX (`\\quad \\text{or} \\quad`) asserts neither side (olympiadbench-562)
+    ("\\[ 2x + 1 = 1 \\quad \\text{or} \\quad 2x + 1 = 3 \\]", UnreadReason.NOT_ASSERTED),
+    ("\\[ 2x = 1 \\text{ or } 2x = 3 \\]", UnreadReason.NOT_ASSERTED),
     # a subscripted name glued to a bracket: the 2-adic valuation v_2(8) = 3 was refuted as v_2·8 = 3 (omnimath-560)
     ("\\( v_2(8) = 3 \\)", UnreadReason.AMBIGUOUS),
 ])

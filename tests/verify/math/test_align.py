@@ -554,6 +554,10 @@ def test_a_binder_that_gives_a_given_letter_a_new_meaning_is_unread_never_a_cont
     general = ("The solutions are: \\[ 2x = \\frac{\\pi}{3} + 2k\\pi \\quad \\text{or} \\quad 2x = \\frac{2\\pi}{3} + "
                "2k\\pi \\quad \\text{for} \\quad k \\in \\mathbb{Z}. \\]")
     (step,) = verify(request(general, query=query)).step_verdicts
+    assert step.status is StepStatus.UNSUPPORTED and step.error_kind is not ErrorKind.CONTRADICTION
+    assert 'one side of an "or"' in step.error_message  # `\\quad \\text{or} \\quad` asserts neither side
+    one = "The solutions are: \\[ 2x = \\frac{\\pi}{3} + 2k\\pi \\quad \\text{for} \\quad k \\in \\mathbb{Z}. \\]"
+    (step,) = verify(request(one, query=query)).step_verdicts
     assert step.status is StepStatus.UNSUPPORTED and "gives k a new meaning" in step.error_message
     # asserting a property the given value lacks is still a contradiction
     (claim,) = verify(request("Since k is an integer, 2k = 2.", query=query)).step_verdicts

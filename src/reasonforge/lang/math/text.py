@@ -774,7 +774,10 @@ def _in_example(text: str, start: int) -> bool:
     return opener is not None and _SENTENCE_END_AFTER.search(window, opener.end()) is None
 
 
-_OR_GAP = re.compile(r"(?:\s|\\[()\[\]]|\$|,)*\bor\b(?:\s|\\[()\[\]]|\$|,|\belse\b)*", re.IGNORECASE)
+# "or" between two relations, in prose or in LaTeX (`\\quad \\text{or} \\quad`), with delimiters and spacing around it
+_SPACER = r"(?:\s|\\[()\[\]]|\$|,|~|\\(?:q?quad(?![A-Za-z])|[,;:! ]))"
+_OR_GAP = re.compile(rf"{_SPACER}*(?:\bor\b|\\(?:text|textrm|mathrm|mbox|textit|textbf)\s*\{{\s*or\s*\}}){_SPACER}*"
+                     rf"(?:\belse\b{_SPACER}*)?", re.IGNORECASE)
 
 
 def _disjunctions(text: str, relations: Sequence[Relation]) -> set[tuple[int, int]]:
