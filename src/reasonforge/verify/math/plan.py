@@ -19,7 +19,10 @@ Per step, the artifact (format: `relations.py`) holds, in this order:
 - for a GSM8K answer line `#### N`: `claim <last computed value> = N` (or `100*(…) = N`, an answer in
   percent or cents; `~=` where N is the value rounded to N's written precision), where the last computed
   value is the right side of the last equation the latest ancestor claims (a binding or case computes
-  nothing); an answer that matches none of these is left unchecked (see `_answer_claim`).
+  nothing); an answer that matches none of these is left unchecked (see `_answer_claim`). A sentence that only
+  states the boxed answer ("Therefore, the combined number of marbles is \\boxed{336}.", `lang.math.reading.answer_line`)
+  is one too, held to more: N exactly, in the unit the last value was computed in, and said of no one the
+  question tells of but does not ask about.
 A step with no claim and no binding gets an empty artifact (→ `unsupported`) whose notes quote it.
 
 Provenance (issue 17): a binding or case of the text (`Let x = 3`, `c = 9`) introduces its name only when
