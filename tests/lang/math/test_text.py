@@ -344,9 +344,20 @@ def test_constructs_models_write_are_read_exactly(text, expected):
     ("\\(\\text{twice } 5 = 10\\)", UnreadReason.WORD_OPERATOR),
     # "or" between relations in LaTeX (`\\quad \\text{or} \\quad`) asserts neither side (olympiadbench-562)
     ("\\[ 2x + 1 = 1 \\quad \\text{or} \\quad 2x + 1 = 3 \\]", UnreadReason.NOT_ASSERTED),
-    ("\\[ 2x = 1 \\text{ or } 2x = 3 \\]", UnreadReason.NOT_ASSERTED),
+    ("\\[ 2x = 1 \\quad \\textrm{or} \\quad 2x = 3 \\]", UnreadReason.NOT_ASSERTED),
+    ("\\(2 + 2 = 5\\); or \\(3 + 3 = 6\\)", UnreadReason.NOT_ASSERTED),
+    ("2 + 2 = 5 and/or 3 + 3 = 6", UnreadReason.NOT_ASSERTED),
+    # words between two values in \\text join them somehow: `12 \\text{ divided by } 3 = 3` was read 3 = 3
+    ("\\(12 \\text{ divided by } 3 = 3\\)", UnreadReason.WORD_OPERATOR),
+    ("\\(3 \\text{ and } 4 = 4\\)", UnreadReason.WORD_OPERATOR),
+    ("\\[ 2x = 1 \\text{ or } 2x = 3 \\]", UnreadReason.WORD_OPERATOR),
+    # a scale word after a region, past spacing or a box's brace, or after a dash
+    ("It sells \\(3 \\times 3 = \\boxed{9}\\) thousand pens.", UnreadReason.WORD_OPERATOR),
+    ("The rate is \\(3 \\times 3 = 9\\) per cent.", UnreadReason.WORD_OPERATOR),
     # a subscripted name glued to a bracket: the 2-adic valuation v_2(8) = 3 was refuted as v_2·8 = 3 (omnimath-560)
     ("\\( v_2(8) = 3 \\)", UnreadReason.AMBIGUOUS),
+    ("\\( v_2 (8) = 3 \\)", UnreadReason.AMBIGUOUS),
+    ("\\( {v_2}(8) = 3 \\)", UnreadReason.AMBIGUOUS),
 ])
 def test_what_the_reader_cannot_be_certain_of_is_unread_with_why(text, reason):
     assert claims(text) == []

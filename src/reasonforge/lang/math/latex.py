@@ -273,6 +273,12 @@ class LatexReader:
                 return after
             if _labels(words, out, text[after:end]):
                 return after  # `16 \text{ (snowflake)} + 19 \text{ (truck)}`: a label of the number, as in prose
+            if out and is_value_end(out[-1]) and _VALUE_NEXT.match(text, after, end) and not (
+                    words.lower() in _PERCENT_OF and out[-1].kind == "op" and out[-1].text == "%"):
+                # `12 \text{ divided by } 3`, `3 \text{ and } 4`: words between two values join them somehow;
+                # dropped, only the right one was read (`3 = 3`)
+                out.append(Tok("unsup", text[i:after], i, after, space))
+                return after
             if _changes_value(words, out, text[after:end]):
                 # `3 \text{ times } 4 = 12`, `3 \text{ squared} = 9`: dropped, the words would leave `4 = 12`, `3 = 9`
                 out.append(Tok("unsup", text[i:after], i, after, space))
@@ -307,7 +313,7 @@ class LatexReader:
                 out.append(Tok("unit", words, i, after, space, unit=letter))
                 if letter:
                     out[-2] = replace(out[-2], unit=letter)
-            elif words.lower() == "of" and out and out[-1].kind == "op" and out[-1].text == "%":
+            elif words.lower() in _PERCENT_OF and out and out[-1].kind == "op" and out[-1].text == "%":
                 out.append(Tok("op", "*", i, after, space))  # `25\% \text{ of } 2000`: a percent of a value
             elif out and out[-1].kind == "op" and out[-1].text not in ("%", "!") or _OPERATOR_NEXT.match(text, after, end):
                 # `\text{Naomi's Points} + 17`: words in an operand's place are a value the reader does not know,
@@ -383,6 +389,8 @@ def _changes_value(words: str, out: list[Tok], rest: str) -> bool:
     return not (whole_side and any(w not in VALUE_WORDS and w not in _FILLER and word_unit(w) is None for w in found))
 
 
+_VALUE_NEXT = re.compile(r"\s*(?:\\[,;:! ]\s*)*(?:\d|\.\d|[A-Za-z(]|\\(?:d?frac|sqrt|left|pi)\b|\{)")
+_PERCENT_OF = frozenset(("of", "of the"))
 _OPERATOR_NEXT = re.compile(r"\s*(?:[-+*/×÷·^]|\\(?:times|cdot|div)\b)")
 _SIDE_END = re.compile(r"\s*(?:$|[=<>]|\\(?:le|ge|leq|geq|neq|ne|approx|lt|gt)\b)")
 _FILLER = frozenset(("a", "an", "the", "of", "and"))

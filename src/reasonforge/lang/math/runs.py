@@ -235,10 +235,17 @@ def _function_atoms(tokens: list[Tok]) -> list[Tok]:
     while i < len(tokens):
         tok = tokens[i]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if tok.kind == "lp" and i + 3 < len(tokens) and tokens[i + 1].kind == "name" and "_" in tokens[i + 1].text \
+                and tokens[i + 2].kind == "rp" and tokens[i + 3].kind == "lp":
+            # `{v_2}(8)`: the braces LaTeX groups the name in change nothing
+            out.append(Tok("unsup", f"{tokens[i + 1].text}(…)", tok.start, tokens[i + 2].end, tok.space))
+            i += 3
+            continue
         glued = tok.kind == "name" and nxt is not None and nxt.kind == "lp" and not nxt.space
-        if glued and "_" in tok.text and tok.text not in _FUNCTION_LETTERS:
-            # `v_2(8)`: a subscripted name glued to a bracket may be a function (the 2-adic valuation) as well as
-            # a product; read as v_2·8 it was refuted (omnimath-560): neither reading is taken
+        if tok.kind == "name" and nxt is not None and nxt.kind == "lp" and "_" in tok.text \
+                and tok.text not in _FUNCTION_LETTERS:
+            # `v_2(8)`, `v_2 (8)`: a subscripted name before a bracket may be a function (the 2-adic valuation) as
+            # well as a product; read as v_2·8 it was refuted (omnimath-560): neither reading is taken
             out.append(Tok("unsup", f"{tok.text}(…)", tok.start, tok.end, tok.space))
             i += 1
             continue

@@ -338,10 +338,12 @@ def _applied_after(text: str, relations: list[Relation], found: Found) -> list[R
     out: list[Relation] = []
     for rel in relations:
         if rel.origin == "latex":
-            close = re.match(r"\s*(?:\\[)\]]|\$\$?)", text[rel.span[1]:rel.span[1] + 12])
-            after = text[rel.span[1] + close.end():rel.span[1] + close.end() + 40] if close else ""
-            word = _CLAUSE_WORD.match(after.lstrip())
-            if close and (after.lstrip().startswith("%") or word and word.group().lower() in _CHANGES_AFTER):
+            close = _REGION_CLOSE.match(text, rel.span[1], rel.span[1] + 40)
+            after = text[close.end():close.end() + 40].lstrip(" -(") if close else ""
+            word = _CLAUSE_WORD.match(after)
+            words = [w.lower() for w in _CLAUSE_WORD.findall(after)[:2]]
+            if close and (after.startswith(("%", "\\%")) or word and word.group().lower() in _CHANGES_AFTER
+                          or words == ["per", "cent"]):
                 found.miss(text, rel.span[0], rel.span[1], UnreadReason.WORD_OPERATOR,
                            "the words after its region change its right side's value", -1)
                 continue
@@ -349,7 +351,9 @@ def _applied_after(text: str, relations: list[Relation], found: Found) -> list[R
     return out
 
 
-_CHANGES_AFTER = VALUE_WORDS - {"more", "less", "fewer", "than", "over", "off", "away", "point", "versus", "vs", "times",
+# the end of a relation's region, past spacing and the braces of a box (`= 9 \\,\\)`, `= \\boxed{9}\\)`)
+_REGION_CLOSE = re.compile(r"(?:\s|\\[,;:! ]|\})*(?:\\[)\]]|\$\$?)")
+_CHANGES_AFTER = (VALUE_WORDS | {"mil"}) - {"more", "less", "fewer", "than", "over", "off", "away", "point", "versus", "vs", "times",
                                 "plus", "minus", "short", "extra", "net"}
 
 
@@ -775,9 +779,9 @@ def _in_example(text: str, start: int) -> bool:
 
 
 # "or" between two relations, in prose or in LaTeX (`\\quad \\text{or} \\quad`), with delimiters and spacing around it
-_SPACER = r"(?:\s|\\[()\[\]]|\$|,|~|\\(?:q?quad(?![A-Za-z])|[,;:! ]))"
-_OR_GAP = re.compile(rf"{_SPACER}*(?:\bor\b|\\(?:text|textrm|mathrm|mbox|textit|textbf)\s*\{{\s*or\s*\}}){_SPACER}*"
-                     rf"(?:\belse\b{_SPACER}*)?", re.IGNORECASE)
+_SPACER = r"(?:\s|\\[()\[\]]|\$|[,;()~—–-]|\\(?:q?quad(?![A-Za-z])|[,;:! ]))"
+_OR_GAP = re.compile(rf"{_SPACER}*(?:\b(?:and/)?or\b|\\(?:text[a-z]*|math[a-z]*|mbox|operatorname)\s*\{{[\s,;]*"
+                     rf"(?:and/)?or\s*\}}){_SPACER}*(?:\belse\b{_SPACER}*)?", re.IGNORECASE)
 
 
 def _disjunctions(text: str, relations: Sequence[Relation]) -> set[tuple[int, int]]:
