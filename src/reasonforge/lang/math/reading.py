@@ -363,11 +363,8 @@ def _boxed_answer(text: str) -> str | None:
     if len(text) > _MAX_ANSWER_SENTENCE or "\n" in text or text.count(_BOX_OPEN) != 1 or _BOUND.search(text):
         return None
     start = text.index(_BOX_OPEN)
-    depth, end = 1, start + len(_BOX_OPEN)
-    while end < len(text) and depth:
-        depth += {"{": 1, "}": -1}.get(text[end], 0)
-        end += 1
-    if depth:
+    end = _box_end(text, start)
+    if end is None:
         return None
     boxed = text[start + len(_BOX_OPEN):end - 1].strip()
     prose = _DELIMITERS.sub(lambda m: f" {m.group(1) or ''} ", text[:start] + " " + text[end:]).strip()
@@ -378,16 +375,21 @@ def _boxed_answer(text: str) -> str | None:
     return None if words & _MORE_THAN_AN_ANSWER else boxed
 
 
+def _box_end(text: str, start: int) -> int | None:
+    """Where the `\\boxed{` at `start` closes (just past its brace), or None when its braces never balance."""
+    depth, end = 1, start + len(_BOX_OPEN)
+    while end < len(text) and depth:
+        depth += {"{": 1, "}": -1}.get(text[end], 0)
+        end += 1
+    return None if depth else end
+
+
 def answer_units(content: str) -> list[str]:
     """The unit the word right after an answer sentence's box names ("liters" in "… is \\boxed{90} liters"), by
     name: what its number counts in (a unit elsewhere, "in that week", says when, not what)."""
-    after = content[content.find(_BOX_OPEN):]
-    depth, end = 0, 0
-    for end, c in enumerate(after):
-        depth += {"{": 1, "}": -1}.get(c, 0)
-        if depth == 0 and c == "}":
-            break
-    word = re.match(r"\s*([A-Za-z]+)", _DELIMITERS.sub(" ", after[end + 1:]))
+    start = content.find(_BOX_OPEN)
+    end = _box_end(content, start) if start >= 0 else None
+    word = re.match(r"\s*([A-Za-z]+)", _DELIMITERS.sub(" ", content[end:])) if end is not None else None
     unit = word_unit(word.group(1).lower()) if word else None
     return [unit[1]] if unit is not None else []
 

@@ -241,15 +241,14 @@ def _function_atoms(tokens: list[Tok]) -> list[Tok]:
             out.append(Tok("unsup", f"{tokens[i + 1].text}(…)", tok.start, tokens[i + 2].end, tok.space))
             i += 3
             continue
-        glued = tok.kind == "name" and nxt is not None and nxt.kind == "lp" and not nxt.space
-        if tok.kind == "name" and nxt is not None and nxt.kind == "lp" and "_" in tok.text \
-                and tok.text not in _FUNCTION_LETTERS:
+        before_bracket = tok.kind == "name" and nxt is not None and nxt.kind == "lp"
+        if before_bracket and "_" in tok.text and tok.text not in _FUNCTION_LETTERS:
             # `v_2(8)`, `v_2 (8)`: a subscripted name before a bracket may be a function (the 2-adic valuation) as
             # well as a product; read as v_2·8 it was refuted (omnimath-560): neither reading is taken
             out.append(Tok("unsup", f"{tok.text}(…)", tok.start, tok.end, tok.space))
             i += 1
             continue
-        if not (glued and tok.text in _FUNCTION_LETTERS):
+        if not (before_bracket and nxt is not None and not nxt.space and tok.text in _FUNCTION_LETTERS):
             out.append(tok)
             i += 1
             continue
