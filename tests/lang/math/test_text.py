@@ -459,3 +459,25 @@ def test_a_slash_before_a_word_that_is_no_unit_is_a_division_not_a_rate():
 ])
 def test_a_latex_bracket_that_may_say_something_of_the_value_is_never_dropped(text):
     assert "16 + 19 = 35" not in claims(text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Next, the shoes:\n- 40% of $40 is $16.\n- So they cost $40 - $16 = $24.", ["40%*40 = 16", "40 - 16 = 24"]),
+    ("- 3 + 4 = 7", ["3 + 4 = 7"]),  # the step's first line
+    ("Apples:\n* 3 + 4 = 7\n+ 7 - 2 = 5", ["3 + 4 = 7", "7 - 2 = 5"]),
+    ("- First: 3\n- Then: 3 + 4 = 7", ["3 + 4 = 7"]),  # the line before is a list item too
+    ("Apples:\n-3 + 4 = 1", ["-3 + 4 = 1"]),  # no blank after the dash: a sign
+    ("x = 3 - 4 = -1", ["x = 3 - 4", "3 - 4 = -1"]),  # not at a line's start: an operator
+])
+def test_a_dash_opening_a_line_is_a_list_marker_never_a_minus(text, expected):
+    assert claims(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Apples:\n  7\n- 2\n= 5",  # a column subtraction: 7 − 2 = 5, neither 2 = 5 nor −2 = 5
+    "Apples: 7\n- 2 = 5",
+    "Let x be the apples. x\n- 2 = 5",
+])
+def test_a_dash_opening_a_line_after_a_value_is_unread(text):
+    assert claims(text) == []
+    assert UnreadReason.AMBIGUOUS in {r for _, r in unread(text)}, unread(text)

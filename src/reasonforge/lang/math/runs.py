@@ -806,6 +806,9 @@ def _side_problem(run: Run, k: int, side: list[Tok], last: int) -> tuple[UnreadR
             return UnreadReason.AMBIGUOUS, f"{bad.text!r} may be a function's value or a product"
         if _LATEX_WORDS.match(bad.text):
             return UnreadReason.WORD_OPERATOR, f"the words {bad.text!r} stand where the reader reads no value"
+        if bad.text in ("-", "*", "+"):  # tokens.lex_plain: the only way an operator's character is unsup
+            return UnreadReason.AMBIGUOUS, (f"the {bad.text!r} opening its line, after a line ending in a value, may "
+                                            "be a list's marker or an operator on that value")
         return UnreadReason.SYMBOL, f"{bad.text!r} is outside the reader's alphabet"
     return None
 

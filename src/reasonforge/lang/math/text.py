@@ -240,7 +240,7 @@ def _tokens_for(text: str, region: _Region) -> list[Tok]:
         return LatexReader(text).tokens(region.start, region.end)
     if region.kind == "annotation":
         return read_words(lex_plain(text, region.start + 2, region.end - 2))
-    return lex_plain(text, region.start, region.end)
+    return lex_plain(text, region.start, region.end, prose=True)
 
 
 def _streams(text: str) -> list[tuple[Origin, list[Tok], _Region | None]]:

@@ -107,8 +107,10 @@ LATEX_SIMPLE = {
 
 
 # ---- plain-text lexer -------------------------------------------------------------------------------
-def lex_plain(text: str, start: int, end: int) -> list[Tok]:
-    """Tokens of a plain-text region (before the context pass that reads words)."""
+def lex_plain(text: str, start: int, end: int, prose: bool = False) -> list[Tok]:
+    """Tokens of a plain-text region (before the context pass that reads words). In prose (not maths
+    delimiters, where a dash is always minus), a `-`, `*` or `+` that opens a line and is followed by a blank
+    is a list item's marker, a line break: "\n- 40% of $40 is $16" says 40% of 40 is 16, never −40% of it."""
     out: list[Tok] = []
     pos = start
     space = False
@@ -150,6 +152,8 @@ def lex_plain(text: str, start: int, end: int) -> list[Tok]:
                 tok = Tok("lp", "[" if raw == "[" else "(", a, b, space)  # "[" kept: see _bracketed
             elif raw in ")]}":
                 tok = Tok("rp", "]" if raw == "]" else ")", a, b, space)
+            elif prose and (marker := _list_marker(text, a, b)) is not None:
+                tok = Tok(marker, "\n" if marker == "break" else raw, a, b, space)
             else:
                 tok = Tok("op", _OPS[raw], a, b, space)
         elif kind == "cur":
@@ -177,6 +181,23 @@ def lex_plain(text: str, start: int, end: int) -> list[Tok]:
             out.append(tok)
         space = False
     return _settle_others(out)
+
+
+def _list_marker(text: str, a: int, b: int) -> str | None:
+    """What the operator at a..b is when it may be Markdown's list marker (`-`, `*` or `+` alone at a line's start,
+    a blank after it): "break" for a marker, "unsup" when the line before ends in a value and is not itself a list
+    item (`  7⏎- 2⏎= 5` may be a column subtraction: neither 2 = 5 nor −2 = 5 is read), None for an operator."""
+    line = text.rfind("\n", 0, a) + 1
+    if text[a:b] not in ("-", "*", "+") or b >= len(text) or text[b] not in " \t" or text[line:a].strip(" \t"):
+        return None
+    previous = text[text.rfind("\n", 0, max(line - 1, 0)) + 1:max(line - 1, 0)].strip()
+    if not previous or _LIST_ITEM.match(previous):
+        return "break"
+    ends_in_value = previous[-1].isdigit() or previous[-1] in ")]}$%" or re.search(r"(?:^|\W)[A-Za-z]$", previous)
+    return "unsup" if ends_in_value else "break"
+
+
+_LIST_ITEM = re.compile(r"(?:[-*+•]|\d{1,3}[.)])\s")
 
 
 # tokens that make a neighbour of an unknown symbol maths, on either side
