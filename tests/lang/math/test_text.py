@@ -481,3 +481,21 @@ def test_a_dash_opening_a_line_is_a_list_marker_never_a_minus(text, expected):
 def test_a_dash_opening_a_line_after_a_value_is_unread(text):
     assert claims(text) == []
     assert UnreadReason.AMBIGUOUS in {r for _, r in unread(text)}, unread(text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # gsm8k-46: an unknown set inline in prose arithmetic is read as it renders
+    ("We get: 30 + 15 + \\( x \\) + 105 = 500. So 150 + \\( x \\) = 500, and \\( x \\) = 350 - 150.",
+     ["30 + 15 + x + 105 = 500", "150 + x = 500", "x = 350 - 150"]),
+    ("So 2 + $x$ = 5.", ["2 + x = 5"]),
+    ("Then 3\\( x \\) + 2 = 11.", ["3*x + 2 = 11"]),
+])
+def test_an_inline_letter_or_number_an_operator_in_the_prose_takes_is_read_with_it(text, expected):
+    assert claims(text) == expected
+
+
+def test_an_amount_before_and_after_latex_is_currency_and_the_latex_between_is_read():
+    # gsm8k-171: "$1 … $5" was one currency pair and swallowed the LaTeX regions between the amounts
+    text = ("He won $1 more than twice it. Twice is \\(2 \\times 5 = 10\\). So he won \\(10 + 1 = 11\\) dollars, "
+            "since he lost $5, and won $1.")
+    assert claims(text) == ["2*5 = 10", "10 + 1 = 11"]

@@ -185,7 +185,11 @@ def _delimited(text: str) -> list[tuple[int, int]]:
             continue
         if _latex_like(text[i + 1:close], text[close + 1:close + 2]):
             found.append((i + 1, close))
-        pos = close + 1  # a currency pair (`$5 + $`) is consumed like a LaTeX one, but not read as LaTeX
+            pos = close + 1
+        elif re.search(r"\\[(\[]", text[i + 1:close]):
+            pos = i + 1  # "won $1 more … \\(2 \\times 5 = 10\\) … was $5": two amounts, LaTeX between them
+        else:
+            pos = close + 1  # a currency pair (`$5 + $`) is consumed like a LaTeX one, but not read as LaTeX
     return found
 
 
@@ -249,12 +253,18 @@ def _streams(text: str) -> list[tuple[Origin, list[Tok], _Region | None]]:
     streams: list[tuple[Origin, list[Tok], _Region | None]] = []
     plain: list[Tok] = []
     pending: list[tuple[Origin, list[Tok], _Region | None]] = []  # annotations met inside the prose
+    delimiters: list[tuple[int, int]] = []  # of inline atoms read as prose: not tokens of it
     for region in _regions(text):
         if region.kind == "text":
-            plain.extend(_tokens_for(text, region))
+            plain.extend(t for t in _tokens_for(text, region) if not any(a <= t.start < b for a, b in delimiters))
             continue
         if region.kind == "annotation":
             pending.append(("annotation", _tokens_for(text, region), region))
+            continue
+        if (spans := _operand_atom(text, region)) is not None:
+            delimiters.extend(spans)
+            plain = [t for t in plain if not any(a <= t.start < b for a, b in delimiters)]
+            plain.extend(_tokens_for(text, region))
             continue
         streams.append(("text", read_words(plain), None))
         streams.extend(pending)
@@ -263,6 +273,27 @@ def _streams(text: str) -> list[tuple[Origin, list[Tok], _Region | None]]:
     streams.append(("text", read_words(plain), None))
     streams.extend(pending)
     return streams
+
+
+_INLINE_ATOM = re.compile(r"\s*(?:[A-Za-z]|\d+(?:\.\d+)?)\s*\Z")
+_OPERATOR_END = re.compile(r"(?:[-+*/=<>×÷−(]|\\times|\\cdot)\s*\Z")
+_OPERATOR_START = re.compile(r"\s*(?:[-+*/=<>×÷−)]|\\times|\\cdot)")
+
+
+def _operand_atom(text: str, region: _Region) -> list[tuple[int, int]] | None:
+    """The spans of the delimiters of an inline LaTeX region holding one letter or number that an operator in the
+    prose around it takes as its operand (`30 + 15 + \\( x \\) + 105 = 500`, `\\( x \\) = 350 - 150`): it is
+    read as part of that prose, exactly as it renders. None for any other region."""
+    if not _INLINE_ATOM.match(text, region.start, region.end):
+        return None
+    opener = "\\(" if text.startswith("\\(", region.start - 2) else "$" if text[region.start - 1:region.start] == "$" \
+        else None
+    if opener is None or not text.startswith("\\)" if opener == "\\(" else "$", region.end):
+        return None
+    lo, hi = region.start - len(opener), region.end + len(opener)
+    if not (_OPERATOR_END.search(text, max(0, lo - 20), lo) or _OPERATOR_START.match(text, hi, hi + 20)):
+        return None
+    return [(lo, region.start), (region.end, hi)]
 
 
 def _variables(streams: Sequence[tuple[Origin, list[Tok], _Region | None]]) -> frozenset[str]:
