@@ -499,3 +499,16 @@ def test_an_amount_before_and_after_latex_is_currency_and_the_latex_between_is_r
     text = ("He won $1 more than twice it. Twice is \\(2 \\times 5 = 10\\). So he won \\(10 + 1 = 11\\) dollars, "
             "since he lost $5, and won $1.")
     assert claims(text) == ["2*5 = 10", "10 + 1 = 11"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # math-466: a `$…$` pair before a full stop is maths; only a number right after it makes it currency
+    ("So $\\cos 330^\\circ = -\\cos (360^\\circ - 30^\\circ)$.", ["cos(330*(pi/180)) = -cos(360*(pi/180) - 30*(pi/180))"]),
+    ("It costs $5 or $.50 each.", []),
+    # math-237: a displayed environment outside `$$` is read as maths
+    ("Finally:\n\\begin{align*}\n\\dbinom{182}{180} &= \\frac{(182)(181)}{2} = 16,511\n\\end{align*}",
+     ["binomial(182, 180) = 182*181/2", "182*181/2 = 16511"]),
+    ("So\n\\begin{equation}\n3 + 4 = 7\n\\end{equation}\nand done.", ["3 + 4 = 7"]),
+])
+def test_latex_regions_at_a_sentences_end_and_bare_environments_are_read(text, expected):
+    assert claims(text) == expected

@@ -117,7 +117,7 @@ __all__ = ["Assumption", "Relation", "StepMath", "extract", "extract_value", "la
 # ---- regions ---------------------------------------------------------------------------------------------------
 _ANNOTATION = re.compile(r"<<([^<>\n]{1,2000})>>")
 _ECHO = re.compile(r">>[ \t]*(?:[$€£][ \t]*)?([0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?![0-9])")
-_OPENERS = re.compile(r"\$|\\[\[(]")
+_OPENERS = re.compile(r"\$|\\[\[(]|\\begin\{(?:align|equation|gather|eqnarray|multline|alignat)\*?\}")
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 # prose naming what a LaTeX region computes: "Total cost = \\(3.5 + 7.5 = 11\\)". The opener belongs to neither side,
 # so the `=` has a word on its left and the region on its right: the words label the region's first side. Only a
@@ -134,15 +134,16 @@ class _Region:
 
 def _latex_like(body: str, after: str) -> bool:
     """A `$…$` pair is maths unless it reads as currency: prose words inside, a blank before the closing
-    `$`, or a digit right after it (`$5 + $3 = $8`)."""
-    if body[-1:].isspace() or after[:1].isdigit() or after[:1] == ".":
+    `$`, or a number right after it (`$5 + $3 = $8`, `$5 or $.50`); a full stop after it ends a sentence."""
+    if body[-1:].isspace() or after[:1].isdigit() or re.match(r"\.\d", after):
         return False
     stripped = re.sub(r"\\(?:text|mathrm|textbf|mbox|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+", " ", body)
     return len(_PROSE_WORD.findall(stripped)) == 0 and len(body) <= 2000
 
 
 def _delimited(text: str) -> list[tuple[int, int]]:
-    """Spans of delimited LaTeX bodies: `$$…$$`, `\\[…\\]`, `\\(…\\)` and `$…$` (not currency), left to right.
+    """Spans of delimited LaTeX bodies: `$$…$$`, `\\[…\\]`, `\\(…\\)`, `$…$` (not currency) and displayed
+    environments standing alone (`\\begin{align*}…\\end{align*}`, the whole environment), left to right.
     Linear: each closer is searched once per opener that it closes, and a delimiter with no closer left
     is not searched for again."""
     found: list[tuple[int, int]] = []
@@ -160,6 +161,16 @@ def _delimited(text: str) -> list[tuple[int, int]]:
             else:
                 found.append((i + 2, close))
                 pos = close + 2
+            continue
+        if text.startswith("\\begin", i):  # a displayed environment outside `$$` is maths all the same
+            closer = "\\end" + m.group()[6:]
+            close = -1 if closer in dead else text.find(closer, m.end())
+            if close < 0:
+                dead.add(closer)
+                pos = m.end()
+            else:
+                found.append((i, close + len(closer)))
+                pos = close + len(closer)
             continue
         if text[i] == "\\":
             closer = "\\]" if text[i + 1] == "[" else "\\)"
@@ -183,7 +194,7 @@ def _delimited(text: str) -> list[tuple[int, int]]:
         if close == i + 1 or text[close - 1] == "\\":
             pos = i + 1
             continue
-        if _latex_like(text[i + 1:close], text[close + 1:close + 2]):
+        if _latex_like(text[i + 1:close], text[close + 1:close + 3]):
             found.append((i + 1, close))
             pos = close + 1
         elif re.search(r"\\[(\[]", text[i + 1:close]):

@@ -272,7 +272,7 @@ multiple multiples common remainder exponent exponents coefficient coefficients 
 quadratic equation equations expression expressions cosine sine tangent symmetric angle angles
 degree degrees radius diameter area perimeter volume height width length ratio ratios average mean median
 smallest largest greatest least earnings individual individuals person people
-quad qquad rightarrow longrightarrow implies
+quad qquad rightarrow longrightarrow implies rationalize rationalizing rationalized rationalise rationalising rationalised
 """.split())  # noqa: SIM905 - a word list reads better as text
 # the words right after a number name what it counts ("4 + 4 + 6 = 18 hot dogs", "$.125 an ounce")
 # a noun right before "of" and the relation ("the LCM of 4 = …", "the area of 5 = 25") may apply to its left side:
