@@ -512,3 +512,29 @@ def test_an_amount_before_and_after_latex_is_currency_and_the_latex_between_is_r
 ])
 def test_latex_regions_at_a_sentences_end_and_bare_environments_are_read(text, expected):
     assert claims(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # math-460: a whole power on a function's name is the power of its value
+    ("So $\\tan^2 20^\\circ = 2 - \\sqrt{3}$ here.", ["tan(20*(pi/180))^2 = 2 - sqrt(3)"]),
+    ("So $\\sin^2(x) = 1 - \\cos^2(x)$ here.", ["sin(x)^2 = 1 - cos(x)^2"]),
+    # math-228: function applications side by side multiply
+    ("So $\\cos 10^\\circ \\cos 50^\\circ = 1$ here.", ["cos(10*(pi/180))*cos(50*(pi/180)) = 1"]),
+    # a logarithm whose base is written
+    ("So $\\log_2 8 = 3$ and $\\log_{10} 1000 = 3$.", ["log(8, 2) = 3", "log(1000, 10) = 3"]),
+])
+def test_function_powers_products_and_based_logarithms_are_read(text, expected):
+    assert claims(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "So $2 \\sin x \\cos x = \\sin 2x$ here.",  # sin 2x is sin(2x), never sin(2)·x
+    "So $\\ln 2x = \\ln 2 + \\ln x$ here.",
+    "So $\\sin^2 2x = 1$ here.",
+    "So $\\sin^{-1} x = 1$ here.",  # arcsin, not a power
+    "So $\\log 100 = 2$ here.",  # no base written: 10 or e
+    "So $\\log_{x+1} 8 = 9$ here.",
+])
+def test_a_function_argument_or_base_the_reader_cannot_settle_is_unread(text):
+    assert claims(text) == []
+    assert unread(text), text

@@ -45,6 +45,8 @@ _RELATION_INSIDE = re.compile(r"[=<>]|\\(?:le|ge|leq|geq|neq|ne|lt|gt|in|mid|ver
 _REPEATING = re.compile(r"(\d*)\.(\d{0,12})\\overline\s*\{\s*(\d{1,12})\s*\}")
 # a rate written as one unit: `\text{ km/day}`, `\text{dollars per hour}`
 _RATE = re.compile(r"([A-Za-z]+)\s*(?:/|\bper\b)\s*([A-Za-z]+)")
+# the base of `\\log_2 8`, `\\log_{10} x`, `\\log_b a`: a whole number or one letter
+_LOG_BASE = re.compile(r"\s*_\s*(?:\{\s*(\d{1,3}|[A-Za-z])\s*\}|(\d|[A-Za-z]))")
 _ONE_LETTER_UNITS = {"m": "meter", "g": "gram", "s": "second", "h": "hour", "l": "liter", "L": "liter"}
 
 
@@ -330,7 +332,11 @@ class LatexReader:
             a, b, after = self.group(nxt, end)
             out.extend(self.tokens(a, b, depth + 1))
             return after
+        if name == "log" and (base := _LOG_BASE.match(text, nxt, end)) is not None:
+            out.append(Tok("func", "log_" + (base.group(1) or base.group(2)), i, base.end(), space))
+            return base.end()
         if name in ("log", "ln"):
+            # `\\log x` without a base is unread: 10 in one text, e in another
             out.append(Tok("unsup" if name == "log" else "func", m.group(), i, nxt, space))
             return nxt
         if name in _LATEX_SWALLOW:

@@ -332,12 +332,19 @@ def _apply_functions(tokens: list[Tok]) -> list[Tok] | None:
             continue
         name = {"cbrt": "root", "root4": "root"}.get(tok.text, tok.text)
         degree = {"cbrt": "3", "root4": "4"}.get(tok.text)
+        base = None
+        if name.startswith("log_"):  # `\\log_2 8`: log(8, 2)
+            name, base = "log", name[4:]
+        # `\\sin^2 x` is (sin x)², and only a whole exponent of 2 or more says so (`\\sin^{-1}` is arcsin)
+        power = _function_power(tokens, i + 1) if degree is None and base is None else None
+        if power is not None:
+            out.append(Tok("lp", "(", tok.start, tok.start))
         out.append(replace(tok, text=name))
-        if i + 1 < len(tokens) and tokens[i + 1].kind == "lp" and degree is None:
+        j = i + 1 if power is None else power[1]
+        if j < len(tokens) and tokens[j].kind == "lp" and degree is None and base is None and power is None:
             i += 1
             continue
         # the argument: the next atom (number, name or parenthesised group), with a glued degree sign
-        j = i + 1
         if j < len(tokens) and tokens[j].kind == "lp":
             depth = 0
             for k in range(j, len(tokens)):
@@ -353,6 +360,8 @@ def _apply_functions(tokens: list[Tok]) -> list[Tok] | None:
             if k + 1 < len(tokens) and tokens[k + 1].kind == "unit" and tokens[k + 1].unit == "degree":
                 k += 1
                 arg.append(tokens[k])
+            elif k + 2 < len(tokens) and _implicit(tokens[k + 1]) and tokens[k + 2].kind in ("num", "name"):
+                return None  # `\\sin 2x`, `\\ln 2x`: the argument is 2x by convention, never sin(2)·x; not read
         else:
             return None
         anchor = tokens[j].start
@@ -360,9 +369,39 @@ def _apply_functions(tokens: list[Tok]) -> list[Tok] | None:
         out.extend(arg)
         if degree:
             out.extend([Tok("comma", ",", anchor, anchor), Tok("num", degree, anchor, anchor)])
-        out.append(Tok("rp", ")", tokens[k].end, tokens[k].end))
+        if base:
+            out.extend([Tok("comma", ",", anchor, anchor),
+                        Tok("num" if base[0].isdigit() else "name", base, anchor, anchor)])
+        end = tokens[k].end
+        out.append(Tok("rp", ")", end, end))
+        if power is not None:
+            out.extend([Tok("rp", ")", end, end), Tok("op", "^", end, end), Tok("num", power[0], end, end)])
         i = k + 1
+        if i < len(tokens) and tokens[i].kind == "func":
+            out.append(Tok("op", "*", end, end))  # `\\cos 10^\\circ \\cos 50^\\circ`: a product of the two
     return out
+
+
+def _implicit(tok: Tok) -> bool:
+    """A product `implicit_products` inserted (it has no width in the text)."""
+    return tok.kind == "op" and tok.text == "*" and tok.start == tok.end
+
+
+def _function_power(tokens: Sequence[Tok], j: int) -> tuple[str, int] | None:
+    """(exponent, index after it) when a function's name carries a whole power of 2 or more (`\\sin^2`,
+    `\\tan^{3}`); None otherwise."""
+    if not (j + 1 < len(tokens) and tokens[j].kind == "op" and tokens[j].text == "^"):
+        return None
+    if tokens[j + 1].kind == "num":
+        exponent, after = tokens[j + 1].text, j + 2
+    elif j + 3 < len(tokens) and tokens[j + 1].kind == "lp" and tokens[j + 2].kind == "num" \
+            and tokens[j + 3].kind == "rp":
+        exponent, after = tokens[j + 2].text, j + 4
+    else:
+        return None
+    if after < len(tokens) and _implicit(tokens[after]):
+        after += 1  # the product `implicit_products` put between the power and the argument
+    return (exponent, after) if exponent.isdigit() and int(exponent) >= 2 else None
 
 
 def render(tokens: Sequence[Tok], trig: bool) -> str:
