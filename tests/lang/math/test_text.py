@@ -187,7 +187,7 @@ MISREAD = [
      ["12*60 = 720"],
      "so he will be driving for 600 miles / 50 miles per hour = 12 hours * 60 minutes per hour = 700 minutes."),
     # row 4504: a quotient with a remainder is a whole quotient
-    ("In 13 hours this cycle can fit 13 / 6 = 2 full cycles with a remainder of 1 hour", ["floor(13/6) = 2"],
+    ("In 13 hours this cycle can fit 13 / 6 = 2 full cycles with a remainder of 1 hour", ["floor(13/6) = 2", "13 - 6*floor(13/6) = 1"],
      "In 13 hours this cycle can fit 13 / 6 = 3 full cycles with a remainder of 1 hour"),
     # row 4593: nobody divides by 1: "14 / 1 / 4" is 14 ÷ (1/4)
     ("A bottle of shampoo lasts her 14 / 1 / 4 = 14 * 4 = 56 washes.", ["14/(1/4) = 14*4", "14*4 = 56"],
@@ -536,5 +536,30 @@ def test_function_powers_products_and_based_logarithms_are_read(text, expected):
     "So $\\log_{x+1} 8 = 9$ here.",
 ])
 def test_a_function_argument_or_base_the_reader_cannot_settle_is_unread(text):
+    assert claims(text) == []
+    assert unread(text), text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # math-315: a numeral with its base is its value
+    ("So $441_{10} = 1202_7$ here.", ["441 = 443"]),
+    ("So $10_2 \\cdot 3_{10} = 6$.", ["2*3 = 6"]),
+    # math-484: a remainder stated beside a whole quotient is read too, never dropped
+    ("So $327 \\div 17 = 19 \\text{ remainder } 8$ here.", ["floor(327/17) = 19", "327 - 17*floor(327/17) = 8"]),
+    ("So 327 ÷ 17 = 19, and the remainder is 4.", ["floor(327/17) = 19", "327 - 17*floor(327/17) = 4"]),
+    ("So 327 ÷ 17 = 19, and the remainder of 5 ÷ 2 is 1.", ["floor(327/17) = 19"]),  # another division's
+    ("So 12 / 5 = 2 per bag, with 2 bags left over.", ["floor(12/5) = 2"]),  # bags, not the remainder
+])
+def test_numerals_in_a_base_and_stated_remainders_are_read(text, expected):
+    assert claims(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "So $19_8 = 5$ here.",  # 9 is no digit of base 8
+    "So \\[4^4 = (4^2)^2 = (-1)^2 = 1 \\pmod{17}\\].",  # math-484: the = of a chain with a modulus are congruences
+    "So (4^2)^2 = (-1)^2 = 1 (mod 17).",
+    "So $10 = 3 \\bmod 7$.",
+])
+def test_a_numeral_no_base_allows_and_a_chain_with_a_modulus_are_unread(text):
     assert claims(text) == []
     assert unread(text), text

@@ -50,6 +50,17 @@ _LOG_BASE = re.compile(r"\s*_\s*(?:\{\s*(\d{1,3}|[A-Za-z])\s*\}|(\d|[A-Za-z]))")
 _ONE_LETTER_UNITS = {"m": "meter", "g": "gram", "s": "second", "h": "hour", "l": "liter", "L": "liter"}
 
 
+def _in_base(number: Tok | None, base: str, under: int) -> str | None:
+    """The value of a numeral written in a base (`1202_7`, `441_{10}`: digits glued to the subscript's `_` at
+    `under`, each below the base), in decimal; None when the subscript is not such a base."""
+    base = base.strip()
+    if number is None or number.kind != "num" or number.end != under or \
+            not number.text.isdigit() or not base.isdigit() or not 2 <= int(base) <= 36:
+        return None
+    digits = number.text
+    return str(int(digits, int(base))) if all(int(d) < int(base) for d in digits) else None
+
+
 class LatexReader:
     """Converts a delimited LaTeX span into tokens (recursive over groups, depth-capped)."""
 
@@ -129,8 +140,13 @@ class LatexReader:
             elif c == "^":
                 i = self.superscript(i, end, depth, out, space)
             elif c == "_":
+                under = i
                 a, b, i = self.group(i + 1, end)
-                out.append(Tok("unsup", "_" + text[a:b], a, b, space))
+                numeral = _in_base(out[-1] if out else None, text[a:b], under)
+                if numeral is not None:
+                    out[-1] = replace(out[-1], text=numeral, end=i)
+                else:
+                    out.append(Tok("unsup", "_" + text[a:b], a, b, space))
             elif c == "&":
                 i += 1
             elif c == "|" and (close := self.absolute_end(i, end, out)) is not None:
@@ -272,6 +288,10 @@ class LatexReader:
             words = text[a:b].strip()
             unit = word_unit(words)
             if not words:
+                return after
+            if words.lower() in ("remainder", "remainder of", "with remainder", "with a remainder of", "r") and out \
+                    and out[-1].kind == "num":
+                out.append(Tok("break", words, i, after, space))  # `19 \\text{ remainder } 8`: runs.py reads both
                 return after
             if _labels(words, out, text[after:end]):
                 return after  # `16 \text{ (snowflake)} + 19 \text{ (truck)}`: a label of the number, as in prose

@@ -926,6 +926,12 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
             sides.append([])
         else:
             sides[-1].append(tok)
+    if ops and _modulus(run):
+        # `(4^2)^2 = (-1)^2 = 1 \\pmod{17}`: a modulus anywhere in a chain makes its = congruences, which
+        # (-1)^2 = (4^2)^2 is as an equality is false
+        found.miss(text, run.tokens[0].start, run.tokens[-1].end, UnreadReason.AMBIGUOUS,
+                   "the chain states a modulus, so its = may be congruences", symbols[0].end)
+        return []
     if not ops:  # every relation symbol sits inside brackets: `(x = 3)`
         found.miss(text, run.tokens[0].start, run.tokens[-1].end, UnreadReason.UNPARSED,
                    "a relation inside brackets", symbols[0].end)
@@ -1013,6 +1019,8 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
             readings, why = _prose_reading(relation, left[1], right[1], k + 1 == last, text, trig, found)
         else:
             readings, why = [_whole_quotient(relation, text)], ""
+        if readings and (remainder := _stated_remainder(readings[0], text)) is not None:
+            readings = [*readings, remainder]
         if not readings:
             found.note(f"skipped \"{_quote(source)}\": {why}")
             found.miss(text, start, end, UnreadReason.AMBIGUOUS, why, op.end)
@@ -1023,6 +1031,16 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
     if len(units) == 1:
         out = [replace(r, unit=r.unit or next(iter(units))) for r in out]
     return out
+
+
+_MODULUS_COMMANDS = {"\\pmod", "\\mod", "\\bmod", "\\equiv", "\\pod"}
+_MODULUS_WORDS = {"mod", "modulo", "pmod", "bmod"}
+
+
+def _modulus(run: Run) -> bool:
+    """Whether the run, or the words right after it ("… = 1 (mod 17)"), state a modulus."""
+    return any(t.kind == "unsup" and t.text.rstrip() in _MODULUS_COMMANDS or t.text.lower() in _MODULUS_WORDS
+               for t in run.tokens) or any(w in _MODULUS_WORDS for w in _words(run.after)[:2])
 
 
 def _blank(side: Sequence[Tok]) -> bool:
@@ -1153,6 +1171,30 @@ def _whole_quotient(rel: Relation, text: str) -> Relation:
             and isinstance(rel.rhs_tree, Num) and rel.rhs_tree.decimals == 0:
         return replace(rel, lhs_tree=Call("floor", (rel.lhs_tree,)))
     return rel
+
+
+# the remainder a whole quotient states: "remainder 8", "a remainder of 8", `\\text{ remainder } 8`, "the remainder
+# is 8"; not a number an operator follows ("the remainder of 5 ÷ 2"), nor "with 8 left over" (8 bags may be left over)
+_STATED_REMAINDER = re.compile(
+    r"\bremainder\b(?:\s|\\[A-Za-z]+|\\[,;:! ]|[{}$():]|\bof\b|\bis\b)*(?<![\d.])(\d+)"
+    r"(?![\d.,/])(?!\s*(?:[-+*/÷×−^%]|\\(?:div|times|cdot|bmod|mod)\b|mod\b|divided\b))", re.IGNORECASE)
+
+
+def _stated_remainder(rel: Relation, text: str) -> Relation | None:
+    """`327 ÷ 17 = 19 remainder 8` states two things: floor(327/17) = 19 (`_whole_quotient`) and the remainder,
+    327 − 17·floor(327/17) = 8, which is read too (never dropped: "remainder 4" would verify with it)."""
+    if not (isinstance(rel.lhs_tree, Call) and rel.lhs_tree.func == "floor"
+            and isinstance(quotient := rel.lhs_tree.args[0], Binary) and quotient.op == "/"):
+        return None
+    window = min(len(text), rel.span[1] + _TAIL_WINDOW)
+    stop = _SENTENCE_END.search(text, rel.span[1], window)
+    stated = _STATED_REMAINDER.search(text, rel.span[1], stop.start() if stop else window)
+    if stated is None:
+        return None
+    value = stated.group(1)
+    rest = Binary("-", quotient.left, Binary("*", quotient.right, rel.lhs_tree))
+    end = stated.end()
+    return Relation("=", rest, Num(value, 0), (rel.span[0], end), text[rel.span[0]:end], rel.origin, rel.unit)
 
 
 def _truncation_reading(rel: Relation, lhs: Sequence[Tok], rhs: Sequence[Tok]) -> tuple[list[Relation], str]:
