@@ -416,8 +416,9 @@ def test_the_names_of_mathematical_objects_leave_a_false_relation_read_whole():
                    "denominator: $\\frac{6\\sqrt{2} \\cdot \\sqrt{5}}{\\sqrt{10} \\cdot \\sqrt{5}} = "
                    "\\frac{6\\sqrt{10}}{10}$.")
     asked = "Simplify $\\frac{\\sqrt{72}}{\\sqrt{10}}$. Your answer should have an integer denominator."
-    (step,) = verify(request(rationalize, query=asked)).step_verdicts
-    assert step.status is StepStatus.FAILED, step.error_message
+    for question in (asked, "Simplify the fraction."):  # a maths command in another region is no prose either
+        (step,) = verify(request(rationalize, query=question)).step_verdicts
+        assert step.status is StepStatus.FAILED, step.error_message
     # words that can put a relation in doubt stay unread: nothing is refuted on them
     for text in ("Roughly, 5^8 = 10^8.", "We choose 2 + 2 = 5.", "The combination works: 2 + 4 > 6.",
                  "A common mistake is to write the fraction 1/3 = 0.5.", "Average students get 2 + 2 = 5.",

@@ -273,6 +273,7 @@ quadratic equation equations expression expressions cosine sine tangent symmetri
 degree degrees radius diameter area perimeter volume height width length ratio ratios average mean median
 smallest largest greatest least earnings individual individuals person people
 quad qquad rightarrow longrightarrow implies rationalize rationalizing rationalized rationalise rationalising rationalised
+frac dfrac tfrac sqrt cdot times div pi circ sin cos tan cot log ln left right boxed
 """.split())  # noqa: SIM905 - a word list reads better as text
 # the words right after a number name what it counts ("4 + 4 + 6 = 18 hot dogs", "$.125 an ounce")
 # a noun right before "of" and the relation ("the LCM of 4 = …", "the area of 5 = 25") may apply to its left side:
