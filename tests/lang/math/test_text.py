@@ -522,6 +522,9 @@ def test_latex_regions_at_a_sentences_end_and_bare_environments_are_read(text, e
     ("So $\\cos 10^\\circ \\cos 50^\\circ = 1$ here.", ["cos(10*(pi/180))*cos(50*(pi/180)) = 1"]),
     # a logarithm whose base is written
     ("So $\\log_2 8 = 3$ and $\\log_{10} 1000 = 3$.", ["log(8, 2) = 3", "log(1000, 10) = 3"]),
+    # math-132: the reciprocal functions
+    ("So $\\tan 105^\\circ=\\cot 75^\\circ$ and $\\sec^2 60^\\circ = 4$.",
+     ["tan(105*(pi/180)) = cot(75*(pi/180))", "sec(60*(pi/180))^2 = 4"]),
 ])
 def test_function_powers_products_and_based_logarithms_are_read(text, expected):
     assert claims(text) == expected

@@ -201,6 +201,9 @@ def test_trigonometry_needs_a_unit():
     assert check("claim cos(60*(pi/180)) = 1/2").status is StepStatus.VERIFIED
     ambiguous = check("claim cos(60) = 1/2")
     assert ambiguous.status is StepStatus.UNSUPPORTED and "degrees or radians" in ambiguous.message
+    assert check("claim cot(45*(pi/180)) = 1").status is StepStatus.VERIFIED
+    assert check("claim csc(30*(pi/180)) = 3").status is StepStatus.FAILED
+    assert "degrees or radians" in check("claim sec(60) = 2").message
     assert check("claim f != f").message == "f != f can never hold: the sides are always equal"
 
 

@@ -8,7 +8,7 @@ node by node. Syntax (one expression; relations are split off by the caller):
     names     x  z2  x_1  alpha  (symbols, real-valued); `pi` is the constant π
     operators + - * / ^ (also **), // (floor division: a//b is floor(a/b)), postfix ! (factorial) and
               % (÷ 100), parentheses
-    functions sqrt(x) root(x, n) abs floor ceil sin cos tan ln exp log(x, base) binomial(n, k)
+    functions sqrt(x) root(x, n) abs floor ceil sin cos tan cot sec csc ln exp log(x, base) binomial(n, k)
               gcd(a, b) lcm(a, b)
 
 `^` is right-associative and binds tighter than unary minus (-2^2 = -4). There is no implicit
@@ -178,7 +178,7 @@ Node = Num | Name | Unary | Binary | Postfix | Call
 
 _FUNCTIONS: dict[str, int] = {
     "sqrt": 1, "root": 2, "abs": 1, "floor": 1, "ceil": 1, "sin": 1, "cos": 1, "tan": 1,
-    "ln": 1, "exp": 1, "log": 2, "binomial": 2, "gcd": 2, "lcm": 2,
+    "cot": 1, "sec": 1, "csc": 1, "ln": 1, "exp": 1, "log": 2, "binomial": 2, "gcd": 2, "lcm": 2,
 }
 CONSTANTS = {"pi": sympy.pi}
 
@@ -589,6 +589,9 @@ _CALLS: dict[str, Callable[..., sympy.Expr]] = {
     "sin": lambda x, node: sympy.sin(_angle(x, node)),
     "cos": lambda x, node: sympy.cos(_angle(x, node)),
     "tan": lambda x, node: sympy.tan(_angle(x, node)),
+    "cot": lambda x, node: sympy.cot(_angle(x, node)),
+    "sec": lambda x, node: sympy.sec(_angle(x, node)),
+    "csc": lambda x, node: sympy.csc(_angle(x, node)),
     "ln": lambda x, node: sympy.log(x),
     "exp": lambda x, node: sympy.exp(x),
     "log": lambda x, b, node: sympy.log(x, b),
@@ -669,6 +672,8 @@ def to_sympy(node: Node) -> sympy.Expr:
             "abs": lambda x: sympy.Abs(x, evaluate=False), "floor": lambda x: sympy.floor(x, evaluate=False),
             "ceil": lambda x: sympy.ceiling(x, evaluate=False), "sin": lambda x: sympy.sin(x, evaluate=False),
             "cos": lambda x: sympy.cos(x, evaluate=False), "tan": lambda x: sympy.tan(x, evaluate=False),
+            "cot": lambda x: sympy.cot(x, evaluate=False), "sec": lambda x: sympy.sec(x, evaluate=False),
+            "csc": lambda x: sympy.csc(x, evaluate=False),
             "ln": lambda x: sympy.log(x, evaluate=False), "exp": lambda x: sympy.exp(x, evaluate=False),
             "log": lambda x, b: sympy.Mul(sympy.log(x, evaluate=False),
                                           sympy.Pow(sympy.log(b, evaluate=False), -1, evaluate=False),

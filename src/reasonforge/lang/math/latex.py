@@ -28,7 +28,7 @@ _LATEX_SPACE = {",", ";", ":", "!", " ", ">", "left", "right", "big", "Big", "bi
 _LATEX_BREAK = {"\\", "quad", "qquad", "Rightarrow", "Longrightarrow", "implies", "to", "iff", "Leftrightarrow",
                 "therefore", "because", "rightarrow", "longrightarrow", "Longleftrightarrow", "&", "newline",
                 "text_break", "hline", "cr"}
-_LATEX_FUNCS = {"sin", "cos", "tan", "ln", "exp", "gcd"}
+_LATEX_FUNCS = {"sin", "cos", "tan", "cot", "sec", "csc", "ln", "exp", "gcd"}
 _LATEX_TEXT = {"text", "textbf", "textit", "textrm", "mathrm", "mathit", "mbox", "textnormal", "mathbf",
                "operatorname", "textsf", "mathsf", "texttt"}
 _LATEX_GROUP_TRANSPARENT = {"boxed", "fbox", "underline", "underbrace", "overbrace", "color", "textcolor"}

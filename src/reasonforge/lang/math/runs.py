@@ -936,7 +936,7 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
         found.miss(text, run.tokens[0].start, run.tokens[-1].end, UnreadReason.UNPARSED,
                    "a relation inside brackets", symbols[0].end)
         return []
-    trig = any(t.kind == "func" and t.text in ("sin", "cos", "tan") for t in tokens)
+    trig = any(t.kind == "func" and t.text in ("sin", "cos", "tan", "cot", "sec", "csc") for t in tokens)
     last = len(sides) - 1
     parsed: list[tuple[Node, list[Tok]] | None] = []
     problems: list[tuple[UnreadReason, str] | None] = []  # per side: why it is not read (None: read, or prose)
