@@ -477,8 +477,11 @@ def test_a_dash_opening_a_line_is_a_list_marker_never_a_minus(text, expected):
     "Apples:\n  7\n- 2\n= 5",  # a column subtraction: 7 − 2 = 5, neither 2 = 5 nor −2 = 5
     "Apples: 7\n- 2 = 5",
     "Let x be the apples. x\n- 2 = 5",
+    "Total = 20 dollars\n+ 5 dollars = 25 dollars",  # the line before is no list: + may go on its sum
+    "The total is **20**\n+ 5 = 25",
+    "The total is 20 dollars,\n+ 5 = 25",
 ])
-def test_a_dash_opening_a_line_after_a_value_is_unread(text):
+def test_a_marker_opening_a_line_where_the_text_shows_no_list_is_unread(text):
     assert claims(text) == []
     assert UnreadReason.AMBIGUOUS in {r for _, r in unread(text)}, unread(text)
 
@@ -537,6 +540,9 @@ def test_function_powers_products_and_based_logarithms_are_read(text, expected):
     "So $\\sin^{-1} x = 1$ here.",  # arcsin, not a power
     "So $\\log 100 = 2$ here.",  # no base written: 10 or e
     "So $\\log_{x+1} 8 = 9$ here.",
+    "So $\\log_3 81 = \\log_3 3^4 = 4$ here.",  # log_3(3^4), never (log_3 3)^4
+    "So $\\log_2 2^{3} = 1$ here.",
+    "So $\\cot \\pi/4 = 1$ here.",  # cot(π/4) by convention, never cot(π)/4
 ])
 def test_a_function_argument_or_base_the_reader_cannot_settle_is_unread(text):
     assert claims(text) == []
@@ -549,9 +555,9 @@ def test_a_function_argument_or_base_the_reader_cannot_settle_is_unread(text):
     ("So $10_2 \\cdot 3_{10} = 6$.", ["2*3 = 6"]),
     # math-484: a remainder stated beside a whole quotient is read too, never dropped
     ("So $327 \\div 17 = 19 \\text{ remainder } 8$ here.", ["floor(327/17) = 19", "327 - 17*floor(327/17) = 8"]),
-    ("So 327 ÷ 17 = 19, and the remainder is 4.", ["floor(327/17) = 19", "327 - 17*floor(327/17) = 4"]),
-    ("So 327 ÷ 17 = 19, and the remainder of 5 ÷ 2 is 1.", ["floor(327/17) = 19"]),  # another division's
-    ("So 12 / 5 = 2 per bag, with 2 bags left over.", ["floor(12/5) = 2"]),  # bags, not the remainder
+    ("So 327 ÷ 17 = 19; remainder 4", ["floor(327/17) = 19", "327 - 17*floor(327/17) = 4"]),
+    ("So 13 / 6 = 2 with a remainder.", ["floor(13/6) = 2"]),  # no remainder stated
+    ("84 ÷ 7 = 12, and 12 ÷ 5 = 2 remainder 2.", ["84/7 = 12", "floor(12/5) = 2", "12 - 5*floor(12/5) = 2"]),
 ])
 def test_numerals_in_a_base_and_stated_remainders_are_read(text, expected):
     assert claims(text) == expected
@@ -562,6 +568,15 @@ def test_numerals_in_a_base_and_stated_remainders_are_read(text, expected):
     "So \\[4^4 = (4^2)^2 = (-1)^2 = 1 \\pmod{17}\\].",  # math-484: the = of a chain with a modulus are congruences
     "So (4^2)^2 = (-1)^2 = 1 (mod 17).",
     "So $10 = 3 \\bmod 7$.",
+    "Modulo 5, we have $3^4 = 81 = 1$.",  # the modulus stated before the chain
+    # a remainder stated in words not read exactly leaves the quotient unread, never verified on floor alone
+    "He spends 60 ÷ 4 = 15 dollars on food and the remainder 45 dollars on rent.",  # the rest, not a remainder
+    "So 327 ÷ 17 = 19, and the remainder is 45 dollars.",
+    "We get 45 ÷ 4 = 11, and the remainder of 11 when divided by 3 is 2.",
+    "So 12 / 5 = 2 per bag, with 2 bags left over.",
+    "327 ÷ 17 = 19 with 8 left over",
+    "327 ÷ 17 = 19, remainder eight.",
+    "327 ÷ 17 = 19 remainder 8.0",
 ])
 def test_a_numeral_no_base_allows_and_a_chain_with_a_modulus_are_unread(text):
     assert claims(text) == []

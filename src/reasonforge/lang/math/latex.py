@@ -244,7 +244,9 @@ class LatexReader:
             out.append(Tok("func", name, i, nxt, space))
             return nxt
         if name in ("begin", "end"):
-            _, _, after = self.group(nxt, end)
+            a, b, after = self.group(nxt, end)
+            if name == "begin" and text[a:b].strip().rstrip("*") in ("alignat", "array", "tabular", "alignedat"):
+                _, _, after = self.group(after, end)  # `\\begin{alignat*}{2}`: the column count, no factor
             out.append(Tok("break", m.group(), i, after, space))
             return after
         if name in _LATEX_FRAC or name in _LATEX_BINOM:

@@ -360,8 +360,11 @@ def _apply_functions(tokens: list[Tok]) -> list[Tok] | None:
             if k + 1 < len(tokens) and tokens[k + 1].kind == "unit" and tokens[k + 1].unit == "degree":
                 k += 1
                 arg.append(tokens[k])
-            elif k + 2 < len(tokens) and _implicit(tokens[k + 1]) and tokens[k + 2].kind in ("num", "name"):
+            if k + 2 < len(tokens) and _implicit(tokens[k + 1]) and tokens[k + 2].kind in ("num", "name"):
                 return None  # `\\sin 2x`, `\\ln 2x`: the argument is 2x by convention, never sin(2)·x; not read
+            if k + 2 < len(tokens) and tokens[k + 1].kind == "op" and (tokens[k + 1].text == "^" or (
+                    tokens[k + 1].text == "/" and tokens[k + 2].kind in ("num", "name"))):
+                return None  # `\\log_2 2^{10}`, `\\cot \\pi/4`: the power or fraction may be the argument; not read
         else:
             return None
         anchor = tokens[j].start
@@ -846,8 +849,8 @@ def _side_problem(run: Run, k: int, side: list[Tok], last: int) -> tuple[UnreadR
         if _LATEX_WORDS.match(bad.text):
             return UnreadReason.WORD_OPERATOR, f"the words {bad.text!r} stand where the reader reads no value"
         if bad.text in ("-", "*", "+"):  # tokens.lex_plain: the only way an operator's character is unsup
-            return UnreadReason.AMBIGUOUS, (f"the {bad.text!r} opening its line, after a line ending in a value, may "
-                                            "be a list's marker or an operator on that value")
+            return UnreadReason.AMBIGUOUS, (f"the {bad.text!r} opening its line, where the text shows no list, may be "
+                                            "a list's marker or an operator going on from the line before")
         return UnreadReason.SYMBOL, f"{bad.text!r} is outside the reader's alphabet"
     return None
 
@@ -926,7 +929,7 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
             sides.append([])
         else:
             sides[-1].append(tok)
-    if ops and _modulus(run):
+    if ops and _modulus(run, text):
         # `(4^2)^2 = (-1)^2 = 1 \\pmod{17}`: a modulus anywhere in a chain makes its = congruences, which
         # (-1)^2 = (4^2)^2 is as an equality is false
         found.miss(text, run.tokens[0].start, run.tokens[-1].end, UnreadReason.AMBIGUOUS,
@@ -1019,8 +1022,9 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
             readings, why = _prose_reading(relation, left[1], right[1], k + 1 == last, text, trig, found)
         else:
             readings, why = [_whole_quotient(relation, text)], ""
-        if readings and (remainder := _stated_remainder(readings[0], text)) is not None:
-            readings = [*readings, remainder]
+        if readings:
+            remainder, unsure = _remainder_reading(readings[0], text)
+            readings, why = ([], unsure) if unsure else ([*readings, remainder] if remainder else readings, why)
         if not readings:
             found.note(f"skipped \"{_quote(source)}\": {why}")
             found.miss(text, start, end, UnreadReason.AMBIGUOUS, why, op.end)
@@ -1037,10 +1041,19 @@ _MODULUS_COMMANDS = {"\\pmod", "\\mod", "\\bmod", "\\equiv", "\\pod"}
 _MODULUS_WORDS = {"mod", "modulo", "pmod", "bmod"}
 
 
-def _modulus(run: Run) -> bool:
-    """Whether the run, or the words right after it ("… = 1 (mod 17)"), state a modulus."""
-    return any(t.kind == "unsup" and t.text.rstrip() in _MODULUS_COMMANDS or t.text.lower() in _MODULUS_WORDS
-               for t in run.tokens) or any(w in _MODULUS_WORDS for w in _words(run.after)[:2])
+def _modulus(run: Run, text: str) -> bool:
+    """Whether the run, or its sentence ("… = 1 (mod 17)", "Modulo 5, 3^4 = 81 = 1"), states a modulus."""
+    if any(t.kind == "unsup" and t.text.rstrip() in _MODULUS_COMMANDS or t.text.lower() in _MODULUS_WORDS
+           for t in run.tokens):
+        return True
+    start, end = run.tokens[0].start, run.tokens[-1].end
+    lo = max((m.end() for m in _SENTENCE_END.finditer(text, max(0, start - 300), start)), default=max(0, start - 300))
+    stop = _SENTENCE_END.search(text, end, end + 300)
+    return _MODULUS_SENTENCE.search(text, lo, stop.start() if stop else min(len(text), end + 300)) is not None
+
+
+_MODULUS_SENTENCE = re.compile(r"\b(?:mod|modulo|pmod|bmod|congruen\w*|residues?)\b|\\(?:p|b)?mod\b|\\equiv\b|"
+                               r"\\mathbb\s*\{?\s*Z\s*\}?\s*_", re.IGNORECASE)
 
 
 def _blank(side: Sequence[Tok]) -> bool:
@@ -1107,7 +1120,7 @@ def _stated_unit(side: Sequence[Tok]) -> str | None:
 
 
 _SENTENCE_END = re.compile(r"[.;?!\n](?:\s|$)")
-_REMAINDER = re.compile(r"\bremainder\b|\bleft\s*over\b|\bleftover\b|\bwith\s+\d+\s+(?:\w+\s+)?(?:remaining|left)\b",
+_REMAINDER = re.compile(r"\bremainder\b|\bleft\s*over\b|\bleftover\b|\bremains?\b|\bwith\s+\d+\s+(?:\w+\s+)?(?:remaining|left)\b",
                         re.IGNORECASE)
 _SCALE_MENTION = re.compile(r"\d\s+(thousand|million|billion)s?\b", re.IGNORECASE)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
@@ -1161,40 +1174,56 @@ def _truncated_bounds(rel: Relation, lhs: Sequence[Tok], rhs: Sequence[Tok]) -> 
             replace(rel, op=high_op, lhs_tree=other, rhs_tree=upper)]
 
 
+def _remainder_tail(rel: Relation, text: str) -> str:
+    """The words after a relation up to its sentence's end (a semicolon does not end it: "= 19; remainder 4"), or
+    up to the next relation or division, whose remainder a remainder there would be ("84 ÷ 7 = 12, and 12 ÷ 5 = 2
+    remainder 2")."""
+    window = min(len(text), rel.span[1] + _TAIL_WINDOW)
+    stop = _QUOTIENT_END.search(text, rel.span[1], window)
+    return text[rel.span[1]:stop.start() if stop else window]
+
+
+_QUOTIENT_END = re.compile(r"[.?!\n](?:\s|$)|[=<>÷/]|\\(?:div|frac|dfrac|le|ge|neq?)\b")
+
+
 def _whole_quotient(rel: Relation, text: str) -> Relation:
     """`13 / 6 = 2 full cycles with a remainder of 1`, `63 \\div 14 = 4 \\quad \\text{remainder} \\quad 7`: a
     quotient with a remainder after it is the whole quotient, floor(13/6) = 2 (in prose and in LaTeX alike)."""
-    window = min(len(text), rel.span[1] + _TAIL_WINDOW)
-    stop = _SENTENCE_END.search(text, rel.span[1], window)
-    tail = text[rel.span[1]:stop.start() if stop else window]
-    if rel.op == "=" and _REMAINDER.search(tail) and isinstance(rel.lhs_tree, Binary) and rel.lhs_tree.op == "/" \
-            and isinstance(rel.rhs_tree, Num) and rel.rhs_tree.decimals == 0:
+    if rel.op == "=" and _REMAINDER.search(_remainder_tail(rel, text)) and isinstance(rel.lhs_tree, Binary) \
+            and rel.lhs_tree.op == "/" and isinstance(rel.rhs_tree, Num) and rel.rhs_tree.decimals == 0:
         return replace(rel, lhs_tree=Call("floor", (rel.lhs_tree,)))
     return rel
 
 
-# the remainder a whole quotient states: "remainder 8", "a remainder of 8", `\\text{ remainder } 8`, "the remainder
-# is 8"; not a number an operator follows ("the remainder of 5 ÷ 2"), nor "with 8 left over" (8 bags may be left over)
+# the remainder a whole quotient states right after it: "= 19 remainder 8", "= 2 full cycles with a remainder of 1",
+# `= 19 \\text{ remainder } 8`, "= 19; remainder 4" (at most two words between, none a connective: "and the remainder
+# is 45 dollars" may be the rest of something else; then "with", "leaving" or nothing)
 _STATED_REMAINDER = re.compile(
-    r"\bremainder\b(?:\s|\\[A-Za-z]+|\\[,;:! ]|[{}$():]|\bof\b|\bis\b)*(?<![\d.])(\d+)"
-    r"(?![\d.,/])(?!\s*(?:[-+*/÷×−^%]|\\(?:div|times|cdot|bmod|mod)\b|mod\b|divided\b))", re.IGNORECASE)
+    r"(?:\s|\\[A-Za-z]+\s*\{?|\\[,;:! ]|[{}$(),;])*(?:(?!(?:and|the|but|so|then|while|of)\b)[A-Za-z]+\s+){0,2}"
+    r"(?:(?:with|leaving)\s+(?:a\s+)?)?"
+    r"remainder(?:\s|\\[A-Za-z]+\s*\{?|\\[,;:! ]|[{}$():]|\bof\b|\bis\b)*(\d+)(?!\d|[.,]\d|\s*[-+*/÷×−^%(\\])",
+    re.IGNORECASE)
+_ANY_NUMBER = re.compile(r"\d|\b(?:" + "|".join(sorted(_NUMBER_WORDS)) + r")\b", re.IGNORECASE)
 
 
-def _stated_remainder(rel: Relation, text: str) -> Relation | None:
+def _remainder_reading(rel: Relation, text: str) -> tuple[Relation | None, str]:
     """`327 ÷ 17 = 19 remainder 8` states two things: floor(327/17) = 19 (`_whole_quotient`) and the remainder,
-    327 − 17·floor(327/17) = 8, which is read too (never dropped: "remainder 4" would verify with it)."""
+    327 − 17·floor(327/17) = 8, which is read too: (that relation, ""). A remainder the words state in a way
+    not read exactly ("with 8 left over", "remainder eight", "and the remainder is 45 dollars for rent") leaves
+    the quotient unread: (None, why), never verified on floor alone. (None, "") when no remainder is stated."""
     if not (isinstance(rel.lhs_tree, Call) and rel.lhs_tree.func == "floor"
             and isinstance(quotient := rel.lhs_tree.args[0], Binary) and quotient.op == "/"):
-        return None
-    window = min(len(text), rel.span[1] + _TAIL_WINDOW)
-    stop = _SENTENCE_END.search(text, rel.span[1], window)
-    stated = _STATED_REMAINDER.search(text, rel.span[1], stop.start() if stop else window)
-    if stated is None:
-        return None
-    value = stated.group(1)
+        return None, ""
+    tail = _remainder_tail(rel, text)
+    stated = _STATED_REMAINDER.match(tail)
+    if stated is None or _ANY_NUMBER.search(tail, stated.end()):
+        if _REMAINDER.search(tail) and _ANY_NUMBER.search(tail):
+            return None, "a remainder is stated beside the quotient in words the reader does not read exactly"
+        return None, ""
     rest = Binary("-", quotient.left, Binary("*", quotient.right, rel.lhs_tree))
-    end = stated.end()
-    return Relation("=", rest, Num(value, 0), (rel.span[0], end), text[rel.span[0]:end], rel.origin, rel.unit)
+    end = rel.span[1] + stated.end()
+    return Relation("=", rest, Num(stated.group(1), 0), (rel.span[0], end), text[rel.span[0]:end], rel.origin,
+                    rel.unit), ""
 
 
 def _truncation_reading(rel: Relation, lhs: Sequence[Tok], rhs: Sequence[Tok]) -> tuple[list[Relation], str]:

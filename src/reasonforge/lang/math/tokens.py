@@ -185,16 +185,19 @@ def lex_plain(text: str, start: int, end: int, prose: bool = False) -> list[Tok]
 
 def _list_marker(text: str, a: int, b: int) -> str | None:
     """What the operator at a..b is when it may be Markdown's list marker (`-`, `*` or `+` alone at a line's start,
-    a blank after it): "break" for a marker, "unsup" when the line before ends in a value and is not itself a list
-    item (`  7⏎- 2⏎= 5` may be a column subtraction: neither 2 = 5 nor −2 = 5 is read), None for an operator."""
+    a blank after it): "break" for a marker, where the text shows a list (the line before is a list item or ends
+    in a colon, or a blank line follows a finished sentence, or no line comes before); "unsup" anywhere else, where
+    it may as well be an operator on the line before (`Total = 20 dollars⏎+ 5 dollars = 25 dollars`, `  7⏎- 2⏎= 5`:
+    neither 5 = 25 nor 2 = 5 is read); None for an operator."""
     line = text.rfind("\n", 0, a) + 1
     if text[a:b] not in ("-", "*", "+") or b >= len(text) or text[b] not in " \t" or text[line:a].strip(" \t"):
         return None
-    previous = text[text.rfind("\n", 0, max(line - 1, 0)) + 1:max(line - 1, 0)].strip()
-    if not previous or _LIST_ITEM.match(previous):
+    before = text[:max(line - 1, 0)].rstrip(" \t")
+    blank = before.endswith("\n") or not before.strip()
+    previous = before.strip().rsplit("\n", 1)[-1].strip() if before.strip() else ""
+    if not previous or _LIST_ITEM.match(previous) or previous.endswith(":") or (blank and previous[-1] in ".!?"):
         return "break"
-    ends_in_value = previous[-1].isdigit() or previous[-1] in ")]}$%" or re.search(r"(?:^|\W)[A-Za-z]$", previous)
-    return "unsup" if ends_in_value else "break"
+    return "unsup"
 
 
 _LIST_ITEM = re.compile(r"(?:[-*+•]|\d{1,3}[.)])\s")
