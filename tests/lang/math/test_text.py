@@ -558,6 +558,8 @@ def test_a_function_argument_or_base_the_reader_cannot_settle_is_unread(text):
     ("So 327 ÷ 17 = 19; remainder 4", ["floor(327/17) = 19", "327 - 17*floor(327/17) = 4"]),
     ("So 13 / 6 = 2 with a remainder.", ["floor(13/6) = 2"]),  # no remainder stated
     ("84 ÷ 7 = 12, and 12 ÷ 5 = 2 remainder 2.", ["84/7 = 12", "floor(12/5) = 2", "12 - 5*floor(12/5) = 2"]),
+    # math-3: a quotient false both whole and exact is read whatever words about a remainder follow it
+    ("1529 ÷ 6 = 255 with a remainder of 4 (because 6 × 255 = 1530).", ["floor(1529/6) = 255"]),
 ])
 def test_numerals_in_a_base_and_stated_remainders_are_read(text, expected):
     assert claims(text) == expected

@@ -1024,6 +1024,8 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
             readings, why = [_whole_quotient(relation, text)], ""
         if readings:
             remainder, unsure = _remainder_reading(readings[0], text)
+            if unsure and _false_either_way(readings[0]):
+                unsure = ""  # `1529 ÷ 6 = 255 with a remainder of 4 (because …)`: false whatever the remainder says
             readings, why = ([], unsure) if unsure else ([*readings, remainder] if remainder else readings, why)
         if not readings:
             found.note(f"skipped \"{_quote(source)}\": {why}")
@@ -1204,6 +1206,14 @@ _STATED_REMAINDER = re.compile(
     r"remainder(?:\s|\\[A-Za-z]+\s*\{?|\\[,;:! ]|[{}$():]|\bof\b|\bis\b)*(\d+)(?!\d|[.,]\d|\s*[-+*/÷×−^%(\\])",
     re.IGNORECASE)
 _ANY_NUMBER = re.compile(r"\d|\b(?:" + "|".join(sorted(_NUMBER_WORDS)) + r")\b", re.IGNORECASE)
+
+
+def _false_either_way(rel: Relation) -> bool:
+    """A whole quotient floor(a/b) = q that is false both as the whole quotient and as the exact one."""
+    if not (isinstance(rel.lhs_tree, Call) and rel.lhs_tree.func == "floor"):
+        return False
+    whole, exact, stated = _closed(rel.lhs_tree), _closed(rel.lhs_tree.args[0]), _closed(rel.rhs_tree)
+    return None not in (whole, exact, stated) and whole != stated and exact != stated
 
 
 def _remainder_reading(rel: Relation, text: str) -> tuple[Relation | None, str]:
