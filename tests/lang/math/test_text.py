@@ -579,6 +579,7 @@ def test_numerals_in_a_base_and_stated_remainders_are_read(text, expected):
     "327 ÷ 17 = 19 with 8 left over",
     "327 ÷ 17 = 19, remainder eight.",
     "327 ÷ 17 = 19 remainder 8.0",
+    "So $327 \\div 17 = 19 \\text{ r } 8$ here.",  # `r` may be the remainder: 327/17 = 19 was refuted on it
 ])
 def test_a_numeral_no_base_allows_and_a_chain_with_a_modulus_are_unread(text):
     assert claims(text) == []

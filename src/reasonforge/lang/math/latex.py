@@ -291,7 +291,7 @@ class LatexReader:
             unit = word_unit(words)
             if not words:
                 return after
-            if words.lower() in ("remainder", "remainder of", "with remainder", "with a remainder of", "r") and out \
+            if words.lower() in ("remainder", "remainder of", "with remainder", "with a remainder of") and out \
                     and out[-1].kind == "num":
                 out.append(Tok("break", words, i, after, space))  # `19 \\text{ remainder } 8`: runs.py reads both
                 return after
