@@ -264,17 +264,18 @@ def _streams(text: str) -> list[tuple[Origin, list[Tok], _Region | None]]:
     streams: list[tuple[Origin, list[Tok], _Region | None]] = []
     plain: list[Tok] = []
     pending: list[tuple[Origin, list[Tok], _Region | None]] = []  # annotations met inside the prose
-    delimiters: list[tuple[int, int]] = []  # of inline atoms read as prose: not tokens of it
+    closer_end = 0  # the end of the last inline atom's closing delimiter: no token of the prose
     for region in _regions(text):
         if region.kind == "text":
-            plain.extend(t for t in _tokens_for(text, region) if not any(a <= t.start < b for a, b in delimiters))
+            plain.extend(t for t in _tokens_for(text, region) if t.start >= closer_end)
             continue
         if region.kind == "annotation":
             pending.append(("annotation", _tokens_for(text, region), region))
             continue
-        if (spans := _operand_atom(text, region)) is not None:
-            delimiters.extend(spans)
-            plain = [t for t in plain if not any(a <= t.start < b for a, b in delimiters)]
+        if (delimited := _operand_atom(text, region)) is not None:
+            opener_start, closer_end = delimited
+            while plain and plain[-1].start >= opener_start:
+                plain.pop()  # the opening delimiter ends the prose before the atom
             plain.extend(_tokens_for(text, region))
             continue
         streams.append(("text", read_words(plain), None))
@@ -291,10 +292,11 @@ _OPERATOR_END = re.compile(r"(?:[-+*/=<>×÷−(]|\\times|\\cdot)\s*\Z")
 _OPERATOR_START = re.compile(r"\s*(?:[-+*/=<>×÷−)]|\\times|\\cdot)")
 
 
-def _operand_atom(text: str, region: _Region) -> list[tuple[int, int]] | None:
-    """The spans of the delimiters of an inline LaTeX region holding one letter or number that an operator in the
-    prose around it takes as its operand (`30 + 15 + \\( x \\) + 105 = 500`, `\\( x \\) = 350 - 150`): it is
-    read as part of that prose, exactly as it renders. None for any other region."""
+def _operand_atom(text: str, region: _Region) -> tuple[int, int] | None:
+    """Where the delimiters of an inline LaTeX region holding one letter or number start and end (its opener's start,
+    its closer's end) when an operator in the prose around it takes it as its operand (`30 + 15 + \\( x \\) + 105 =
+    500`, `\\( x \\) = 350 - 150`): it is read as part of that prose, exactly as it renders. None for any other
+    region."""
     if not _INLINE_ATOM.match(text, region.start, region.end):
         return None
     opener = "\\(" if text.startswith("\\(", region.start - 2) else "$" if text[region.start - 1:region.start] == "$" \
@@ -304,7 +306,7 @@ def _operand_atom(text: str, region: _Region) -> list[tuple[int, int]] | None:
     lo, hi = region.start - len(opener), region.end + len(opener)
     if not (_OPERATOR_END.search(text, max(0, lo - 20), lo) or _OPERATOR_START.match(text, hi, hi + 20)):
         return None
-    return [(lo, region.start), (region.end, hi)]
+    return lo, hi
 
 
 def _variables(streams: Sequence[tuple[Origin, list[Tok], _Region | None]]) -> frozenset[str]:

@@ -192,9 +192,14 @@ def _list_marker(text: str, a: int, b: int) -> str | None:
     line = text.rfind("\n", 0, a) + 1
     if text[a:b] not in ("-", "*", "+") or b >= len(text) or text[b] not in " \t" or text[line:a].strip(" \t"):
         return None
-    before = text[:max(line - 1, 0)].rstrip(" \t")
-    blank = before.endswith("\n") or not before.strip()
-    previous = before.strip().rsplit("\n", 1)[-1].strip() if before.strip() else ""
+    # the nearest line before with something on it, and whether a blank line lies between (only the lines walked
+    # back over are read: a text of many list items stays linear)
+    end, blank, previous = line - 1, False, ""
+    while end > 0 and not previous:
+        start = text.rfind("\n", 0, end) + 1
+        previous = text[start:end].strip()
+        blank = blank or not previous
+        end = start - 1
     if not previous or _LIST_ITEM.match(previous) or previous.endswith(":") or (blank and previous[-1] in ".!?"):
         return "break"
     return "unsup"
