@@ -107,6 +107,9 @@ def test_bindings_cases_and_assumptions():
     roots = extract(r"The roots are \(x = 2\) and \(x = \frac{1}{2}\).")
     assert [r.text for r in roots.cases] == ["x = 2", "x = 1/2"] and not roots.claims
     assert [r.text for r in extract("Therefore z = 5").claims] == ["z = 5"]
+    # "where" after "the case" opens a case, which the steps after do not inherit (olympiadbench-132)
+    where = extract(r"Consider the case where \(a = b\). Then \(3a^3 = a^6\).")
+    assert [r.text for r in where.cases] == ["a = b"] and not where.bindings
 
 
 def test_domain_assumptions():
@@ -442,6 +445,28 @@ def test_a_value_too_long_to_print_is_compared_by_its_text_not_a_crash():
     "60 km per hour = 1 km per minute",
 ])
 def test_rates_per_different_units_are_a_conversion_never_read_as_numbers(text):
+    assert claims(text) == []
+    assert UnreadReason.UNIT in {r for _, r in unread(text)}, unread(text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Cost of repaving = $194/meter × 490 meters = $94,860.", ["194*490 = 94860"]),  # gsm8k-40's first error
+    ("Total amount paid = 12 shoes * $60/shoe = $720.", ["12*60 = 720"]),
+    ("8 portions * 2 kg/portion = 16 kg. So one portion is 16 kg.", ["8*2 = 16"]),
+    ("5 tasks/cycle × 30 cycles = 150 tasks.", ["5*30 = 150"]),
+    ("He buys 3 berries * $2/berry = $6", ["3*2 = 6"]),
+    ("So 60/x = 3", ["60/x = 3"]),  # a letter is a name: a division
+])
+def test_a_number_per_item_is_a_rate_applied_to_counts_of_that_item(text, expected):
+    assert claims(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "It costs 3 boots * $60/shoe = $180.",  # a pair of boots may be what is priced: the conversion is unwritten
+    "Total = 3 apples * $2/apple + 4 pears * $1/pear = $10",
+    "30 cycles/day × 5 tasks/cycle = 150 tasks/day.",
+])
+def test_a_rate_per_item_applied_to_another_item_is_never_read_as_numbers(text):
     assert claims(text) == []
     assert UnreadReason.UNIT in {r for _, r in unread(text)}, unread(text)
 

@@ -26,6 +26,8 @@ _CASE_PREFIX = re.compile(
 # a case even after a conclusion word, since the others are still to come
 _ONE_OF_SEVERAL = re.compile(r"\b(?:one|another)\s+(?:possible\s+)?(?:solution|root|zero)\s*(?:is\s+)?$",
                              re.IGNORECASE)
+# "the case where a = b", "the case in which n = 1": "where" opens a case there, not a binding
+_CASE_WHERE = re.compile(r"\bcases?\s+(?:where|when|in\s+which|that)\s*$", re.IGNORECASE)
 _INEQUALITIES = ("<", ">", "<=", ">=", "!=")
 _REASON_GIVEN = re.compile(r"\b(?:since|because|as)\b[^.;]*,\s*$", re.IGNORECASE)  # "Since z > 0, z = 5"
 # an equation the step names as what it works on ("Solving x² + 4x + 5 = 0", "the second pair of equations:"),
@@ -121,7 +123,8 @@ def classify(text: str, relations: Sequence[Relation], question: bool = False) -
     """Sort relations into claims, bindings, cases (hypothetical bindings) and assumptions by the prose of
     their sentence before them:
     - `name = …` after let/suppose/define/denote/where/given/say, or "x is 3" → a binding (it persists);
-    - `name = …` after if/for/when/set/with/consider/testing/substituting/… → a case (this step only);
+    - `name = …` after if/for/when/set/with/consider/testing/substituting/…, or "the case where" → a case (this
+      step only);
     - `name = <number>` with no conclusion word (so/therefore/thus/get/gives/…) before it → a case too:
       prose such as "the n = 1 term" or "starting from n = 2" names a value, it does not derive one;
     - `name < constant` (and >, ≤, ≥, ≠) with no conclusion word → an assumption;
@@ -146,6 +149,8 @@ def classify(text: str, relations: Sequence[Relation], question: bool = False) -
             continued = previous is not None and _CONTINUATION.match(prefix) is not None
             if continued and previous_kind in ("binding", "case") and rel.bound_name or continued and previous_kind == "assumption" and rel.op in _INEQUALITIES and _is_bound_check(rel):
                 kind = previous_kind
+            elif rel.bound_name and _CASE_WHERE.search(prefix):
+                kind = "case"
             elif rel.bound_name and (_BINDING_PREFIX.search(prefix) or (
                     re.search(r"\s(?:is|equals)\s", rel.source) and not concluded)):
                 kind = "binding"  # "Let x = 3", "x is 3"

@@ -38,7 +38,7 @@ from reasonforge.lang.math.tokens import (
     Tok,
     is_value_end,
 )
-from reasonforge.lang.math.units import UNITS, conversion_factor, word_unit
+from reasonforge.lang.math.units import UNITS, conversion_factor, same_noun, word_unit
 
 __all__ = [
     "Found",
@@ -434,6 +434,8 @@ def _unit_clash(lhs: Sequence[Tok], rhs: Sequence[Tok]) -> str | None:
         # `$12/hour = $0.20/minute`, `60 km/h = 1 km/min`: rates per different units (or per what the reader
         # cannot tell) compared as bare numbers would make a conversion false and a wrong one true
         return f"it converts rates ({', '.join(sorted({f'per {r.per}' if r.per else 'per an unknown unit' for r in rates}))})"
+    if (noun := _other_count_noun(lhs, rhs)) is not None:
+        return f"it applies a rate per {noun[0]} to {noun[1]}"
     for rate in (t for t in (*lhs, *rhs) if t.kind == "num" and t.per):
         dimension = _dimension_of(rate.per or "")
         for tok in (*lhs, *rhs):
@@ -729,6 +731,24 @@ def _unit_letters(tokens: list[Tok], found: Found) -> tuple[list[Tok], set[str]]
         elif any(tokens[k].space for k in spots):
             doubtful.add(letter)
     return tokens, doubtful
+
+
+def _other_count_noun(lhs: Sequence[Tok], rhs: Sequence[Tok]) -> tuple[str, str] | None:
+    """(per, noun) where a rate per a counted noun (`$5/shoe`) stands with a count of another noun (`3 boots`,
+    `2 boxes`): what converts one into the other is unwritten, so the bare product may be the wrong one."""
+    tokens = [*lhs, *rhs]
+    pers = {t.per for t in tokens if t.kind == "num" and t.per and word_unit(t.per) is None}
+    if not pers:
+        return None
+    allowed = set(pers)
+    for k, tok in enumerate(tokens[:-1]):
+        if tok.kind == "num" and tok.unit == "rate" and tokens[k + 1].kind == "unit" and tokens[k + 1].unit is None:
+            allowed.add(tokens[k + 1].text.lower())  # "5 tasks/cycle": tasks is what the rate counts
+    for tok in tokens:
+        if tok.kind == "unit" and tok.unit is None and tok.text != "$" \
+                and not any(same_noun(tok.text.lower(), a) for a in allowed):
+            return min(pers), tok.text
+    return None
 
 
 def _dimension_of(unit: str) -> str:

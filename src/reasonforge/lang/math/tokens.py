@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from reasonforge.lang.math.units import conversion_factor, word_unit
+from reasonforge.lang.math.units import conversion_factor, same_noun, word_unit
 
 __all__ = [
     "HEDGE_WORDS",
@@ -301,6 +301,14 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
                     and prev.text != "$" and i + 1 < n and tokens[i + 1].kind == "word" and not tokens[i + 1].space \
                     and word_unit(tokens[i + 1].text):
                 out.append(replace(tok, kind="unit", unit="per"))  # "120 miles/hour", "60 minutes/hour"
+                out.append(replace(tokens[i + 1], kind="unit", unit="per"))
+                _mark_compound(out)
+                i += 2
+                continue
+            if tok.kind == "op" and tok.text == "/" and _per_item(tokens, i, out):
+                if out[-1].kind == "word":
+                    out[-1] = replace(out[-1], kind="unit")  # "5 tasks/cycle": what the number counts
+                out.append(replace(tok, kind="unit", unit="per"))  # "$60/shoe", "$194/meter": a price per item
                 out.append(replace(tokens[i + 1], kind="unit", unit="per"))
                 _mark_compound(out)
                 i += 2
@@ -647,7 +655,7 @@ def _count_noun(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> int:
             return width if words[-1].text.lower() in after else 0
         if j < len(tokens) and tokens[j].kind == "rel" and len(out) >= 2 and out[-2].kind == "op" \
                 and out[-2].text in ("+", "-", "*", "/") \
-                and any(t.kind == "unit" and t.text.lower() == words[-1].text.lower() for t in out):
+                and any(t.kind == "unit" and same_noun(t.text.lower(), words[-1].text.lower()) for t in out):
             return width  # the last operand, counted in a noun an earlier operand used: `13 marbles + 4 marbles =`
         if j >= len(tokens) or tokens[j].kind != "word":
             return 0
@@ -764,6 +772,25 @@ def _word_group(tokens: Sequence[Tok], i: int, prev: Tok | None) -> tuple[str, i
     return name, k
 
 
+def _per_item(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> bool:
+    """`$60/shoe`, `5 tasks/cycle`, `2 kg/portion`, `$194/meter`: a slash glued between a number (or a number's
+    unit or counted noun) and a noun or unit word (no value: a word of several letters) makes the number a rate
+    per that word; `60/x` divides by the name x, and a word glued to a bracket or power after it (`60/sin(x)`,
+    `3/cm^2`) is left as it was."""
+    prev = out[-1] if out else None
+    word = tokens[i + 1] if i + 1 < len(tokens) else None
+    if word is None or prev is None or tokens[i].space or word.space or prev.end != tokens[i].start:
+        return False
+    if word.kind != "word" or not (_noun(word) or word_unit(word.text)):
+        return False
+    if prev.kind == "unit" and prev.text != "$" or prev.kind == "word" and _noun(prev):
+        counted = len(out) >= 2 and out[-2].kind == "num"
+    else:
+        counted = prev.kind == "num"
+    nxt = tokens[i + 2] if i + 2 < len(tokens) else None
+    return counted and (nxt is None or nxt.space or nxt.kind not in ("lp", "op", "num", "name", "word"))
+
+
 def _mark_compound(out: list[Tok]) -> None:
     # "$12 per hour": the number's unit is a rate, which no single-dimension check applies to; "60 minutes
     # per hour" (one dimension over itself) is a conversion factor into minutes: `conv:minute`
@@ -776,7 +803,7 @@ def _mark_compound(out: list[Tok]) -> None:
             conversion = factor is not None and out[k].text.replace(".", "", 1).isdigit() \
                 and Fraction(out[k].text) == factor
             out[k] = replace(out[k], unit=f"conv:{own}" if conversion else "rate",
-                             per=None if conversion or per is None else per[1])
+                             per=None if conversion else per[1] if per is not None else out[-1].text.lower())
             return
         if out[k].kind != "unit":
             return

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-__all__ = ["UNITS", "conversion_factor", "word_unit"]
+__all__ = ["UNITS", "conversion_factor", "same_noun", "word_unit"]
 
 # dimension -> canonical unit -> the words that write it
 _UNIT_WORDS: dict[str, dict[str, str]] = {
@@ -67,3 +67,14 @@ UNITS: dict[str, tuple[str, str]] = {
 def word_unit(word: str) -> tuple[str, str] | None:
     """(dimension, canonical unit) of a unit word, case-insensitively, else None."""
     return UNITS.get(word.lower())
+
+
+def same_noun(a: str, b: str) -> bool:
+    """`shoes` and `shoe`, `boxes` and `box`, `berries` and `berry`: one noun, singular or plural."""
+    def stem(w: str) -> str:
+        if w.endswith("ies"):
+            return w[:-3] + "y"
+        if w.endswith(("ses", "xes", "zes", "ches", "shes")):
+            return w[:-2]
+        return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
+    return stem(a) == stem(b)

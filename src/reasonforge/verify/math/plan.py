@@ -407,6 +407,8 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
                 rebound.append(Rebound(rel, given, asserted=not implicit and not hypothesis, hypothesis=hypothesis))
             elif rel in own.bindings and rel not in supposed:
                 renamed.append(rel)  # "Let x = a + b" of the question's root x: the letter may take a new meaning
+            if hypothesis and (given is None or fixed is None):
+                continue  # "if a = 1, …" of an unknown of the question: one case of it, supposed, not claimed
             why = "a given of the question"
         elif rel in explicit:
             continue  # "If b = 0, then …": an implication over a case
