@@ -274,6 +274,8 @@ degree degrees radius diameter area perimeter volume height width length ratio r
 smallest largest greatest least earnings individual individuals person people
 quad qquad rightarrow longrightarrow implies rationalize rationalizing rationalized rationalise rationalising rationalised
 frac dfrac tfrac sqrt cdot times div pi circ sin cos tan cot log ln left right boxed
+start starting begin beginning instead specific reading reverse order inequality inequalities formula identity
+combination permutation distribution restriction rotate rotated rotation top bottom clock
 """.split())  # noqa: SIM905 - a word list reads better as text
 # the words right after a number name what it counts ("4 + 4 + 6 = 18 hot dogs", "$.125 an ounce")
 # a noun right before "of" and the relation ("the LCM of 4 = …", "the area of 5 = 25") may apply to its left side:
@@ -342,7 +344,8 @@ def _stem(word: str) -> str:
     return word
 
 
-_GOVERNING_STEMS = frozenset(_stem(w) for w in _GOVERNING)
+# a plural the crude stem cuts differently ("cosines" → cosin, "cosine" → cosine) is known with its singular
+_GOVERNING_STEMS = frozenset(_stem(w + s) for w in _GOVERNING for s in ("", "s"))
 
 
 def _folded(text: str) -> str:
