@@ -562,13 +562,18 @@ _BEFORE_ALWAYS = _FRACTION_WORDS | _NUMBER_WORDS | {
     "twice", "double", "doubled", "triple", "tripled", "thrice", "quadruple", "quadrupled", "times", "minus",
     "negative", "square", "squared", "cube", "cubed", "root", "sqrt", "reciprocal", "inverse", "opposite", "dozen",
     "dozens", "score", "mod", "modulo", "factorial", "log", "logarithm", "power", "exponent", "halve", "halving",
-    "halved", "doubling", "tripling", "squaring", "cubing", "negate", "negating", "invert", "inverting",
+    "halved", "doubling", "tripling", "squaring", "cubing", "negate", "negating", "invert", "inverting", "choose",
 } | set(_FUNCTION_WORDS)
 # a word that joins the number before it to the number after it ("5 and 3", "12 by 4", "5 more than 3"), with
 # how many words may stand between them ("more than", "out of": two)
 _BEFORE_JOINING = {"and": 1, "to": 1, "by": 1, "from": 2, "away": 2, "than": 2, "over": 1, "into": 1, "of": 2, "per": 1,
                    "plus": 1, "less": 1, "more": 1, "fewer": 1, "off": 1, "versus": 1, "vs": 1, "x": 1}
 _COPULAS = {"is", "are", "was", "were", "equals", "equal", "be", "makes", "gives"}
+# words that end a clause or start one: after them a number starts a new statement, not an operand
+_STARTS_CLAUSE = _COPULAS | _CLAUSE_WORDS | {
+    "and", "or", "but", "since", "as", "get", "gets", "got", "give", "yields", "yield", "that", "where", "when", "if",
+    "we", "i", "you", "it", "this", "giving", "leaves", "leaving", "making", "becomes", "with", "let", "now", "here",
+    "there"}
 # "the sum of 5 and 3 = 8": after these, "and" joins two operands; elsewhere it joins clauses
 _PAIR_NOUNS = {"sum", "difference", "product", "quotient", "ratio", "between", "average", "mean", "total", "both"}
 # a word after a number that changes the value it states ("3 dozen", "4 squared", "5 halves", "3 point 5",
@@ -579,7 +584,8 @@ _AFTER_ALWAYS = {"squared", "cubed", "factorial", "rounded", "floored", "truncat
     | {w for w in _FRACTION_WORDS if w.endswith("s") and w != "quarters"}
 # a word after a number that joins it to the next number ("3 over 4", "3 out of 4", "3 point 5", "1 mod 3"),
 # with how many words may stand between; before prose ("a = 4 into the equation") it changes nothing
-_AFTER_JOINING = {"over": 1, "into": 1, "out": 2, "point": 1, "plus": 1, "minus": 1, "mod": 1, "modulo": 1, "by": 1}
+_AFTER_JOINING = {"over": 1, "into": 1, "out": 2, "point": 1, "plus": 1, "minus": 1, "mod": 1, "modulo": 1, "by": 1,
+                  "choose": 1}
 _LATEX_WORDS = re.compile(r"\\(?:text[a-z]*|math(?:rm|it|bf|sf)|mbox|operatorname)\s*\{")
 # after "N times", a ratio or a frequency ("16 times as fast", "42 times a week"): N is the value stated
 _TIMES_AS_COUNT = {"as", "a", "an", "per", "each", "every", "less", "more", "faster", "slower", "bigger", "larger",
@@ -622,6 +628,10 @@ def _left_hazard(run: Run) -> str | None:
     if words and words[-1] in _BEFORE_JOINING and _adjacent_before(run, _BEFORE_JOINING[words[-1]]) \
             and not _COPULAS & set(words) and (words[-1] != "and" or _PAIR_NOUNS & set(run.prev_before[-3:])):
         return f"\"{' '.join(words)}\" joins it to the number before"
+    if words and len(run.before) <= 2 and _adjacent_before(run, 2) and not set(words) & _STARTS_CLAUSE:
+        # "9 choose 3 = 84", "2 raised to 3 = 8", "12 divides 36": a word the reader does not know, standing
+        # between two numbers, may be the operator that joins them
+        return f"\"{' '.join(words)}\" between it and the number before may join them"
     return None
 
 
