@@ -471,6 +471,18 @@ def test_a_rate_per_item_applied_to_another_item_is_never_read_as_numbers(text):
     assert UnreadReason.UNIT in {r for _, r in unread(text)}, unread(text)
 
 
+@pytest.mark.parametrize("text", [
+    "The number of ways is 9 choose 3 = 84.",  # not 3 = 84 (math-60)
+    "We get 2 raised to 3 = 8",
+    "so 12 divides 36 = 3",
+    "The sum of the squares 3 + 4 = 25",  # a plural operator noun: the numbers may be what it applies to
+    "the roots 2 + 3 = 5",
+])
+def test_a_word_that_may_join_or_change_the_numbers_after_it_leaves_the_relation_unread(text):
+    assert claims(text) == []
+    assert UnreadReason.WORD_OPERATOR in {r for _, r in unread(text)}, unread(text)
+
+
 def test_a_slash_before_a_word_that_is_no_unit_is_a_division_not_a_rate():
     assert "240 = 4" not in claims("\\[ 240 / \\text{speed} = 4 \\]")
     assert "36 = 3" not in claims("\\[ \\$36 / \\text{dozen} = \\$3 \\text{ each} \\]")

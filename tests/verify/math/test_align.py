@@ -426,13 +426,29 @@ def test_the_names_of_mathematical_objects_leave_a_false_relation_read_whole():
                  "The greatest common divisor is wrongly taken as 12 / 4 = 4."):
         (step,) = verify(request(text)).step_verdicts
         assert step.status is StepStatus.UNSUPPORTED, text
-    # olympiadbench-228: the inequality the step sets out to solve is its goal, not a claim ("inequality" is unread)
+    # capitals are a point's name only where each letter is a point the text names on its own
+    (shout,) = verify(request("So 2 + 2 = 5 is NOT what we get.")).step_verdicts
+    assert shout.status is StepStatus.UNSUPPORTED, shout.error_message
+    # olympiadbench-228: the inequality the step sets out to solve is the question's own condition, never refuted
     goal = ("To determine all values of \\( x \\) for which \\( 0 < \\frac{x^2 - 11}{x + 1} < 7 \\), we will solve this "
             "inequality step by step. First, we need to find the critical points where the numerator or denominator "
             "equals zero. The numerator \\( x^2 - 11 = 0 \\) when \\( x = \\pm \\sqrt{11} \\), and the denominator "
             "\\( x + 1 = 0 \\) when \\( x = -1 \\).")
     (step,) = verify(request(goal, query="Determine all values of $x$ for which $0<\\frac{x^{2}-11}{x+1}<7$.")).step_verdicts
     assert step.status is not StepStatus.FAILED, step.error_message
+
+
+def test_words_that_announce_a_computation_or_name_a_point_leave_a_false_relation_read_whole():
+    # ProcessBench's labelled first errors (omnimath-145, omnimath-729, math-342), each refuted at its false relation
+    factors = ("First, let's start by breaking down 636405 into smaller factors. 636405 = 5 × 127281. Now, let's "
+               "break down 127281 further: 127281 = 9 × 14109.")
+    angle = ("The angle between \\(F\\) and \\(G\\) as seen from \\(E\\) is a sum. Therefore, we have: \\[ \\angle FEG = "
+             "60^\\circ + 72^\\circ + 60^\\circ - 360^\\circ = 192^\\circ - 360^\\circ = 48^\\circ. \\]")
+    clock = ("Thus, at 2:48, the hour hand has rotated \\((2 + \\frac{48}{60}) \\cdot 30^\\circ = 108^\\circ\\) from the "
+             "top of the clock.")
+    for text in (factors, angle, clock):
+        (step,) = verify(request(text)).step_verdicts
+        assert step.status is StepStatus.FAILED, (text, step.error_message)
 
 
 def test_a_step_refuted_on_the_relation_read_whole_says_that_relation():

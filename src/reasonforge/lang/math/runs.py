@@ -564,6 +564,9 @@ _BEFORE_ALWAYS = _FRACTION_WORDS | _NUMBER_WORDS | {
     "dozens", "score", "mod", "modulo", "factorial", "log", "logarithm", "power", "exponent", "halve", "halving",
     "halved", "doubling", "tripling", "squaring", "cubing", "negate", "negating", "invert", "inverting", "choose",
 } | set(_FUNCTION_WORDS)
+# "the sum of the squares 3 + 4 = 25": the numbers after a plural operator noun may be what it applies to
+_OPERATOR_PLURALS = {"squares", "cubes", "roots", "reciprocals", "inverses", "powers", "logs", "logarithms",
+                     "factorials", "halves", "doubles", "opposites", "negatives"}
 # a word that joins the number before it to the number after it ("5 and 3", "12 by 4", "5 more than 3"), with
 # how many words may stand between them ("more than", "out of": two)
 _BEFORE_JOINING = {"and": 1, "to": 1, "by": 1, "from": 2, "away": 2, "than": 2, "over": 1, "into": 1, "of": 2, "per": 1,
@@ -621,7 +624,9 @@ def _left_hazard(run: Run) -> str | None:
     while k >= 0 and words[k] in _SKIP_BEFORE | {"of"}:
         k -= 1
     # "the second half 4 * 85": a noun, not an operator; but "the root of 49" applies it to the number
-    noun = k > 0 and words[k - 1] in _DETERMINERS and "of" not in words[k + 1:]
+    noun = k > 0 and words[k - 1] in _DETERMINERS and "of" not in words[k + 1:] and words[k] not in _OPERATOR_PLURALS
+    if k >= 0 and words[k] in _OPERATOR_PLURALS:
+        return f"\"{words[k]}\" before it may name what it is computed from"  # "the squares 3 + 4 = 25"
     if k >= 0 and not noun and (words[k] in _BEFORE_ALWAYS or any(part in _BEFORE_ALWAYS
                                                                  for part in words[k].split("-"))):
         return f"\"{words[k]}\" before it changes its value"

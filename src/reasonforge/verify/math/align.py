@@ -275,7 +275,9 @@ smallest largest greatest least earnings individual individuals person people
 quad qquad rightarrow longrightarrow implies rationalize rationalizing rationalized rationalise rationalising rationalised
 frac dfrac tfrac sqrt cdot times div pi circ sin cos tan cot log ln left right boxed
 start starting begin beginning instead specific reading reverse order inequality inequalities formula identity
-combination permutation distribution restriction rotate rotated rotation top bottom clock
+combination permutation distribution restriction rotate rotated rotation top bottom clock power squares
+fact however further break breaking binary decimal representation tell tells excluding including maximum minimum
+travel traveled travelled traveling travelling move moved
 """.split())  # noqa: SIM905 - a word list reads better as text
 # the words right after a number name what it counts ("4 + 4 + 6 = 18 hot dogs", "$.125 an ounce")
 # a noun right before "of" and the relation ("the LCM of 4 = …", "the area of 5 = 25") may apply to its left side:
@@ -303,7 +305,8 @@ def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcom
     for rel in failed:
         if rel.origin == "annotation":
             return _located(outcome, failed[0])  # a calculator's record that is false: refuted whatever the prose says
-        words = [w for w in _governing_words(context.content, rel, own) if _stem(w) not in known]
+        words = [w for w in _governing_words(context.content, rel, own)
+                 if _stem(w) not in known and not _point_name(w, context.content, context.original_query)]
         if (applied := _APPLIED_NOUN.search(_DELIMITERS.sub(" ", context.content[max(0, rel.span[0] - 60):rel.span[0]]))) \
                 and applied.group(1).lower() not in _OF_SAFE:
             words.append(applied.group(1))  # "the arrangements of 5 = 120": the noun applies to the left side
@@ -314,6 +317,14 @@ def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcom
     return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
                      f"{outcome.message}; but the prose around it (\"{' '.join(words[:6])}\") is not read, so the "
                      f"step may not assert {rel.text}")
+
+
+def _point_name(word: str, text: str, question: str) -> bool:
+    """`FEG` of "∠FEG", `AB` of "segment AB": two to four capitals, each a point the step or the question names on
+    its own (never "NOT", unless N, O and T are each points there)."""
+    return 2 <= len(word) <= 4 and word.isascii() and word.isupper() and all(
+        re.search(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])", text) or re.search(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])", question)
+        for letter in word)
 
 
 def _about(outcome: CheckOutcome, plan: StepPlan, alignment: _Aligned, rel: Relation) -> CheckOutcome:
