@@ -129,7 +129,10 @@ def _operator_in_gap(gap: Sequence[Tok]) -> bool:
 _LABEL_NOUNS = {"section", "sections", "day", "week", "month", "level", "round", "page", "chapter", "floor", "room",
                 "row", "part", "team", "grade", "game", "test", "quiz", "stage", "phase", "lap", "class", "group",
                 "box", "bag", "shelf", "option", "plan", "route", "trip", "season", "semester", "period", "store",
-                "house", "question", "problem", "exercise", "batch", "tank", "bucket", "jar", "pile", "stack"}
+                "house", "question", "problem", "exercise", "batch", "tank", "bucket", "jar", "pile", "stack",
+                # "the top 3 = 90, 85, 80", "the last 2 = …": how many of a list, not a value
+                "top", "bottom", "last", "first", "next", "best", "worst", "final", "previous",
+                "combination", "code", "pin", "password"}
 
 
 def _label_number(gap: Sequence[Tok], tokens: Sequence[Tok]) -> bool:
@@ -143,8 +146,11 @@ def _label_number(gap: Sequence[Tok], tokens: Sequence[Tok]) -> bool:
         return False
     if len(tokens) >= 2 and tokens[0].kind == "num" and tokens[1].kind == "rel":
         return True
-    return (len(tokens) >= 4 and tokens[0].kind == "num" and tokens[1].kind == "op" and tokens[1].text == "-"
-            and tokens[2].kind == "num" and not tokens[1].space and not tokens[2].space and tokens[3].kind == "rel")
+    k = 0  # a glued range or code: `1-2`, `3-5-7`
+    while k + 2 < len(tokens) and tokens[k].kind == "num" and tokens[k + 1].kind == "op" and tokens[k + 1].text == "-" \
+            and tokens[k + 2].kind == "num" and not tokens[k + 1].space and not tokens[k + 2].space:
+        k += 2
+    return k > 0 and k + 1 < len(tokens) and tokens[k + 1].kind == "rel"
 
 
 def split_runs(tokens: Sequence[Tok], origin: Origin) -> list[Run]:
@@ -434,8 +440,8 @@ def _unit_clash(lhs: Sequence[Tok], rhs: Sequence[Tok]) -> str | None:
         # `$12/hour = $0.20/minute`, `60 km/h = 1 km/min`: rates per different units (or per what the reader
         # cannot tell) compared as bare numbers would make a conversion false and a wrong one true
         return f"it converts rates ({', '.join(sorted({f'per {r.per}' if r.per else 'per an unknown unit' for r in rates}))})"
-    if (noun := _other_count_noun(lhs, rhs)) is not None:
-        return f"it applies a rate per {noun[0]} to {noun[1]}"
+    if (clash := _rate_factor_clash(lhs, rhs)) is not None:
+        return clash
     for rate in (t for t in (*lhs, *rhs) if t.kind == "num" and t.per):
         dimension = _dimension_of(rate.per or "")
         for tok in (*lhs, *rhs):
@@ -633,11 +639,25 @@ def _left_hazard(run: Run) -> str | None:
     if words and words[-1] in _BEFORE_JOINING and _adjacent_before(run, _BEFORE_JOINING[words[-1]]) \
             and not _COPULAS & set(words) and (words[-1] != "and" or _PAIR_NOUNS & set(run.prev_before[-3:])):
         return f"\"{' '.join(words)}\" joins it to the number before"
+    sides = _sides_of(run.tokens)
+    lone = [_lone_value(side) for side in sides[:2]] if len(sides) >= 2 else []
+    if words and words[-1] == "for" and lone and lone[0] is not None:
+        # "3 shirts for $5 = $15", "each for $1 = $3": the price of a count, compared with what the count costs
+        return "\"for\" before it makes it the price of what comes before"
+    if len(lone) == 2 and None not in lone and lone[0] != lone[1] and _adjacent_before(run, 3):
+        # "She had 10 but gave 3 = 7 left": the number before is the left side the words cut off
+        return f"\"{' '.join(words)}\" stands between it and the number before, which may be its left side"
     if words and len(run.before) <= 2 and _adjacent_before(run, 2) and not set(words) & _STARTS_CLAUSE:
         # "9 choose 3 = 84", "2 raised to 3 = 8", "12 divides 36": a word the reader does not know, standing
         # between two numbers, may be the operator that joins them
         return f"\"{' '.join(words)}\" between it and the number before may join them"
     return None
+
+
+def _lone_value(side: Sequence[Tok]) -> str | None:
+    """The number a side is, when it is one number and units (`$5`, `7 apples`), else None."""
+    values = [t for t in side if t.kind != "unit"]
+    return values[0].text if len(values) == 1 and values[0].kind == "num" else None
 
 
 def _right_hazard(run: Run) -> str | None:
@@ -748,22 +768,30 @@ def _unit_letters(tokens: list[Tok], found: Found) -> tuple[list[Tok], set[str]]
     return tokens, doubtful
 
 
-def _other_count_noun(lhs: Sequence[Tok], rhs: Sequence[Tok]) -> tuple[str, str] | None:
-    """(per, noun) where a rate per a counted noun (`$5/shoe`) stands with a count of another noun (`3 boots`,
-    `2 boxes`): what converts one into the other is unwritten, so the bare product may be the wrong one."""
-    tokens = [*lhs, *rhs]
-    pers = {t.per for t in tokens if t.kind == "num" and t.per and word_unit(t.per) is None}
-    if not pers:
-        return None
-    allowed = set(pers)
-    for k, tok in enumerate(tokens[:-1]):
-        if tok.kind == "num" and tok.unit == "rate" and tokens[k + 1].kind == "unit" and tokens[k + 1].unit is None:
-            allowed.add(tokens[k + 1].text.lower())  # "5 tasks/cycle": tasks is what the rate counts
-    for tok in tokens:
-        if tok.kind == "unit" and tok.unit is None and tok.text != "$" \
-                and not any(same_noun(tok.text.lower(), a) for a in allowed):
-            return min(pers), tok.text
+def _rate_factor_clash(lhs: Sequence[Tok], rhs: Sequence[Tok]) -> str | None:
+    """Why a product applies a rate to a factor not counted in the rate's denominator (`3 boots * $60/shoe`,
+    `12 eggs/carton * 60 eggs`, `$15/meter * $450`, `60 mph * 30 minutes`), else None: what converts one into the
+    other is unwritten, so the bare product may be the wrong computation."""
+    for term in (t for side in (lhs, rhs) for t in _terms(side)):
+        rates = [k for k, t in enumerate(term) if t.kind == "num" and (t.unit == "rate" and t.per or t.unit in _SPEEDS)]
+        if len(rates) != 1:
+            continue
+        k = rates[0]
+        per = term[k].per if term[k].unit == "rate" else _SPEEDS[term[k].unit or ""]
+        assert per is not None
+        for j, tok in enumerate(term):
+            if j == k + 1 and tok.kind == "unit":
+                continue  # "5 tasks/cycle": what the rate counts
+            if tok.kind == "unit" and tok.unit is None and tok.text != "$" and not same_noun(tok.text.lower(), per):
+                return f"it applies a rate per {per} to {tok.text}"
+            if j != k and tok.kind == "num" and tok.unit and tok.unit not in ("rate", "per") \
+                    and not tok.unit.startswith("conv:") and tok.unit != per:
+                return f"it applies a rate per {per} to {tok.unit}"
     return None
+
+
+# speeds written as one word: a rate per hour
+_SPEEDS = {"mph": "hour", "kph": "hour"}
 
 
 def _dimension_of(unit: str) -> str:
@@ -1090,7 +1118,10 @@ def _modulus(run: Run, text: str) -> bool:
 
 
 _MODULUS_SENTENCE = re.compile(r"\b(?:mod|modulo|pmod|bmod|congruen\w*|residues?)\b|\\(?:p|b)?mod\b|\\equiv\b|"
-                               r"\\mathbb\s*\{?\s*Z\s*\}?\s*_", re.IGNORECASE)
+                               r"\\mathbb\s*\{?\s*Z\s*\}?\s*_|"
+                               # "on a 12-hour clock, 9 + 5 = 2": clock arithmetic wraps around
+                               r"\b\d+[- ]hour\s+clock\b|\bclock\s+arithmetic\b|\b(?:on|around)\s+(?:a|the)\s+clock\b",
+                               re.IGNORECASE)
 
 
 def _blank(side: Sequence[Tok]) -> bool:

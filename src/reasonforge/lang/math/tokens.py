@@ -397,7 +397,7 @@ def read_words(tokens: list[Tok]) -> list[Tok]:
             i += 4
             continue
         elif low in ("times", "of") and is_value_end(prev) and _next_value_start(tokens, i + 1) and (
-                low != "of" or (prev is not None and (prev.text == "%" or prev.kind in ("num", "rp")))) \
+                low != "of" or _part_of(out)) \
                 and (low == "of" or not _new_subject(out, tokens, i + 1)):
             out.append(Tok("op", "*", tok.start, tok.end, tok.space))
         elif low in ("plus", "minus") and is_value_end(prev) and _next_value_start(tokens, i + 1) \
@@ -770,6 +770,18 @@ def _word_group(tokens: Sequence[Tok], i: int, prev: Tok | None) -> tuple[str, i
         return None
     name = "_".join(re.sub(r"['’]", "", t.text).lower() for t in tokens[i + 1:k])
     return name, k
+
+
+def _part_of(out: Sequence[Tok]) -> bool:
+    """Whether the value before "of" is a part of what follows (`20% of 50`, `1/3 of 30`, `(2/3) of 9`, `0.5 of
+    8`): a product. A whole number is not (`2 of 6` chooses two of six, `3 of 5 books`)."""
+    prev = out[-1] if out else None
+    if prev is None:
+        return False
+    if prev.text == "%" or prev.kind == "rp":
+        return True
+    fraction = len(out) >= 3 and out[-2].kind == "op" and out[-2].text == "/"
+    return prev.kind == "num" and ("." in prev.text or fraction)
 
 
 def _per_item(tokens: Sequence[Tok], i: int, out: Sequence[Tok]) -> bool:

@@ -275,7 +275,7 @@ smallest largest greatest least earnings individual individuals person people
 quad qquad rightarrow longrightarrow implies rationalize rationalizing rationalized rationalise rationalising rationalised
 frac dfrac tfrac sqrt cdot times div pi circ sin cos tan cot log ln left right boxed
 start starting begin beginning instead specific reading reverse order inequality inequalities formula identity
-combination permutation distribution restriction rotate rotated rotation top bottom clock power squares
+permutation distribution restriction rotate rotated rotation top bottom clock power squares
 fact however further break breaking binary decimal representation tell tells excluding including maximum minimum
 travel traveled travelled traveling travelling move moved
 """.split())  # noqa: SIM905 - a word list reads better as text
