@@ -264,6 +264,25 @@ def test_rounding_never_excuses_a_relation_false_beyond_it(artifact):
     assert check_sympy(artifact).status is StepStatus.FAILED
 
 
+@pytest.mark.parametrize("artifact", [
+    "claim pi*5^2 = 3.14*25",  # "use 3.14 for π": the constant's usual value put in its place
+    "claim 3.1416*4 = 4*pi",
+])
+def test_a_constant_replaced_by_its_usual_approximation_is_neither_proven_nor_refuted(artifact):
+    outcome = check_sympy(artifact)
+    assert outcome.status is StepStatus.UNSUPPORTED and outcome.error_kind is ErrorKind.AMBIGUOUS, outcome.message
+    assert "taken as" in outcome.message
+
+
+@pytest.mark.parametrize("artifact", [
+    "claim pi*5^2 = 3.14*26",  # false with 3.14 for π too
+    "claim pi*5^2 = 3.15*25",  # not a usual value of π
+    "claim pi*5^2 = 78",
+])
+def test_an_approximation_of_a_constant_excuses_nothing_false_with_it(artifact):
+    assert check_sympy(artifact).status is StepStatus.FAILED
+
+
 def test_a_claim_proven_elsewhere_verifies_only_what_sympy_left_undecided():
     artifact = "claim x^4 + 1 >= 2*x^2\nclaim (x + 1)^2 = x^2 + 2*x + 1\nclaim (x + 1)^2 = x^2 + 2*x + 2\n"
     plain = check(artifact)

@@ -314,6 +314,26 @@ def _compare(lhs: sympy.Expr, op: str, rhs: sympy.Expr, tol: sympy.Rational | No
     return bool(build(approx_l, approx_r)), "numeric"
 
 
+# the values written for a constant in its place: `π × 25 = 3.14 × 25` substitutes, it does not assert
+_APPROXIMANTS = ((sympy.pi, "π", ("3.14", "3.142", "3.1416", "3.14159", "3.141592")), (sympy.E, "e", ("2.718", "2.7183",
+                                                                                                   "2.71828")))
+
+
+def _constant_approximated(line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sympy.Rational | None) -> str | None:
+    """"π taken as 3.14" when one side holds π (or e) and the other writes one of its usual approximations, and
+    the relation holds once that value is put for the constant; else None."""
+    assert line.lhs is not None and line.rhs is not None
+    for constant, shown, values in _APPROXIMANTS:
+        for side, other, node in ((lhs, rhs, line.rhs), (rhs, lhs, line.lhs)):
+            if not side.has(constant) or other.has(constant):
+                continue
+            written = {n.text for n in literals(node)} & set(values)
+            for text in sorted(written):
+                if _compare(side.subs(constant, sympy.Rational(text)), "~=", other, tol)[0]:
+                    return f"{shown} taken as {text}"
+    return None
+
+
 def _values(line: Line, lhs: sympy.Expr, rhs: sympy.Expr) -> dict[str, str]:
     return {to_text(line.lhs): describe(lhs), to_text(line.rhs): describe(rhs)}  # type: ignore[arg-type]
 
@@ -490,6 +510,11 @@ class _Engine:
                                        message=f"{line.relation} holds only if its numbers count percent points, "
                                        "and nothing in it (a ×100, a 100 − …) says they do")
                     holds, how = True, "percent-as-unit"
+            if holds is False and line.op in ("=", "~=") and (value := _constant_approximated(line, lhs, rhs, tol)):
+                return _Result(line, StepStatus.UNSUPPORTED, "approximated-constant", error_kind=ErrorKind.AMBIGUOUS,
+                               values=_values(line, lhs, rhs),
+                               message=f"{line.relation} holds with {value}: an approximation (\"use 3.14 for π\"), "
+                               "neither proven nor refuted")
             if holds is False and line.op in ("=", "~=") and self._rounded_operands(line, lhs, rhs, tol):
                 return _Result(line, StepStatus.UNSUPPORTED, "rounded-operands", error_kind=ErrorKind.AMBIGUOUS,
                                values=_values(line, lhs, rhs),
