@@ -451,6 +451,20 @@ def test_words_that_announce_a_computation_or_name_a_point_leave_a_false_relatio
         assert step.status is StepStatus.FAILED, (text, step.error_message)
 
 
+def test_a_relation_true_under_another_reading_the_text_offers_is_never_refuted():
+    # found by a red-team pass: each was refuted as decimal arithmetic
+    for text, query in (("In binary, 5 = 101.", ""), ("25 = 16 + 8 + 1 = 11001.", "Convert 25 to binary."),
+                        ("Reading 123 in reverse order gives 321, so in reverse order 123 = 321.", ""),
+                        ("Moving the hour hand 3 hours forward, 11 + 3 = 2 o'clock.", ""),
+                        ("She works 9-5 = 8 hours a day.", ""), ("The numbers 1-50 = 50 - 10 = 40 numbers.", "")):
+        (step,) = verify(request(text, query=query)).step_verdicts
+        assert step.status is StepStatus.UNSUPPORTED, (text, step.error_message)
+    # numerals whose bases are written are a conversion to check (math-315's labelled first error)
+    (conversion,) = verify(request("Reading the remainders in reverse order, we find that $441_{10} = 1202_7$.",
+                                   query="Convert $441_{10}$ to base $7$.")).step_verdicts
+    assert conversion.status is StepStatus.FAILED, conversion.error_message
+
+
 def test_a_step_refuted_on_the_relation_read_whole_says_that_relation():
     # olympiadbench-147, its labelled first error: "x = 1" is false, but its sentence ("Upon inspection … by
     # synthetic division") is not read; the factorisation's sentence is, so the step is refuted on the factorisation

@@ -286,8 +286,9 @@ def _conflicts(bindings: Sequence[Relation], givens: Sequence[Relation]) -> tupl
     if out:
         return tuple(out)
     for rel in givens:
-        if rel.bound_name in values and values[rel.bound_name][0] is rel or not rel.names <= values.keys():
-            continue
+        if rel.bound_name in values and values[rel.bound_name][0] is rel or not rel.names \
+                or not rel.names <= values.keys():
+            continue  # (a relation without names conflicts with no value: "Sam says 15 + 27 = 43. Is he right?")
         if false_under(rel, {name: value for name, (_, value) in values.items()}):
             out.append((values[min(rel.names)][0], rel))
     return tuple(out)

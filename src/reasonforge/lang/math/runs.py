@@ -146,6 +146,8 @@ def _label_number(gap: Sequence[Tok], tokens: Sequence[Tok]) -> bool:
         return False
     if len(tokens) >= 2 and tokens[0].kind == "num" and tokens[1].kind == "rel":
         return True
+    if len(tokens) >= 3 and tokens[0].kind == "num" and tokens[1].text == "%" and tokens[2].kind == "rel":
+        return True  # "the top 10% = 0.1 * 200", "Tax 10% = …": which part, not a value
     k = 0  # a glued range or code: `1-2`, `3-5-7`
     while k + 2 < len(tokens) and tokens[k].kind == "num" and tokens[k + 1].kind == "op" and tokens[k + 1].text == "-" \
             and tokens[k + 2].kind == "num" and not tokens[k + 1].space and not tokens[k + 2].space:

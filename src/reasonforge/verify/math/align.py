@@ -288,7 +288,8 @@ _OF_SAFE = {"value", "values", "total", "sum", "both", "each", "all", "none", "o
 _DELIMITERS = re.compile(r"\\[()\[\]]|\\?\$")
 _COUNTED = re.compile(r"\d(?:[\d,.]*\d)?%?\s*((?:[A-Za-z]+(?:['’][A-Za-z]+)?\s*){1,2})")
 _MAX_LOCATED = 80  # how much of a refuted relation's text the message quotes
-_SENTENCE_END = re.compile(r"[;?!\n]|\.(?=\s|$)")
+# (the full stop of "i.e.", "e.g.", "etc." or "vs." ends no sentence)
+_SENTENCE_END = re.compile(r"[;?!\n]|(?<!\bi\.e)(?<!\be\.g)(?<!\betc)(?<!\bvs)\.(?=\s|$)")
 
 
 def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> CheckOutcome:
@@ -301,10 +302,13 @@ def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcom
         return outcome
     own = plan.reading.relations
     known = _GOVERNING | {_stem(w) for w in WORDS.findall(_folded(context.original_query.lower()))} | _GOVERNING_STEMS
-    unknown: list[tuple[Relation, list[str]]] = []
+    unknown: list[tuple[Relation, list[str], str | None]] = []  # (relation, its unknown words, another reading)
     for rel in failed:
         if rel.origin == "annotation":
             return _located(outcome, failed[0])  # a calculator's record that is false: refuted whatever the prose says
+        if (reading := _other_reading(context.original_query, context.content, rel)) is not None:
+            unknown.append((rel, [], reading))
+            continue
         words = [w for w in _governing_words(context.content, rel, own)
                  if _stem(w) not in known and not _point_name(w, context.content, context.original_query)]
         if (applied := _APPLIED_NOUN.search(_DELIMITERS.sub(" ", context.content[max(0, rel.span[0] - 60):rel.span[0]]))) \
@@ -312,11 +316,60 @@ def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcom
             words.append(applied.group(1))  # "the arrangements of 5 = 120": the noun applies to the left side
         if not words:
             return _located(_about(outcome, plan, alignment, rel), rel)  # a false relation the reader read whole
-        unknown.append((rel, words))
-    rel, words = unknown[0]
+        unknown.append((rel, words, None))
+    rel, words, reading = unknown[0]
+    if reading is not None:
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.AMBIGUOUS,
+                                  f"{outcome.message}; but {reading}, so the step may not assert {rel.text}")
     return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM,
                      f"{outcome.message}; but the prose around it (\"{' '.join(words[:6])}\") is not read, so the "
                      f"step may not assert {rel.text}")
+
+
+# ---- readings under which a false relation is true ----------------------------------------------------------
+_BASE_WORDS = {"binary": 2, "ternary": 3, "octal": 8, "hexadecimal": 16, "hex": 16}
+_BASE_NAMED = re.compile(r"\b(binary|ternary|octal|hexadecimal|hex)\b|\bbase[- ]?\{?(\d{1,2})\b|_\{?\(?(\d{1,2})\)?\}?(?!\d)",
+                         re.IGNORECASE)
+_PLAIN_INTEGER = re.compile(r"(?<!_\{)(?<![\d.,_])(\d{2,})(?![\d.,]|\s*_)")  # (not a base: `_{10}`)
+_TIME_OF_DAY = re.compile(r"\b(?:clock|o'clock|a\.?m\b|p\.?m\b|noon|midnight|hour\s+hand)", re.IGNORECASE)
+_GLUED_RANGE = re.compile(r"(?<![\d.])(\d+)-(\d+)(?![\d.])")
+
+
+def _sentence_of(text: str, rel: Relation) -> str:
+    lo = max((m.end() for m in _SENTENCE_END.finditer(text, 0, rel.span[0])), default=0)
+    stop = _SENTENCE_END.search(text, rel.span[1])
+    return text[lo:stop.start() if stop else len(text)]
+
+
+def _other_reading(question: str, text: str, rel: Relation) -> str | None:
+    """Why a relation false as decimal arithmetic may be true as the text means it, else None: numerals in another
+    base the question or the sentence speaks of (`13 = 1101` "in binary"), two different numerals equated (a
+    reversal, a label: `123 = 321`), a time of day on a clock (`11 + 3 = 2`), a glued range (`1-50`, `9-5 = 8
+    hours`)."""
+    sentence = _sentence_of(text, rel)
+    bases = {_BASE_WORDS[m.group(1).lower()] if m.group(1) else int(m.group(2) or m.group(3))
+             for source in (question, sentence) for m in _BASE_NAMED.finditer(source)} - {0, 1, 10}
+    numerals = _PLAIN_INTEGER.findall(rel.source)
+    for base in sorted(bases):
+        if any(all(int(d) < base for d in numeral) for numeral in numerals):
+            return f"the text speaks of base {base}, in which its numerals may be written"
+    if isinstance(rel.lhs_tree, Num) and isinstance(rel.rhs_tree, Num) and rel.lhs_tree.text != rel.rhs_tree.text \
+            and "_" not in rel.source:  # (`441_{10} = 1202_7` states its bases: a conversion to check)
+        return "it equates two different numerals, which no arithmetic relates (a reversal, a label, another base)"
+    try:
+        gap = evaluate(rel.lhs_tree) - evaluate(rel.rhs_tree)
+    except (ExpressionError, ValueError, TypeError):
+        return None
+    if _TIME_OF_DAY.search(sentence) and gap.is_Integer and int(gap) % 12 == 0 and not _DEGREES.search(rel.source):
+        return "on a clock the hours wrap around: it holds modulo 12"
+    for m in _GLUED_RANGE.finditer(rel.source):
+        first, last = int(m.group(1)), int(m.group(2))
+        if first < last or _TIME_OF_DAY.search(sentence) or re.search(r"\bhours?\b", sentence, re.IGNORECASE):
+            return f"{m.group()} may be a range (from {first} to {last}), not a difference"
+    return None
+
+
+_DEGREES = re.compile(r"\\circ|°|degree", re.IGNORECASE)
 
 
 def _point_name(word: str, text: str, question: str) -> bool:
