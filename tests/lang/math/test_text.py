@@ -107,6 +107,9 @@ def test_bindings_cases_and_assumptions():
     roots = extract(r"The roots are \(x = 2\) and \(x = \frac{1}{2}\).")
     assert [r.text for r in roots.cases] == ["x = 2", "x = 1/2"] and not roots.claims
     assert [r.text for r in extract("Therefore z = 5").claims] == ["z = 5"]
+    # "for a ≠ b, …" states the condition of what follows, never a claim (olympiadbench-277 was refuted on it)
+    condition = extract(r"This simplifies to \(a = b\). However, for \(a \neq b\), there are no good partitions.")
+    assert [a.text for a in condition.assumptions] == ["a != b"] and [r.text for r in condition.claims] == ["a = b"]
     # "where" after "the case" opens a case, which the steps after do not inherit (olympiadbench-132)
     where = extract(r"Consider the case where \(a = b\). Then \(3a^3 = a^6\).")
     assert [r.text for r in where.cases] == ["a = b"] and not where.bindings

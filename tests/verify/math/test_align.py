@@ -684,6 +684,8 @@ def test_what_a_case_step_bound_stays_in_its_case():
     assert StepStatus.FAILED not in statuses(honest), [v.error_message for v in honest.step_verdicts]
     slip = verify(request(first, second.replace("2b = 36, so b = 18", "2b = 37")))
     assert statuses(slip)[1] is StepStatus.FAILED  # inside its own case the arithmetic is still checked
+    # on the slip, under the case's own conditions, never on "b - a = 3" against the first case's b - a = 1
+    assert slip.step_verdicts[1].error_message.startswith("2*b = 37 is false"), slip.step_verdicts[1].error_message
 
 
 def test_a_relation_derived_to_reject_a_case_is_not_asserted():

@@ -891,8 +891,9 @@ def _case_condition(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome, 
     openers = case_openers(text)
     if not failed or not (len(openers) >= 2 or (openers and openers[0][0] <= _OPENS_STEP)):
         return None
-    firsts = {min((r for r in plan.reading.relations if r.span[0] >= at), key=lambda r: r.span[0], default=None)
-              for at, _ in openers}
+    # (a hypothesis the case states, "Second, for b - a = 3 and …", is its condition: the claims after it are not)
+    stated = [*plan.reading.relations, *(a.relation for a in plan.reading.assumptions if a.relation is not None)]
+    firsts = {min((r for r in stated if r.span[0] >= at), key=lambda r: r.span[0], default=None) for at, _ in openers}
     if any(rel not in firsts or not rel.names for rel in failed):  # `First, 7995 - 2595 = 4500` supposes nothing
         return None
     return (f"{outcome.message}; but it opens a case of the enumeration, so the step supposes it: a case that what "

@@ -400,9 +400,10 @@ class _Engine:
     """Checks the lines of one artifact in order (see the module docstring)."""
 
     def __init__(self, lines: Sequence[Line], symbolic: bool, deadline: float,
-                 proven: Collection[int] = frozenset()) -> None:
+                 proven: Collection[int] = frozenset(), closed_only: bool = False) -> None:
         self.lines = lines
         self.symbolic = symbolic
+        self.closed_only = closed_only  # claims with unknowns are left undecided instead of sent to the solver
         self.deadline = deadline
         self.proven = frozenset(proven)
         self.symbols = _symbols(lines)
@@ -527,6 +528,9 @@ class _Engine:
                                message=f"{line.relation}: within a unit of the last written digit but not its "
                                "rounding (a truncation?); ≈ is checked as rounding at the written precision")
             result = self._verdict(line, holds, how, lhs, rhs, tol)
+        elif self.closed_only:
+            return _Result(line, StepStatus.UNSUPPORTED, "solver-timeout", values=_values(line, lhs, rhs),
+                           message=f"{line.relation}: the solver did not finish within the time limit")
         elif not self.symbolic:
             raise _NeedsSolver
         else:
@@ -882,6 +886,22 @@ def _check_lines(lines: Sequence[Line], symbolic: bool, deadline: float,
     return _outcome(results, "worker" if symbolic else "process")
 
 
+_CLOSED_BUDGET_S = 2.0  # closed arithmetic only: no solving, so a short budget after the solver ran out
+
+
+def _closed_refutation(lines: Sequence[Line], proven: Collection[int]) -> CheckOutcome | None:
+    """When the solver ran out of time: the outcome of the artifact's closed arithmetic alone, if some of it is
+    false (`8 - 64 + 16 = -40 + 16` is false whatever the solver would have said of the step's algebra); None
+    otherwise, so that nothing is verified or left undecided on a partial check."""
+    try:
+        results = _Engine(lines, False, time.monotonic() + _CLOSED_BUDGET_S, proven, closed_only=True).run()
+    except _Timeout:
+        return None
+    if not any(r.status is StepStatus.FAILED for r in results):
+        return None
+    return _outcome(results, "process")
+
+
 def _timeout_outcome(timeout_s: float | None) -> CheckOutcome:
     within = f" within {timeout_s:g} s" if timeout_s is not None else " within the time limit"
     return CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.TIMEOUT,
@@ -899,7 +919,7 @@ def _in_worker(artifact: str, limits: CheckLimits, proven: Collection[int] = fro
     if isinstance(done, Returned):
         return CheckOutcome.model_validate(done.value)
     if done.why is Stop.TIMEOUT:
-        return _timeout_outcome(limits.timeout_s)
+        return _closed_refutation(parse_artifact(artifact), proven) or _timeout_outcome(limits.timeout_s)
     if done.why is Stop.MEMORY:
         return CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.MEMORY,
                             message=f"the check ran out of its {limits.memory_mb} MiB memory limit ({done.message})")
