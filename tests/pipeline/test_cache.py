@@ -37,6 +37,16 @@ def test_whatever_can_change_a_verdict_changes_the_key(tmp_path):
     assert cache.key(request(callback_url="https://example.org/hook"), None, CheckLimits()) == base  # where, not what
 
 
+def test_a_change_to_the_source_under_one_version_string_is_a_new_key(tmp_path, monkeypatch):
+    # a reader fixed between two builds of one version (a development install) must not serve the old verdict
+    import reasonforge.pipeline.cache as cache_module
+
+    cache = VerdictCache(tmp_path)
+    before = cache.key(request(), None, CheckLimits())
+    monkeypatch.setattr(cache_module, "_code_digest", lambda: "another build")
+    assert cache.key(request(), None, CheckLimits()) != before
+
+
 def test_a_verdict_from_another_checker_version_is_never_served(tmp_path):
     cache = VerdictCache(tmp_path)
     verify_cached(request(), cache)

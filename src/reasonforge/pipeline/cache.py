@@ -3,7 +3,7 @@
 The key is the sha256 of everything that can change a verdict: the request (its chain, question, domain, level,
 prover, translator options, claimed and reference answers, translations), the translator's spec, the spec of every
 checker the domain's artifacts may go to (name, version and arguments: a new checker version is a new key), the
-check limits, and ReasonForge's own version. So a cached verdict is only ever served to the request that produced
+check limits, and ReasonForge's own version and source files. So a cached verdict is only ever served to the request that produced
 it under the code that produced it; on read, each step's checker spec is compared with the current one again, and
 an entry that does not match (or does not parse) is a miss, never an answer.
 
@@ -59,6 +59,18 @@ def _version() -> str:
         return "unknown"
 
 
+@functools.cache
+def _code_digest() -> str:
+    """The sha256 of ReasonForge's own source files: a reader or checker changed between two builds of one version
+    string (a development install) is a new key, never a stale verdict served."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def _checker_specs(registry: CheckerRegistry, domain: Domain) -> list[dict[str, object]]:
     specs = []
     for language in sorted(DOMAIN_LANGUAGES[domain], key=lambda lang: lang.value):
@@ -85,7 +97,7 @@ class VerdictCache:
     def key(self, request: VerifyRequest, translator: Spec | None, limits: CheckLimits) -> str:
         """The sha256 hex of everything that can change the verdict on `request` (module docstring)."""
         keyed = request.model_dump(mode="json", exclude=_NOT_KEYED)
-        recipe = {"format": CACHE_FORMAT, "reasonforge": _version(), "request": keyed,
+        recipe = {"format": CACHE_FORMAT, "reasonforge": _version(), "code": _code_digest(), "request": keyed,
                   "translator": translator.model_dump(mode="json") if translator is not None else None,
                   "checkers": self._domain_specs(request.domain), "limits": limits.model_dump(mode="json")}
         return hashlib.sha256(canonical_json(recipe)).hexdigest()

@@ -585,6 +585,9 @@ _STARTS_CLAUSE = _COPULAS | _CLAUSE_WORDS | {
     "and", "or", "but", "since", "as", "get", "gets", "got", "give", "yields", "yield", "that", "where", "when", "if",
     "we", "i", "you", "it", "this", "giving", "leaves", "leaving", "making", "becomes", "with", "let", "now", "here",
     "there"}
+# a preposition that ends an operator phrase ("raised to 3", "added to 5"); two words ending otherwise ("12 pencils
+# hold 3 × 12") are a noun and a verb: a new statement
+_LINKING = {"to", "by", "into", "over", "from", "with", "under", "on"}
 # "the sum of 5 and 3 = 8": after these, "and" joins two operands; elsewhere it joins clauses
 _PAIR_NOUNS = {"sum", "difference", "product", "quotient", "ratio", "between", "average", "mean", "total", "both"}
 # a word after a number that changes the value it states ("3 dozen", "4 squared", "5 halves", "3 point 5",
@@ -649,7 +652,8 @@ def _left_hazard(run: Run) -> str | None:
     if len(lone) == 2 and None not in lone and lone[0] != lone[1] and _adjacent_before(run, 3):
         # "She had 10 but gave 3 = 7 left": the number before is the left side the words cut off
         return f"\"{' '.join(words)}\" stands between it and the number before, which may be its left side"
-    if words and len(run.before) <= 2 and _adjacent_before(run, 2) and not set(words) & _STARTS_CLAUSE:
+    if words and len(run.before) <= 2 and _adjacent_before(run, 2) and not set(words) & _STARTS_CLAUSE \
+            and (len(words) == 1 or words[-1] in _LINKING):
         # "9 choose 3 = 84", "2 raised to 3 = 8", "12 divides 36": a word the reader does not know, standing
         # between two numbers, may be the operator that joins them
         return f"\"{' '.join(words)}\" between it and the number before may join them"
