@@ -486,6 +486,15 @@ def test_a_word_that_may_join_or_change_the_numbers_after_it_leaves_the_relation
     assert UnreadReason.WORD_OPERATOR in {r for _, r in unread(text)}, unread(text)
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    # after a quantity (a number and what it counts) a verb starts a new statement (GSM8K's reference solutions)
+    ("1 inch represents 4 * 8 = 32 miles.", ["4*8 = 32"]),
+    ("Three packs of 12 pencils hold 3 × 12 = 36 pencils.", ["3*12 = 36"]),
+])
+def test_a_verb_after_a_quantity_starts_a_statement_that_is_read(text, expected):
+    assert claims(text) == expected
+
+
 def test_a_slash_before_a_word_that_is_no_unit_is_a_division_not_a_rate():
     assert "240 = 4" not in claims("\\[ 240 / \\text{speed} = 4 \\]")
     assert "36 = 3" not in claims("\\[ \\$36 / \\text{dozen} = \\$3 \\text{ each} \\]")

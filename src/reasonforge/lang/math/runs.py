@@ -653,7 +653,8 @@ def _left_hazard(run: Run) -> str | None:
         # "She had 10 but gave 3 = 7 left": the number before is the left side the words cut off
         return f"\"{' '.join(words)}\" stands between it and the number before, which may be its left side"
     if words and len(run.before) <= 2 and _adjacent_before(run, 2) and not set(words) & _STARTS_CLAUSE \
-            and (len(words) == 1 or words[-1] in _LINKING):
+            and (len(words) == 1 or words[-1] in _LINKING) and run.prev_end is not None \
+            and run.prev_end.kind == "num" and run.prev_end.unit is None:  # ("1 inch represents 4 * 8": a quantity)
         # "9 choose 3 = 84", "2 raised to 3 = 8", "12 divides 36": a word the reader does not know, standing
         # between two numbers, may be the operator that joins them
         return f"\"{' '.join(words)}\" between it and the number before may join them"
