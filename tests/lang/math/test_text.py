@@ -487,6 +487,24 @@ def test_a_word_that_may_join_or_change_the_numbers_after_it_leaves_the_relation
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("\\(\\angle PQR = 180^\\circ - 2 \\cdot 40^\\circ = 100^\\circ\\)", ["angle_PQR = 180 - 2*40", "180 - 2*40 = 100"]),
+    ("\\(\\angle A + \\angle B = 90^\\circ\\)", ["angle_A + angle_B = 90"]),
+    # "m∠A" is the angle's measure (olympiadbench-133), never m times the angle, nor 2 metres
+    ("\\(\\mathrm{~m} \\angle A=2 \\mathrm{~m} \\angle C\\)", ["angle_A = 2*angle_C"]),
+])
+def test_an_angle_is_one_name(text, expected):
+    assert claims(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "\\(\\angle G G_1 B_5 = 48\\)",  # points with subscripts: which angle is not read
+    "\\(\\cos \\left( \\frac{\\angle EBC - \\angle ECB}{2} \\right) = \\cos 15^\\circ\\)",  # degrees or radians?
+])
+def test_an_angle_whose_name_or_unit_is_unclear_is_unread(text):
+    assert claims(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     # after a quantity (a number and what it counts) a verb starts a new statement (GSM8K's reference solutions)
     ("1 inch represents 4 * 8 = 32 miles.", ["4*8 = 32"]),
     ("Three packs of 12 pencils hold 3 × 12 = 36 pencils.", ["3*12 = 36"]),

@@ -237,6 +237,19 @@ class LatexReader:
             if kind == "func":
                 out.append(Tok("lp", "(", nxt, nxt))
             return nxt
+        if name in ("angle", "measuredangle"):
+            # `\angle ABC`, `\angle{ABC}`, `\angle A`: an angle's name, one name (`angle_ABC`), never a product
+            angle = re.compile(r"\s*(?:\{\s*([A-Z]{1,3})\s*\}|([A-Z]{1,3})(?![A-Za-z_'0-9]))").match(text, nxt, end)
+            if angle is None or re.match(r"\s*(?:[A-Z]|\\[a-z])", text[angle.end():end]):
+                # `\angle G G_1 B_5`, `\angle A'B'C`: points with subscripts or primes, whose name is not read
+                out.append(Tok("unsup", m.group(), i, nxt, space))
+                return nxt
+            if out and out[-1].kind in ("name", "word", "unit", "break") and out[-1].text.strip("~ ") == "m":
+                out.pop()  # `m\angle A`, `\mathrm{m}\angle A`: the measure of the angle, its value, not m times it
+                if out and out[-1].kind == "num" and out[-1].unit is not None:
+                    out[-1] = replace(out[-1], unit=None)  # `2 \mathrm{~m} \angle C`: not 2 metres
+            out.append(Tok("name", f"angle_{angle.group(1) or angle.group(2)}", i, angle.end(), space))
+            return angle.end()
         if name in _LATEX_GREEK:
             out.append(Tok("name", name if name != "lambda" else "lambda_", i, nxt, space))
             return nxt

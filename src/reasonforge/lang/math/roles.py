@@ -139,7 +139,6 @@ def classify(text: str, relations: Sequence[Relation], question: bool = False) -
     previous: Relation | None = None
     previous_kind = "claim"
     mentioned = False  # the previous relation is an equation the step names as what it works on
-    hypothesis = False  # the previous relation is a hypothesis the prose states
     for rel in relations:
         chained = previous is not None and rel.span[0] < previous.span[1] and previous.rhs_tree == rel.lhs_tree
         floor = min(previous.span[1], rel.span[0]) if previous is not None and not chained else 0
@@ -147,7 +146,6 @@ def classify(text: str, relations: Sequence[Relation], question: bool = False) -
         sentence = _prefix(text, rel.span[0], 0)
         kind = "claim"
         mention = False
-        hypothesis_now = False  # "for b - a = 3 and b + a = 33": the relations joined to a hypothesis are one too
         if not chained:
             concluded = _CONCLUSION.search(sentence) is not None or _REASON_GIVEN.search(sentence) is not None
             continued = previous is not None and _CONTINUATION.match(prefix) is not None
@@ -163,16 +161,14 @@ def classify(text: str, relations: Sequence[Relation], question: bool = False) -
                 kind = "case"
             elif rel.op in _INEQUALITIES and _is_bound_check(rel) and not concluded:
                 kind = "assumption"
-            elif rel.names and rel.origin != "annotation" and (_hypothesis(prefix) or _FOR_EACH.search(prefix) or (
-                    continued and hypothesis)):
+            elif rel.names and rel.origin != "annotation" and (_hypothesis(prefix) or _FOR_EACH.search(prefix)):
                 kind = "assumption"  # "if K^2 = 1, then …", "for a ≠ b, …": a hypothesis of this step, not a claim
-                hypothesis_now = True
             elif rel.names and rel.origin != "annotation" and (_MENTION.search(prefix) or _MENTION.search(
                     _lead_in(text, rel.span[0], prefix)) or (continued and mentioned)):
                 kind = "assumption"  # "Solving x² + 4x + 5 = 0 …": the equation the step works on, not a fact
                 mention = True
         sorted_[kind].append(Assumption(rel.span, rel.source, relation=rel) if kind == "assumption" else rel)
-        previous, previous_kind, mentioned, hypothesis = rel, kind, mention, hypothesis_now
+        previous, previous_kind, mentioned = rel, kind, mention
     # `x = 2 and x = 1/2`, `m = 0 or m = 2`: one name given several values lists alternatives (roots,
     # cases), not facts that must all hold at once
     # (a binding too: "x = (-4 + 6)/2 = 1 and x = (-4 - 6)/2 = -5" binds neither value for the steps after)

@@ -423,7 +423,8 @@ def render(tokens: Sequence[Tok], trig: bool) -> str:
             if trig and tok.unit == "degree":
                 parts.append("*(pi/180)")
             continue
-        if tok.kind == "unsup":
+        if tok.kind == "unsup" or trig and tok.kind == "name" and tok.text.startswith("angle_"):
+            # (an angle's name inside a trigonometric function: degrees or radians, its value does not say)
             parts.append(f"\\{tok.text.lstrip(chr(92))}")  # never parses: the note quotes it
             continue
         parts.append({"[": "(", "]": ")"}.get(tok.text, tok.text))
@@ -646,9 +647,10 @@ def _left_hazard(run: Run) -> str | None:
         return f"\"{' '.join(words)}\" joins it to the number before"
     sides = _sides_of(run.tokens)
     lone = [_lone_value(side) for side in sides[:2]] if len(sides) >= 2 else []
-    if words and words[-1] == "for" and lone and lone[0] is not None:
-        # "3 shirts for $5 = $15", "each for $1 = $3": the price of a count, compared with what the count costs
-        return "\"for\" before it makes it the price of what comes before"
+    if words and words[-1] in ("for", "at") and lone and lone[0] is not None:
+        # "3 shirts for $5 = $15", "4 hours at $12/hour = 4 × 12": the price or rate of a count, compared with
+        # what the count costs
+        return f"\"{words[-1]}\" before it makes it the price or rate of what comes before"
     if len(lone) == 2 and None not in lone and lone[0] != lone[1] and _adjacent_before(run, 3):
         # "She had 10 but gave 3 = 7 left": the number before is the left side the words cut off
         return f"\"{' '.join(words)}\" stands between it and the number before, which may be its left side"

@@ -327,12 +327,13 @@ def _refutable(context: StepContext, plan: StepPlan, alignment: _Aligned, outcom
 
 
 # ---- readings under which a false relation is true ----------------------------------------------------------
-_BASE_WORDS = {"binary": 2, "ternary": 3, "octal": 8, "hexadecimal": 16, "hex": 16}
-_BASE_NAMED = re.compile(r"\b(binary|ternary|octal|hexadecimal|hex)\b|\bbase[- ]?\{?(\d{1,2})\b|_\{?\(?(\d{1,2})\)?\}?(?!\d)",
-                         re.IGNORECASE)
+_BASE_WORDS = {"binary": 2, "ternary": 3, "octal": 8, "hexadecimal": 16, "hex": 16, "two": 2, "three": 3, "four": 4,
+               "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "eleven": 11, "twelve": 12, "sixteen": 16}
+_BASE_NAMED = re.compile(r"\b(binary|ternary|octal|hexadecimal|hex)\b|\bbase[- ]?\{?(\d{1,2})\b|_\{?\(?(\d{1,2})\)?\}?(?!\d)|"
+                         r"\bbase[- ](two|three|four|five|six|seven|eight|nine|eleven|twelve|sixteen)\b", re.IGNORECASE)
 _PLAIN_INTEGER = re.compile(r"(?<!_\{)(?<![\d.,_])(\d{2,})(?![\d.,]|\s*_)")  # (not a base: `_{10}`)
-_TIME_OF_DAY = re.compile(r"\b(?:clock|o'clock|a\.?m\b|p\.?m\b|noon|midnight|hour\s+hand)", re.IGNORECASE)
-_GLUED_RANGE = re.compile(r"(?<![\d.])(\d+)-(\d+)(?![\d.])")
+_TIME_OF_DAY = re.compile(r"\b(?:clock|o'clock|a\.?m\b|p\.?m\b|noon|midnight|hour\s+hand)|\b\d{1,2}:\d\d\b", re.IGNORECASE)
+_GLUED_RANGE = re.compile(r"(?<![\d.])(\d+)[-–](\d+)(?![\d.])")
 
 
 def _sentence_of(text: str, rel: Relation) -> str:
@@ -347,7 +348,8 @@ def _other_reading(question: str, text: str, rel: Relation) -> str | None:
     reversal, a label: `123 = 321`), a time of day on a clock (`11 + 3 = 2`), a glued range (`1-50`, `9-5 = 8
     hours`)."""
     sentence = _sentence_of(text, rel)
-    bases = {_BASE_WORDS[m.group(1).lower()] if m.group(1) else int(m.group(2) or m.group(3))
+    times = question + " " + sentence  # ("lands 4 hours later, at 10 + 4 = 2": the time of day is in the question)
+    bases = {_BASE_WORDS[(m.group(1) or m.group(4)).lower()] if m.group(1) or m.group(4) else int(m.group(2) or m.group(3))
              for source in (question, sentence) for m in _BASE_NAMED.finditer(source)} - {0, 1, 10}
     numerals = _PLAIN_INTEGER.findall(rel.source)
     for base in sorted(bases):
@@ -360,11 +362,11 @@ def _other_reading(question: str, text: str, rel: Relation) -> str | None:
         gap = evaluate(rel.lhs_tree) - evaluate(rel.rhs_tree)
     except (ExpressionError, ValueError, TypeError):
         return None
-    if _TIME_OF_DAY.search(sentence) and gap.is_Integer and int(gap) % 12 == 0 and not _DEGREES.search(rel.source):
+    if _TIME_OF_DAY.search(times) and gap.is_Integer and int(gap) % 12 == 0 and not _DEGREES.search(rel.source):
         return "on a clock the hours wrap around: it holds modulo 12"
     for m in _GLUED_RANGE.finditer(rel.source):
         first, last = int(m.group(1)), int(m.group(2))
-        if first < last or _TIME_OF_DAY.search(sentence) or re.search(r"\bhours?\b", sentence, re.IGNORECASE):
+        if first < last or _TIME_OF_DAY.search(times) or re.search(r"\bhours?\b", sentence, re.IGNORECASE):
             return f"{m.group()} may be a range (from {first} to {last}), not a difference"
     return None
 

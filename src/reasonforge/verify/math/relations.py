@@ -327,10 +327,13 @@ def _constant_approximated(line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sy
         for side, other, node in ((lhs, rhs, line.rhs), (rhs, lhs, line.lhs)):
             if not side.has(constant) or other.has(constant):
                 continue
-            written = {n.text for n in literals(node)} & set(values)
-            for text in sorted(written):
-                if _compare(side.subs(constant, sympy.Rational(text)), "~=", other, tol)[0]:
-                    return f"{shown} taken as {text}"
+            texts = {n.text for n in literals(node)}
+            written = [sympy.Rational(t) for t in sorted(texts & set(values))]
+            if constant == sympy.pi and {"22", "7"} <= texts:
+                written.append(sympy.Rational(22, 7))  # "use π = 22/7"
+            for value in written:
+                if _compare(side.subs(constant, value), "~=", other, tol)[0]:
+                    return f"{shown} taken as {value}"
     return None
 
 
