@@ -458,6 +458,7 @@ def test_rates_per_different_units_are_a_conversion_never_read_as_numbers(text):
     ("8 portions * 2 kg/portion = 16 kg. So one portion is 16 kg.", ["8*2 = 16"]),
     ("5 tasks/cycle × 30 cycles = 150 tasks.", ["5*30 = 150"]),
     ("He buys 3 berries * $2/berry = $6", ["3*2 = 6"]),
+    ("3 children * $4/child = $12.", ["3*4 = 12"]),  # an irregular plural is the same item
     ("So 60/x = 3", ["60/x = 3"]),  # a letter is a name: a division
 ])
 def test_a_number_per_item_is_a_rate_applied_to_counts_of_that_item(text, expected):
@@ -466,6 +467,7 @@ def test_a_number_per_item_is_a_rate_applied_to_counts_of_that_item(text, expect
 
 @pytest.mark.parametrize("text", [
     "It costs 3 boots * $60/shoe = $180.",  # a pair of boots may be what is priced: the conversion is unwritten
+    "3 adults * $4/child = $12.",
     "Total = 3 apples * $2/apple + 4 pears * $1/pear = $10",
     "30 cycles/day × 5 tasks/cycle = 150 tasks/day.",
 ])

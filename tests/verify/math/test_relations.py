@@ -286,6 +286,11 @@ def test_a_constant_replaced_by_its_usual_approximation_is_neither_proven_nor_re
     assert "taken as" in outcome.message
 
 
+def test_the_approximation_is_named_as_the_step_writes_it():
+    assert "π taken as 3.14:" in check_sympy("claim pi*5^2 = 3.14*25").message
+    assert "π taken as 22/7:" in check_sympy("claim pi*49 = 22/7*49").message
+
+
 @pytest.mark.parametrize("artifact", [
     "claim pi*5^2 = 3.14*26",  # false with 3.14 for π too
     "claim pi*5^2 = 3.15*25",  # not a usual value of π

@@ -61,6 +61,12 @@ def _in_base(number: Tok | None, base: str, under: int) -> str | None:
     return str(int(digits, int(base))) if all(int(d) < int(base) for d in digits) else None
 
 
+# `\angle ABC`, `\angle{ABC}`: the points that name an angle; another point or command right after them
+# (`\angle G G_1 B_5`) means the name goes on in a way not read
+_ANGLE_NAME = re.compile(r"\s*(?:\{\s*([A-Z]{1,3})\s*\}|([A-Z]{1,3})(?![A-Za-z_'0-9]))")
+_MORE_POINTS = re.compile(r"\s*(?:[A-Z]|\\[a-z])")
+
+
 class LatexReader:
     """Converts a delimited LaTeX span into tokens (recursive over groups, depth-capped)."""
 
@@ -239,8 +245,8 @@ class LatexReader:
             return nxt
         if name in ("angle", "measuredangle"):
             # `\angle ABC`, `\angle{ABC}`, `\angle A`: an angle's name, one name (`angle_ABC`), never a product
-            angle = re.compile(r"\s*(?:\{\s*([A-Z]{1,3})\s*\}|([A-Z]{1,3})(?![A-Za-z_'0-9]))").match(text, nxt, end)
-            if angle is None or re.match(r"\s*(?:[A-Z]|\\[a-z])", text[angle.end():end]):
+            angle = _ANGLE_NAME.match(text, nxt, end)
+            if angle is None or _MORE_POINTS.match(text, angle.end(), end):
                 # `\angle G G_1 B_5`, `\angle A'B'C`: points with subscripts or primes, whose name is not read
                 out.append(Tok("unsup", m.group(), i, nxt, space))
                 return nxt

@@ -777,6 +777,10 @@ def _unit_letters(tokens: list[Tok], found: Found) -> tuple[list[Tok], set[str]]
     return tokens, doubtful
 
 
+# speeds written as one word: a rate per hour
+_SPEEDS = {"mph": "hour", "kph": "hour"}
+
+
 def _rate_factor_clash(lhs: Sequence[Tok], rhs: Sequence[Tok]) -> str | None:
     """Why a product applies a rate to a factor not counted in the rate's denominator (`3 boots * $60/shoe`,
     `12 eggs/carton * 60 eggs`, `$15/meter * $450`, `60 mph * 30 minutes`), else None: what converts one into the
@@ -797,10 +801,6 @@ def _rate_factor_clash(lhs: Sequence[Tok], rhs: Sequence[Tok]) -> str | None:
                     and not tok.unit.startswith("conv:") and tok.unit != per:
                 return f"it applies a rate per {per} to {tok.unit}"
     return None
-
-
-# speeds written as one word: a rate per hour
-_SPEEDS = {"mph": "hour", "kph": "hour"}
 
 
 def _dimension_of(unit: str) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from reasonforge.lang.english import singularize
+
 __all__ = ["UNITS", "conversion_factor", "same_noun", "word_unit"]
 
 # dimension -> canonical unit -> the words that write it
@@ -70,11 +72,5 @@ def word_unit(word: str) -> tuple[str, str] | None:
 
 
 def same_noun(a: str, b: str) -> bool:
-    """`shoes` and `shoe`, `boxes` and `box`, `berries` and `berry`: one noun, singular or plural."""
-    def stem(w: str) -> str:
-        if w.endswith("ies"):
-            return w[:-3] + "y"
-        if w.endswith(("ses", "xes", "zes", "ches", "shes")):
-            return w[:-2]
-        return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
-    return stem(a) == stem(b)
+    """`shoes` and `shoe`, `boxes` and `box`, `children` and `child`: one noun, singular or plural."""
+    return singularize(a) == singularize(b)

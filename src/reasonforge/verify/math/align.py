@@ -336,10 +336,11 @@ _TIME_OF_DAY = re.compile(r"\b(?:clock|o'clock|a\.?m\b|p\.?m\b|noon|midnight|hou
 _GLUED_RANGE = re.compile(r"(?<![\d.])(\d+)[-–](\d+)(?![\d.])")
 
 
-def _sentence_of(text: str, rel: Relation) -> str:
-    lo = max((m.end() for m in _SENTENCE_END.finditer(text, 0, rel.span[0])), default=0)
-    stop = _SENTENCE_END.search(text, rel.span[1])
-    return text[lo:stop.start() if stop else len(text)]
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the sentence holding text[start:end] starts and ends."""
+    lo = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
+    stop = _SENTENCE_END.search(text, end)
+    return lo, stop.start() if stop else len(text)
 
 
 def _other_reading(question: str, text: str, rel: Relation) -> str | None:
@@ -347,8 +348,9 @@ def _other_reading(question: str, text: str, rel: Relation) -> str | None:
     base the question or the sentence speaks of (`13 = 1101` "in binary"), two different numerals equated (a
     reversal, a label: `123 = 321`), a time of day on a clock (`11 + 3 = 2`), a glued range (`1-50`, `9-5 = 8
     hours`)."""
-    sentence = _sentence_of(text, rel)
-    times = question + " " + sentence  # ("lands 4 hours later, at 10 + 4 = 2": the time of day is in the question)
+    sentence = text[slice(*_sentence(text, *rel.span))]
+    # (a time of day may stand in the question: "lands 4 hours later, at 10 + 4 = 2")
+    clock = _TIME_OF_DAY.search(f"{question}\n{sentence}") is not None
     bases = {_BASE_WORDS[(m.group(1) or m.group(4)).lower()] if m.group(1) or m.group(4) else int(m.group(2) or m.group(3))
              for source in (question, sentence) for m in _BASE_NAMED.finditer(source)} - {0, 1, 10}
     numerals = _PLAIN_INTEGER.findall(rel.source)
@@ -362,11 +364,11 @@ def _other_reading(question: str, text: str, rel: Relation) -> str | None:
         gap = evaluate(rel.lhs_tree) - evaluate(rel.rhs_tree)
     except (ExpressionError, ValueError, TypeError):
         return None
-    if _TIME_OF_DAY.search(times) and gap.is_Integer and int(gap) % 12 == 0 and not _DEGREES.search(rel.source):
+    if clock and gap.is_Integer and int(gap) % 12 == 0 and not _DEGREES.search(rel.source):
         return "on a clock the hours wrap around: it holds modulo 12"
     for m in _GLUED_RANGE.finditer(rel.source):
         first, last = int(m.group(1)), int(m.group(2))
-        if first < last or _TIME_OF_DAY.search(times) or re.search(r"\bhours?\b", sentence, re.IGNORECASE):
+        if first < last or clock or re.search(r"\bhours?\b", sentence, re.IGNORECASE):
             return f"{m.group()} may be a range (from {first} to {last}), not a difference"
     return None
 
@@ -378,8 +380,7 @@ def _point_name(word: str, text: str, question: str) -> bool:
     """`FEG` of "∠FEG", `AB` of "segment AB": two to four capitals, each a point the step or the question names on
     its own (never "NOT", unless N, O and T are each points there)."""
     return 2 <= len(word) <= 4 and word.isascii() and word.isupper() and all(
-        re.search(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])", text) or re.search(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])", question)
-        for letter in word)
+        re.search(rf"(?<![A-Za-z\\]){letter}(?![A-Za-z])", f"{text}\n{question}") for letter in word)
 
 
 def _about(outcome: CheckOutcome, plan: StepPlan, alignment: _Aligned, rel: Relation) -> CheckOutcome:
@@ -422,10 +423,7 @@ def _folded(text: str) -> str:
 
 def _governing_words(text: str, rel: Relation, relations: Sequence[Relation]) -> list[str]:
     """The words of the relation's sentence outside every relation's span and citation, in any script."""
-    start, end = rel.span
-    lo = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
-    stop = _SENTENCE_END.search(text, end)
-    hi = stop.start() if stop else len(text)
+    lo, hi = _sentence(text, *rel.span)
     chars = list(text[lo:hi])
     for other in relations:
         for k in range(max(other.span[0], lo), min(other.span[1], hi)):
@@ -456,7 +454,7 @@ def _assumed(context: StepContext, question: Question, plan: StepPlan,
         if assumption.text in given or assumption.text in derived or not names & known:
             continue
         start = assumption.span[0]
-        lo = max((m.end() for m in _SENTENCE_END.finditer(context.content, 0, start)), default=0)
+        lo, _ = _sentence(context.content, start, start)
         if _IMPLICATION.search(context.content, lo, start):
             continue
         out.append(assumption)
@@ -494,9 +492,7 @@ def _contradicted(context: StepContext, question: Question, assumed: Sequence[As
     values = question.given_values
     for assumption in assumed:
         start = assumption.span[0]
-        lo = max((m.end() for m in _SENTENCE_END.finditer(context.content, 0, start)), default=0)
-        stop = _SENTENCE_END.search(context.content, start)
-        if _REDUCTIO.search(context.content, lo, stop.start() if stop else len(context.content)):
+        if _REDUCTIO.search(context.content, *_sentence(context.content, start, start)):
             continue
         if assumption.relation is not None and assumption.relation.names <= values.keys() \
                 and false_under(assumption.relation, values):

@@ -328,11 +328,11 @@ def _constant_approximated(line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sy
             if not side.has(constant) or other.has(constant):
                 continue
             texts = {n.text for n in literals(node)}
-            written = [sympy.Rational(t) for t in sorted(texts & set(values))]
+            written = sorted(texts & set(values))
             if constant == sympy.pi and {"22", "7"} <= texts:
-                written.append(sympy.Rational(22, 7))  # "use π = 22/7"
+                written.append("22/7")  # "use π = 22/7"
             for value in written:
-                if _compare(side.subs(constant, value), "~=", other, tol)[0]:
+                if _compare(side.subs(constant, sympy.Rational(value)), "~=", other, tol)[0]:
                     return f"{shown} taken as {value}"
     return None
 
@@ -892,17 +892,18 @@ def _check_lines(lines: Sequence[Line], symbolic: bool, deadline: float,
 _CLOSED_BUDGET_S = 2.0  # closed arithmetic only: no solving, so a short budget after the solver ran out
 
 
-def _closed_refutation(lines: Sequence[Line], proven: Collection[int]) -> CheckOutcome | None:
+def _closed_refutation(artifact: str, proven: tuple[int, ...]) -> dict[str, Any] | None:
     """When the solver ran out of time: the outcome of the artifact's closed arithmetic alone, if some of it is
     false (`8 - 64 + 16 = -40 + 16` is false whatever the solver would have said of the step's algebra); None
-    otherwise, so that nothing is verified or left undecided on a partial check."""
+    otherwise, so that nothing is verified or left undecided on a partial check. Runs in the killable worker."""
     try:
-        results = _Engine(lines, False, time.monotonic() + _CLOSED_BUDGET_S, proven, closed_only=True).run()
+        results = _Engine(parse_artifact(artifact), False, time.monotonic() + _CLOSED_BUDGET_S, proven,
+                          closed_only=True).run()
     except _Timeout:
         return None
     if not any(r.status is StepStatus.FAILED for r in results):
         return None
-    return _outcome(results, "process")
+    return _outcome(results, "worker").model_dump(mode="json")
 
 
 def _timeout_outcome(timeout_s: float | None) -> CheckOutcome:
@@ -922,7 +923,11 @@ def _in_worker(artifact: str, limits: CheckLimits, proven: Collection[int] = fro
     if isinstance(done, Returned):
         return CheckOutcome.model_validate(done.value)
     if done.why is Stop.TIMEOUT:
-        return _closed_refutation(parse_artifact(artifact), proven) or _timeout_outcome(limits.timeout_s)
+        closed = call_killable(_closed_refutation, (artifact, tuple(sorted(proven))), timeout_s=_CLOSED_BUDGET_S,
+                               memory_mb=limits.memory_mb, preload="reasonforge.verify.math.relations", warm=warm_sympy)
+        if isinstance(closed, Returned) and closed.value is not None:
+            return CheckOutcome.model_validate(closed.value)
+        return _timeout_outcome(limits.timeout_s)
     if done.why is Stop.MEMORY:
         return CheckOutcome(status=StepStatus.ERROR, error_kind=ErrorKind.MEMORY,
                             message=f"the check ran out of its {limits.memory_mb} MiB memory limit ({done.message})")
