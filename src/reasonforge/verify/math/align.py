@@ -207,6 +207,8 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
                             f"{plan.reading.unread[0].message}; its other relations are not all it says")
     elif outcome.status is StepStatus.VERIFIED and alignment is not None:
         outcome = _conclusion(context, plan, alignment, _definitions(context, plan, alignment, outcome))
+    if outcome.status is StepStatus.VERIFIED and (vacuous_case := _vacuous_case(plan, limits)):
+        outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.VACUOUS, vacuous_case)
     if outcome.status is StepStatus.FAILED and alignment is not None:
         outcome = _refutable(context, plan, alignment, outcome)
     assumed = _assumed(context, question, plan, ancestors)
@@ -957,6 +959,26 @@ def _sibling_case(plan: StepPlan, outcome: CheckOutcome, context: StepContext, l
         return None
     return (f"{outcome.message}; but only given what an earlier item of the enumeration established, and the items "
             "may be cases that each hold on their own: a sibling case refutes nothing")
+
+
+def _vacuous_case(plan: StepPlan, limits: CheckLimits) -> str | None:
+    """Why a step that holds under a case it supposes ("So for x = 6 and y = 5, xy = 30", "if y = 5, …") proves
+    nothing when the known equations exclude that case (y = 4 was derived): the implication holds vacuously, and a
+    chain that reasons on under it reaches what the case gives, not what is. Each supposed value is checked as a
+    claim against the givens and the ancestors alone; one they refute leaves the step unsupported, never refuted
+    (under the case, the step's arithmetic is right)."""
+    supposed = [*plan.reading.cases, *(a.relation for a in plan.reading.assumptions
+                                       if a.relation is not None and a.relation.op == "=")]
+    header = next((i for i, line in enumerate(plan.premises) if line.endswith("(checked)")), None)
+    if not supposed or header is None:
+        return None
+    for rel in supposed:
+        known = "\n".join((*plan.premises[:header + 1], f"claim {rel.text}")) + "\n"
+        check = ArithmeticChecker().check(known, level=ProofLevel.QUICK, limits=limits)
+        if check.status is StepStatus.FAILED:
+            return (f"the step supposes {rel.text}, which what is known excludes ({check.message}): what holds "
+                    "under that case holds vacuously, and proves nothing about the problem")
+    return None
 
 
 def _only_if_nonnegative(plan: StepPlan, outcome: CheckOutcome, limits: CheckLimits) -> str | None:
