@@ -653,3 +653,32 @@ def test_numerals_in_a_base_and_stated_remainders_are_read(text, expected):
 def test_a_numeral_no_base_allows_and_a_chain_with_a_modulus_are_unread(text):
     assert claims(text) == []
     assert unread(text), text
+
+
+@pytest.mark.parametrize(("text", "expected_claims", "expected_cases"), [
+    # both sides with one ±: both readings, the signs taken together
+    ("$\\frac{5 \\pm \\sqrt{25-24}}{2} = \\frac{5 \\pm 1}{2}$",
+     ["(5 + sqrt(25 - 24))/2 = (5 + 1)/2", "(5 - sqrt(25 - 24))/2 = (5 - 1)/2"], []),
+    ("$(a \\pm b)^2 = a^2 \\pm 2ab + b^2$", ["(a + b)^2 = a^2 + 2*a*b + b^2", "(a - b)^2 = a^2 - 2*a*b + b^2"], []),
+    ("$a \\mp b = a - (\\pm b)$", ["a - b = a - b", "a + b = a - -b"], []),  # ∓ takes the other sign
+    # a name given a value with ±: two values, listed like `x = 2 or x = -2`
+    ("$x^2 = 4$, so $x = \\pm 2$.", ["x^2 = 4"], ["x = 2", "x = -2"]),
+    ("x = 5 ± 1", [], ["x = 5 + 1", "x = 5 - 1"]),
+])
+def test_plus_minus_is_read_as_both_signs_where_the_convention_says_what_is_asserted(text, expected_claims,
+                                                                                       expected_cases):
+    math = extract(text)
+    assert [r.text for r in math.claims] == expected_claims
+    assert [r.text for r in math.cases] == expected_cases
+    assert not math.unread
+
+
+@pytest.mark.parametrize("text", [
+    "$x = \\frac{5 \\pm 1}{2} = 4$.",  # which of the two values is 4?
+    "$\\sqrt{4} = \\pm 2$",  # a value that is no name equated with two
+    "$x = \\pm 1 \\pm \\sqrt{2}$",  # two ± on one side: maybe four values
+    "$\\frac{5 \\pm 1}{2} = 3$ or $2$",
+])
+def test_plus_minus_whose_meaning_is_not_written_is_unread(text):
+    assert claims(text) == []
+    assert any(reason == "ambiguous" for _, reason in unread(text)), text

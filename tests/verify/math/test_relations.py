@@ -42,6 +42,14 @@ def test_true_and_false_arithmetic():
     assert check("claim 3 > 5").message == "3 > 5 is false"
 
 
+def test_closed_relations_between_complex_numbers_are_refuted_only_when_false_there_too():
+    # the complex roots of x² + 4x + 5 worked out exactly: true in the complex numbers, so not refuted
+    assert check("claim (-4 + sqrt(16 - 20))/2 = (-4 + sqrt(-4))/2").status is StepStatus.UNSUPPORTED
+    assert check("claim (-4 + sqrt(-4))/2 = (-4 + sqrt(-16))/2").status is StepStatus.FAILED  # false there too
+    assert check("claim sqrt(-4) = 3").status is StepStatus.FAILED
+    assert check("claim sqrt(-4) != sqrt(-4)").status is StepStatus.FAILED
+
+
 def test_decimals_are_exact_and_rounding_is_allowed_only_for_a_written_decimal():
     exact = check("claim 12/60 = 0.2")
     assert exact.status is StepStatus.VERIFIED and relation(exact)["how"] == "exact"

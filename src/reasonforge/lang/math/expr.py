@@ -605,11 +605,13 @@ def evaluate(
     node: Node,
     env: Mapping[str, sympy.Expr] | None = None,
     symbols: Mapping[str, sympy.Symbol] | None = None,
+    complex_ok: bool = False,
 ) -> sympy.Expr:
     """The SymPy value of `node`, names replaced from `env` (else from `symbols`, else a real Symbol).
 
     Raises TooLarge before any operation that would break a cap, Undefined for expressions with no real
-    value (division by zero, ln 0, sqrt of a negative number, ...)."""
+    value (division by zero, ln 0, sqrt of a negative number, ...); with `complex_ok`, a value that is a complex
+    number is returned instead of raising NotReal."""
     env = env or {}
     symbols = symbols or {}
 
@@ -645,7 +647,7 @@ def evaluate(
         return _check_size(value, n)
 
     value = walk(node)
-    if value.is_number and value.is_real is False:
+    if not complex_ok and value.is_number and value.is_real is False:
         raise NotReal(f"{to_text(node)} is not a real number ({describe(value)})")
     return value
 

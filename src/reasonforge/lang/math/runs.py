@@ -972,6 +972,8 @@ def _restatement_links(ops: Sequence[Tok], sides: Sequence[Sequence[Tok]]) -> se
 def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
     """The relations a run asserts (adjacent pairs of a chain). Every relation symbol of the run is read,
     or is prose on one side ("Total = 8"), or is recorded in `found.miss` with why it was not read."""
+    if any(_sign_choice(t) for t in run.tokens):
+        return _plus_minus(run, text, found)
     lettered, unit_doubt = _unit_letters(list(run.tokens), found)
     tokens = _apply_functions(implicit_products(_tight_fractions(_function_atoms(lettered), run.origin),
                                                      run.origin))
@@ -1108,6 +1110,66 @@ def relations_of_run(run: Run, text: str, found: Found) -> list[Relation]:
     units = {r.unit for r in out if r.unit}
     if len(units) == 1:
         out = [replace(r, unit=r.unit or next(iter(units))) for r in out]
+    return out
+
+
+# ± and ∓: the sign each variant takes (∓ the opposite of ± beside it)
+_SIGN_CHOICES = {"\\pm": "+-", "±": "+-", "\\mp": "-+", "∓": "-+"}
+
+
+def _sign_choice(tok: Tok) -> bool:
+    return tok.kind == "unsup" and tok.text in _SIGN_CHOICES
+
+
+def _plus_minus(run: Run, text: str, found: Found) -> list[Relation]:
+    """The relations of a chain that writes ± (or ∓): read once with every ± as + and once as −, each link kept
+    only where the convention says what it asserts. A link with one ± on each side (`\\frac{5 \\pm \\sqrt{1}}{2}
+    = \\frac{5 \\pm 1}{2}`, `(a ± b)² = a² ± 2ab + b²`) asserts both readings, the signs taken together; a name
+    given a value with one ± (`x = \\frac{5 \\pm 1}{2}`, `x = ±2`) is given two values, listed as alternatives
+    like `x = 3 or x = 2`; a link without ± reads as usual. Any other link (`\\frac{5 \\pm 1}{2} = 3`: which of
+    the values is 3?, `\\sqrt{4} = ±2`, two ± on one side, which may be four values) is unread."""
+    sides = _sides_of(run.tokens)
+    ops = [t for t in run.tokens if t.kind == "rel"]
+    if len(ops) != len(sides) - 1:  # a relation symbol inside brackets: not a chain whose links can be told apart
+        found.miss(text, run.tokens[0].start, run.tokens[-1].end, UnreadReason.AMBIGUOUS,
+                   "± in a relation inside brackets", run.tokens[-1].end)
+        return []
+    signs = [sum(1 for t in side if _sign_choice(t)) for side in sides]
+    variants: list[tuple[list[Relation], Found]] = []
+    for which in (0, 1):
+        signed = [replace(t, kind="op", text=_SIGN_CHOICES[t.text][which]) if _sign_choice(t) else t
+                  for t in run.tokens]
+        # a leading + (`x = ±2` as `x = +2`) says nothing: dropped, so the value reads as it is written
+        signed = [t for k, t in enumerate(signed) if not (
+            t.text == "+" and _sign_choice(run.tokens[k]) and (k == 0 or signed[k - 1].kind in ("rel", "op", "lp")))]
+        scratch = replace(found, notes=[], unread=[])
+        variants.append((relations_of_run(replace(run, tokens=signed), text, scratch), scratch))
+
+    def link_of(position: int) -> int:
+        return sum(1 for op in ops if op.start < position)
+
+    out: list[Relation] = []
+    for k, op in enumerate(ops):
+        left, right = signs[k], signs[k + 1]
+        named = len(sides[k]) == 1 and sides[k][0].kind == "name"
+        if left == right == 0:
+            kept = variants[:1]
+        elif (left == right == 1) or (left == 0 and right == 1 and named):
+            kept = variants
+        else:
+            start = sides[k][0].start if sides[k] else op.start
+            found.miss(text, start, sides[k + 1][-1].end if sides[k + 1] else op.end, UnreadReason.AMBIGUOUS,
+                       "± stands for two values here, and which of them the relation speaks of is not written",
+                       op.end)
+            continue
+        for relations, scratch in kept:
+            out += [r for r in relations if link_of(r.span[0]) == k and r.text not in {o.text for o in out}]
+            for entry, op_end in scratch.unread:
+                if link_of(entry.span[0]) == k and (entry, op_end) not in found.unread:
+                    found.miss(text, entry.span[0], entry.span[1], entry.reason, entry.detail, op_end)
+    for _, scratch in variants:
+        for note in scratch.notes:
+            found.note(note)
     return out
 
 

@@ -604,11 +604,32 @@ class _Engine:
             return _Result(line, StepStatus.UNSUPPORTED, "exact", error_kind=ErrorKind.UNDECIDED,
                            message=f"{line.relation} is not checked: {exc.message}, and the reasoning may work in "
                            "the complex numbers, which this check does not")
+        if isinstance(exc, NotReal) and line.op in ("=", "!=") and self._equal_in_complex(line):
+            # `(-4 + sqrt(-4))/2 = -2 + sqrt(-1)`: a closed equation true in the complex numbers is a step of
+            # reasoning that works there (complex roots of a quadratic), not a false one
+            return _Result(line, StepStatus.UNSUPPORTED if line.op == "=" else StepStatus.FAILED, "exact",
+                           error_kind=ErrorKind.UNDECIDED if line.op == "=" else ErrorKind.ARITHMETIC,
+                           message=f"{line.relation} holds in the complex numbers ({exc.message}), which this "
+                           "check does not work in" if line.op == "=" else
+                           f"{line.relation} is false: its sides are the same complex number")
         if isinstance(exc, Undefined):
             return _Result(line, StepStatus.FAILED, "exact", f"{line.relation} is false: {exc.message}",
                            ErrorKind.ARITHMETIC)
         kind = ErrorKind.TOO_LARGE if isinstance(exc, TooLarge) else ErrorKind.SYNTAX
         return _Result(line, StepStatus.ERROR, message=f"{line.relation}: {exc.message}", error_kind=kind)
+
+    def _equal_in_complex(self, line: Line) -> bool:
+        """Whether both sides of the line have the same value as complex numbers (False when either has none)."""
+        if line.lhs is None or line.rhs is None:
+            return False
+        try:
+            gap = evaluate(line.lhs, self.env, self.symbols, complex_ok=True) - \
+                evaluate(line.rhs, self.env, self.symbols, complex_ok=True)
+        except ExpressionError:
+            return False
+        if gap.free_symbols:
+            return False
+        return bool(abs(complex(sympy.N(gap, 30))) < 1e-20)
 
     def _learn(self, lhs_node: Node, op: str, rhs_node: Node, *, inherited: bool) -> None:
         """Record a known relation; `name = closed value` binds the name."""
