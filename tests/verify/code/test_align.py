@@ -247,9 +247,25 @@ def _translation(src: str) -> StepTranslation:
 
 def test_the_gate_accepts_the_checkers_evidence_for_its_step():
     src = LARGEST + "def test_largest():\n    assert largest([3, 1, 2]) == 3\n    assert largest([-1, -5]) == -1\n"
-    context = ctx("`largest` returns the largest element.")
+    # a prose step about code the chain wrote before it (an ancestor's)
+    context = ctx("`largest` returns the largest element.").model_copy(
+        update={"ancestors": [ReasoningStep(step_id=0, content=f"```python\n{LARGEST}```")]})
     out = gate(context, _translation(src), check(src, context=context), LIMITS)
     assert out.status is StepStatus.VERIFIED and out.evidence.kind == "examples"
+
+
+def test_a_prose_step_about_code_nobody_in_the_chain_wrote_is_neither_verified_nor_refuted():
+    # the attack: the step's prose describes one function (index 1 of the ascending sort: the second smallest),
+    # the supplied artifact holds another that the question's examples pass; the verdict would be the artifact's
+    question = ("Write second_largest(xs).\n>>> second_largest([3, 1, 2])\n2\n"
+                ">>> second_largest([10, 40, 30, 20])\n30")
+    src = "def second_largest(xs):\n    return sorted(xs)[-2]\n"
+    context = ctx("Sort the list ascending and return `sorted(xs)[1]`, the second smallest value.", question)
+    out = gate(context, _translation(src), check(src, context=context), LIMITS)
+    assert out.status is StepStatus.UNSUPPORTED and "writes no code" in out.message
+    wrong = "def second_largest(xs):\n    return sorted(xs)[0]\n"  # refuted by the examples: the artifact, not the step
+    out = gate(context, _translation(wrong), check(wrong, context=context), LIMITS)
+    assert out.status is StepStatus.UNSUPPORTED and "writes no code" in out.message
 
 
 def test_author_tests_a_trivial_function_passes_are_no_evidence():
@@ -266,7 +282,9 @@ def test_the_gate_refuses_a_verdict_reached_without_the_steps_checks():
     src = LARGEST + "def test_largest():\n    assert largest([3, 1, 2]) == 3\n    assert largest([1, 4, 2]) == 4\n"
     verdict = check(src, level="quick")  # no context: author's tests only
     assert verdict.evidence.kind == "author_tests"
-    out = gate(ctx(">>> largest([4, 9])\n9"), _translation(src), verdict, LIMITS)
+    context = ctx(">>> largest([4, 9])\n9").model_copy(
+        update={"ancestors": [ReasoningStep(step_id=0, content=f"```python\n{LARGEST}```")]})
+    out = gate(context, _translation(src), verdict, LIMITS)
     assert out.status is StepStatus.UNSUPPORTED and "did not run" in (out.message or "")
 
 
@@ -319,7 +337,8 @@ def _even(code):
 
     req = VerifyRequest.model_validate({
         "original_query": EVEN_QUESTION, "domain": "code", "proof_level": "standard",
-        "reasoning_chain": [{"step_id": 1, "content": "sum_even(xs) adds up the elements of xs divisible by 2."}],
+        "reasoning_chain": [{"step_id": 1, "content": f"sum_even(xs) adds up the elements of xs divisible by 2:\n"
+                                                      f"```python\n{code}```"}],
         "translations": [{"step_id": 1, "language": "python", "formal_representation": code}]})
     return verify_chain(req).step_verdicts[0]
 

@@ -25,7 +25,7 @@ question's examples pass: the verdict would be about code the step never wrote.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from reasonforge.registry import checkers
 from reasonforge.types import (
@@ -54,6 +54,9 @@ CODE_EVIDENCE = (EvidenceKind.EXAMPLES, EvidenceKind.AUTHOR_TESTS)
 @checkers.aligner(ArtifactLanguage.PYTHON)
 def align(context: StepContext, translation: StepTranslation, outcome: CheckOutcome, limits: CheckLimits) -> CheckOutcome:
     """The outcome once tied to the step (or downgraded); evidence is recorded on a verified outcome."""
+    if outcome.status is StepStatus.FAILED and (unwritten := _no_code_written(context)) is not None:
+        # a refutation of code nobody in the chain wrote is a refutation of the artifact, not of the step
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, f"{outcome.message}; but {unwritten}")
     if outcome.status is not StepStatus.VERIFIED:
         return outcome
     evidence = outcome.evidence
@@ -68,7 +71,7 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     except (SyntaxError, ValueError):
         return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.NO_EVIDENCE,
                          "the verified artifact does not parse: the verdict cannot be tied to it")
-    replaced = _not_the_steps_code(context.content, tree)
+    replaced = _not_the_steps_code(context.content, tree, [context.original_query, *(a.content for a in context.ancestors)])
     if replaced is not None:
         return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, replaced)
     plan = plan_step_checks(context, tree)
@@ -88,17 +91,32 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
     return outcome.with_evidence(evidence)
 
 
-def _not_the_steps_code(content: str, artifact: ast.Module) -> str | None:
-    """Why the artifact does not run the code the step writes (None when it does, or the step writes none)."""
-    written: dict[str, str] = {}
-    stated: set[str] = set()  # every top-level statement of the step's code: whatever it does is the step's
-    for body in code_blocks(content):
-        try:
-            tree = ast.parse(body)
-        except (SyntaxError, ValueError):
-            continue  # a fragment: nothing of it can be placed, so nothing is required of the artifact
-        written.update((name, ast.dump(node)) for name, node in _final_bindings(tree.body).items())
-        stated.update(ast.dump(node) for node in tree.body)
+def _no_code_written(context: StepContext) -> str | None:
+    """Why no code the chain writes can be what an artifact for this step runs (None when some is written)."""
+    texts = (context.content, context.original_query, *(a.content for a in context.ancestors))
+    if any(_written(text)[1] for text in texts):
+        return None
+    return _UNWRITTEN
+
+
+_UNWRITTEN = ("the step writes no code that parses, and neither do the question and the steps it rests on: the "
+              "artifact's code cannot be tied to what the step says, so its verdict is not the step's")
+
+
+def _not_the_steps_code(content: str, artifact: ast.Module, before: Sequence[str] = ()) -> str | None:
+    """Why the artifact does not run the code the step writes (None when it does). A step that writes no code
+    speaks of the code written `before` it (the question's, then its ancestors', a later definition replacing an
+    earlier one): the artifact must run that. When none of them writes code that parses, nothing ties the
+    artifact to the step: prose ("sort ascending and take index 1") says what code it means only as a reader
+    would guess, and an artifact holding other code would be verified in its place."""
+    written, stated = _written(content)
+    if not stated:
+        for text in before:
+            more_written, more_stated = _written(text)
+            written.update(more_written)
+            stated |= more_stated
+        if not stated:
+            return _UNWRITTEN
     if not written:
         return None
     final = _final_bindings(artifact.body)
@@ -117,6 +135,21 @@ def _not_the_steps_code(content: str, artifact: ast.Module) -> str | None:
             return (f"line {reached[0]} of the artifact {reached[1]}, outside the step's code: what runs may not be "
                     "what the step defines")
     return None
+
+
+def _written(text: str) -> tuple[dict[str, str], set[str]]:
+    """The names the text's code binds last at its top level (with their statements, dumped), and every
+    top-level statement of that code: whatever it does is the text's."""
+    written: dict[str, str] = {}
+    stated: set[str] = set()
+    for body in code_blocks(text):
+        try:
+            tree = ast.parse(body)
+        except (SyntaxError, ValueError, RecursionError):
+            continue  # a fragment: nothing of it can be placed
+        written.update((name, ast.dump(node)) for name, node in _final_bindings(tree.body).items())
+        stated.update(ast.dump(node) for node in tree.body)
+    return written, stated
 
 
 def _reaches(node: ast.stmt, names: Iterable[str]) -> tuple[int, str] | None:
