@@ -50,6 +50,16 @@ def test_closed_relations_between_complex_numbers_are_refuted_only_when_false_th
     assert check("claim sqrt(-4) != sqrt(-4)").status is StepStatus.FAILED
 
 
+def test_an_equation_with_a_fresh_letter_on_both_sides_is_no_definition_of_it():
+    # identity or equation to solve? `(x + 3)^2 = x^2 + 9` is false as the first, a premise as the second
+    for artifact in ("claim (x + 3)^2 = x^2 + 9", "claim x^2 - 9 = (x - 3)^2", "claim 2*x + 3 = x + 10",
+                     "claim e^(i*pi) = 1"):
+        assert check(artifact).status is StepStatus.UNSUPPORTED, artifact
+    assert check("claim (x + 3)^2 = x^2 + 6*x + 9").status is StepStatus.VERIFIED  # an identity
+    assert check("claim p + m = 27\nclaim p = 8*m").status is StepStatus.VERIFIED  # definitions proper
+    assert check("claim 3*x + 5 = 20").status is StepStatus.VERIFIED
+
+
 def test_decimals_are_exact_and_rounding_is_allowed_only_for_a_written_decimal():
     exact = check("claim 12/60 = 0.2")
     assert exact.status is StepStatus.VERIFIED and relation(exact)["how"] == "exact"

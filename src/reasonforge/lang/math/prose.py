@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from fractions import Fraction
 
 from reasonforge.lang.math.expr import names_in
 from reasonforge.lang.math.step import Relation
 
-__all__ = ["CITATION", "FILLER", "WORDS", "prose_beyond_relations"]
+__all__ = ["CITATION", "FILLER", "WORDS", "numbers_beyond_relations", "prose_beyond_relations"]
 
 # Words that assert nothing about the problem: connectives, the verbs of calculation, pronouns. No operator word
 # ("square", "double", "take away", "times"): one the reader read is inside its relation's span, and one it did
@@ -54,3 +55,53 @@ def prose_beyond_relations(text: str, relations: Sequence[Relation]) -> str:
     names = {n for rel in relations for n in (*names_in(rel.lhs_tree), *names_in(rel.rhs_tree))}
     words = [w for w in WORDS.findall(rest) if w.lower() not in FILLER and w not in names]
     return " ".join(words)[:120]
+
+
+# a number in the prose: digits not glued to a name (`x2`, `v_2`, `\\frac`'s arguments are inside relations)
+_NUMBER = re.compile(r"(?<![\w.,\\])(\d+(?:,\d{3})*(?:\.\d+)?)(?![\w])")
+# what numbers the text's layout or order names, not a value: "1.", "2)", "(3)" opening a line, "Step 4", "Case 2"
+_MARKER = re.compile(r"(?:^|\n)\s*(?:\*\*)?(?:\(?\d+[.):]|(?:step|case|part)\s+\d+)|\b(?:step|case|part|line|"
+                     r"equation|eq\.?)\s*\(?\d+\)?", re.IGNORECASE)
+_ORDINAL_SUFFIX = re.compile(r"\d(?:st|nd|rd|th)\b")
+# a word right before a number that makes it a result the prose states ("gives 18", "the answer is 5"): it must be
+# a value a relation of the step checks, whatever else in the chain it equals
+_RESULT_BEFORE = re.compile(
+    r"(?:\b(?:gives?|giving|get|gets|got|getting|obtain|obtains|obtained|leaves|leaving|yields?|equals?|equaling|"
+    r"makes|becomes?|comes?\s+to|amounts?\s+to)|\b(?:answer|result)\s+(?:is|was|would\s+be|will\s+be|of))"
+    r"\s*[:=]?\s*\$?\s*$", re.IGNORECASE)
+
+
+def numbers_beyond_relations(text: str, relations: Sequence[Relation], known: str = "",
+                             read: Sequence[tuple[int, int]] = ()) -> list[str]:
+    """The numbers the text states outside its relations (and the other `read` spans: assumptions) that say
+    something no relation checks: a result in words ("adding 5 gives 18", "so the answer is 43"), an operand of an
+    operation in words. A number is none of them when it numbers a line or a case, or restates a value: one of
+    the relations' numbers (a percent as its fraction too: "14 percent" for x = .14), or (except as a result) one
+    `known` states (the question, the steps before)."""
+    keep = list(text)
+    for start, end in (*(rel.span for rel in relations), *read):
+        keep[start:end] = " " * (end - start)
+    for m in _MARKER.finditer(text):
+        keep[m.start():m.end()] = " " * (m.end() - m.start())
+    rest = "".join(keep)
+    stated = {_value(n) for rel in relations for n in _ANY_NUMBER.findall(rel.source)}
+    given = {_value(n) for n in _ANY_NUMBER.findall(known)}
+    found = []
+    for m in _NUMBER.finditer(rest):
+        value = _value(m.group(1))
+        if _ORDINAL_SUFFIX.match(text, m.end() - 1) or value in stated:
+            continue
+        if _PERCENT_AFTER.match(rest, m.end()) and value / 100 in stated:
+            continue
+        if value in given and not _RESULT_BEFORE.search(rest[max(0, m.start() - 40):m.start()]):
+            continue
+        found.append(m.group(1))
+    return found
+
+
+_ANY_NUMBER = re.compile(r"(?<![\w\\])(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?![\w])")
+_PERCENT_AFTER = re.compile(r"\s*(?:%|\\%|percent\b|per\s+cent\b)", re.IGNORECASE)
+
+
+def _value(number: str) -> Fraction:
+    return Fraction(number.replace(",", ""))

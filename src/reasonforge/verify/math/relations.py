@@ -667,6 +667,9 @@ class _Engine:
         names = {str(s) for s in (lhs.free_symbols | rhs.free_symbols)}
         fresh = sorted(names - self.used - set(self.env))
         if fresh and line.op == "=":
+            if (why := _not_a_definition(lhs, rhs)) is not None:
+                return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                               message=f"{line.relation} is not checked: {why}", error_kind=ErrorKind.AMBIGUOUS)
             return _Result(line, StepStatus.VERIFIED, "definition", values=values,
                            message=f"defines {', '.join(fresh)}")
         return self._solve(line, lhs, rhs, tol, values)
@@ -678,6 +681,9 @@ class _Engine:
         unknown_names = ", ".join(sorted(str(s) for s in lhs.free_symbols | rhs.free_symbols))
         own_unknowns = self._own_unknowns(lhs.free_symbols | rhs.free_symbols)
         if not equations:
+            if own_unknowns and line.op == "=" and (why := _not_a_definition(lhs, rhs)) is not None:
+                return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                               message=f"{line.relation} is not checked: {why}", error_kind=ErrorKind.AMBIGUOUS)
             if own_unknowns and line.op == "=":
                 return _Result(line, StepStatus.VERIFIED, "definition", values=values,
                                message=f"constrains {unknown_names}, which nothing before this step constrains")
@@ -715,7 +721,8 @@ class _Engine:
         shown = "; ".join(_show_solution(s) for s in kept[:4])
         values = {**values, "solutions": shown}
         if any(o is None for o in outcomes):
-            if own_unknowns and line.op == "=" and not any(o is False for o in outcomes):
+            if own_unknowns and line.op == "=" and not any(o is False for o in outcomes) \
+                    and _not_a_definition(lhs, rhs) is None:
                 return _Result(line, StepStatus.VERIFIED, "definition", values=values,
                                message=f"constrains {unknown_names}, which nothing before this step constrains")
             return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
@@ -986,3 +993,20 @@ def check_sympy(artifact: str, *, limits: CheckLimits | None = None,
     """Check a `sympy` artifact text (convenience wrapper around ArithmeticChecker)."""
     return ArithmeticChecker().check(artifact, level=ProofLevel.QUICK, limits=limits or CheckLimits(), proven=proven)
 
+
+
+def _not_a_definition(lhs: sympy.Expr, rhs: sympy.Expr) -> str | None:
+    """Why an equation in unknowns nothing constrains is no definition of them: a name on both sides
+    (`(x + 3)^2 = x^2 + 9`, `2x + 3 = x + 10`) may be an identity claimed for every value, false here, or an
+    equation to solve, a premise; and an equation that is not algebraic in them (`e^(i*pi) = 1`) may speak of a
+    constant the letter names. None for a definition proper: an unknown given a value (`p = 8*m`) or an
+    algebraic equation with each unknown on one side (`p + m = 27`)."""
+    both = lhs.free_symbols & rhs.free_symbols
+    if both:
+        name = min(str(s) for s in both)
+        return (f"{name} stands on both sides, so it is an identity (false for some {name}) or an equation to "
+                "solve, and which one is not written")
+    unknowns = sorted(lhs.free_symbols | rhs.free_symbols, key=str)
+    if not (lhs - rhs).is_algebraic_expr(*unknowns):
+        return "it is not algebraic in its unknowns, whose letters may name constants"
+    return None
