@@ -103,6 +103,7 @@ class Question:
     asked_names: frozenset[str] = frozenset()  # "find c", "solve for x", "x = ?"
     asked_words: frozenset[str] = frozenset()  # "what is the hypotenuse" → hypotenuse
     nonnegative: bool = False  # it speaks of lengths or counts
+    hundredths: bool = False  # it speaks of percents or cents: an answer may be a computed fraction times 100
     # givens that contradict each other ("Let x = 3. Let x = 4.", "Let x = 3. x + 1 = 5."): nothing follows
     # from them, so no step that uses their names is proven (the vacuity check)
     conflicts: tuple[tuple[Relation, Relation], ...] = ()
@@ -204,12 +205,15 @@ def _question_of(query: str) -> Question:
                 break
     words.add("answer")
     question = Question(givens=givens, asked_names=frozenset(names), asked_words=frozenset(words),
-                        nonnegative=bool(_NONNEGATIVE.search(query)),
+                        nonnegative=bool(_NONNEGATIVE.search(query)), hundredths=bool(_HUNDREDTHS.search(query)),
                         conflicts=_conflicts(raw.bindings, (*fixed, *claims, *(
                             a.relation for a in givens.assumptions if a.relation is not None))))
     # "what is the length of the third side c?": the question names what it asks for
     return replace(question, asked_names=question.asked_names | question.asked_in(query),
                    functions=declared_functions(query), told_names=_told_names(query))
+
+
+_HUNDREDTHS = re.compile(r"\b(?:percent|percentage|per\s+cent|cents?|pennies)\b|%", re.IGNORECASE)
 
 
 def proper_names(text: str) -> frozenset[str]:

@@ -19,7 +19,8 @@ _BINDING_PREFIX = re.compile(
 # a hypothetical value holds for the step that states it: a case, a trial, a reference to a term
 _CASE_PREFIX = re.compile(
     r"\b(?:if|when|whenever|for|set|setting|with|consider|considering|testing|test|try|trying|substitute|"
-    r"substituting|plug|plugging|take|taking|case|at|from|of|starting)\b[^.;]*$",
+    r"substituting|plug|plugging|take|taking|case|at|from|of|starting|choose|choosing|pick|picking|imagine|"
+    r"imagining)\b[^.;]*$",
     re.IGNORECASE,
 )
 # one root of several, named right before its value ("gives us one solution x = 0, and the others come from …"):

@@ -899,7 +899,15 @@ def _not_asserted(rel: Relation, prose: str, before: str, after: str, terminator
         return UnreadReason.NOT_ASSERTED, f"\"{reporting[0]}\" in its sentence: it may not assert it"
     if not rel.names and (closed_antecedent or _closed_antecedent(before)):
         return UnreadReason.NOT_ASSERTED, "a hypothesis, or what follows from one: the sentence does not assert it"
+    if _COUNTERFACTUAL.search(before):
+        return UnreadReason.NOT_ASSERTED, "a counterfactual (\"if … were …\"): the sentence supposes what is not so"
     return None
+
+
+# "If a were 8, then a + 3 = 11": a supposition in words the reader does not read, against what is known; what
+# follows from it holds in the supposition, not in the problem ("There were 20 - 5 = 15 left" stays a claim)
+_COUNTERFACTUAL = re.compile(r"\b(?:if|as\s+if|even\s+if)\b[^.;:!?]*?\b(?:were|had\s+been)\b|^\s*(?:were|had)\s+\w",
+                             re.IGNORECASE)
 
 
 def _condition_before(before: str) -> bool:

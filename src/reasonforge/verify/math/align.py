@@ -187,7 +187,8 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
             or _ambiguous_letter(plan, aligned, outcome, context.content, ancestors)
             or _reductio(plan, aligned, outcome, context.content) or _case_condition(plan, aligned, outcome, context.content)
             or _only_if_nonnegative(plan, outcome, limits) or _sibling_case(plan, outcome, context, limits)
-            or _supposed_system(aligned, outcome, context.content)):
+            or _supposed_system(aligned, outcome, context.content) or _unread_binding(plan, aligned, outcome)
+            or _lettered_in_words(plan, aligned, outcome, context.content)):
         outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED, why)
     elif outcome.status is StepStatus.FAILED and plan.named:
         outcome = _named_failure(plan, aligned, outcome)
@@ -211,6 +212,11 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
         outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM, stray)
     if outcome.status is StepStatus.VERIFIED and (vacuous_case := _vacuous_case(plan, limits)):
         outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.VACUOUS, vacuous_case)
+    elif outcome.status is StepStatus.FAILED and (vacuous_bound := _vacuous_case(plan, limits, bounds_only=True)):
+        # `assume k <= 6` beside a known k = 7: the checker evaluated the claims at k = 7, not in the case
+        outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.VACUOUS,
+                                     f"{outcome.message}; but {vacuous_bound}, and its claims were checked at the "
+                                     "known values, not in that case")
     if outcome.status is StepStatus.FAILED and alignment is not None:
         outcome = _refutable(context, plan, alignment, outcome)
     assumed = _assumed(context, question, plan, ancestors)
@@ -976,14 +982,16 @@ def _stray_number(context: StepContext, reading: StepMath) -> str | None:
             "are not all it says")
 
 
-def _vacuous_case(plan: StepPlan, limits: CheckLimits) -> str | None:
-    """Why a step that holds under a case it supposes ("So for x = 6 and y = 5, xy = 30", "if y = 5, …") proves
-    nothing when the known equations exclude that case (y = 4 was derived): the implication holds vacuously, and a
-    chain that reasons on under it reaches what the case gives, not what is. Each supposed value is checked as a
-    claim against the givens and the ancestors alone; one they refute leaves the step unsupported, never refuted
-    (under the case, the step's arithmetic is right)."""
-    supposed = [*plan.reading.cases, *(a.relation for a in plan.reading.assumptions
-                                       if a.relation is not None and a.relation.op == "=")]
+def _vacuous_case(plan: StepPlan, limits: CheckLimits, bounds_only: bool = False) -> str | None:
+    """Why a step that holds under a case it supposes ("So for x = 6 and y = 5, xy = 30", "Suppose y = 5", "If
+    n > 6, …") proves nothing when the known equations exclude that case (y = 4, n = 6 were derived): the
+    implication holds vacuously, and a chain that reasons on under it reaches what the case gives, not what is.
+    Each supposed value or bound (cases, bindings, assumptions; with `bounds_only`, the assumed inequalities
+    alone) is checked as a claim against the givens and the ancestors alone; one they refute makes the step's
+    claims hold or fail in a case that is not the problem's: unsupported, never refuted."""
+    assumed = [a.relation for a in plan.reading.assumptions if a.relation is not None]
+    supposed = [rel for rel in assumed if rel.op != "="] if bounds_only else \
+        [*plan.reading.cases, *plan.reading.bindings, *assumed]
     header = next((i for i, line in enumerate(plan.premises) if line.endswith("(checked)")), None)
     if not supposed or header is None:
         return None
@@ -1009,6 +1017,45 @@ def _only_if_nonnegative(plan: StepPlan, outcome: CheckOutcome, limits: CheckLim
     names = ", ".join(line.split()[1] for line in assumed)
     return (f"{outcome.message}; but only when {names} ≥ 0, which the plan assumes (a length or count) and "
             "nothing given states: an assumed premise refutes nothing")
+
+
+# an unread relation that gives a letter a value (`y = 5` after "Choose", "Imagine"): it may be a supposition
+_UNREAD_BINDING = re.compile(r"^\s*(?:\\\(|\$)?\s*([A-Za-z])\s*(?:=|:=)")
+
+
+def _unread_binding(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> str | None:
+    """Why a failure through a letter that an unread relation of the step gives a value ("Choose y = 5; then
+    6y = 30", with "y = 5" unread after an operator word) is no refutation: the unread relation may suppose that
+    value, under which the failing relation holds; the checker used the value known before instead."""
+    failed = _failed_relations(plan, alignment, outcome)
+    first = min((rel.span[0] for rel in failed), default=None)
+    for unread in plan.reading.unread:
+        bound = _UNREAD_BINDING.match(unread.source)
+        if bound and first is not None and unread.span[0] < first and any(bound.group(1) in rel.names for rel in failed):
+            return (f"{outcome.message}; but the step also gives {bound.group(1)} a value the reader did not read "
+                    f"(\"{unread.source}\"), which may be the case the failing relation speaks of")
+    return None
+
+
+# "let x be the number of blue balls", "x denotes the width", "where n is the count": a letter given a meaning in
+# words, which may not be the one earlier steps gave it
+_LETTERED = re.compile(r"\blet\s+(?:\\\(|\$)?\s*([A-Za-z])\s*(?:\\\)|\$)?\s+(?:now\s+)?(?:be|denote|represent|"
+                       r"stand\s+for|equal\s+the)\b|(?<![\w\\])([A-Za-z])\s*(?:\\\)|\$)?\s+(?:denotes|represents|stands\s+for|"
+                       r"is\s+(?:now\s+)?(?:the\s+)?(?:number|amount|count|length|width|height|value|cost|price|age)\s+of)\b",
+                       re.IGNORECASE)
+
+
+def _lettered_in_words(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome, text: str) -> str | None:
+    """Why a failure through a letter the step gives a meaning in words ("Now let x be the number of blue balls
+    instead. Then x = 30 − 10 = 20", after x = 10 counted the red ones) is no refutation: the letter may mean
+    something new here, and the checker held it to the old value."""
+    failed = _failed_relations(plan, alignment, outcome)
+    for m in _LETTERED.finditer(text):
+        letter = m.group(1) or m.group(2)
+        if letter in plan.inherited | plan.asked and any(letter in rel.names for rel in failed):
+            return (f"{outcome.message}; but the step gives {letter} a meaning in words (\"{m.group().strip()}\"), "
+                    "which may not be the one the earlier steps gave it")
+    return None
 
 
 def _renamed_failure(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) -> str | None:

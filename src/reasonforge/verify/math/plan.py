@@ -67,7 +67,6 @@ from reasonforge.lang.math import (
     restate,
     to_text,
 )
-from reasonforge.lang.math.expr import rounding_tolerance
 from reasonforge.lang.math.reading import (
     Question,
     answer_line,
@@ -86,7 +85,8 @@ _MAX_QUOTE = 60
 # the words that make a case explicitly hypothetical: the step then asserts an implication
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|when|whenever|suppose|supposing|assume|assuming|consider|considering|for|case|try|trying|test|"
-    r"testing|substitute|substituting|plug|plugging|setting|set|at|with)\b",
+    r"testing|substitute|substituting|plug|plugging|setting|set|at|with|choose|choosing|pick|picking|imagine|"
+    r"imagining)\b",
     re.IGNORECASE,
 )
 
@@ -518,15 +518,14 @@ def _last_value(ancestors: Sequence[tuple[ReasoningStep, StepMath]], given_value
 
 
 def _answer_claim(answer: str, last: tuple[int, Relation] | None,
-                  units: Sequence[str] | None = None) -> tuple[str | None, str]:
+                  units: Sequence[str] | None = None, hundredths: bool = False) -> tuple[str | None, str]:
     """The claim for a `#### N` answer line, or (None, why not).
 
-    The answer is compared with the last computed value v, as GSM8K writes it: v itself, or v in percent
-    or cents (100·v), each exactly (`=`) or rounded to the answer's written precision (`~=`, emitted only when
-    v is within half a unit of N's last digit: `15.36` → `#### 15`, never `70` → `#### 71`, so the claim does not
-    rest on how generous `~=` is). An answer that matches no reading is not evidence of an error (the answer
-    may be a value computed earlier), so the line is left unchecked. A sentence that states the answer in words
-    (`units` given: the units its words name) says what its number is: v itself, exactly, in v's own unit."""
+    The answer is compared with the last computed value v, as GSM8K writes it: v itself, or, when the question
+    speaks of percents or cents (`hundredths`), 100·v, each exactly. An answer that matches no reading is not
+    evidence of an error (the answer may be a value computed earlier, or v rounded: up for buses, down for full
+    boxes, as the question wants), so the line is left unchecked. A sentence that states the answer in words
+    (`units` given: the units its words name) says what its number is: v itself, in v's own unit."""
     value = extract_value(answer)
     if value is None or last is None:
         return None, "it has no value, or the step before it computes none"
@@ -540,14 +539,11 @@ def _answer_claim(answer: str, last: tuple[int, Relation] | None,
     if computed.free_symbols:
         return None, f"the last computed value {to_text(rel.rhs_tree)} is not a number"
     source = f"# the final answer against the last computed value (step {sid}: {rel.text})"
-    allowance = rounding_tolerance(value) or sympy.Rational(1, 2)
     readings = ((to_text(rel.rhs_tree), computed, ""),
                 (f"100*({to_text(rel.rhs_tree)})", 100 * computed, ", in percent or cents"))
-    for shown, scaled, why in readings[:1] if units is not None else readings:
+    for shown, scaled, why in readings if hundredths and units is None else readings[:1]:
         if scaled == stated:
             return f"claim {shown} = {to_text(value)}  {source}{why}", ""
-        if abs(scaled - stated) <= allowance and units is None:
-            return f"claim {shown} ~= {to_text(value)}  {source}{why}, rounded", ""
     return None, f"{to_text(value)} is not the last computed value ({rel.text})"
 
 
@@ -591,7 +587,7 @@ def plan_step(step: ReasoningStep, question: Question, ancestors: Sequence[tuple
         worded = None if step.content.strip().startswith("####") else answer_units(step.content)
         other = sorted(proper_names(step.content) & question.told_names) if worded is not None else []
         line, why = (None, f"it speaks of {', '.join(other)}, whom the question does not ask about") if other \
-            else _answer_claim(answer, last, worded)
+            else _answer_claim(answer, last, worded, question.hundredths)
         if line:
             own_lines.append(line)
             answer_of = last
