@@ -148,6 +148,39 @@ def test_examples_in_prose_are_read_whole_or_not_at_all(text, examples):
     assert prose_examples(text) == examples
 
 
+@pytest.mark.parametrize("text", [
+    # a case supposed or described: what a bug gives, not what the code must give
+    "A common bug: if inc_square(3) is 9, the plus one was forgotten.",
+    "It is wrong when inc_square(3) returns 9, since that forgets the one.",
+    "Whenever inc_square(3) gives 9, the one is missing.",
+    "Suppose inc_square(3) is 9; then the one was dropped.",
+    "Unless the one is added, inc_square(3) is 9.",
+    "inc_square(3) == 9 would be a bug.",
+    "inc_square(3) returns 9, which is incorrect.",
+    "A naive version gives inc_square(3) → 9.",
+    "inc_square(3) is 9 instead of 10.",
+    "It never happens that inc_square(3) is 9.",
+    "Is inc_square(3) == 9?",
+    # a list's lead-in governs its items
+    "Common mistakes:\n- inc_square(3) is 9\n- inc_square(4) is 16",
+    "Outputs of the broken version:\n1. inc_square(3) is 9\n2. inc_square(4) is 16",
+])
+def test_an_example_a_sentence_supposes_negates_or_calls_a_bug_is_not_read(text):
+    assert prose_examples(text) == []
+
+
+def test_examples_stated_around_a_described_bug_are_still_read():
+    text = ("Write inc_square(n).\ninc_square(2) is 5.\nIf inc_square(3) is 9, the one was forgotten.\n"
+            "Examples:\n- inc_square(4) is 17\nYour code should pass these tests:\nassert inc_square(0) == 1")
+    assert prose_examples(text) == [[("inc_square(2)", "5")], [("inc_square(4)", "17")], [("inc_square(0)", "1")]]
+
+
+def test_a_question_describing_a_bug_gives_no_example_to_refute_correct_code():
+    question = "Write inc_square(n), which returns n squared plus one. A common bug: if inc_square(3) is 9, the plus one was forgotten."
+    plan = plan_for("Square and add one.", question, src="def inc_square(n):\n    return n * n + 1\n")
+    assert [e.lines for e in plan.examples] == []
+
+
 def test_a_question_s_prose_examples_are_the_question_s_evidence():
     plan = plan_for("We write it.", "Write largest(xs).\nlargest([4, 9]) should return 9, largest([1]) → 1.")
     assert [(e.origin, e.lines) for e in plan.examples] == [

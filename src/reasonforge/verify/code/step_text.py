@@ -2,7 +2,9 @@
 
 Examples: runs of `>>>` lines (with `...` continuations) and the output written under them, wherever they
 stand in the text: in prose, in a fenced block, in a docstring (a line holding only the closing quotes
-ends the expected output). Shared by the checker, which runs them against whatever artifact the step
+ends the expected output); and examples in prose (`f(3) should return 9`), read only where their sentence states
+them: one it supposes, negates, asks about or calls a bug ("if f(3) is 9, the one was forgotten") is not what the
+code must give. Shared by the checker, which runs them against whatever artifact the step
 carries (`step_checks.py`), and the offline translator, which turns them into tests (`translate/code_blocks.py`).
 
 Claims: a small, explicit phrase table. Each entry names a reference any reader agrees on (the largest
@@ -21,6 +23,7 @@ evidence says so.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +38,12 @@ PY_TAGS = {"", "python", "py", "python3", "pycon", "doctest"}
 _CLOSING_QUOTES = ('"""', "'''")
 
 Example = tuple[str, str | None]  # (source, expected output or None for a statement)
+
+# Words that make a phrase something other than a statement of what the code does: negated, supposed, tried,
+# called wrong (a claim of the table, or an example in prose).
+_NEGATION = (r"not|never|no|cannot|instead|rather|unlike|would|could|might|may|tries|try|if|whether|unless|fails?|"
+             r"wrong(?:ly)?|incorrect(?:ly)?|bug(?:gy)?|supposedly|claims?|pretends?|assume")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*>#])")
 
 
 def doctest_blocks(text: str) -> list[list[Example]]:
@@ -85,16 +94,33 @@ _PROSE_SEPARATOR = re.compile(r"\s*(?:should\s+(?:return|be|give|equal|output)|m
 _CALL_START = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
 _CLAUSE_END = re.compile(r"[.;,]?\s*(?:$|\n)|[.;]\s+|,\s+(?=[A-Za-z])")
 _MAX_PROSE_EXAMPLE = 2000
+# Words that make an example in prose something other than what the code is to give: a case supposed or
+# described ("if f(3) is 9, the one was forgotten", "when f(3) returns 9"), a negation, a bug, a question. The
+# claims' negations, and the hypothesis words the maths reader (`lang/math/roles.py`) reads as a case.
+_NOT_STATED = re.compile(
+    rf"\b(?:{_NEGATION}|when|whenever|suppose[sd]?|supposing|assum(?:es|ed|ing)|imagine|say|were|bugs?|"
+    r"mistakes?|mistaken(?:ly)?|erroneous(?:ly)?|broken|faulty|forg[eo]t(?:s|ten)?|naive(?:ly)?|typo|otherwise|"
+    r"else|versus|vs)\b|n't\b|\?", re.IGNORECASE)
+# a list item (`- f(3) is 9`, `2) f(4) is 16`): the line leading the list in ("Common bugs:") governs it too
+_ITEM = re.compile(r"[ \t]*(?:[-*+•>#]|\(?\d{1,3}[.)])\s")
 
 
 def prose_examples(text: str) -> list[list[Example]]:
     """Examples written in prose (`_prose_of`: not code), one each: a call, then "should return" (be, give, equal),
     "returns", "==", "→" or "->", then a Python literal that ends its clause (`sum_list([1, 2]) should return 3.`).
-    Read whole or not at all: the call must parse, the value must be a literal (`ast.literal_eval`), nothing but the clause's end may
-    follow it, and a negation ("should not return") or a doctest line (`>>>`, read by `doctest_blocks`) is not
-    read."""
+    Read whole or not at all: the call must parse, the value must be a literal (`ast.literal_eval`), nothing but the
+    clause's end may follow it, and a doctest line (`>>>`, read by `doctest_blocks`) is not read. Only what the text
+    states is read: an example whose sentence (or, in a list, the line leading the list in) also supposes, negates,
+    calls it a bug or asks (`_NOT_STATED`: "if f(3) is 9, the one was forgotten", "f(3) should not return 9",
+    "f(3) == 9 is wrong", "Common bugs:" over "- f(3) is 9") is a case described, not what the code must give."""
+    prose = "\n".join(_prose_of(text))
+    bounds = [m.end() for m in _SENTENCE_END.finditer(prose)]
+    lines = prose.splitlines()
+    starts = [0]
+    for kept in prose.splitlines(keepends=True):
+        starts.append(starts[-1] + len(kept))
     out: list[list[Example]] = []
-    for line in "\n".join(_prose_of(text)).splitlines():
+    for i, line in enumerate(lines):
         if line.lstrip().startswith((">>>", "...")) or len(line) > _MAX_PROSE_EXAMPLE:
             continue
         for start in _CALL_START.finditer(line):
@@ -105,15 +131,41 @@ def prose_examples(text: str) -> list[list[Example]]:
             separator = _PROSE_SEPARATOR.match(line, close + 1)
             if separator is None:
                 continue
-            value = _literal_clause(line[separator.end():])
-            if value is None:
+            clause = _literal_clause(line[separator.end():])
+            if clause is None:
                 continue
+            value, length = clause
             try:
                 ast.parse(call, mode="eval")
-            except (SyntaxError, ValueError):
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
                 continue
-            out.append([(call, value)])
+            at = starts[i] + start.start()
+            first = _sentence_before(bounds, at)
+            if _ITEM.match(line):
+                lead = _lead_in(lines, i)
+                if lead is not None:
+                    first = min(first, _sentence_before(bounds, starts[lead] + len(lines[lead].rstrip())))
+            end = starts[i] + separator.end() + length
+            after = bisect.bisect_right(bounds, end)
+            around = prose[first:at] + " " + prose[end:bounds[after] if after < len(bounds) else len(prose)]
+            if _NOT_STATED.search(around) is None:
+                out.append([(call, value)])
     return out
+
+
+def _sentence_before(bounds: list[int], pos: int) -> int:
+    """Where the sentence holding `pos` starts."""
+    k = bisect.bisect_right(bounds, pos)
+    return bounds[k - 1] if k else 0
+
+
+def _lead_in(lines: list[str], item: int) -> int | None:
+    """The line that leads in the list whose item is line `item` (the nearest line above that is neither an item
+    nor blank), if any."""
+    for k in range(item - 1, -1, -1):
+        if lines[k].strip() and not _ITEM.match(lines[k]):
+            return k
+    return None
 
 
 def _prose_of(text: str) -> list[str]:
@@ -156,9 +208,9 @@ _BUILT = re.compile(r"(set|tuple|list|sorted)\((.*)\)", re.DOTALL)
 _BUILDERS: dict[str, Callable[[Any], Any]] = {"set": set, "tuple": tuple, "list": list, "sorted": sorted}
 
 
-def _literal_clause(rest: str) -> str | None:
+def _literal_clause(rest: str) -> tuple[str, int] | None:
     """The Python literal that `rest` starts with when only the clause's end follows it (its source, or the
-    literal a builtin makes of a literal: `set((4, 5))` → `{4, 5}`), else None."""
+    literal a builtin makes of a literal: `set((4, 5))` → `{4, 5}`), and how much of `rest` it takes; else None."""
     for end in sorted({m.start() for m in _CLAUSE_END.finditer(rest)}):
         candidate = rest[:end].strip().strip("`")
         if not candidate:
@@ -167,12 +219,12 @@ def _literal_clause(rest: str) -> str | None:
         try:
             if built is None:
                 ast.literal_eval(candidate)
-                return candidate
+                return candidate, end
             value = _BUILDERS[built.group(1)](ast.literal_eval(built.group(2)))
         except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
             continue
         shown = repr(value)
-        return shown if shown != "set()" else None  # `set()` is no literal
+        return (shown, end) if shown != "set()" else None  # `set()` is no literal
     return None
 
 
@@ -305,14 +357,10 @@ _PATTERNS += [
     (re.compile(rf"\b{_VERB}\s+{_NUM}\s+squared{_END}", re.IGNORECASE), ClaimKind.SQUARE),
     (re.compile(rf"\bsquares\s+{_NUM}{_END}", re.IGNORECASE), ClaimKind.SQUARE),
 ]
-# Words that make a phrase something other than a claim that the code does this; the requirement words are
-# claims in a question (what the code is to do), never in a step.
-_NEGATION = (r"not|never|no|cannot|instead|rather|unlike|would|could|might|may|tries|try|if|whether|unless|fails?|"
-             r"wrong(?:ly)?|incorrect(?:ly)?|bug(?:gy)?|supposedly|claims?|pretends?|assume")
+# The requirement words are claims in a question (what the code is to do), never in a step.
 _REQUIREMENT = r"should|shall|must|supposed|meant|intended|expected|wants?|needs?"
 _NOT_A_CLAIM = re.compile(rf"\b(?:{_NEGATION}|{_REQUIREMENT})\b|n't\b", re.IGNORECASE)
 _NOT_A_REQUIREMENT = re.compile(rf"\b(?:{_NEGATION})\b|n't\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*>#])")
 
 
 def _kind(pattern_kind: ClaimKind | None, match: re.Match[str]) -> ClaimKind:
