@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["NUMBER_CLAIMS", "REFERENCES", "STRING_CLAIMS", "ClaimKind", "ReadClaim", "code_blocks",
-           "defined_functions", "doctest_blocks", "prose_examples", "read_claims", "strip_fences"]
+__all__ = ["NUMBER_CLAIMS", "OPTIONS", "REFERENCES", "STRING_CLAIMS", "TRACEBACK", "ClaimKind", "ReadClaim",
+           "code_blocks", "defined_functions", "doctest_blocks", "doctest_options", "elides", "loosened_by",
+           "prose_examples", "raised_name", "read_claims", "strip_fences"]
 
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 PY_TAGS = {"", "python", "py", "python3", "pycon", "doctest"}
@@ -46,11 +47,30 @@ _NEGATION = (r"not|never|no|cannot|instead|rather|unlike|would|could|might|may|t
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*>#])")
 
 
+# doctest's own reading of a directive (`doctest.DocTestParser._OPTION_DIRECTIVE_RE`): a comment ending a source line
+_DIRECTIVE = re.compile(r"#\s*doctest:\s*([^\n'\"]*)$", re.MULTILINE)
+_OPTION = re.compile(r"([+-])\s*([A-Z_][A-Z0-9_]*)")
+OPTIONS = frozenset({"ELLIPSIS", "NORMALIZE_WHITESPACE", "IGNORE_EXCEPTION_DETAIL", "SKIP", "DONT_ACCEPT_BLANKLINE",
+                     "DONT_ACCEPT_TRUE_FOR_1"})
+# options a whole text sets for its examples: `doctest.testmod(optionflags=doctest.ELLIPSIS)`, pytest's
+# `doctest_optionflags = ELLIPSIS`, `flags = doctest.NORMALIZE_WHITESPACE`
+_TEXT_OPTIONS = re.compile(r"[^\n]*optionflags[^\n]*|\bdoctest\.[A-Z_][A-Z0-9_]*", re.IGNORECASE)
+_OPTION_NAME = re.compile(r"\b(?:" + "|".join(sorted(OPTIONS)) + r")\b")
+_BLANKLINE = "<BLANKLINE>"
+TRACEBACK = "Traceback (most recent call last)"
+# the exception's name where the exception line stands: followed by its message's colon, or ending the output
+_RAISED = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration))(?=:|\s*$)")
+
+
 def doctest_blocks(text: str) -> list[list[Example]]:
-    """Doctest examples: runs of `>>>` lines (with `...` continuations) and their expected output."""
+    """Doctest examples: runs of `>>>` lines (with `...` continuations) and their expected output, as doctest reads
+    them: an example under SKIP is not one (doctest never runs it), a `<BLANKLINE>` line of the output is an empty
+    one (unless DONT_ACCEPT_BLANKLINE), and the options the text sets for all its examples (`optionflags`) are
+    written into each example's directive, where `doctest_options` reads them."""
     blocks: list[list[Example]] = []
     current: list[Example] = []
     lines = text.splitlines()
+    shared = _text_options(text)
     i = 0
     while i < len(lines):
         stripped = lines[i].strip()
@@ -74,7 +94,9 @@ def doctest_blocks(text: str) -> list[list[Example]]:
                     break
                 expected.append(line)
                 i += 1
-            current.append(("\n".join(source), " ".join(expected) if expected else None))
+            example = _as_doctest_reads("\n".join(source), expected, shared)
+            if example is not None:
+                current.append(example)
             continue
         if not stripped and current:
             # a blank line ends an example block only if no >>> follows immediately
@@ -86,6 +108,64 @@ def doctest_blocks(text: str) -> list[list[Example]]:
     if current:
         blocks.append(current)
     return blocks
+
+
+def doctest_options(source: str) -> frozenset[str]:
+    """The doctest options an example's directives (`# doctest: +ELLIPSIS, -SKIP`) turn on, in doctest's order."""
+    on: set[str] = set()
+    for directive in _DIRECTIVE.finditer(source):
+        for sign, name in _OPTION.findall(directive.group(1)):
+            if name in OPTIONS:
+                (on.add if sign == "+" else on.discard)(name)
+    return frozenset(on)
+
+
+def loosened_by(source: str, expected: str) -> str | None:
+    """The doctest option in effect on an example under which its output `expected` matches more than it writes
+    (ELLIPSIS when it elides with `...`, NORMALIZE_WHITESPACE), or None: compared as written, such an output
+    would refute what doctest passes."""
+    options = doctest_options(source)
+    if "ELLIPSIS" in options and "..." in expected:
+        return "ELLIPSIS"
+    return "NORMALIZE_WHITESPACE" if "NORMALIZE_WHITESPACE" in options else None
+
+
+def elides(expected: str) -> bool:
+    """Whether an output written as a Python literal holds `...` where a value stands: repr never writes the
+    Ellipsis constant so (it writes `Ellipsis`), so the `...` elides what was printed (doctest's ELLIPSIS, set
+    where the text does not show it)."""
+    try:
+        tree = ast.parse(expected.strip(), mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return any(isinstance(node, ast.Constant) and node.value is Ellipsis for node in ast.walk(tree))
+
+
+def raised_name(expected: str) -> str | None:
+    """The name of the exception an expected traceback shows (`ValueError` of `Traceback (most recent call
+    last): ... ValueError: empty`), or None when no exception line can be told from the rest."""
+    found = _RAISED.search(expected, len(TRACEBACK))
+    return found.group(1).split(".")[-1] if found else None
+
+
+def _text_options(text: str) -> frozenset[str]:
+    """The options a text turns on for all its examples (its `optionflags`)."""
+    return frozenset(name for m in _TEXT_OPTIONS.finditer(text) for name in _OPTION_NAME.findall(m.group(0)))
+
+
+def _as_doctest_reads(source: str, expected: list[str], shared: frozenset[str]) -> Example | None:
+    """One example as doctest runs it (see `doctest_blocks`), or None when doctest skips it."""
+    own = doctest_options(source)
+    written = [m.group(1) + m.group(2) for d in _DIRECTIVE.finditer(source) for m in _OPTION.finditer(d.group(1))]
+    inherited = sorted(name for name in shared if not any(w[1:] == name for w in written))
+    if inherited:  # the example's own directive decides what it names; the text's options, the rest
+        options = ", ".join(["+" + name for name in inherited] + written)
+        source = f"{_DIRECTIVE.sub('', source).rstrip()}  # doctest: {options}"
+    if "SKIP" in own or "SKIP" in inherited:
+        return None
+    if "DONT_ACCEPT_BLANKLINE" not in own and "DONT_ACCEPT_BLANKLINE" not in inherited:
+        expected = ["" if line == _BLANKLINE else line for line in expected]
+    return source, " ".join(expected) if expected else None
 
 
 # `f(3) should return 9`, `f(3) → 9`, `f(3) == 9`: a call, one of these, and a literal to the end of the clause
