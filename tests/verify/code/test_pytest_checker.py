@@ -130,6 +130,18 @@ def test_syntax_error_fails_without_running():
 GOOD_TEST = "def test_add():\n    assert add(1, 2) == 3\n    assert add(-1, 1) == 0\n"
 
 
+@pytest.mark.parametrize("level", ["quick", "standard"])
+@pytest.mark.parametrize("depth", [500, 3000])
+def test_an_artifact_nested_too_deep_to_read_is_unsupported_never_a_crash(level, depth):
+    # 500: parses and runs, but its mutants' ast.unparse recursed past the limit; 3000: ast.parse itself does
+    deep = "def double(n):\n    return n + n + (" + "+".join(["0"] * depth) + ")\n\n"
+    out = check(deep + "def test_double():\n    assert double(2) == 4\n    assert double(5) == 10\n", level)
+    assert out.status is StepStatus.UNSUPPORTED and out.error_kind == "too_large"
+    assert "nests" in out.message and "naming intermediate values" in out.message
+
+
+
+
 @pytest.mark.parametrize(("name", "prefix"), [
     ("os._exit before tests", "import os\nos._exit(0)\n"),
     ("sys.exit at import", "import sys\nsys.exit(0)\n"),

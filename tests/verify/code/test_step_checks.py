@@ -282,6 +282,13 @@ def test_a_bool_only_equals_a_bool():
     assert plan.judge(run(plan, sv("e1", 0, True))).status is ChecksStatus.PASSED
 
 
+def test_an_example_nested_too_deep_to_read_is_noted_not_checked():
+    deep = "largest([" + "+".join(["1"] * 500) + "])"
+    plan = plan_for("x", f">>> print({deep})\n500\n\nAnd:\n" + TWO)
+    assert [e.lines[0][0] for e in plan.examples] == ["largest([3, 1, 2])"]
+    assert any("question example nests more than 100 levels" in n for n in plan.notes)
+
+
 # ------------------------------------------------------------------------------------ doctest's own semantics
 
 

@@ -4,6 +4,8 @@ Every run of artifact code happens in the sandbox (`verify/sandbox/runner.py`); 
 artifact (AST) and reads reports.
 
 Before anything runs
+- An artifact whose syntax tree nests deeper than the verifier's recursive readers of it can follow
+  (`verify/code/nesting.py`) is `unsupported`, with what nests and how to write it instead: never a crash.
 - An artifact that configures or patches hypothesis (profiles, internals, private attributes) is refused
   (`verify/code/policy.py`); per-test `@settings` are allowed and do not apply: every property runs
   under the harness's profile, and one whose generated examples did not run (explicit examples only,
@@ -135,6 +137,7 @@ from reasonforge.verify.code.harness_run import (
 )
 from reasonforge.verify.code.judging import judge_survivors, run_mutants, survivor_entry, untested_functions
 from reasonforge.verify.code.mutants import generate_mutants, implementation_nodes
+from reasonforge.verify.code.nesting import too_deep, unparsable
 from reasonforge.verify.code.policy import hypothesis_tampering
 from reasonforge.verify.code.step_checks import ChecksStatus, StepPlan, plan_step_checks
 
@@ -184,6 +187,14 @@ class PythonTestsChecker:
         except SyntaxError as exc:
             return CheckOutcome(status=StepStatus.FAILED, message=f"syntax error at line {exc.lineno}, column "
                                 f"{exc.offset}: {exc.msg}", error_kind=ErrorKind.SYNTAX, details=details)
+        except (RecursionError, MemoryError) as exc:
+            return CheckOutcome(status=StepStatus.UNSUPPORTED, message=unparsable(exc), error_kind=ErrorKind.TOO_LARGE,
+                                details=details)
+        # every later reader of the tree (mutants, messages, the step's checks) recurses through it: bound it first
+        deep = too_deep(tree)
+        if deep is not None:
+            return CheckOutcome(status=StepStatus.UNSUPPORTED, message=deep, error_kind=ErrorKind.TOO_LARGE,
+                                details=details)
         missing = undefined_calls(tree)
         if missing:
             # a test that calls what the artifact never defines says nothing about the step: the artifact is

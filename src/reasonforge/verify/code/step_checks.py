@@ -69,6 +69,7 @@ from reasonforge.verify.code.computing import (
 )
 from reasonforge.verify.code.mutants import implementation_nodes
 from reasonforge.verify.code.names import Bindings, module_bindings, takes_one_argument
+from reasonforge.verify.code.nesting import too_deep
 from reasonforge.verify.code.step_text import (
     NUMBER_CLAIMS,
     REFERENCES,
@@ -397,8 +398,12 @@ def _read_examples(plan: StepPlan, origin: Origin, text: str) -> None:
         shown = lines[0][0]
         try:
             trees = [ast.parse(src) for src, _ in lines]
-        except (SyntaxError, ValueError):
-            plan.notes.append(f"{origin.value} example `{shown}` is not valid Python: not checked")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            plan.notes.append(f"{origin.value} example `{_cap(shown, 80)}` is not valid Python: not checked")
+            continue
+        deep = next((why for tree in trees if (why := too_deep(tree, f"{origin.value} example")) is not None), None)
+        if deep is not None:  # its source is unparsed to be sent, and read as literals
+            plan.notes.append(f"{deep}: not checked")
             continue
         names = sorted(_free_names(trees) - _BUILTINS)
         if not names or not _exercises(trees, lines, set(names)):

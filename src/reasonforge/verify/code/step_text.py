@@ -316,7 +316,7 @@ def code_blocks(text: str) -> list[str]:
         return [body for body in fenced if not body.lstrip().startswith(">>>")]
     try:
         ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     return [text]
 
@@ -332,7 +332,7 @@ def defined_functions(text: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]
     for body in code_blocks(text):
         try:
             tree = ast.parse(body)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         out.extend(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
                    and not n.name.startswith("test"))
