@@ -128,9 +128,11 @@ def test_example_off_by_one_fails_with_the_failing_test():
 
 
 @needs_sandbox
-def test_example_vacuous_tests_fail_on_mutants():
+def test_example_vacuous_tests_verify_nothing_on_mutants():
+    # tests that kill no mutant are no evidence either way: the step is unsupported, the chain not verified
     verdict = verify_chain(_example("frequency-count-vacuous-tests"))
     assert verdict.overall is Overall.FAILED
+    assert verdict.step_verdicts[0].status is StepStatus.UNSUPPORTED
     assert verdict.step_verdicts[0].error_message.startswith("tests kill 0 % of mutants")
 
 
