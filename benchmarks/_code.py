@@ -66,7 +66,7 @@ class Decision(BaseModel):
     with or without the value check."""
 
     status: str
-    by_mutation: bool  # failed only at the mutation stage: score, an untested function, or no value checked
+    by_mutation: bool  # not verified only at the mutation stage: score, an untested function, or no value checked
     score: float | None
     values_checked: bool | None = None  # the checker's value check (None: not measured or off)
     untested: bool = False  # some implementation function never ran (fails at any threshold)

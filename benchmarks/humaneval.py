@@ -1,5 +1,5 @@
 """HumanEval: canonical solution + the dataset's `check` as a pytest test → VERIFIED (target ≥ 98 %); for each
-task, 5 mutants of the canonical solution → FAILED (target ≥ 90 %). See `_code.py` for the procedure.
+task, 5 mutants of the canonical solution → not VERIFIED (target ≥ 90 %). See `_code.py` for the procedure.
 
 Artifact = prompt (signature + docstring) + canonical_solution, then
 `def test_check():` holding the dataset's `test` code (so its `check` helper is part of the test, never

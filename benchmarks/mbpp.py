@@ -1,5 +1,5 @@
 """MBPP (sanitized): reference code + each `test_list` assert as its own pytest test → VERIFIED (target ≥ 98 %);
-for each task, 5 mutants of the reference code → FAILED (target ≥ 90 %). See `_code.py` for the procedure.
+for each task, 5 mutants of the reference code → not VERIFIED (target ≥ 90 %). See `_code.py` for the procedure.
 
 Artifact = `test_imports`, the reference `code`, then `def test_case_<k>(): <assert>` per test_list entry.
 

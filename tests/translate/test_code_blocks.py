@@ -85,6 +85,26 @@ def test_non_literal_expected_output_is_run_not_compared_by_its_text():
     assert "not a literal: unread" in t.formal_representation
 
 
+def test_examples_become_tests_as_doctest_runs_them():
+    step = ("```python\ndef half(n):\n    if n < 0:\n        raise ValueError('negative')\n    return n // 2\n```\n"
+            ">>> half(4)  # doctest: +NORMALIZE_WHITESPACE\n2\n>>> half(9)  # exact\n4\n"
+            ">>> half(-1)\nTraceback (most recent call last):\n...\nValueError: negative\n"
+            ">>> half(200)  # doctest: +ELLIPSIS\n10...\n>>> half(8)\n[4, ...]\n>>> print(half(6))\n3\n"
+            ">>> half(7)  # doctest: +SKIP\n99")
+    (t,) = CodeBlockTranslator().translate_chain(_request([{"step_id": 1, "content": step}]), {1: []})
+    module = t.formal_representation
+    namespace: dict = {}
+    exec(compile(module, "artifact.py", "exec"), namespace)  # a directive or comment swallows no parenthesis
+    namespace["test_step1_example_1"]()  # correct code passes every example doctest passes
+    assert "half(7)" not in module  # skipped: doctest never runs it
+    assert "half(9)  # exact\n) == (4)" in module
+    for unread in ("half(4)", "half(200)", "half(8)", "print(half(6))"):
+        assert f"    {unread}" in module and f"assert ({unread}" not in module
+    namespace["half"] = lambda n: n // 2  # raises nothing: the traceback example refutes it
+    with pytest.raises(AssertionError, match="should raise ValueError"):
+        namespace["test_step1_example_1"]()
+
+
 def _example(name):
     return VerifyRequest.model_validate(json.loads((EXAMPLES / f"{name}.json").read_text()))
 
@@ -108,9 +128,11 @@ def test_example_off_by_one_fails_with_the_failing_test():
 
 
 @needs_sandbox
-def test_example_vacuous_tests_fail_on_mutants():
+def test_example_vacuous_tests_verify_nothing_on_mutants():
+    # tests that kill no mutant are no evidence either way: the step is unsupported, the chain not verified
     verdict = verify_chain(_example("frequency-count-vacuous-tests"))
     assert verdict.overall is Overall.FAILED
+    assert verdict.step_verdicts[0].status is StepStatus.UNSUPPORTED
     assert verdict.step_verdicts[0].error_message.startswith("tests kill 0 % of mutants")
 
 

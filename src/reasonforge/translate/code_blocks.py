@@ -9,9 +9,12 @@ they define:
     {1: 1, 2: 2, 3: 1}
 
 becomes `def test_step1_example_1(): assert count_frequencies([1, 2, 2, 3]) == {1: 1, 2: 2, 3: 1}`.
-An expected output that is not a Python literal (an object's repr, printed text) is not compared by its text:
-the line runs as a statement, unread (the checker's own run of the examples leaves it unread too). `>>>`
-lines without an output line are kept as statements. These tests are the author's (its step's examples):
+Examples are read as doctest reads them (`step_text.doctest_blocks`: SKIP, `<BLANKLINE>`, the text's `optionflags`).
+An expected output that is not a Python literal `==` compares as doctest compares its repr (an object's repr, what
+`print` shows, an output a doctest option loosens or `...` elides) is not compared by its text: the line runs as a
+statement, unread (the checker's own run of the examples compares printed text itself). An expected traceback
+becomes a check that the line raises an exception of that name. `>>>` lines without an output line are kept as
+statements. These tests are the author's (its step's examples):
 they never make a chain VERIFIED. The examples are read by `verify/code/step_text.py`, the reader the checker
 also uses: the checker runs the step text's examples against whatever artifact the step carries, so a
 supplied artifact cannot leave them out. A complexity claim in the step's prose (`O(n)`, `O(n log n)`, …) becomes a
@@ -29,7 +32,15 @@ from dataclasses import dataclass, field
 from reasonforge.registry import Spec
 from reasonforge.types import ArtifactLanguage, StepTranslation, VerifyRequest
 from reasonforge.verify.code.complexity import parse_big_o
-from reasonforge.verify.code.step_text import FENCE, PY_TAGS, doctest_blocks
+from reasonforge.verify.code.step_text import (
+    FENCE,
+    PY_TAGS,
+    TRACEBACK,
+    doctest_blocks,
+    elides,
+    loosened_by,
+    raised_name,
+)
 
 __all__ = ["CodeBlockTranslator", "StepCode", "extract_step"]
 
@@ -85,17 +96,41 @@ def _example_test(name: str, block: list[tuple[str, str | None]]) -> str:
         if expected is None:
             body.extend(source.splitlines())
             continue
-        try:
-            ast.literal_eval(expected)
-            literal = True
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            literal = False
-        if literal:
-            body.append(f"assert ({source}) == ({expected}), {source!r} + ' should give ' + {expected!r}")
+        if expected.startswith(TRACEBACK):
+            body.extend(_raises(source, raised_name(expected)))
+            continue
+        if _compared(source, expected):
+            # a comment in the source (a doctest directive) must not swallow the closing parenthesis
+            end = "\n" if "#" in source else ""
+            body.append(f"assert ({source}{end}) == ({expected}), {source!r} + ' should give ' + {expected!r}")
         else:
             body.append(f"# output {expected[:60]!r} is not a literal: unread, not compared by its text")
             body.extend(source.splitlines())
     return f"def {name}():\n" + "".join(f"    {line}\n" for line in body)
+
+
+def _compared(source: str, expected: str) -> bool:
+    """Whether an example's output is a value `==` compares as doctest would compare its repr: a literal, not
+    what `print` shows, not loosened by a doctest option (`loosened_by`), not elided with `...`."""
+    try:
+        ast.literal_eval(expected)
+        tree = ast.parse(source, mode="eval")
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    printed = isinstance(tree.body, ast.Call) and isinstance(tree.body.func, ast.Name) and tree.body.func.id == "print"
+    return not printed and loosened_by(source, expected) is None and not elides(expected)
+
+
+def _raises(source: str, name: str | None) -> list[str]:
+    """An example whose output is a traceback, as doctest runs it: it must raise an exception of that name (its
+    type's name only, as the checker compares it); one whose name cannot be read runs unread."""
+    lines = ["try:", *(f"    {line}" for line in source.splitlines())]
+    if name is None:
+        return ["# the traceback's exception cannot be read: unread, not compared", *lines,
+                "except BaseException:", "    pass"]
+    return [*lines, "except BaseException as exc:",
+            f"    assert type(exc).__name__ == {name!r}, {source!r} + ' should raise {name}, not ' + type(exc).__name__",
+            "else:", f"    raise AssertionError({source!r} + ' should raise {name}')"]
 
 
 class CodeBlockTranslator:

@@ -226,11 +226,11 @@ def test_checker_excludes_equivalent_mutants_from_the_denominator():
 
 
 @needs_sandbox
-def test_mutants_that_only_equivalent_code_offers_fail_the_step():
+def test_mutants_that_only_equivalent_code_offers_leave_the_step_unsupported():
     src = ("def normalize(xs):\n    xs.sort()\n    if len(xs) > 0:\n        xs.sort()\n\n\n"
            "def test_normalize():\n    xs = [3, 1, 2]\n    normalize(xs)\n    assert xs == [1, 2, 3]\n")
     out = check(src)
-    assert out.status is StepStatus.FAILED, out.details
+    assert out.status is StepStatus.UNSUPPORTED, out.details
     assert "tests exercise nothing that mutants change" in out.message
     assert out.details["equivalent_mutants"] and out.details["mutants_killed"] == 0
 
@@ -239,7 +239,7 @@ def test_mutants_that_only_equivalent_code_offers_fail_the_step():
 def test_tests_that_never_call_the_code_claim_no_equivalence():
     src = "def add(a, b):\n    return a + b\n\n\ndef test_add():\n    assert True\n"
     out = check(src)
-    assert out.status is StepStatus.FAILED and out.message.startswith("tests kill 0 % of mutants")
+    assert out.status is StepStatus.UNSUPPORTED and out.message.startswith("tests kill 0 % of mutants")
     assert out.details["recorded_calls"] == 0 and out.details["equivalent_mutants"] == []
     assert "no mutant can be claimed equivalent" in out.details["equivalence_note"]
 
@@ -250,7 +250,7 @@ def test_code_the_tests_never_reach_is_not_equivalent():
            "def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s\n\n\n"
            "def test_inc():\n    assert inc(1) == 2\n    assert inc(-1) == 0\n")
     out = check(src)
-    assert out.status is StepStatus.FAILED and out.message.startswith("the tests never run total"), out.message
+    assert out.status is StepStatus.UNSUPPORTED and out.message.startswith("the tests never run total"), out.message
     undecided = [s for s in out.details["surviving_mutants"] if "undecided" in s]
     assert undecided and all("never ran" in s["undecided"] for s in undecided)
     assert out.details["equivalent_mutants"] == [] and out.details["untested_functions"] == ["total"]

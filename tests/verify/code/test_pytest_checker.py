@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reasonforge.registry import checkers
-from reasonforge.types import ArtifactLanguage, CheckLimits, ProofLevel, StepStatus
+from reasonforge.types import ArtifactLanguage, CheckLimits, Domain, ProofLevel, StepContext, StepStatus
 from reasonforge.verify import sandbox as sb
 from reasonforge.verify.code.harness_run import HarnessReport, expected_tests, interpret
 from reasonforge.verify.code.pytest_checker import PythonTestsChecker
@@ -73,8 +73,9 @@ def test_off_by_one_fails_naming_the_test():
 
 
 def test_vacuous_tests_kill_no_mutant():
+    # tests too weak to tell the code from its mutants are no evidence either way: unsupported, not refuted
     out = check(ADD + "def test_add():\n    add(1, 2)\n    assert True\n")
-    assert out.status is StepStatus.FAILED
+    assert out.status is StepStatus.UNSUPPORTED
     assert out.message.startswith("tests kill 0 % of mutants")
     assert out.details["mutation_score"] == 0.0 and out.details["surviving_mutants"]
 
@@ -83,24 +84,38 @@ def test_vacuous_tests_kill_no_mutant():
 def test_mutation_threshold_is_configurable():
     src = CLAMP + "def test_clamp():\n    assert clamp(5, 0, 10) == 5\n"  # one value: kills some mutants, not most
     weak = check(src, mutation_threshold=0.9)
-    assert weak.status is StepStatus.FAILED and "% of mutants" in weak.message
+    assert weak.status is StepStatus.UNSUPPORTED and "% of mutants" in weak.message
     assert weak.details["value_check"]["quiet_killed"] >= 1  # it does check a value
     assert check(src, mutation_threshold=0.0).status is StepStatus.VERIFIED
 
 
+def test_a_correct_function_the_question_s_examples_test_weakly_is_unsupported_never_refuted():
+    # the question's three examples kill 5 of clamp's 12 mutants: no counterexample to the code, only weak evidence
+    src = ("def clamp(x, lo, hi):\n    if lo > hi:\n        raise ValueError('empty range: ' + str(lo) + ' > ' + str(hi))"
+           "\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x\n")
+    question = ("Write clamp(x, lo, hi), which returns x limited to the range lo..hi.\n>>> clamp(5, 0, 10)\n5\n"
+                ">>> clamp(-3, 0, 10)\n0\n>>> clamp(42, 0, 10)\n10")
+    context = StepContext(step_id=1, content="Compare with both bounds, refusing an empty range.",
+                          original_query=question, domain=Domain.CODE, proof_level=ProofLevel.STANDARD, final=True)
+    out = PythonTestsChecker().check(src, level=ProofLevel.STANDARD, limits=LIMITS, context=context)
+    assert out.status is StepStatus.UNSUPPORTED and "% of mutants" in out.message, out.message
+    assert out.details["mutation_score"] < 0.5
+
+
 def test_a_test_that_only_checks_not_none_kills_nothing():
     out = check(ADD + "def test_add():\n    assert add(2, 2) is not None\n")  # `a - b` and `type(a + b)()` are ints
-    assert out.status is StepStatus.FAILED and out.message.startswith("tests kill 0 % of mutants"), out.message
+    assert out.status is StepStatus.UNSUPPORTED and out.message.startswith("tests kill 0 % of mutants"), out.message
 
 
 @pytest.mark.slow
-def test_tests_that_check_no_value_fail_at_any_threshold():
+def test_tests_that_check_no_value_verify_nothing_at_any_threshold():
     first = "def first(xs):\n    return xs[0]\n\n\n"  # `xs[1]` crashes on [5]: the one mutant such tests kill
     for test in ("assert first([5]) is not None", "assert type(first([5])) is int", "first([5])"):
         src = first + f"def test_first():\n    {test}\n"
         for threshold in (0.0, 0.3):
             out = check(src, mutation_threshold=threshold)
-            assert out.status is StepStatus.FAILED and out.message.startswith("the tests check no value"), out.message
+            assert out.status is StepStatus.UNSUPPORTED and out.message.startswith("the tests check no value"), (
+                out.message)
             values = out.details["value_check"]
             assert values["loud_killed"] >= 1 and values["quiet_killed"] == 0 and not values["passed"]
     assert check(src, mutation_threshold=0.0, value_check=False).status is StepStatus.VERIFIED
@@ -128,6 +143,18 @@ def test_syntax_error_fails_without_running():
 
 
 GOOD_TEST = "def test_add():\n    assert add(1, 2) == 3\n    assert add(-1, 1) == 0\n"
+
+
+@pytest.mark.parametrize("level", ["quick", "standard"])
+@pytest.mark.parametrize("depth", [500, 3000])
+def test_an_artifact_nested_too_deep_to_read_is_unsupported_never_a_crash(level, depth):
+    # 500: parses and runs, but its mutants' ast.unparse recursed past the limit; 3000: ast.parse itself does
+    deep = "def double(n):\n    return n + n + (" + "+".join(["0"] * depth) + ")\n\n"
+    out = check(deep + "def test_double():\n    assert double(2) == 4\n    assert double(5) == 10\n", level)
+    assert out.status is StepStatus.UNSUPPORTED and out.error_kind == "too_large"
+    assert "nests" in out.message and "naming intermediate values" in out.message
+
+
 
 
 @pytest.mark.parametrize(("name", "prefix"), [

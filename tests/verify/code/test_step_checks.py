@@ -13,7 +13,7 @@ import pytest
 from reasonforge.types import Domain, ProofLevel, ReasoningStep, StepContext
 from reasonforge.verify.code.policy import hypothesis_tampering
 from reasonforge.verify.code.step_checks import ChecksStatus, LineMode, Origin, StepPlan, plan_step_checks
-from reasonforge.verify.code.step_text import ClaimKind, doctest_blocks, prose_examples, read_claims
+from reasonforge.verify.code.step_text import ClaimKind, doctest_blocks, doctest_options, prose_examples, read_claims
 
 LARGEST = ("def largest(xs):\n    return max(xs)\n\ndef test_largest():\n    assert largest([1, 2]) == 2\n"
            "    assert largest([5, 3]) == 5\n")
@@ -148,6 +148,39 @@ def test_examples_in_prose_are_read_whole_or_not_at_all(text, examples):
     assert prose_examples(text) == examples
 
 
+@pytest.mark.parametrize("text", [
+    # a case supposed or described: what a bug gives, not what the code must give
+    "A common bug: if inc_square(3) is 9, the plus one was forgotten.",
+    "It is wrong when inc_square(3) returns 9, since that forgets the one.",
+    "Whenever inc_square(3) gives 9, the one is missing.",
+    "Suppose inc_square(3) is 9; then the one was dropped.",
+    "Unless the one is added, inc_square(3) is 9.",
+    "inc_square(3) == 9 would be a bug.",
+    "inc_square(3) returns 9, which is incorrect.",
+    "A naive version gives inc_square(3) → 9.",
+    "inc_square(3) is 9 instead of 10.",
+    "It never happens that inc_square(3) is 9.",
+    "Is inc_square(3) == 9?",
+    # a list's lead-in governs its items
+    "Common mistakes:\n- inc_square(3) is 9\n- inc_square(4) is 16",
+    "Outputs of the broken version:\n1. inc_square(3) is 9\n2. inc_square(4) is 16",
+])
+def test_an_example_a_sentence_supposes_negates_or_calls_a_bug_is_not_read(text):
+    assert prose_examples(text) == []
+
+
+def test_examples_stated_around_a_described_bug_are_still_read():
+    text = ("Write inc_square(n).\ninc_square(2) is 5.\nIf inc_square(3) is 9, the one was forgotten.\n"
+            "Examples:\n- inc_square(4) is 17\nYour code should pass these tests:\nassert inc_square(0) == 1")
+    assert prose_examples(text) == [[("inc_square(2)", "5")], [("inc_square(4)", "17")], [("inc_square(0)", "1")]]
+
+
+def test_a_question_describing_a_bug_gives_no_example_to_refute_correct_code():
+    question = "Write inc_square(n), which returns n squared plus one. A common bug: if inc_square(3) is 9, the plus one was forgotten."
+    plan = plan_for("Square and add one.", question, src="def inc_square(n):\n    return n * n + 1\n")
+    assert [e.lines for e in plan.examples] == []
+
+
 def test_a_question_s_prose_examples_are_the_question_s_evidence():
     plan = plan_for("We write it.", "Write largest(xs).\nlargest([4, 9]) should return 9, largest([1]) → 1.")
     assert [(e.origin, e.lines) for e in plan.examples] == [
@@ -247,6 +280,73 @@ def test_a_bool_only_equals_a_bool():
     plan = plan_for(">>> largest([True])\nTrue")
     assert plan.judge(run(plan, sv("e1", 0, 1))).status is ChecksStatus.FAILED
     assert plan.judge(run(plan, sv("e1", 0, True))).status is ChecksStatus.PASSED
+
+
+def test_an_example_nested_too_deep_to_read_is_noted_not_checked():
+    deep = "largest([" + "+".join(["1"] * 500) + "])"
+    plan = plan_for("x", f">>> print({deep})\n500\n\nAnd:\n" + TWO)
+    assert [e.lines[0][0] for e in plan.examples] == ["largest([3, 1, 2])"]
+    assert any("question example nests more than 100 levels" in n for n in plan.notes)
+
+
+# ------------------------------------------------------------------------------------ doctest's own semantics
+
+
+def test_doctest_blocks_read_skip_blanklines_and_the_text_s_optionflags_as_doctest_does():
+    text = (">>> two('x', 'y')\nx\n<BLANKLINE>\ny\n>>> f(7)  # doctest: +SKIP\n99\n"
+            ">>> g(1)  # doctest: +DONT_ACCEPT_BLANKLINE\n<BLANKLINE>")
+    assert doctest_blocks(text) == [[("two('x', 'y')", "x  y"), ("g(1)  # doctest: +DONT_ACCEPT_BLANKLINE",
+                                      "<BLANKLINE>")]]
+    # options the text sets for all its examples reach each one's directive, where its own directive still decides
+    text = ("doctest.testmod(optionflags=doctest.ELLIPSIS)\n>>> f(1)\n[1, ...]\n>>> f(2)  # doctest: -ELLIPSIS\n"
+            "[2]\n>>> f(3)  # doctest: +SKIP\n[3]")
+    blocks = doctest_blocks(text)
+    assert [src for block in blocks for src, _ in block] == ["f(1)  # doctest: +ELLIPSIS", "f(2)  # doctest: -ELLIPSIS"]
+    assert [doctest_options(src) for block in blocks for src, _ in block] == [{"ELLIPSIS"}, set()]
+
+
+def test_an_output_a_doctest_option_loosens_or_elides_is_unread_never_compared():
+    step = (">>> largest([1, 2])  # doctest: +ELLIPSIS\n[0, 1, ..., 99]\n"
+            ">>> largest([3])  # doctest: +NORMALIZE_WHITESPACE\n'a  b'\n"
+            ">>> largest([4])\n[1, ..., 4]\n"  # `...` where a value stands: elided (the option set elsewhere)
+            ">>> print(largest([5]))  # doctest: +NORMALIZE_WHITESPACE\na   b\n"  # printed text: compared, normalised
+            ">>> print(largest([6]))  # doctest: +ELLIPSIS\na...\n"
+            ">>> largest([7])  # doctest: +ELLIPSIS\n7")  # nothing elided: compared
+    plan = plan_for(step)
+    modes = [line.mode for line in plan.examples[0].parsed]
+    assert modes == [LineMode.UNREAD, LineMode.UNREAD, LineMode.UNREAD, LineMode.PRINTED, LineMode.UNREAD,
+                     LineMode.VALUE]
+    assert any("ELLIPSIS option is in effect" in n for n in plan.notes)
+    reported = [sv("e1", 0, list(range(100))), sv("e1", 1, "a b"), sv("e1", 2, [1, 2, 3, 4]), sv("e1", 3, "a b"),
+                sv("e1", 4, "abc"), sv("e1", 5, 7)]
+    assert plan.judge(run(plan, *reported)).status is ChecksStatus.PASSED
+    assert plan.judge(run(plan, *reported[:5], sv("e1", 5, 8))).status is ChecksStatus.FAILED
+
+
+def test_a_blankline_is_an_empty_line_of_what_is_printed():
+    plan = plan_for("x", ">>> print(largest(['x', 'y']))\nx\n<BLANKLINE>\ny")
+    assert plan.judge(run(plan, sv("e1", 0, "x\n\ny"))).status is ChecksStatus.PASSED
+    assert plan.judge(run(plan, sv("e1", 0, "x <BLANKLINE> y"))).status is ChecksStatus.FAILED
+
+
+def test_a_doctest_s_1_admits_true_as_doctest_does_unless_told_not_to():
+    plan = plan_for(">>> largest([1])\n1\n>>> largest([0])\n0")
+    assert plan.judge(run(plan, sv("e1", 0, True), sv("e1", 1, False))).status is ChecksStatus.PASSED
+    assert plan.judge(run(plan, sv("e1", 0, False), sv("e1", 1, False))).status is ChecksStatus.FAILED
+    strict = plan_for(">>> largest([1])  # doctest: +DONT_ACCEPT_TRUE_FOR_1\n1")
+    assert strict.judge(run(strict, sv("e1", 0, True))).status is ChecksStatus.FAILED
+    prose = plan_for("largest([1]) should return 1.")  # prose is no doctest: a bool is not an int there
+    assert prose.judge(run(prose, sv("e1", 0, True))).status is ChecksStatus.FAILED
+
+
+def test_a_traceback_is_judged_by_its_exception_line_or_unread():
+    plan = plan_for(">>> largest([])\nTraceback (most recent call last):\n...\nValueError: not a KeyError")
+    assert plan.examples[0].parsed[0].want == "ValueError"
+    assert plan.judge(run(plan, sv("e1", 0, "ValueError", "x"))).status is ChecksStatus.PASSED
+    for unread in ("Oops: empty", "...Error: empty"):  # no exception name the reader can tell
+        plan = plan_for(f">>> largest([])  # doctest: +ELLIPSIS\nTraceback (most recent call last):\n{unread}")
+        assert plan.examples[0].parsed[0].mode is LineMode.UNREAD
+        assert plan.judge(run(plan, sv("e1", 0, "Oops", "x"))).status is ChecksStatus.PASSED
 
 
 def test_a_value_that_is_not_plain_data_is_unread_never_passed():

@@ -4,6 +4,8 @@ Every run of artifact code happens in the sandbox (`verify/sandbox/runner.py`); 
 artifact (AST) and reads reports.
 
 Before anything runs
+- An artifact whose syntax tree nests deeper than the verifier's recursive readers of it can follow
+  (`verify/code/nesting.py`) is `unsupported`, with what nests and how to write it instead: never a crash.
 - An artifact that configures or patches hypothesis (profiles, internals, private attributes) is refused
   (`verify/code/policy.py`); per-test `@settings` are allowed and do not apply: every property runs
   under the harness's profile, and one whose generated examples did not run (explicit examples only,
@@ -33,7 +35,10 @@ Levels
   order; the original must pass there too), two at a time, each with its own timeout; the tests must kill
   at least `mutation_threshold` (default 0.5, see "Threshold" below) of the mutants that are not likely
   equivalent:
-  score = killed / (mutants − likely equivalent), and pass the value check (below). A
+  score = killed / (mutants − likely equivalent), and pass the value check (below). Tests that fall short (a
+  low score, a function they never run, no value checked, nothing a mutant changes) say nothing either way
+  about the code: the step is `unsupported` with what they miss, never `failed`, which only a check that does
+  not hold (a failing test or example, a false claim, a violated property or contract) earns. A
   `# complexity: O(...)` claim is then measured and fitted (`verify/code/complexity.py`); only a clear
   violation fails.
 - formal: standard, plus CrossHair on functions that carry PEP 316 contracts (`pre:` / `post:` in the
@@ -49,7 +54,7 @@ recorded calls and deterministic perturbations of them, with the mutated code wa
 A difference (kept as `distinguished_by` evidence in `surviving_mutants`) keeps the mutant counted; it
 leaves the denominator (`equivalent_mutants`) only when its change ran and every input ran without a
 difference. No recorded calls (tests that never call the code, `assert True`) → no claim; a crash,
-timeout or unfinished run → no claim; every mutant likely equivalent → failed (the tests exercise
+timeout or unfinished run → no claim; every mutant likely equivalent → unsupported (the tests exercise
 nothing that mutants change). `generate_mutants` already skips mutants equal after constant folding.
 
 Value check (standard level and up)
@@ -62,8 +67,8 @@ empty value of its own type (`type(x)()`, `verify/code/mutants.py`) instead of `
 offers a wrong value of the right type. And the differential run also classifies every counted mutant
 on the tests' own recorded inputs as *loud* (some call raises, stops finishing, or returns another
 type) or *quiet* (same kinds and types, values may differ). When a counted mutant is quiet, the tests
-must kill at least one quiet mutant, or they check no value and the step fails whatever the score
-(`value_check` in details). Doubt goes against the tests: an unclassified killed mutant earns nothing,
+must kill at least one quiet mutant, or they check no value and the step is unsupported whatever the
+score (`value_check` in details). Doubt goes against the tests: an unclassified killed mutant earns nothing,
 an unclassified survivor counts as quiet. The check does not apply (details say why) when no mutant
 survives, when the tests make no recordable call, or when no killed mutant could be classified (e.g.
 every recorded call is too slow to repeat). What it cannot see: a function whose every mutant is loud
@@ -135,6 +140,7 @@ from reasonforge.verify.code.harness_run import (
 )
 from reasonforge.verify.code.judging import judge_survivors, run_mutants, survivor_entry, untested_functions
 from reasonforge.verify.code.mutants import generate_mutants, implementation_nodes
+from reasonforge.verify.code.nesting import too_deep, unparsable
 from reasonforge.verify.code.policy import hypothesis_tampering
 from reasonforge.verify.code.step_checks import ChecksStatus, StepPlan, plan_step_checks
 
@@ -184,6 +190,14 @@ class PythonTestsChecker:
         except SyntaxError as exc:
             return CheckOutcome(status=StepStatus.FAILED, message=f"syntax error at line {exc.lineno}, column "
                                 f"{exc.offset}: {exc.msg}", error_kind=ErrorKind.SYNTAX, details=details)
+        except (RecursionError, MemoryError) as exc:
+            return CheckOutcome(status=StepStatus.UNSUPPORTED, message=unparsable(exc), error_kind=ErrorKind.TOO_LARGE,
+                                details=details)
+        # every later reader of the tree (mutants, messages, the step's checks) recurses through it: bound it first
+        deep = too_deep(tree)
+        if deep is not None:
+            return CheckOutcome(status=StepStatus.UNSUPPORTED, message=deep, error_kind=ErrorKind.TOO_LARGE,
+                                details=details)
         missing = undefined_calls(tree)
         if missing:
             # a test that calls what the artifact never defines says nothing about the step: the artifact is
@@ -332,9 +346,11 @@ class PythonTestsChecker:
         details["equivalent_mutants"] = [{"id": m.id, "operator": m.operator, "change": m.description,
                                           "inputs": judged[m.id].inputs} for m in equivalent]
         details["surviving_mutants"] = [survivor_entry(m, judged[m.id]) for m in survivors]
+        # From here on the tests are measured, not the code: tests too weak to tell the implementation from its
+        # mutants are no evidence either way, so the step is unsupported; only a false check refutes it.
         if len(equivalent) == len(mutants):
             details["mutation_score"] = None
-            return CheckOutcome(status=StepStatus.FAILED, message=(
+            return CheckOutcome(status=StepStatus.UNSUPPORTED, message=(
                 f"no mutant behaves differently from the implementation on any input the tests call it with (nor "
                 f"on their perturbations): the tests exercise nothing that mutants change ({len(mutants)} "
                 "mutants, all likely equivalent)"))
@@ -353,18 +369,18 @@ class PythonTestsChecker:
         if score + 1e-9 < self.mutation_threshold:
             counted = len(mutants) - len(equivalent)
             excluded = f"; {len(equivalent)} likely equivalent excluded" if equivalent else ""
-            return CheckOutcome(status=StepStatus.FAILED, message=(
+            return CheckOutcome(status=StepStatus.UNSUPPORTED, message=(
                 f"tests kill {round(score * 100)} % of mutants ({killed}/{counted}{excluded}), below the required "
                 f"{round(self.mutation_threshold * 100)} %; e.g. this change survives: {survivors[0].description}"))
         if untested:
             name, count = untested[0]
-            return CheckOutcome(status=StepStatus.FAILED, message=(
+            return CheckOutcome(status=StepStatus.UNSUPPORTED, message=(
                 f"the tests never run {name}: none of its {count} mutants executes on the inputs the tests call the "
                 "implementation with, nor on their perturbations; test every function the implementation defines"))
         if values is not None and not values.passed:
             quiet = next(m for m in survivors if m.id in values.quiet_survivor_ids)
             unclassified = f", {values.unclassified_killed} unclassified" if values.unclassified_killed else ""
-            return CheckOutcome(status=StepStatus.FAILED, message=(
+            return CheckOutcome(status=StepStatus.UNSUPPORTED, message=(
                 f"the tests check no value: the mutants they kill ({killed}: {values.loud_killed} crash or return "
                 f"another type on the tests' own inputs{unclassified}) need no value checked, and every mutant that "
                 f"returns values of the right types survives ({values.quiet_mutants}), e.g. {quiet.description}; "

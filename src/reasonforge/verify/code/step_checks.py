@@ -10,7 +10,11 @@ question (`original_query`) and the examples a translator wrote from them withou
   output that is a Python literal is compared by type and value (`values.same_value`: `3` is not `3.0`,
   `True` or a str whose repr is `3`); `print(E)` by the text of E's value; an expected traceback by the
   exception's type name. An expected output the comparison cannot read exactly (not a literal: the repr of
-  an object, what a statement prints) is unread: noted, never compared, no evidence.
+  an object, what a statement prints) is unread: noted, never compared, no evidence. A doctest is compared as
+  doctest compares it or not at all (`step_text.doctest_blocks` reads SKIP, `<BLANKLINE>` and the text's
+  `optionflags`): an output an option loosens (ELLIPSIS eliding with `...`, NORMALIZE_WHITESPACE on a value), a
+  `...` where a value stands, a traceback whose exception name cannot be told, are unread; its `1` or `0`
+  admits True or False, as doctest does unless DONT_ACCEPT_TRUE_FOR_1.
 - plain claims from the phrase table (`step_text.read_claims`: "returns the largest element", "returns
   the arithmetic mean", "returns twice n", ...) of the step text and of the question (where "should
   return" is a requirement, and read): each becomes a check of one function against its reference on
@@ -65,16 +69,22 @@ from reasonforge.verify.code.computing import (
 )
 from reasonforge.verify.code.mutants import implementation_nodes
 from reasonforge.verify.code.names import Bindings, module_bindings, takes_one_argument
+from reasonforge.verify.code.nesting import too_deep
 from reasonforge.verify.code.step_text import (
     NUMBER_CLAIMS,
     REFERENCES,
     STRING_CLAIMS,
+    TRACEBACK,
     ClaimKind,
     ReadClaim,
     code_blocks,
     defined_functions,
     doctest_blocks,
+    doctest_options,
+    elides,
+    loosened_by,
     prose_examples,
+    raised_name,
     read_claims,
     strip_fences,
 )
@@ -86,8 +96,6 @@ __all__ = ["CLAIM_INPUTS", "ChecksStatus", "ClaimCheck", "ExampleCheck", "LineMo
 CLAIM_INPUTS = 40
 MAX_PROBES = 64
 _BUILTINS = frozenset(dir(builtins))
-_TRACEBACK = "Traceback (most recent call last)"
-_SKIP = re.compile(r"#\s*doctest:.*\+SKIP", re.IGNORECASE)
 _NUMERIC = frozenset({ClaimKind.SUM, ClaimKind.MEAN, ClaimKind.MEDIAN}) | NUMBER_CLAIMS
 
 
@@ -123,6 +131,8 @@ class ExampleLine:
     sent: str
     want: Any = None
     call: tuple[str, tuple[Any, ...], tuple[tuple[str, Any], ...]] | None = None
+    true_for_1: bool = False  # doctest's `1` (`0`) admits True (False)
+    why: str = ""  # why an unread output is unread, where it is not for being no literal
 
 
 @dataclass(frozen=True)
@@ -380,32 +390,40 @@ def plan_step_checks(context: StepContext | None, tree: ast.Module, *, seed: int
 
 
 def _read_examples(plan: StepPlan, origin: Origin, text: str) -> None:
-    for block in [*doctest_blocks(text), *prose_examples(text)]:
-        lines = tuple((src, exp) for src, exp in block if not _SKIP.search(src))
+    doctests = doctest_blocks(text)
+    for k, block in enumerate([*doctests, *prose_examples(text)]):
+        lines = tuple(block)
         if not any(exp is not None for _, exp in lines):
             continue
         shown = lines[0][0]
         try:
             trees = [ast.parse(src) for src, _ in lines]
-        except (SyntaxError, ValueError):
-            plan.notes.append(f"{origin.value} example `{shown}` is not valid Python: not checked")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            plan.notes.append(f"{origin.value} example `{_cap(shown, 80)}` is not valid Python: not checked")
+            continue
+        deep = next((why for tree in trees if (why := too_deep(tree, f"{origin.value} example")) is not None), None)
+        if deep is not None:  # its source is unparsed to be sent, and read as literals
+            plan.notes.append(f"{deep}: not checked")
             continue
         names = sorted(_free_names(trees) - _BUILTINS)
         if not names or not _exercises(trees, lines, set(names)):
             plan.notes.append(f"{origin.value} example `{shown}` checks a value that no code of the artifact "
                               "computes: it says nothing about the step, not counted")
             continue
-        parsed = _parse_lines(lines, trees, names)
+        parsed = _parse_lines(lines, trees, names, doctest=k < len(doctests))
         for line in parsed:
             if line.mode is LineMode.UNREAD:
                 plan.notes.append(f"{origin.value} example `{line.source}`: its output `{line.expected}` is not a "
-                                  "literal the comparison can read exactly: run, not compared, no evidence")
+                                  f"literal the comparison can read exactly{line.why}: run, not compared, no evidence")
         plan.examples.append(ExampleCheck(id=f"e{len(plan.examples) + 1}", origin=origin, lines=lines,
                                           names=tuple(names), parsed=parsed))
 
 
-def _parse_lines(lines: tuple[tuple[str, str | None], ...], trees: list[ast.Module],
-                 names: list[str]) -> tuple[ExampleLine, ...]:
+def _parse_lines(lines: tuple[tuple[str, str | None], ...], trees: list[ast.Module], names: list[str], *,
+                 doctest: bool = False) -> tuple[ExampleLine, ...]:
+    """How each line is judged. A doctest's output is compared as doctest compares it, or not at all: under an
+    option that loosens the comparison (`step_text.loosened_by`), or eliding with `...`, it is unread; a `1` or `0`
+    it writes admits True or False (doctest's default, DONT_ACCEPT_TRUE_FOR_1 aside)."""
     out: list[ExampleLine] = []
     env: dict[str, Any] = {}  # names earlier lines bound to literals (`>>> xs = [3, 1]`)
     for (source, expected), tree in zip(lines, trees, strict=True):
@@ -414,13 +432,24 @@ def _parse_lines(lines: tuple[tuple[str, str | None], ...], trees: list[ast.Modu
             out.append(ExampleLine(source, None, LineMode.STATEMENT, source))
             _bind_literals(tree, env)
             continue
-        if expected.startswith(_TRACEBACK):
-            out.append(ExampleLine(source, expected, LineMode.RAISES, source, _exception_name(expected)))
+        if expected.startswith(TRACEBACK):
+            name = raised_name(expected)
+            if name is None:
+                out.append(ExampleLine(source, expected, LineMode.UNREAD, source,
+                                       why=" (no exception name the reader can tell from the traceback)"))
+            else:
+                out.append(ExampleLine(source, expected, LineMode.RAISES, source, name))
             continue
         if expr is None:
             out.append(ExampleLine(source, expected, LineMode.UNREAD, source))
             continue
         printed = _printed_argument(expr)
+        loosened = loosened_by(source, expected)
+        if loosened == "ELLIPSIS" or (loosened is not None and printed is None):
+            # a printed text is compared with its whitespace normalised already: NORMALIZE_WHITESPACE changes nothing
+            out.append(ExampleLine(source, expected, LineMode.UNREAD, source,
+                                   why=f" (doctest's {loosened} option is in effect on it)"))
+            continue
         if printed is not None:
             call = literal_call(printed, names, env)
             out.append(ExampleLine(source, expected, LineMode.PRINTED, ast.unparse(printed), _norm(expected), call))
@@ -430,7 +459,14 @@ def _parse_lines(lines: tuple[tuple[str, str | None], ...], trees: list[ast.Modu
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             out.append(ExampleLine(source, expected, LineMode.UNREAD, source))
             continue
-        out.append(ExampleLine(source, expected, LineMode.VALUE, source, literal, literal_call(expr, names, env)))
+        if elides(expected):
+            out.append(ExampleLine(source, expected, LineMode.UNREAD, source,
+                                   why=" (its `...` elides what was printed: no value is written so)"))
+            continue
+        true_for_1 = (doctest and expected.strip() in ("0", "1")
+                      and "DONT_ACCEPT_TRUE_FOR_1" not in doctest_options(source))
+        out.append(ExampleLine(source, expected, LineMode.VALUE, source, literal, literal_call(expr, names, env),
+                               true_for_1=true_for_1))
     return tuple(out)
 
 
@@ -733,6 +769,8 @@ class _Judging:
         if line.mode is LineMode.PRINTED:
             shown = _norm(str(value))
             return None if shown == line.want else f"it printed {shown!r}"
+        if line.true_for_1 and type(value) is bool and value == line.want:
+            return None
         return None if same_value(value, line.want) else f"it returned {_short(value)}"
 
     def claim(self, claim: ClaimCheck) -> StepRun | None:
@@ -815,12 +853,6 @@ def _printed_value(text: Any) -> Any:
         return ast.literal_eval(str(text))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return text
-
-
-def _exception_name(expected: str) -> str | None:
-    tail = expected[len(_TRACEBACK):]
-    found = re.findall(r"([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration))\b", tail)
-    return found[-1].split(".")[-1] if found else None
 
 
 def _norm(text: str) -> str:

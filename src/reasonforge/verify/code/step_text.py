@@ -2,7 +2,9 @@
 
 Examples: runs of `>>>` lines (with `...` continuations) and the output written under them, wherever they
 stand in the text: in prose, in a fenced block, in a docstring (a line holding only the closing quotes
-ends the expected output). Shared by the checker, which runs them against whatever artifact the step
+ends the expected output); and examples in prose (`f(3) should return 9`), read only where their sentence states
+them: one it supposes, negates, asks about or calls a bug ("if f(3) is 9, the one was forgotten") is not what the
+code must give. Shared by the checker, which runs them against whatever artifact the step
 carries (`step_checks.py`), and the offline translator, which turns them into tests (`translate/code_blocks.py`).
 
 Claims: a small, explicit phrase table. Each entry names a reference any reader agrees on (the largest
@@ -21,14 +23,16 @@ evidence says so.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["NUMBER_CLAIMS", "REFERENCES", "STRING_CLAIMS", "ClaimKind", "ReadClaim", "code_blocks",
-           "defined_functions", "doctest_blocks", "prose_examples", "read_claims", "strip_fences"]
+__all__ = ["NUMBER_CLAIMS", "OPTIONS", "REFERENCES", "STRING_CLAIMS", "TRACEBACK", "ClaimKind", "ReadClaim",
+           "code_blocks", "defined_functions", "doctest_blocks", "doctest_options", "elides", "loosened_by",
+           "prose_examples", "raised_name", "read_claims", "strip_fences"]
 
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 PY_TAGS = {"", "python", "py", "python3", "pycon", "doctest"}
@@ -36,12 +40,37 @@ _CLOSING_QUOTES = ('"""', "'''")
 
 Example = tuple[str, str | None]  # (source, expected output or None for a statement)
 
+# Words that make a phrase something other than a statement of what the code does: negated, supposed, tried,
+# called wrong (a claim of the table, or an example in prose).
+_NEGATION = (r"not|never|no|cannot|instead|rather|unlike|would|could|might|may|tries|try|if|whether|unless|fails?|"
+             r"wrong(?:ly)?|incorrect(?:ly)?|bug(?:gy)?|supposedly|claims?|pretends?|assume")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*>#])")
+
+
+# doctest's own reading of a directive (`doctest.DocTestParser._OPTION_DIRECTIVE_RE`): a comment ending a source line
+_DIRECTIVE = re.compile(r"#\s*doctest:\s*([^\n'\"]*)$", re.MULTILINE)
+_OPTION = re.compile(r"([+-])\s*([A-Z_][A-Z0-9_]*)")
+OPTIONS = frozenset({"ELLIPSIS", "NORMALIZE_WHITESPACE", "IGNORE_EXCEPTION_DETAIL", "SKIP", "DONT_ACCEPT_BLANKLINE",
+                     "DONT_ACCEPT_TRUE_FOR_1"})
+# options a whole text sets for its examples: `doctest.testmod(optionflags=doctest.ELLIPSIS)`, pytest's
+# `doctest_optionflags = ELLIPSIS`, `flags = doctest.NORMALIZE_WHITESPACE`
+_TEXT_OPTIONS = re.compile(r"[^\n]*optionflags[^\n]*|\bdoctest\.[A-Z_][A-Z0-9_]*", re.IGNORECASE)
+_OPTION_NAME = re.compile(r"\b(?:" + "|".join(sorted(OPTIONS)) + r")\b")
+_BLANKLINE = "<BLANKLINE>"
+TRACEBACK = "Traceback (most recent call last)"
+# the exception's name where the exception line stands: followed by its message's colon, or ending the output
+_RAISED = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration))(?=:|\s*$)")
+
 
 def doctest_blocks(text: str) -> list[list[Example]]:
-    """Doctest examples: runs of `>>>` lines (with `...` continuations) and their expected output."""
+    """Doctest examples: runs of `>>>` lines (with `...` continuations) and their expected output, as doctest reads
+    them: an example under SKIP is not one (doctest never runs it), a `<BLANKLINE>` line of the output is an empty
+    one (unless DONT_ACCEPT_BLANKLINE), and the options the text sets for all its examples (`optionflags`) are
+    written into each example's directive, where `doctest_options` reads them."""
     blocks: list[list[Example]] = []
     current: list[Example] = []
     lines = text.splitlines()
+    shared = _text_options(text)
     i = 0
     while i < len(lines):
         stripped = lines[i].strip()
@@ -65,7 +94,9 @@ def doctest_blocks(text: str) -> list[list[Example]]:
                     break
                 expected.append(line)
                 i += 1
-            current.append(("\n".join(source), " ".join(expected) if expected else None))
+            example = _as_doctest_reads("\n".join(source), expected, shared)
+            if example is not None:
+                current.append(example)
             continue
         if not stripped and current:
             # a blank line ends an example block only if no >>> follows immediately
@@ -79,22 +110,97 @@ def doctest_blocks(text: str) -> list[list[Example]]:
     return blocks
 
 
+def doctest_options(source: str) -> frozenset[str]:
+    """The doctest options an example's directives (`# doctest: +ELLIPSIS, -SKIP`) turn on, in doctest's order."""
+    on: set[str] = set()
+    for directive in _DIRECTIVE.finditer(source):
+        for sign, name in _OPTION.findall(directive.group(1)):
+            if name in OPTIONS:
+                (on.add if sign == "+" else on.discard)(name)
+    return frozenset(on)
+
+
+def loosened_by(source: str, expected: str) -> str | None:
+    """The doctest option in effect on an example under which its output `expected` matches more than it writes
+    (ELLIPSIS when it elides with `...`, NORMALIZE_WHITESPACE), or None: compared as written, such an output
+    would refute what doctest passes."""
+    options = doctest_options(source)
+    if "ELLIPSIS" in options and "..." in expected:
+        return "ELLIPSIS"
+    return "NORMALIZE_WHITESPACE" if "NORMALIZE_WHITESPACE" in options else None
+
+
+def elides(expected: str) -> bool:
+    """Whether an output written as a Python literal holds `...` where a value stands: repr never writes the
+    Ellipsis constant so (it writes `Ellipsis`), so the `...` elides what was printed (doctest's ELLIPSIS, set
+    where the text does not show it)."""
+    try:
+        tree = ast.parse(expected.strip(), mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return any(isinstance(node, ast.Constant) and node.value is Ellipsis for node in ast.walk(tree))
+
+
+def raised_name(expected: str) -> str | None:
+    """The name of the exception an expected traceback shows (`ValueError` of `Traceback (most recent call
+    last): ... ValueError: empty`), or None when no exception line can be told from the rest."""
+    found = _RAISED.search(expected, len(TRACEBACK))
+    return found.group(1).split(".")[-1] if found else None
+
+
+def _text_options(text: str) -> frozenset[str]:
+    """The options a text turns on for all its examples (its `optionflags`)."""
+    return frozenset(name for m in _TEXT_OPTIONS.finditer(text) for name in _OPTION_NAME.findall(m.group(0)))
+
+
+def _as_doctest_reads(source: str, expected: list[str], shared: frozenset[str]) -> Example | None:
+    """One example as doctest runs it (see `doctest_blocks`), or None when doctest skips it."""
+    own = doctest_options(source)
+    written = [m.group(1) + m.group(2) for d in _DIRECTIVE.finditer(source) for m in _OPTION.finditer(d.group(1))]
+    inherited = sorted(name for name in shared if not any(w[1:] == name for w in written))
+    if inherited:  # the example's own directive decides what it names; the text's options, the rest
+        options = ", ".join(["+" + name for name in inherited] + written)
+        source = f"{_DIRECTIVE.sub('', source).rstrip()}  # doctest: {options}"
+    if "SKIP" in own or "SKIP" in inherited:
+        return None
+    if "DONT_ACCEPT_BLANKLINE" not in own and "DONT_ACCEPT_BLANKLINE" not in inherited:
+        expected = ["" if line == _BLANKLINE else line for line in expected]
+    return source, " ".join(expected) if expected else None
+
+
 # `f(3) should return 9`, `f(3) → 9`, `f(3) == 9`: a call, one of these, and a literal to the end of the clause
 _PROSE_SEPARATOR = re.compile(r"\s*(?:should\s+(?:return|be|give|equal|output)|must\s+(?:return|be|give)|will\s+"
                               r"(?:return|be|give)|returns|gives|outputs|is|==|→|->|=>|⟶)\s*", re.IGNORECASE)
 _CALL_START = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
 _CLAUSE_END = re.compile(r"[.;,]?\s*(?:$|\n)|[.;]\s+|,\s+(?=[A-Za-z])")
 _MAX_PROSE_EXAMPLE = 2000
+# Words that make an example in prose something other than what the code is to give: a case supposed or
+# described ("if f(3) is 9, the one was forgotten", "when f(3) returns 9"), a negation, a bug, a question. The
+# claims' negations, and the hypothesis words the maths reader (`lang/math/roles.py`) reads as a case.
+_NOT_STATED = re.compile(
+    rf"\b(?:{_NEGATION}|when|whenever|suppose[sd]?|supposing|assum(?:es|ed|ing)|imagine|say|were|bugs?|"
+    r"mistakes?|mistaken(?:ly)?|erroneous(?:ly)?|broken|faulty|forg[eo]t(?:s|ten)?|naive(?:ly)?|typo|otherwise|"
+    r"else|versus|vs)\b|n't\b|\?", re.IGNORECASE)
+# a list item (`- f(3) is 9`, `2) f(4) is 16`): the line leading the list in ("Common bugs:") governs it too
+_ITEM = re.compile(r"[ \t]*(?:[-*+•>#]|\(?\d{1,3}[.)])\s")
 
 
 def prose_examples(text: str) -> list[list[Example]]:
     """Examples written in prose (`_prose_of`: not code), one each: a call, then "should return" (be, give, equal),
     "returns", "==", "→" or "->", then a Python literal that ends its clause (`sum_list([1, 2]) should return 3.`).
-    Read whole or not at all: the call must parse, the value must be a literal (`ast.literal_eval`), nothing but the clause's end may
-    follow it, and a negation ("should not return") or a doctest line (`>>>`, read by `doctest_blocks`) is not
-    read."""
+    Read whole or not at all: the call must parse, the value must be a literal (`ast.literal_eval`), nothing but the
+    clause's end may follow it, and a doctest line (`>>>`, read by `doctest_blocks`) is not read. Only what the text
+    states is read: an example whose sentence (or, in a list, the line leading the list in) also supposes, negates,
+    calls it a bug or asks (`_NOT_STATED`: "if f(3) is 9, the one was forgotten", "f(3) should not return 9",
+    "f(3) == 9 is wrong", "Common bugs:" over "- f(3) is 9") is a case described, not what the code must give."""
+    prose = "\n".join(_prose_of(text))
+    bounds = [m.end() for m in _SENTENCE_END.finditer(prose)]
+    lines = prose.splitlines()
+    starts = [0]
+    for kept in prose.splitlines(keepends=True):
+        starts.append(starts[-1] + len(kept))
     out: list[list[Example]] = []
-    for line in "\n".join(_prose_of(text)).splitlines():
+    for i, line in enumerate(lines):
         if line.lstrip().startswith((">>>", "...")) or len(line) > _MAX_PROSE_EXAMPLE:
             continue
         for start in _CALL_START.finditer(line):
@@ -105,15 +211,41 @@ def prose_examples(text: str) -> list[list[Example]]:
             separator = _PROSE_SEPARATOR.match(line, close + 1)
             if separator is None:
                 continue
-            value = _literal_clause(line[separator.end():])
-            if value is None:
+            clause = _literal_clause(line[separator.end():])
+            if clause is None:
                 continue
+            value, length = clause
             try:
                 ast.parse(call, mode="eval")
-            except (SyntaxError, ValueError):
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
                 continue
-            out.append([(call, value)])
+            at = starts[i] + start.start()
+            first = _sentence_before(bounds, at)
+            if _ITEM.match(line):
+                lead = _lead_in(lines, i)
+                if lead is not None:
+                    first = min(first, _sentence_before(bounds, starts[lead] + len(lines[lead].rstrip())))
+            end = starts[i] + separator.end() + length
+            after = bisect.bisect_right(bounds, end)
+            around = prose[first:at] + " " + prose[end:bounds[after] if after < len(bounds) else len(prose)]
+            if _NOT_STATED.search(around) is None:
+                out.append([(call, value)])
     return out
+
+
+def _sentence_before(bounds: list[int], pos: int) -> int:
+    """Where the sentence holding `pos` starts."""
+    k = bisect.bisect_right(bounds, pos)
+    return bounds[k - 1] if k else 0
+
+
+def _lead_in(lines: list[str], item: int) -> int | None:
+    """The line that leads in the list whose item is line `item` (the nearest line above that is neither an item
+    nor blank), if any."""
+    for k in range(item - 1, -1, -1):
+        if lines[k].strip() and not _ITEM.match(lines[k]):
+            return k
+    return None
 
 
 def _prose_of(text: str) -> list[str]:
@@ -156,9 +288,9 @@ _BUILT = re.compile(r"(set|tuple|list|sorted)\((.*)\)", re.DOTALL)
 _BUILDERS: dict[str, Callable[[Any], Any]] = {"set": set, "tuple": tuple, "list": list, "sorted": sorted}
 
 
-def _literal_clause(rest: str) -> str | None:
+def _literal_clause(rest: str) -> tuple[str, int] | None:
     """The Python literal that `rest` starts with when only the clause's end follows it (its source, or the
-    literal a builtin makes of a literal: `set((4, 5))` → `{4, 5}`), else None."""
+    literal a builtin makes of a literal: `set((4, 5))` → `{4, 5}`), and how much of `rest` it takes; else None."""
     for end in sorted({m.start() for m in _CLAUSE_END.finditer(rest)}):
         candidate = rest[:end].strip().strip("`")
         if not candidate:
@@ -167,12 +299,12 @@ def _literal_clause(rest: str) -> str | None:
         try:
             if built is None:
                 ast.literal_eval(candidate)
-                return candidate
+                return candidate, end
             value = _BUILDERS[built.group(1)](ast.literal_eval(built.group(2)))
         except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
             continue
         shown = repr(value)
-        return shown if shown != "set()" else None  # `set()` is no literal
+        return (shown, end) if shown != "set()" else None  # `set()` is no literal
     return None
 
 
@@ -184,7 +316,7 @@ def code_blocks(text: str) -> list[str]:
         return [body for body in fenced if not body.lstrip().startswith(">>>")]
     try:
         ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     return [text]
 
@@ -200,7 +332,7 @@ def defined_functions(text: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]
     for body in code_blocks(text):
         try:
             tree = ast.parse(body)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         out.extend(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
                    and not n.name.startswith("test"))
@@ -305,14 +437,10 @@ _PATTERNS += [
     (re.compile(rf"\b{_VERB}\s+{_NUM}\s+squared{_END}", re.IGNORECASE), ClaimKind.SQUARE),
     (re.compile(rf"\bsquares\s+{_NUM}{_END}", re.IGNORECASE), ClaimKind.SQUARE),
 ]
-# Words that make a phrase something other than a claim that the code does this; the requirement words are
-# claims in a question (what the code is to do), never in a step.
-_NEGATION = (r"not|never|no|cannot|instead|rather|unlike|would|could|might|may|tries|try|if|whether|unless|fails?|"
-             r"wrong(?:ly)?|incorrect(?:ly)?|bug(?:gy)?|supposedly|claims?|pretends?|assume")
+# The requirement words are claims in a question (what the code is to do), never in a step.
 _REQUIREMENT = r"should|shall|must|supposed|meant|intended|expected|wants?|needs?"
 _NOT_A_CLAIM = re.compile(rf"\b(?:{_NEGATION}|{_REQUIREMENT})\b|n't\b", re.IGNORECASE)
 _NOT_A_REQUIREMENT = re.compile(rf"\b(?:{_NEGATION})\b|n't\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=\s*[-*>#])")
 
 
 def _kind(pattern_kind: ClaimKind | None, match: re.Match[str]) -> ClaimKind:
