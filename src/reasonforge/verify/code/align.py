@@ -38,6 +38,7 @@ from reasonforge.types import (
     StepStatus,
     StepTranslation,
 )
+from reasonforge.verify.code.nesting import too_deep
 from reasonforge.verify.code.step_checks import plan_step_checks
 from reasonforge.verify.code.step_text import code_blocks
 
@@ -68,7 +69,7 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
                          f"a python step's evidence must be examples or author tests, not {evidence.kind.value}")
     try:
         tree = ast.parse(translation.formal_representation or "")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.NO_EVIDENCE,
                          "the verified artifact does not parse: the verdict cannot be tied to it")
     replaced = _not_the_steps_code(context.content, tree, [context.original_query, *(a.content for a in context.ancestors)])
@@ -145,8 +146,10 @@ def _written(text: str) -> tuple[dict[str, str], set[str]]:
     for body in code_blocks(text):
         try:
             tree = ast.parse(body)
-        except (SyntaxError, ValueError, RecursionError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue  # a fragment: nothing of it can be placed
+        if too_deep(tree) is not None:
+            continue  # nested past what `ast.dump` can follow: no statement of it can be compared
         written.update((name, ast.dump(node)) for name, node in _final_bindings(tree.body).items())
         stated.update(ast.dump(node) for node in tree.body)
     return written, stated
