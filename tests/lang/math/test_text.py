@@ -682,3 +682,17 @@ def test_plus_minus_is_read_as_both_signs_where_the_convention_says_what_is_asse
 def test_plus_minus_whose_meaning_is_not_written_is_unread(text):
     assert claims(text) == []
     assert any(reason == "ambiguous" for _, reason in unread(text)), text
+
+
+@pytest.mark.parametrize("text", [
+    "V = I × R = 3 × 4 = 12 V",  # the volt's symbol, or the voltage V as a factor?
+    "The total weight is 3 × 19.6 = 58.8 N.",
+    "The power is 12 × 2 = 24W",
+])
+def test_an_si_symbol_ending_a_side_after_a_number_is_unread(text):
+    assert not [c for c in claims(text) if "V" in c or "N" in c or "W" in c]
+    assert any(reason == "unit" for _, reason in unread(text)), text
+
+
+def test_a_capital_glued_to_its_coefficient_before_a_relation_stays_an_unknown():
+    assert claims("So 2A = 10 and A = 5.") == ["2*A = 10", "A = 5"]

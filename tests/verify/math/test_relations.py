@@ -329,3 +329,20 @@ def test_a_claim_proven_elsewhere_verifies_only_what_sympy_left_undecided():
     assert false["verdict"] == "failed" and proven.status is StepStatus.FAILED  # a refutation always stands
     assert check_sympy("claim x^4 + 1 >= 2*x^2\n", proven={1}).status is StepStatus.VERIFIED
     assert check_sympy("claim x^4 + 1 >= 2*x^2\n", proven={2}).status is StepStatus.UNSUPPORTED  # only the lines named
+
+
+@pytest.mark.parametrize("artifact", [
+    "claim 1000000/3 ~= 333000",  # a round number may be rounded at its last nonzero digit
+    "claim 365*24 ~= 8800",
+    "claim 3^20 ~= 3.5*10^9",
+    "claim 49*51 ~= 50*50",  # between two expressions no digit states the precision
+    "claim 2^10 ~= 10^3",
+])
+def test_an_approximation_whose_precision_is_not_written_is_neither_proven_nor_refuted(artifact):
+    assert check(artifact).status is StepStatus.UNSUPPORTED
+
+
+def test_an_approximation_false_at_every_precision_is_refuted():
+    assert check("claim 1000000/3 ~= 400000").status is StepStatus.FAILED  # 333,333 rounds to 300,000
+    assert check("claim 8/3 ~= 4").status is StepStatus.FAILED
+    assert check("claim 8/3 ~= 3").status is StepStatus.VERIFIED

@@ -701,6 +701,9 @@ def _right_hazard(run: Run) -> str | None:
 # ---- units ------------------------------------------------------------------------------------------------------
 # one-letter unit symbols ("3 m", "5 g", "2 h"): a letter that may also be an unknown
 _UNIT_LETTERS = {"m": "meter", "g": "gram", "s": "second", "h": "hour", "l": "liter", "L": "liter"}
+# one-letter symbols of SI units (volt, ampere, watt, newton, joule, coulomb, farad, kelvin, tesla, henry,
+# siemens, ohm, gray, weber's W is the watt's)
+_SI_SYMBOLS = frozenset("VAWNJCFKTHSΩ")
 
 
 def _terms(side: Sequence[Tok]) -> list[list[Tok]]:
@@ -774,6 +777,11 @@ def _unit_letters(tokens: list[Tok], found: Found) -> tuple[list[Tok], set[str]]
             tokens = out
         elif any(tokens[k].space for k in spots):
             doubtful.add(letter)
+    # `= 12 V`, `= 58.8 N` ending a side: an SI unit's symbol, or the quantity the text names by that capital
+    # (V = I·R, N boxes) as a factor; which one is not written
+    # (glued before a relation, `2A = 10`, it is a coefficient's unknown)
+    doubtful |= {tok.text for k, tok in enumerate(tokens) if tok.kind == "name" and tok.text in _SI_SYMBOLS and k > 0
+                 and tokens[k - 1].kind == "num" and (k + 1 == len(tokens) or tok.space and tokens[k + 1].kind == "rel")}
     return tokens, doubtful
 
 

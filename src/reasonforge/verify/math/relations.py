@@ -525,6 +525,9 @@ class _Engine:
                                message=f"{line.relation} is false as written but holds for values its numbers of "
                                f"{_ROUNDED_DECIMALS} or more decimals and four significant digits could be rounded from (`(2.8284)^2 = 8`): an "
                                "approximation, neither proven nor refuted")
+            if holds is False and line.op == "~=" and (why := _loose_approximation(line, lhs, rhs, tol)):
+                return _Result(line, StepStatus.UNSUPPORTED, "approximation", error_kind=ErrorKind.AMBIGUOUS,
+                               values=_values(line, lhs, rhs), message=f"{line.relation}: {why}")
             if holds is False and line.op == "~=" and tol is not None \
                     and _compare(lhs, "~=", rhs, 2 * tol)[0]:  # `sqrt(2021) ≈ 44.95`: truncated, not rounded
                 return _Result(line, StepStatus.UNSUPPORTED, "not-rounded", error_kind=ErrorKind.AMBIGUOUS,
@@ -1009,4 +1012,39 @@ def _not_a_definition(lhs: sympy.Expr, rhs: sympy.Expr) -> str | None:
     unknowns = sorted(lhs.free_symbols | rhs.free_symbols, key=str)
     if not (lhs - rhs).is_algebraic_expr(*unknowns):
         return "it is not algebraic in its unknowns, whose letters may name constants"
+    return None
+
+
+def _loose_approximation(line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sympy.Rational | None) -> str | None:
+    """Why a false-looking ≈ is not refuted: the precision it rounds at is not written. Between two expressions
+    (`49 × 51 ≈ 50 × 50`, `2^10 ≈ 10^3`) no digit says it; a whole number with trailing zeros (`≈ 333,000`,
+    `≈ 8,800`) may be rounded to its last nonzero digit; a number in scientific notation (`≈ 3.5 × 10^9`) is
+    rounded at its mantissa's last digit, scaled. A ≈ false at every such precision is still refuted."""
+    if tol is None:
+        return "≈ between two expressions, whose precision no written digit states, is neither proven nor refuted"
+    loose = [t for t in (_significant_tolerance(line.lhs), _significant_tolerance(line.rhs)) if t is not None]
+    if loose and _compare(lhs, "~=", rhs, max(loose))[0]:
+        return ("it holds when the round number is rounded at its last significant digit, and whether it is (or "
+                "is exact to units) is not written: neither proven nor refuted")
+    return None
+
+
+def _significant_tolerance(node: Node | None) -> sympy.Rational | None:
+    """Half a unit of the last significant digit of a round whole number (`333000`: 500) or of a number in
+    scientific notation (`3.5*10^9`: 0.05·10^9); None for any other side."""
+    if isinstance(node, Unary):
+        node = node.arg
+    if isinstance(node, Num) and node.decimals == 0 and node.value != 0:
+        digits = str(abs(int(node.value)))
+        zeros = len(digits) - len(digits.rstrip("0"))
+        return sympy.Rational(10 ** zeros, 2) if zeros else None
+    if isinstance(node, Binary) and node.op == "*" and isinstance(node.left, Num) \
+            and isinstance(node.right, Binary) and node.right.op == "^" and isinstance(node.right.left, Num) \
+            and node.right.left.value == 10 and isinstance(node.right.right, Num | Unary):
+        exponent = node.right.right
+        power = -exponent.arg.value if isinstance(exponent, Unary) and isinstance(exponent.arg, Num) else \
+            exponent.value if isinstance(exponent, Num) else None
+        if power is None or not power.is_integer or abs(power) > 400:
+            return None
+        return sympy.Rational(1, 2 * 10 ** node.left.decimals) * sympy.Integer(10) ** int(power)
     return None
