@@ -670,9 +670,9 @@ class _Engine:
         names = {str(s) for s in (lhs.free_symbols | rhs.free_symbols)}
         fresh = sorted(names - self.used - set(self.env))
         if fresh and line.op == "=":
-            if (why := _not_a_definition(lhs, rhs)) is not None:
+            if (unclear := _not_a_definition(lhs, rhs)) is not None:
                 return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
-                               message=f"{line.relation} is not checked: {why}", error_kind=ErrorKind.AMBIGUOUS)
+                               message=f"{line.relation} is not checked: {unclear}", error_kind=ErrorKind.AMBIGUOUS)
             return _Result(line, StepStatus.VERIFIED, "definition", values=values,
                            message=f"defines {', '.join(fresh)}")
         return self._solve(line, lhs, rhs, tol, values)
