@@ -5,7 +5,16 @@ import pytest
 from reasonforge import StepTranslation, VerifyRequest, verify_chain
 from reasonforge.errors import InputError
 from reasonforge.registry import CheckerRegistry, Spec
-from reasonforge.types import ArtifactLanguage, CheckOutcome, Evidence, EvidenceKind, Formaliser, Overall, StepStatus
+from reasonforge.types import (
+    ArtifactLanguage,
+    CheckOutcome,
+    ErrorKind,
+    Evidence,
+    EvidenceKind,
+    Formaliser,
+    Overall,
+    StepStatus,
+)
 
 
 def request(n, deps=None, prover="auto"):
@@ -44,8 +53,8 @@ ALIGNED = Evidence(kind=EvidenceKind.THEOREM, aligned_claim="T", formaliser=Form
 
 
 def ok(step):
-    if "False" in step.artifact:
-        return CheckOutcome(status=StepStatus.FAILED)
+    if "False" in step.artifact:  # a refutation (a failed proof alone refutes nothing: `gate`)
+        return CheckOutcome(status=StepStatus.FAILED, error_kind=ErrorKind.ARITHMETIC)
     return CheckOutcome(status=StepStatus.VERIFIED, evidence=ALIGNED, details={"alignment": {"status": "aligned"}})
 
 

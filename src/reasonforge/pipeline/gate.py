@@ -13,16 +13,22 @@ the artifact is the step, as the family's reader reads the step's text:
 
 and records the `Evidence` a verified outcome rests on. Then one rule holds for every language: a `verified`
 outcome without evidence becomes `unsupported` (ErrorKind.NO_EVIDENCE), and a family with no aligner ties
-nothing, so no checker path can yield a verdict that nothing ties to the step.
+nothing, so no checker path can yield a verdict that nothing ties to the step. And one for proof assistants: a
+proof that does not go through (it does not compile, a tactic fails, it uses a forbidden axiom, its theorem is
+not the step's) shows that the artifact proves nothing, never that the step is false: such a step is refuted
+only when its own arithmetic is false as written (`lang.math.reading.false_closed_claim`), else unsupported.
 """
 
 from __future__ import annotations
 
+from reasonforge.lang.math import false_closed_claim
 from reasonforge.registry import CheckerRegistry, checkers
 from reasonforge.types import (
     DOMAIN_LANGUAGES,
+    ArtifactLanguage,
     CheckLimits,
     CheckOutcome,
+    Domain,
     ErrorKind,
     StepContext,
     StepStatus,
@@ -40,7 +46,10 @@ def gate(context: StepContext, translation: StepTranslation, outcome: CheckOutco
     accepted = DOMAIN_LANGUAGES[context.domain]
     aligner = registry.aligner_for(translation.language) if translation.language in accepted else None
     if aligner is not None:
-        return require_evidence(aligner(context, translation, outcome, limits))
+        outcome = aligner(context, translation, outcome, limits)
+        if translation.language in _PROOF_ASSISTANTS:
+            outcome = _no_proof_is_no_refutation(context, outcome)
+        return require_evidence(outcome)
     if outcome.status not in (StepStatus.VERIFIED, StepStatus.FAILED):
         return outcome.model_copy(update={"evidence": None})
     if translation.language not in accepted:
@@ -51,6 +60,29 @@ def gate(context: StepContext, translation: StepTranslation, outcome: CheckOutco
         why = (f"no aligner is registered for {translation.language.value} artifacts, so nothing ties the "
                "checker's verdict to what the step says")
     return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNALIGNED, why)
+
+
+_PROOF_ASSISTANTS = frozenset({ArtifactLanguage.COQ, ArtifactLanguage.LEAN4})
+# what a proof assistant's outcome may refute a step for: a value or relation checked false, the claimed answer
+# against the derived one, a premise the givens contradict
+_REFUTING = frozenset({ErrorKind.ARITHMETIC, ErrorKind.CONTRADICTION, ErrorKind.ANSWER_MISMATCH,
+                       ErrorKind.CONTRADICTED_PREMISE, ErrorKind.BINDING, ErrorKind.COUNTEREXAMPLE})
+
+
+def _no_proof_is_no_refutation(context: StepContext, outcome: CheckOutcome) -> CheckOutcome:
+    """A failed proof is no refutation (module docstring): the step's own false arithmetic refutes it, else it is
+    unsupported with the proof assistant's message."""
+    if outcome.status is not StepStatus.FAILED or outcome.error_kind in _REFUTING:
+        return outcome
+    false = false_closed_claim(context.content, context.claimed_conclusion) \
+        if context.domain is Domain.MATHEMATICS else None
+    if false is not None:
+        return outcome.downgraded(StepStatus.FAILED, ErrorKind.ARITHMETIC,
+                                  f"{false} (the step's own arithmetic; its proof did not go through either: "
+                                  f"{outcome.message})")
+    return outcome.downgraded(StepStatus.UNSUPPORTED, outcome.error_kind or ErrorKind.NOT_CHECKED,
+                              f"the proof did not go through ({outcome.message}): a proof that fails shows that the "
+                              "artifact proves nothing, not that the step is false")
 
 
 def require_evidence(outcome: CheckOutcome) -> CheckOutcome:

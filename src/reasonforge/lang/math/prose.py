@@ -14,9 +14,11 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from reasonforge.lang.math.expr import names_in
+from reasonforge.lang.math.reading import answer_line
 from reasonforge.lang.math.step import Relation
+from reasonforge.lang.math.text import StepMath
 
-__all__ = ["CITATION", "FILLER", "WORDS", "numbers_beyond_relations", "prose_beyond_relations"]
+__all__ = ["CITATION", "FILLER", "WORDS", "numbers_beyond_relations", "prose_beyond_relations", "stray_number"]
 
 # Words that assert nothing about the problem: connectives, the verbs of calculation, pronouns. No operator word
 # ("square", "double", "take away", "times"): one the reader read is inside its relation's span, and one it did
@@ -101,6 +103,20 @@ def numbers_beyond_relations(text: str, relations: Sequence[Relation], known: st
 
 _ANY_NUMBER = re.compile(r"(?<![\w\\])(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?![\w])")
 _PERCENT_AFTER = re.compile(r"\s*(?:%|\\%|percent\b|per\s+cent\b)", re.IGNORECASE)
+
+
+def stray_number(content: str, reading: StepMath, known: str, read: Sequence[tuple[int, int]] = ()) -> str | None:
+    """Why a step whose relations all hold is not verified when its prose states a number no relation checks
+    ("3 × 4 = 12. Adding 5 gives 18."): a result or operand in words is a claim the reader did not read. `known`:
+    the question and the steps before; `read`: other spans a reader compares (parity, divisibility). Every maths
+    aligner asks it, whatever artifact checked the relations."""
+    if answer_line(content) is not None:
+        return None  # an answer line is checked against the last value on its own
+    stray = numbers_beyond_relations(content, reading.relations, known, [*(a.span for a in reading.assumptions), *read])
+    if not stray:
+        return None
+    return (f"the step also states {stray[0]} outside every relation read, and no relation checks it: its relations "
+            "are not all it says")
 
 
 def _value(number: str) -> Fraction:

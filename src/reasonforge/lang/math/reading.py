@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import sympy
 
-from reasonforge.lang.math.expr import ExpressionError, Node, evaluate
+from reasonforge.lang.math.expr import ExpressionError, Node, evaluate, has_percent, literals
 from reasonforge.lang.math.step import Relation
 from reasonforge.lang.math.text import StepMath, extract
 from reasonforge.lang.math.tokens import HEDGE_WORDS, VALUE_WORDS
@@ -67,6 +67,29 @@ _PHRASE_STOPS = frozenset((
 _MAX_ASKED_WORDS = 4
 
 
+
+
+def false_closed_claim(content: str, claimed_conclusion: str | None = None) -> str | None:
+    """Why the step is false on its own arithmetic: a claim it asserts between numbers alone (`2 + 2 = 5`,
+    `3 > 4`) that is false exactly, or None. Relations written with a decimal, a percent or ≈ are left to a
+    checker that reads their rounding; so are those with names, whose values need the chain."""
+    for rel in read_text(content, claimed_conclusion).claims:
+        if rel.names or rel.op not in _EXACT_OPS or any(
+                n.decimals > 0 for side in (rel.lhs_tree, rel.rhs_tree) for n in literals(side)) or \
+                has_percent(rel.lhs_tree) or has_percent(rel.rhs_tree):
+            continue
+        try:
+            lhs, rhs = evaluate(rel.lhs_tree), evaluate(rel.rhs_tree)
+        except ExpressionError:
+            continue
+        holds = sympy.simplify(sympy.Rel(lhs, rhs, rel.op if rel.op != "!=" else "ne")) if rel.op != "=" \
+            else sympy.simplify(lhs - rhs) == 0
+        if holds is sympy.false or holds is False:
+            return f"{rel.text} is false: {sympy.sstr(lhs)} against {sympy.sstr(rhs)}"
+    return None
+
+
+_EXACT_OPS = frozenset({"=", "<", ">", "<=", ">=", "!="})
 
 
 def read_text(content: str, claimed_conclusion: str | None = None) -> StepMath:

@@ -45,7 +45,7 @@ from reasonforge.lang.math.answers import StepText, check_answer, same_value, va
 from reasonforge.lang.math.expr import to_text
 from reasonforge.lang.math.grounding import step_grounding
 from reasonforge.lang.math.problem import WORD_PROBLEM_NOTE, read_problem, word_problem
-from reasonforge.lang.math.prose import prose_beyond_relations
+from reasonforge.lang.math.prose import prose_beyond_relations, stray_number
 from reasonforge.lang.math.reading import read_text
 from reasonforge.lang.math.text import extract_value
 from reasonforge.registry import checkers
@@ -371,6 +371,9 @@ def _domain_rules(context: StepContext, outcome: CheckOutcome) -> CheckOutcome:
     text = list(context.content)
     compared = [a.span for a in reading.assumptions if a.relation is not None or (
         a.properties and all(p in PROPERTY_ATOMS or p in DOMAIN_WORDS for p in a.properties))]
+    known = "\n".join((context.original_query, *(a.content for a in context.ancestors)))
+    if (stray := stray_number(context.content, reading, known, [*compared, *read_spans(context.content)])) is not None:
+        return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM, stray)
     for start, end in [*compared, *read_spans(context.content)]:
         text[start:end] = " " * (end - start)  # what the Coq reader compares besides the relations
     prose = prose_beyond_relations("".join(text), reading.relations)

@@ -118,8 +118,8 @@ from reasonforge.lang.math.expr import (
 )
 from reasonforge.lang.math.grounding import step_grounding
 from reasonforge.lang.math.problem import WORD_PROBLEM_NOTE, read_problem, word_problem
-from reasonforge.lang.math.prose import CITATION, FILLER, WORDS, numbers_beyond_relations, prose_beyond_relations
-from reasonforge.lang.math.reading import Question, answer_line, false_under, holds_property, read_question
+from reasonforge.lang.math.prose import CITATION, FILLER, WORDS, prose_beyond_relations, stray_number
+from reasonforge.lang.math.reading import Question, false_under, holds_property, read_question
 from reasonforge.lang.math.step import Assumption, Relation, StepMath
 from reasonforge.lang.math.text import extract, extract_value
 from reasonforge.registry import checkers
@@ -208,7 +208,7 @@ def align(context: StepContext, translation: StepTranslation, outcome: CheckOutc
                             f"{plan.reading.unread[0].message}; its other relations are not all it says")
     elif outcome.status is StepStatus.VERIFIED and alignment is not None:
         outcome = _conclusion(context, plan, alignment, _definitions(context, plan, alignment, outcome))
-    if outcome.status is StepStatus.VERIFIED and (stray := _stray_number(context, plan.reading)):
+    if outcome.status is StepStatus.VERIFIED and (stray := stray_number(context.content, plan.reading, _known(context))):
         outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNREADABLE_CLAIM, stray)
     if outcome.status is StepStatus.VERIFIED and (vacuous_case := _vacuous_case(plan, limits)):
         outcome = outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.VACUOUS, vacuous_case)
@@ -969,17 +969,9 @@ def _sibling_case(plan: StepPlan, outcome: CheckOutcome, context: StepContext, l
             "may be cases that each hold on their own: a sibling case refutes nothing")
 
 
-def _stray_number(context: StepContext, reading: StepMath) -> str | None:
-    """Why a step whose relations all hold is not verified when its prose states a number no relation checks
-    ("3 × 4 = 12. Adding 5 gives 18."): a result or operand in words is a claim the reader did not read."""
-    if answer_line(context.content) is not None:
-        return None  # an answer line is checked against the last value on its own (`plan_step`)
-    known = "\n".join((context.original_query, *(a.content for a in context.ancestors)))
-    stray = numbers_beyond_relations(context.content, reading.relations, known, [a.span for a in reading.assumptions])
-    if not stray:
-        return None
-    return (f"the step also states {stray[0]} outside every relation read, and no relation checks it: its relations "
-            "are not all it says")
+def _known(context: StepContext) -> str:
+    """What the chain states before the step: the question and the ancestors' texts."""
+    return "\n".join((context.original_query, *(a.content for a in context.ancestors)))
 
 
 def _vacuous_case(plan: StepPlan, limits: CheckLimits, bounds_only: bool = False) -> str | None:
