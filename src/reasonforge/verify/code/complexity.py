@@ -24,11 +24,11 @@ a quadratic loop claimed linear (slope ≈ 2) fails; n log n claimed linear (≈
 from __future__ import annotations
 
 import ast
+import hmac
 import io
 import math
 import re
 import tokenize
-import hmac
 from dataclasses import dataclass, field
 from typing import Any
 
