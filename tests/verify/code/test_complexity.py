@@ -257,7 +257,8 @@ def test_an_honest_n_log_n_sort_on_default_inputs_is_verified():
         while j > 0 and out[j - 1] > out[j]:
             out[j - 1], out[j] = out[j], out[j - 1]
             j -= 1
-    return out''', "    return sorted(xs)")
+    return out''', "    return sorted(xs)").replace("def sort_list(xs):", "def sort_list(xs: List[int]) -> List[int]:")
+    src = "from typing import List\n" + src  # typing, which calls sys._getframe when first imported, is allowed
     out = PythonTestsChecker().check(src, level=ProofLevel.STANDARD, limits=CheckLimits())
     assert out.status is StepStatus.VERIFIED, out.message
     assert out.details["complexity_fit"]["verdict"] == "consistent"

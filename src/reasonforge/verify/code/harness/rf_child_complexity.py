@@ -12,11 +12,11 @@ bias nor predict them by seeding or patching `random`.
 What the artifact can reach: it is imported into this process and its function is called from `main`. So
 everything `main` measures and reports with is a local bound before the import: the clock
 (`time.perf_counter`), `os.write` on the event descriptor, the `repr` of int and float, the builtins it calls,
-the token. Replacing `time.perf_counter`, `random`, `json`, builtins or this module changes nothing here; the
-median is computed here; every event line is bytes built here. The audit hook of rf_guard.py (tracing, ctypes,
-gc walks, /proc, plus `sys._getframe` and frame attributes, and `signal`, whose handlers are handed the running
-frame) keeps the artifact out of `main`'s locals, so it cannot learn the token; the process filter (rf_seccomp)
-keeps it from starting another process.
+the token. Replacing `time.perf_counter`, `random`, `json`, builtins or this module changes nothing here;
+the median is computed here; every event line is bytes built here. The audit hook of rf_guard.py (tracing,
+ctypes, gc walks, /proc, plus `sys._getframe`, the attributes that lead to a frame, and importing `signal`,
+whose handlers are handed the running frame) keeps the artifact out of `main`'s locals, so it cannot learn the
+token; the process filter (rf_seccomp) keeps it from starting another process.
 
 Events, one JSON line each, every one carrying the token ("t") and its place in the stream ("k", from 0):
   {"ev": "inputs", "by": "artifact" | "default"}  which builder the sizes are built by
@@ -27,6 +27,7 @@ A line without the token (the artifact writing on the descriptor, the hook's tam
 is tampering: the verifier counts nothing of that run.
 """
 
+import importlib
 import importlib.util
 import json
 import marshal
@@ -40,7 +41,11 @@ import rf_seccomp
 # modules an artifact may not import here: ctypes (see rf_guard) and signal, whose handlers are called with the
 # frame that was running, `main`'s included
 DENIED_IMPORTS = rf_guard.DENIED_IMPORTS | {"signal", "_signal"}
-FRAME_EVENTS = frozenset({"sys._getframe", "object.__getattr__"})
+FRAME_EVENTS = frozenset({"sys._getframe"})
+FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+# imported before the hook: on Python 3.11 importing these calls sys._getframe, which the hook then refuses
+PRELOADED = ("abc", "bisect", "collections", "copy", "dataclasses", "decimal", "fractions", "functools", "heapq",
+             "itertools", "math", "operator", "random", "statistics", "string", "typing")
 _MASK = (1 << 64) - 1
 
 
@@ -101,7 +106,9 @@ def main():
     except rf_seccomp.FilterUnavailable as exc:
         message(b"filter_error", str(exc))
         exit_now(3)
-    rf_guard.install(write, fd, dumps, exact=FRAME_EVENTS, modules=DENIED_IMPORTS)
+    for preload in PRELOADED:
+        importlib.import_module(preload)
+    rf_guard.install(write, fd, dumps, exact=FRAME_EVENTS, attrs=FRAME_ATTRS, modules=DENIED_IMPORTS)
     try:
         spec = importlib.util.spec_from_file_location("rf_artifact_module", sys.argv[1])
         if spec is None or spec.loader is None:
