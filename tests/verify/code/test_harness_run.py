@@ -35,3 +35,13 @@ def test_a_failing_assertion_is_reported_by_its_values_not_by_object_addresses()
     assert out.status is StepStatus.FAILED
     assert "assert 0 == 1" in out.message and "sum(dict_values([]))" in out.message, out.message
     assert " at 0x" not in out.message and "<built-in method" not in out.message, out.message
+
+
+def test_the_staged_harness_ships_the_audit_hook_both_children_import():
+    from pathlib import Path
+
+    from reasonforge.verify.code.harness_run import staged_harness
+
+    with staged_harness() as staged:
+        names = {p.name for p in Path(staged).glob("*.py")}
+    assert {"rf_guard.py", "rf_child_step.py", "rf_child_complexity.py", "rf_seccomp.py"} <= names

@@ -5,7 +5,14 @@ The claim reaches the checker inside the artifact, as a comment on the line(s) j
 `# complexity: count_frequencies O(n)`. The offline code translator writes that comment when the step
 text claims a complexity. Inputs of size n come from the artifact's `complexity_input_<function>(n)` or
 `complexity_input(n)` (returning the argument tuple), else n (one `int` parameter), a random string
-(one `str` parameter) or one list of n pseudo-random ints.
+(one `str` parameter) or one list of n pseudo-random ints. Inputs the artifact builds are its author's
+evidence: a claim timed on them can be refuted (a violation is a violation on any input) but never
+confirmed, so it leaves the step unsupported.
+
+The timings come from harness/rf_child_complexity.py as an event stream (`read_measurement`): every line
+must carry the run's token, which the verifier draws and the child reads before the artifact is imported,
+and its place in the stream; a line without it, out of order, or the hook's tamper line means the artifact
+reached into the timing, and nothing of that run counts.
 
 The fit: time per call is measured in the sandbox over a geometric range of sizes (n = 64, 91, 128, …)
 with repeats (minimum, median and median absolute deviation per size). The slope of log t_min against
@@ -17,14 +24,16 @@ a quadratic loop claimed linear (slope ≈ 2) fails; n log n claimed linear (≈
 from __future__ import annotations
 
 import ast
+import hmac
 import io
 import math
 import re
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Claim", "ComplexityFit", "find_claim", "fit_claim", "parse_big_o"]
+__all__ = ["Claim", "ComplexityFit", "Measurement", "find_claim", "fit_claim", "input_kind", "parse_big_o",
+           "read_measurement"]
 
 _BIG_O = re.compile(r"O\(\s*([^()]*(?:\([^()]*\)[^()]*)*)\)")
 _CLAIM_COMMENT = re.compile(r"#\s*complexity\s*:\s*(?:([A-Za-z_]\w*)\s+)?(O\(.*\))", re.IGNORECASE)
@@ -151,3 +160,82 @@ def fit_claim(claim: Claim, points: list[list[float]], *, margin: float = 0.5, t
                              f"`{claim.function}` claims {claim.text} but {growth}")
     return ComplexityFit(claim.text, claim.function or "", "consistent", slope, stderr, allowed, noise, usable,
                          f"{growth}: consistent with {claim.text}")
+
+
+def input_kind(source: str, function: str) -> str:
+    """How the timing child builds default inputs for `function`: "int" or "str" for a single parameter annotated
+    so, else "list". Read from the syntax tree, so the child never inspects artifact objects."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, RecursionError, ValueError):
+        return "list"
+    node = next((n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == function),
+                None)
+    if node is None:
+        return "list"
+    a = node.args
+    params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *([a.vararg] if a.vararg else []),
+              *([a.kwarg] if a.kwarg else [])]
+    if len(params) != 1 or params[0].annotation is None:
+        return "list"
+    ann = params[0].annotation
+    name = (ann.id if isinstance(ann, ast.Name) else ann.attr if isinstance(ann, ast.Attribute)
+            else ann.value if isinstance(ann, ast.Constant) and isinstance(ann.value, str) else "")
+    return name.lower() if name.lower() in ("int", "str") else "list"
+
+
+@dataclass
+class Measurement:
+    """What one timing run reported, read strictly: `tampered` says why nothing of it counts (None if it
+    counts); `by` which builder made the inputs ("artifact", "default", or None when unreported); `complete`
+    whether the child reported its end."""
+
+    points: list[list[float]] = field(default_factory=list)
+    by: str | None = None
+    complete: bool = False
+    tampered: str | None = None
+    problem: str | None = None  # the child's own report of what stopped it (filter, import, an exception)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def read_measurement(events: list[dict[str, Any]], token: str) -> Measurement:
+    """Read the timing child's events against this run's `token` (see the module docstring)."""
+    out = Measurement()
+    for k, event in enumerate(events):
+        ev = event.get("ev")
+        if ev == "tamper":
+            out.tampered = f"{_hex_text(event.get('m'))} was refused"
+            return out
+        if not hmac.compare_digest(str(event.get("t", "")), token):
+            out.tampered = "a line without this run's token was written on the harness's event channel"
+            return out
+        if event.get("k") != k or out.complete:
+            out.tampered = "the event stream was replayed or reordered"
+            return out
+        if ev == "inputs" and k == 0 and event.get("by") in ("artifact", "default"):
+            out.by = str(event["by"])
+        elif ev == "point" and out.by is not None and all(
+                _number(event.get(f)) for f in ("n", "median_s", "mad_s", "min_s")):
+            out.points.append([event["n"], event["median_s"], event["mad_s"], event["min_s"]])
+        elif ev == "complexity_done" and event.get("count") == len(out.points):
+            out.complete = True
+        elif ev in ("filter_error", "import_error", "error"):
+            out.problem = f"{ev}: {_hex_text(event.get('m'))}"
+        else:
+            out.tampered = f"an event the timing child does not write ({str(ev)[:40]!r})"
+            return out
+    return out
+
+
+def _hex_text(value: Any) -> str:
+    """A marshalled str sent as hex (the harness's messages), read by the plain-data reader, or a placeholder."""
+    from reasonforge.verify.code.values import read_marshal
+
+    try:
+        text = read_marshal(bytes.fromhex(str(value)))
+    except ValueError:
+        return "something"
+    return text[:200] if isinstance(text, str) else "something"

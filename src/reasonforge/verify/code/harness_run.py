@@ -148,11 +148,12 @@ STEP_CHILD = ["{py}", "-s", "{h}/rf_child_step.py", ARTIFACT]
 
 
 def run_harness(child: Sequence[str], files: dict[str, str | bytes], *, wall_s: float, memory_mb: int,
-                step_input: str | None = None) -> HarnessReport:
+                step_input: str | None = None, child_input: str | None = None) -> HarnessReport:
     """Run `child` (argv; `{py}` and `{h}` expand to the sandbox interpreter and harness dir) under the
     harness parent in a fresh sandbox and return its verified report. With `step_input` (the step checks'
     calls, `StepPlan.payload`), the step-check child (harness/rf_child_step.py) runs first, in the same
-    sandbox, within the same time limit, on a pipe of its own."""
+    sandbox, within the same time limit, on a pipe of its own. `child_input` is written to `child`'s stdin, which
+    is then closed (the complexity child reads its run's token there before any artifact code runs)."""
     sandbox = _sandbox()
     py = sandbox.sandbox_python()
     nonce = secrets.token_hex(16)
@@ -163,7 +164,7 @@ def run_harness(child: Sequence[str], files: dict[str, str | bytes], *, wall_s: 
     children: list[dict[str, Any]] = []
     if step_input is not None:
         children.append({"argv": expand(STEP_CHILD), "input": step_input, "output_file": "_rf_step_output.txt"})
-    children.append({"argv": expand(child), "input": None, "output_file": "_rf_output.txt"})
+    children.append({"argv": expand(child), "input": child_input, "output_file": "_rf_output.txt"})
     config = {"nonce": nonce, "children": children, "timeout_s": wall_s}
     started = time.perf_counter()
     try:

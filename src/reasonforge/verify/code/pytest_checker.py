@@ -111,6 +111,7 @@ import ast
 import builtins
 import json
 import re
+import secrets
 import time
 from typing import Any
 
@@ -124,7 +125,7 @@ from reasonforge.types import (
     StepContext,
     StepStatus,
 )
-from reasonforge.verify.code.complexity import ComplexityFit, find_claim, fit_claim
+from reasonforge.verify.code.complexity import ComplexityFit, find_claim, fit_claim, input_kind, read_measurement
 from reasonforge.verify.code.equivalence import value_check
 from reasonforge.verify.code.harness_run import (
     ARTIFACT,
@@ -391,26 +392,46 @@ class PythonTestsChecker:
         claim = find_claim(artifact)
         if claim is None or claim.function is None:
             return None
-        opts = json.dumps({"function": claim.function, "budget_s": 6.0, "max_call_s": 0.05})
+        opts = json.dumps({"function": claim.function, "kind": input_kind(artifact, claim.function),
+                           "budget_s": 6.0, "max_call_s": 0.05})
+        # drawn here per run and read by the child before the artifact loads: a line without it is not the child's
+        token = secrets.token_hex(16)
         report = run_harness(["{py}", "{h}/rf_child_complexity.py", ARTIFACT, opts], {ARTIFACT: artifact},
-                             wall_s=max(limits.timeout_s, 15.0), memory_mb=limits.memory_mb)
-        points = next((e.get("points") for e in report.events if e.get("ev") == "complexity_done"), None)
-        if points is None:
-            points = [[e["n"], e["median_s"], e["mad_s"]] for e in report.events if e.get("ev") == "point"]
+                             wall_s=max(limits.timeout_s, 15.0), memory_mb=limits.memory_mb, child_input=token)
         if not report.valid:
             details["complexity_fit"] = {"claim": claim.text, "function": claim.function, "verdict": "error",
                                          "message": report.problem}
             return CheckOutcome(status=StepStatus.FAILED, message=f"complexity measurement of {claim.function} "
                                 f"produced no valid report: {tail(report.output_tail, 300)}")
+        measured = read_measurement(report.events, token)
+        if measured.tampered is not None:
+            details["complexity_fit"] = {"claim": claim.text, "function": claim.function, "verdict": "void",
+                                         "message": measured.tampered}
+            return CheckOutcome(status=StepStatus.UNSUPPORTED, message=(
+                f"the artifact reached into the harness that times {claim.function} for its claim {claim.text} "
+                f"({measured.tampered}): nothing that run reported counts"))
+        points = measured.points
         fit: ComplexityFit = fit_claim(claim, points, margin=self.complexity_margin)
-        details["complexity_fit"] = fit.to_dict()
+        details["complexity_fit"] = {**fit.to_dict(), "inputs": measured.by or "unreported"}
         if not points:
-            details["complexity_fit"]["message"] = f"measurement failed: {tail(report.output_tail, 300)}"
+            why = measured.problem or tail(report.output_tail, 300)
+            details["complexity_fit"]["message"] = f"measurement failed: {why}"
             return CheckOutcome(status=StepStatus.ERROR, message=(
                 f"could not time {claim.function} for its claim {claim.text}; define complexity_input(n) returning "
-                f"its arguments for size n. Output: {tail(report.output_tail, 300)}"))
+                f"its arguments for size n. Output: {why}"))
         if fit.verdict == "violation":
+            # measured by the harness, on whatever inputs: the function did take that long
             return CheckOutcome(status=StepStatus.FAILED, message=fit.message)
+        if measured.by == "artifact":
+            return CheckOutcome(status=StepStatus.UNSUPPORTED, message=(
+                f"the complexity {claim.text} of {claim.function} was timed only on inputs the artifact builds "
+                "(its complexity_input): inputs its author chooses are no evidence for the claim; "
+                f"{fit.message}"))
+        if not measured.complete:
+            return CheckOutcome(status=StepStatus.UNSUPPORTED, message=(
+                f"the timing of {claim.function} for its claim {claim.text} did not finish (the artifact ended or "
+                f"stopped its run: {measured.problem or tail(report.output_tail, 200)}): the sizes it reached are no "
+                "evidence for the claim"))
         return None
 
     def _crosshair(self, artifact: str, tree: ast.Module, limits: CheckLimits, tools: dict[str, bool],

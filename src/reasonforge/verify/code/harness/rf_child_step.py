@@ -18,8 +18,8 @@ is imported, this process:
   (patching `marshal`, `os`, `json`, `builtins`, `io`, this module or `sys.modules` changes none of them);
 - snapshots the builtins: each block runs in a fresh copy of the module's namespace whose `__builtins__` is
   that snapshot, so an example's `print`, `eval` or `repr` is Python's whatever the artifact replaced;
-- takes `ctypes` out of reach (it was needed for the process filter) and installs an audit hook (it cannot be
-  removed) that refuses, and reports as tampering, what would reach into this process's frames or memory:
+- takes `ctypes` out of reach (it was needed for the process filter) and installs the audit hook of rf_guard.py (it
+  cannot be removed), which refuses, and reports as tampering, what would reach into this process's frames or memory:
   tracing and profiling (which could rewrite a running frame's locals), importing `ctypes` again, `gc`'s
   object walks, other threads' frames, opening anything under /proc or /dev/fd (`/proc/self/mem`),
   creating symlinks, and replacing the hook's own code or defaults;
@@ -41,22 +41,12 @@ import os
 import signal
 import sys
 
+import rf_guard
 import rf_seccomp
 
 MAX_VALUE_BYTES = 16 * 1024  # one value; past it the value is reported unreadable
 MAX_TOTAL_BYTES = 256 * 1024  # all values together: the report must fit the sandbox's 1 MiB stdout
 LINE_SECONDS = 2.0
-DENIED = ("ctypes.", "sys.settrace", "sys.setprofile", "gc.get_", "sys._current_frames", "sys._current_exceptions",
-          "os.symlink", "os.link")
-# modules whose import is refused once the artifact runs: ctypes writes memory without an audit event of its own
-# (`ctypes.memmove`), so it is taken out of reach (out of sys.modules, out of rf_seccomp) and kept out
-DENIED_IMPORTS = frozenset({"ctypes", "_ctypes"})
-PATH_EVENTS = frozenset({"open", "os.chdir"})
-# a path through one of these names can lead into /proc (/proc/self/mem, /dev/fd/../mem); without creating
-# symlinks (refused) there is no other way there
-PROC_PARTS = frozenset({"proc", "fd"})
-
-
 class _Timeout(BaseException):
     pass
 
@@ -65,34 +55,8 @@ def _on_alarm(signum, frame, _timeout=_Timeout):
     raise _timeout()
 
 
-def _hook(event, args, _me=None, _write=None, _fd=-1, _dumps=None, _denied=(), _paths=frozenset(),
-          _parts=frozenset(), _modules=frozenset(), _str=str, _bytes=bytes, _int=int, _type=type,
-          _refuse=PermissionError):
-    """The audit hook. Everything it uses is a parameter default or a method of a builtin type: it reads no
-    global or builtin name the artifact could rebind, and replacing its defaults or code is itself refused."""
-    bad = event.startswith(_denied)
-    if not bad and event == "object.__setattr__":
-        bad = args[0] is _me
-    if not bad and event == "import" and _type(args[0]) is _str:
-        bad = args[0].split(".")[0] in _modules
-    if not bad and event in _paths:
-        path = args[0]
-        kind = _type(path)
-        parts: list[str] = []
-        if kind is _str:
-            parts = path.split("/")
-        elif kind is _bytes:
-            parts = path.decode("utf-8", "replace").split("/")
-        elif kind is not _int:
-            bad = True  # a path-like object could name one file here and another when opened
-        for part in parts:
-            if part in _parts:
-                bad = True
-    if bad:
-        line = b'{"ev":"tamper","m":"' + _dumps(event).hex().encode() + b'"}\n'
-        while line:
-            line = line[_write(_fd, line):]
-        raise _refuse("the step checks refuse " + event + ": it reaches into the harness")
+# the audit hook, by this name in this module too (what an artifact looking for it here finds)
+_hook = rf_guard.hook
 
 
 def _read_spec():
@@ -142,12 +106,7 @@ def main():
         while line:
             line = line[write(fd, line):]
         exit_now(3)
-    for name in [m for m in sys.modules if m.split(".")[0] in DENIED_IMPORTS]:
-        del sys.modules[name]
-    rf_seccomp.ctypes = None
-    _hook.__defaults__ = (_hook, write, fd, dumps, DENIED, PATH_EVENTS, PROC_PARTS, DENIED_IMPORTS, str, bytes, int,
-                          type, PermissionError)
-    sys.addaudithook(_hook)
+    rf_guard.install(write, fd, dumps)
     try:
         spec = importlib.util.spec_from_file_location("artifact", sys.argv[1])
         if spec is None or spec.loader is None:
