@@ -20,7 +20,16 @@ def stray(text: str, known: str = "") -> list[str]:
     ("6 × 7 = 42. Therefore the result is 43.", "", ["43"]),
     ("17 × 3 = 51, then we add 4 to obtain 56.", "", ["4", "56"]),
     # a result equal to a number of the question is still a result no relation checks
-    ("3 × 4 = 12. Adding 5 gives 18.", "Tom has 18 pears and 5 plums.", ["18"]),
+    ("3 × 4 = 12. Adding 5 gives 18.", "Tom has 18 pears and 5 plums.", ["5", "18"]),
+    ("3 × 4 = 12, and adding 4 gives 12 apples.", "", ["4"]),  # an operand no relation after it uses
+    ("3 × 4 = 12. Adding five more gives eighteen apples.", "", ["five", "eighteen"]),  # in words
+    ("3 × 4 = 12, and the 5kg sack makes 18kg in total.", "", ["5", "18"]),  # a unit glued
+    ("3 × 4 = 12, so the total is:\n18.", "", ["18"]),  # a number ending a line is no list marker
+    ("So it makes a total of 9 animals.", "There are 9 dogs.", ["9"]),  # a result a few words after its verb
+    ("After the pour .65 liters remain.", "", [".65"]),
+    ("12 / 4 = 3, so the price increased by 300%.", "", ["300"]),  # 300 % is no restatement of 3
+    ("He has 3 × 4 = 12 eggs, which is 12 dozen eggs.", "", ["12"]),  # scaled
+    ("That brings the total to 6½ cups.", "", ["6½"]),
 ])
 def test_a_number_stated_in_words_outside_the_relations_is_found(text, known, expected):
     assert stray(text, known) == expected
@@ -36,6 +45,8 @@ def test_a_number_stated_in_words_outside_the_relations_is_found(text, known, ex
     ("After the first 180 days, 2 × 185 = 370 cups.", "For the first 180 days the puppy eats 1 cup a day."),
     ("The crane is 14 percent taller because if 200 + 200x = 228 then x = .14", ""),  # a percent as its fraction
     ("Assume x > 0. Then x = 2.", ""),  # an assumption's number is read
+    ("We multiply $8 by 2: 2 × $8 = $16.", ""),  # the operation in words, then the relation performing it
+    ("One of the two boxes holds 3 + 4 = 7 toys.", ""),  # number words that count nothing checked
 ])
 def test_a_number_that_restates_a_value_or_numbers_a_line_is_not_stray(text, known):
     assert stray(text, known) == []

@@ -58,6 +58,7 @@ def test_an_equation_with_a_fresh_letter_on_both_sides_is_no_definition_of_it():
     assert check("claim (x + 3)^2 = x^2 + 6*x + 9").status is StepStatus.VERIFIED  # an identity
     assert check("claim p + m = 27\nclaim p = 8*m").status is StepStatus.VERIFIED  # definitions proper
     assert check("claim 3*x + 5 = 20").status is StepStatus.VERIFIED
+    assert check("claim (x + 3)^2 - x^2 = 9").status is StepStatus.UNSUPPORTED  # x written twice
 
 
 def test_decimals_are_exact_and_rounding_is_allowed_only_for_a_written_decimal():
@@ -346,3 +347,8 @@ def test_an_approximation_false_at_every_precision_is_refuted():
     assert check("claim 1000000/3 ~= 400000").status is StepStatus.FAILED  # 333,333 rounds to 300,000
     assert check("claim 8/3 ~= 4").status is StepStatus.FAILED
     assert check("claim 8/3 ~= 3").status is StepStatus.VERIFIED
+
+
+def test_an_odd_root_of_a_negative_number_is_its_real_root_and_a_complex_inequality_is_undecided():
+    assert check("claim root(-27, 3) = -3").status is StepStatus.VERIFIED
+    assert check("claim sqrt(-4) != 2").status is StepStatus.UNSUPPORTED  # true in ℂ, no value in ℝ

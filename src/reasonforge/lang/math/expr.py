@@ -569,6 +569,9 @@ def _root(x: sympy.Expr, n: sympy.Expr, node: Node) -> sympy.Expr:
         raise Undefined(f"{to_text(node)}: the root degree must be an integer of at least 2")
     if n > MAX_ROOT:
         raise TooLarge(f"{to_text(node)}: a root of degree {_short(int(n))} is over the cap of {MAX_ROOT:,}")
+    if int(n) % 2 == 1 and x.is_number and x.is_real and x.is_negative:
+        # `\\sqrt[3]{-27}` is the real cube root, -3, as written in real analysis (not the principal complex one)
+        return -_power(-x, sympy.Rational(1, int(n)), node)
     return _power(x, sympy.Rational(1, int(n)), node)
 
 

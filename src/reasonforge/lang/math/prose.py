@@ -59,27 +59,43 @@ def prose_beyond_relations(text: str, relations: Sequence[Relation]) -> str:
     return " ".join(words)[:120]
 
 
-# a number in the prose: digits not glued to a name (`x2`, `v_2`, `\\frac`'s arguments are inside relations)
-_NUMBER = re.compile(r"(?<![\w.,\\])(\d+(?:,\d{3})*(?:\.\d+)?)(?![\w])")
-# what numbers the text's layout or order names, not a value: "1.", "2)", "(3)" opening a line, "Step 4", "Case 2"
-_MARKER = re.compile(r"(?:^|\n)\s*(?:\*\*)?(?:\(?\d+[.):]|(?:step|case|part)\s+\d+)|\b(?:step|case|part|line|"
+# a number in the prose: digits (or a leading-dot decimal) not glued to a name before it (`x2`, `v_2`); a unit may
+# follow glued (`18kg`), and so may a vulgar fraction (`6½`, which changes its value: never a restatement)
+_NUMBER = re.compile(r"(?<![\w.,\\])(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?!\d|[.,]\d)([½⅓⅔¼¾⅕⅛])?")
+_NUMBER_WORDS = {w: n for n, w in enumerate(
+    ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))} | {
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+    "thousand": 1000, "million": 1000000, "dozen": 12, "half": Fraction(1, 2), "twice": 2, "double": 2, "triple": 3}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+# what numbers the text's layout or order names, not a value: "1. ", "2) ", "(3) " opening a line, "Step 4", "Case 2"
+_MARKER = re.compile(r"(?:^|\n)\s*(?:\*\*)?(?:\(?\d+[.):](?=\s+\D)|(?:step|case|part)\s+\d+)|\b(?:step|case|part|line|"
                      r"equation|eq\.?)\s*\(?\d+\)?", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"\d(?:st|nd|rd|th)\b")
-# a word right before a number that makes it a result the prose states ("gives 18", "the answer is 5"): it must be
-# a value a relation of the step checks, whatever else in the chain it equals
+# words that make a number a result the prose states ("gives 18", "the answer is 5", "makes a total of 9"): it must
+# be a value a relation of the step checks, whatever else in the chain it equals
 _RESULT_BEFORE = re.compile(
     r"(?:\b(?:gives?|giving|get|gets|got|getting|obtain|obtains|obtained|leaves|leaving|yields?|equals?|equaling|"
-    r"makes|becomes?|comes?\s+to|amounts?\s+to)|\b(?:answer|result)\s+(?:is|was|would\s+be|will\s+be|of))"
-    r"\s*[:=]?\s*\$?\s*$", re.IGNORECASE)
+    r"makes|becomes?|comes?\s+to|amounts?\s+to|totals?|altogether|remain|remains)|\b(?:answer|result)\s+"
+    r"(?:is|was|would\s+be|will\s+be|of))(?:\s+[A-Za-z]+){0,4}\s*[:=]?\s*\$?\s*$", re.IGNORECASE)
+# a word that makes a number an operand of an operation the prose states ("adding 4", "divided by 2")
+_OPERATION_BEFORE = re.compile(
+    r"\b(?:add|adding|added|plus|minus|subtract|subtracting|subtracted|times|multiply|multiplying|multiplied|"
+    r"divide|dividing|divided|by|increase|increased|increasing|decrease|decreased|decreasing|another|more|less|"
+    r"fewer|extra)\s*\$?\s*$", re.IGNORECASE)
+# a word right after a number that scales it: 12 dozen is no 12
+_SCALE_AFTER = re.compile(r"\s*(?:dozens?|scores?|hundreds?|thousands?|millions?|billions?|pairs?|k\b|grand)\b",
+                          re.IGNORECASE)
 
 
 def numbers_beyond_relations(text: str, relations: Sequence[Relation], known: str = "",
                              read: Sequence[tuple[int, int]] = ()) -> list[str]:
-    """The numbers the text states outside its relations (and the other `read` spans: assumptions) that say
-    something no relation checks: a result in words ("adding 5 gives 18", "so the answer is 43"), an operand of an
-    operation in words. A number is none of them when it numbers a line or a case, or restates a value: one of
-    the relations' numbers (a percent as its fraction too: "14 percent" for x = .14), or (except as a result) one
-    `known` states (the question, the steps before)."""
+    """The numbers the text states outside its relations (and the other `read` spans: assumptions), in digits or
+    in words, that say something no relation checks: a result in words ("adding 5 gives 18", "so the answer is
+    43"), an operand of an operation in words that no relation after it performs ("3 × 4 = 12, and adding 4
+    gives 12"), a number scaled ("12 dozen") or changed (`6½`). A number is none of them when it numbers a line
+    or a case, or restates a value: one of the relations' numbers (a percent as its fraction too: "14 percent"
+    for x = .14), or (except as a result) one `known` states (the question, the steps before)."""
     keep = list(text)
     for start, end in (*(rel.span for rel in relations), *read):
         keep[start:end] = " " * (end - start)
@@ -88,21 +104,38 @@ def numbers_beyond_relations(text: str, relations: Sequence[Relation], known: st
     rest = "".join(keep)
     stated = {_value(n) for rel in relations for n in _ANY_NUMBER.findall(rel.source)}
     given = {_value(n) for n in _ANY_NUMBER.findall(known)}
+    later = sorted(rel.span[0] for rel in relations)
     found = []
-    for m in _NUMBER.finditer(rest):
-        value = _value(m.group(1))
-        if _ORDINAL_SUFFIX.match(text, m.end() - 1) or value in stated:
+    numbers = [(m.start(), m.end(), m.group(1), _value(m.group(1)), m.group(2)) for m in _NUMBER.finditer(rest)]
+    # a number word counts where it is a result or an operand ("adding five gives eighteen"); elsewhere "one of
+    # the two" is no value
+    numbers += [(m.start(), m.end(), m.group(1), Fraction(_NUMBER_WORDS[m.group(1).lower()]), None)
+                for m in _NUMBER_WORD.finditer(rest)
+                if _RESULT_BEFORE.search(rest, 0, m.start()) or _OPERATION_BEFORE.search(rest, 0, m.start())]
+    for start, end, shown, value, fraction in sorted(numbers):
+        if _ORDINAL_SUFFIX.match(text, end - 1):
             continue
-        if _PERCENT_AFTER.match(rest, m.end()) and value / 100 in stated:
+        before = rest[max(0, start - 60):start]
+        if fraction or _SCALE_AFTER.match(rest, end):
+            found.append(shown + (fraction or ""))
             continue
-        if value in given and not _RESULT_BEFORE.search(rest[max(0, m.start() - 40):m.start()]):
+        if _OPERATION_BEFORE.search(before) and not any(s > start and not _SENTENCE_BREAK.search(text, start, s)
+                                                        for s in later):
+            found.append(shown)
             continue
-        found.append(m.group(1))
+        if value in stated:
+            continue
+        if _PERCENT_AFTER.match(rest, end) and value / 100 in stated and (value / 100).denominator != 1:
+            continue
+        if value in given and not _RESULT_BEFORE.search(before):
+            continue
+        found.append(shown)
     return found
 
 
 _ANY_NUMBER = re.compile(r"(?<![\w\\])(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?![\w])")
 _PERCENT_AFTER = re.compile(r"\s*(?:%|\\%|percent\b|per\s+cent\b)", re.IGNORECASE)
+_SENTENCE_BREAK = re.compile(r"[.;!?](?:\s|$)|\n")
 
 
 def stray_number(content: str, reading: StepMath, known: str, read: Sequence[tuple[int, int]] = ()) -> str | None:

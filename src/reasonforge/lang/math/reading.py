@@ -228,7 +228,7 @@ def _question_of(query: str) -> Question:
                 break
     words.add("answer")
     question = Question(givens=givens, asked_names=frozenset(names), asked_words=frozenset(words),
-                        nonnegative=bool(_NONNEGATIVE.search(query)), hundredths=bool(_HUNDREDTHS.search(query)),
+                        nonnegative=bool(_NONNEGATIVE.search(query)), hundredths=_asks_hundredths(query),
                         conflicts=_conflicts(raw.bindings, (*fixed, *claims, *(
                             a.relation for a in givens.assumptions if a.relation is not None))))
     # "what is the length of the third side c?": the question names what it asks for
@@ -237,6 +237,13 @@ def _question_of(query: str) -> Question:
 
 
 _HUNDREDTHS = re.compile(r"\b(?:percent|percentage|per\s+cent|cents?|pennies)\b|%", re.IGNORECASE)
+
+
+def _asks_hundredths(query: str) -> bool:
+    """Whether what the question asks is a percent or cents ("By what percent …?", "How many cents …?"): the
+    asking sentence says so; "50 percent off" among the givens does not."""
+    asking = [s for s in _SENTENCE_END.split(query) if "?" in s or _ASK.search(s)]
+    return bool(asking and _HUNDREDTHS.search(asking[-1]))
 
 
 def proper_names(text: str) -> frozenset[str]:

@@ -1031,7 +1031,7 @@ def _unread_binding(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) 
 
 # "let x be the number of blue balls", "x denotes the width", "where n is the count": a letter given a meaning in
 # words, which may not be the one earlier steps gave it
-_LETTERED = re.compile(r"\blet\s+(?:\\\(|\$)?\s*([A-Za-z])\s*(?:\\\)|\$)?\s+(?:now\s+)?(?:be|denote|represent|"
+_LETTERED = re.compile(r"\blet\s+(?:\\\(|\$)?\s*([A-Za-z])\s*(?:\\\)|\$)?\s+(?:[a-z]+\s+){0,2}(?:be|denote|represent|"
                        r"stand\s+for|equal\s+the)\b|(?<![\w\\])([A-Za-z])\s*(?:\\\)|\$)?\s+(?:denotes|represents|stands\s+for|"
                        r"is\s+(?:now\s+)?(?:the\s+)?(?:number|amount|count|length|width|height|value|cost|price|age)\s+of)\b",
                        re.IGNORECASE)

@@ -203,6 +203,24 @@ class _Provenance:
     renamed: tuple[Relation, ...] = ()
 
 
+def _bound_again(own: StepMath, explicit: set[Relation], listed: set[str]) -> StepMath:
+    """`Write y = (x + 3)^2. … y = x^2 + 9`: a name the step gives a value a second time, not as a hypothesis
+    (and not in a list of values: those are cases), is claimed to have that value too, a claim to check
+    against the first."""
+    seen: set[str] = set()
+    again: list[Relation] = []
+    for rel in sorted((*own.bindings, *own.cases), key=lambda r: r.span):
+        if rel.bound_name in seen and rel not in explicit and rel.bound_name not in listed:
+            again.append(rel)
+        elif rel.bound_name:
+            seen.add(rel.bound_name)
+    if not again:
+        return own
+    return replace(own, bindings=tuple(r for r in own.bindings if r not in again),
+                   cases=tuple(r for r in own.cases if r not in again),
+                   claims=tuple(sorted((*own.claims, *again), key=lambda r: r.span)))
+
+
 def _listed_as_cases(own: StepMath, listed: set[str]) -> StepMath:
     """Bindings and claims of a closed value to a name the step lists several values for are cases, one value
     each, like the step's other values of it (never a binding that the next steps inherit, never a claim that
@@ -388,6 +406,7 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
     listed = {name for name, seen in values.items() if len(seen) > 1}
     own = _conditions_per_value(_exclusive_equations(_listed_as_cases(_listed_expressions(own), listed)),
                                 {name: values[name] for name in listed})
+    own = _bound_again(own, explicit, listed)
     alternatives: set[str] = set()
     for rel in (*own.bindings, *own.cases):
         name = rel.bound_name

@@ -607,6 +607,11 @@ class _Engine:
             return _Result(line, StepStatus.UNSUPPORTED, "exact", error_kind=ErrorKind.UNDECIDED,
                            message=f"{line.relation} is not checked: {exc.message}, and the reasoning may work in "
                            "the complex numbers, which this check does not")
+        if isinstance(exc, NotReal) and line.op == "!=" and not self._equal_in_complex(line):
+            # `sqrt(-4) != 2`: true in the complex numbers, where the reasoning may be working
+            return _Result(line, StepStatus.UNSUPPORTED, "exact", error_kind=ErrorKind.UNDECIDED,
+                           message=f"{line.relation} holds in the complex numbers ({exc.message}), which this "
+                           "check does not work in")
         if isinstance(exc, NotReal) and line.op in ("=", "!=") and self._equal_in_complex(line):
             # `(-4 + sqrt(-4))/2 = -2 + sqrt(-1)`: a closed equation true in the complex numbers is a step of
             # reasoning that works there (complex roots of a quadratic), not a false one
@@ -999,20 +1004,20 @@ def check_sympy(artifact: str, *, limits: CheckLimits | None = None,
 
 
 def _not_a_definition(lhs: sympy.Expr, rhs: sympy.Expr) -> str | None:
-    """Why an equation in unknowns nothing constrains is no definition of them: a name on both sides
-    (`(x + 3)^2 = x^2 + 9`, `2x + 3 = x + 10`) may be an identity claimed for every value, false here, or an
-    equation to solve, a premise; and an equation that is not algebraic in them (`e^(i*pi) = 1`) may speak of a
-    constant the letter names. None for a definition proper: an unknown given a value (`p = 8*m`) or an
-    algebraic equation with each unknown on one side (`p + m = 27`)."""
-    both = lhs.free_symbols & rhs.free_symbols
-    if both:
-        name = min(str(s) for s in both)
-        return (f"{name} stands on both sides, so it is an identity (false for some {name}) or an equation to "
-                "solve, and which one is not written")
+    """Why an equation in unknowns nothing constrains is no definition of them, or None when it is one: an
+    algebraic equation in which some unknown stands once (`p + m = 27`, `x^2 + y^2 = z^2`), which it then
+    introduces. An unknown written more than once (`(x + 3)^2 = x^2 + 9`, `(x + 3)^2 - x^2 = 9`, `2x + 3 =
+    x + 10`) makes it an identity claimed for every value (false here) or an equation to solve (a premise), and
+    which one is not written; an equation that is not algebraic in them (`e^(i*pi) = 1`) may speak of a
+    constant a letter names."""
     unknowns = sorted(lhs.free_symbols | rhs.free_symbols, key=str)
     if not (lhs - rhs).is_algebraic_expr(*unknowns):
         return "it is not algebraic in its unknowns, whose letters may name constants"
-    return None
+    if any(lhs.count(u) + rhs.count(u) == 1 for u in unknowns):
+        return None
+    name = str(unknowns[0])
+    return (f"{name} is written more than once, so it is an identity (false for some {name}) or an equation to "
+            "solve, and which one is not written")
 
 
 def _loose_approximation(line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: sympy.Rational | None) -> str | None:
