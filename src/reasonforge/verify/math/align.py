@@ -85,7 +85,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -993,7 +993,47 @@ def _vacuous_case(plan: StepPlan, limits: CheckLimits, bounds_only: bool = False
         if check.status is StepStatus.FAILED:
             return (f"the step supposes {rel.text}, which what is known excludes ({check.message}): what holds "
                     "under that case holds vacuously, and proves nothing about the problem")
+    return None if bounds_only else _excluded_together(plan, supposed, header)
+
+
+def _excluded_together(plan: StepPlan, supposed: Sequence[Relation], header: int) -> str | None:
+    """Why the values the step supposes, taken together, are a case the givens and ancestors exclude: a known
+    relation in those names alone is false at them ("For x = 2 and y = 5" beside x + y = 6; "n = 6" beside the
+    given n > 6), though the solver left each value on its own undecided."""
+    values: dict[str, sympy.Expr] = {}
+    for rel in supposed:
+        value = closed_value(rel.rhs_tree) if rel.op == "=" and rel.bound_name else None
+        if value is not None and rel.bound_name not in values:
+            values[rel.bound_name] = value
+    if not values:
+        return None
+    try:
+        premises = parse_artifact("\n".join(plan.premises[:header + 1]) + "\n")
+    except ArtifactSyntaxError:
+        return None
+    for line in premises:
+        if line.kind not in ("fact", "assume") or line.lhs is None or line.rhs is None or line.op not in _ORDERS:
+            continue
+        names = names_in(line.lhs) | names_in(line.rhs)
+        if not names or not names <= values.keys():
+            continue
+        try:
+            gap = evaluate(line.lhs, values) - evaluate(line.rhs, values)
+        except ExpressionError:
+            continue
+        if gap.free_symbols or not gap.is_number:
+            continue
+        if _ORDERS[line.op](gap) is False:
+            shown = ", ".join(f"{name} = {sympy.sstr(v)}" for name, v in values.items() if name in names)
+            return (f"the step supposes {shown}, which {line.relation} excludes: what holds under that case holds "
+                    "vacuously, and proves nothing about the problem")
     return None
+
+
+# a known relation as a test of its sides' difference
+_ORDERS: dict[str, Callable[[sympy.Expr], bool]] = {
+    "=": lambda gap: bool(gap == 0), "!=": lambda gap: bool(gap != 0), "<": lambda gap: bool(gap < 0),
+    ">": lambda gap: bool(gap > 0), "<=": lambda gap: bool(gap <= 0), ">=": lambda gap: bool(gap >= 0)}
 
 
 def _only_if_nonnegative(plan: StepPlan, outcome: CheckOutcome, limits: CheckLimits) -> str | None:
@@ -1105,6 +1145,13 @@ def _definitions(context: StepContext, plan: StepPlan, alignment: _Aligned, outc
             return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
                              f"{line.relation} cannot be checked: {', '.join(asked)} is what the question asks "
                              "for, and nothing before this step determines it")
+        # (in a word problem a letter names a quantity of the story, whose values are never proven anyway)
+        if not word_problem(context.original_query) and (
+                spoken := sorted(names & _question_letters(context.original_query))):
+            return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
+                             f"{line.relation} cannot be checked: the question speaks of {', '.join(spoken)} (\"the "
+                             "roots r and s\", \"i is the imaginary unit\") in words the reader does not read, so an "
+                             "equation in it is a claim about it, not a definition")
         lone = _lone_value(line.lhs, line.rhs)
         if lone is not None:
             return outcome.downgraded(StepStatus.UNSUPPORTED, ErrorKind.UNDECIDED,
@@ -1115,6 +1162,15 @@ def _definitions(context: StepContext, plan: StepPlan, alignment: _Aligned, outc
                          "the chain's last step only defines names (" + "; ".join(
                              line.relation for line in alignment.own_lines) + "): it derives nothing to conclude")
     return outcome
+
+
+# a letter standing alone in the question's text (not the article "a" or the pronoun "I")
+_QUESTION_LETTER = re.compile(r"(?<![\w\\'’])([B-HJ-Zb-z])(?![\w'’(])")
+
+
+def _question_letters(question: str) -> frozenset[str]:
+    """The letters the question names something by ("the roots are r and s", "where i is the imaginary unit")."""
+    return frozenset(_QUESTION_LETTER.findall(question))
 
 
 def _lone_value(lhs: Node, rhs: Node) -> str | None:
