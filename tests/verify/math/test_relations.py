@@ -352,3 +352,11 @@ def test_an_approximation_false_at_every_precision_is_refuted():
 def test_an_odd_root_of_a_negative_number_is_its_real_root_and_a_complex_inequality_is_undecided():
     assert check("claim root(-27, 3) = -3").status is StepStatus.VERIFIED
     assert check("claim sqrt(-4) != 2").status is StepStatus.UNSUPPORTED  # true in ℂ, no value in ℝ
+
+
+def test_an_equation_that_is_no_definition_is_still_what_the_next_relations_rest_on():
+    # math-223: `-x^2 - x + 1 = 2x^2 - 1` is an identity or an equation to solve; on either reading the step's
+    # next relation, false under it, is wrong
+    out = check("claim -x^2 - x + 1 = 2*x^2 - 1\nclaim 0 = 3*x^2 - x + 2")
+    assert out.status is StepStatus.FAILED and "0 = 3*x^2 - x + 2 is false" in out.message
+    assert check("claim -x^2 - x + 1 = 2*x^2 - 1\nclaim 0 = 3*x^2 + x - 2").status is StepStatus.UNSUPPORTED

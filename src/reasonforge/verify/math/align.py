@@ -1063,7 +1063,10 @@ def _unread_binding(plan: StepPlan, alignment: _Aligned, outcome: CheckOutcome) 
     first = min((rel.span[0] for rel in failed), default=None)
     for unread in plan.reading.unread:
         bound = _UNREAD_BINDING.match(unread.source)
-        if bound and first is not None and unread.span[0] < first and any(bound.group(1) in rel.names for rel in failed):
+        # (a letter the step introduces itself had no value before to be checked at: its failure stands)
+        if bound and first is not None and unread.span[0] < first and re.search(
+                rf"\b{bound.group(1)}\b", "\n".join((*plan.given, *plan.derived))) \
+                and any(bound.group(1) in rel.names for rel in failed):
             return (f"{outcome.message}; but the step also gives {bound.group(1)} a value the reader did not read "
                     f"(\"{unread.source}\"), which may be the case the failing relation speaks of")
     return None

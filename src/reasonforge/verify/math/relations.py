@@ -544,7 +544,9 @@ class _Engine:
         if result.status is StepStatus.UNSUPPORTED and line.number in self.proven:
             result = _Result(line, StepStatus.VERIFIED, PROVEN_ELSEWHERE, values=result.values,
                              message=f"proved as a Coq lemma; SymPy left it undecided ({result.message})")
-        if result.status is StepStatus.VERIFIED:
+        if result.status is StepStatus.VERIFIED or result.how == _PREMISE:
+            # an equation that is an identity or one to solve is, on either reading, what the step's next
+            # relations rest on: a relation false under it is wrong whichever the step meant
             self._learn(line.lhs, line.op, line.rhs, inherited=False)
         return result
 
@@ -676,7 +678,7 @@ class _Engine:
         fresh = sorted(names - self.used - set(self.env))
         if fresh and line.op == "=":
             if (unclear := _not_a_definition(lhs, rhs)) is not None:
-                return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                return _Result(line, StepStatus.UNSUPPORTED, _PREMISE, values=values,
                                message=f"{line.relation} is not checked: {unclear}", error_kind=ErrorKind.AMBIGUOUS)
             return _Result(line, StepStatus.VERIFIED, "definition", values=values,
                            message=f"defines {', '.join(fresh)}")
@@ -690,7 +692,7 @@ class _Engine:
         own_unknowns = self._own_unknowns(lhs.free_symbols | rhs.free_symbols)
         if not equations:
             if own_unknowns and line.op == "=" and (why := _not_a_definition(lhs, rhs)) is not None:
-                return _Result(line, StepStatus.UNSUPPORTED, "solved", values=values,
+                return _Result(line, StepStatus.UNSUPPORTED, _PREMISE, values=values,
                                message=f"{line.relation} is not checked: {why}", error_kind=ErrorKind.AMBIGUOUS)
             if own_unknowns and line.op == "=":
                 return _Result(line, StepStatus.VERIFIED, "definition", values=values,
@@ -1001,6 +1003,9 @@ def check_sympy(artifact: str, *, limits: CheckLimits | None = None,
     """Check a `sympy` artifact text (convenience wrapper around ArithmeticChecker)."""
     return ArithmeticChecker().check(artifact, level=ProofLevel.QUICK, limits=limits or CheckLimits(), proven=proven)
 
+
+
+_PREMISE = "premise"  # an equation in unknowns nothing constrains that is no definition (`_not_a_definition`)
 
 
 def _not_a_definition(lhs: sympy.Expr, rhs: sympy.Expr) -> str | None:
