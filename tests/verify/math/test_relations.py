@@ -360,3 +360,8 @@ def test_an_equation_that_is_no_definition_is_still_what_the_next_relations_rest
     out = check("claim -x^2 - x + 1 = 2*x^2 - 1\nclaim 0 = 3*x^2 - x + 2")
     assert out.status is StepStatus.FAILED and "0 = 3*x^2 - x + 2 is false" in out.message
     assert check("claim -x^2 - x + 1 = 2*x^2 - 1\nclaim 0 = 3*x^2 + x - 2").status is StepStatus.UNSUPPORTED
+
+
+def test_an_approximation_in_scientific_notation_is_held_to_its_mantissa():
+    assert check("claim 0.764^34 ~= 1.928*10^-7").status is StepStatus.FAILED  # olympiadbench-55: ≈ 1.06·10^-4
+    assert check("claim 3^20 ~= 3.5*10^9").status is not StepStatus.FAILED

@@ -1030,13 +1030,20 @@ def _loose_approximation(line: Line, lhs: sympy.Expr, rhs: sympy.Expr, tol: symp
     (`49 × 51 ≈ 50 × 50`, `2^10 ≈ 10^3`) no digit says it; a whole number with trailing zeros (`≈ 333,000`,
     `≈ 8,800`) may be rounded to its last nonzero digit; a number in scientific notation (`≈ 3.5 × 10^9`) is
     rounded at its mantissa's last digit, scaled. A ≈ false at every such precision is still refuted."""
-    if tol is None:
-        return "≈ between two expressions, whose precision no written digit states, is neither proven nor refuted"
     loose = [t for t in (_significant_tolerance(line.lhs), _significant_tolerance(line.rhs)) if t is not None]
+    if tol is None and not any(_scientific(side) for side in (line.lhs, line.rhs)):
+        return "≈ between two expressions, whose precision no written digit states, is neither proven nor refuted"
     if loose and _compare(lhs, "~=", rhs, max(loose))[0]:
         return ("it holds when the round number is rounded at its last significant digit, and whether it is (or "
                 "is exact to units) is not written: neither proven nor refuted")
     return None
+
+
+def _scientific(node: Node | None) -> bool:
+    """Whether a side is a number in scientific notation (`3.5*10^9`, `1.928*10^-7`)."""
+    return isinstance(node, Binary) and node.op == "*" and isinstance(node.left, Num) \
+        and isinstance(node.right, Binary) and node.right.op == "^" and isinstance(node.right.left, Num) \
+        and node.right.left.value == 10 and isinstance(node.right.right, Num | Unary)
 
 
 def _significant_tolerance(node: Node | None) -> sympy.Rational | None:
@@ -1048,9 +1055,8 @@ def _significant_tolerance(node: Node | None) -> sympy.Rational | None:
         digits = str(abs(int(node.value)))
         zeros = len(digits) - len(digits.rstrip("0"))
         return sympy.Rational(10 ** zeros, 2) if zeros else None
-    if isinstance(node, Binary) and node.op == "*" and isinstance(node.left, Num) \
-            and isinstance(node.right, Binary) and node.right.op == "^" and isinstance(node.right.left, Num) \
-            and node.right.left.value == 10 and isinstance(node.right.right, Num | Unary):
+    if _scientific(node):
+        assert isinstance(node, Binary) and isinstance(node.left, Num) and isinstance(node.right, Binary)
         exponent = node.right.right
         power = -exponent.arg.value if isinstance(exponent, Unary) and isinstance(exponent.arg, Num) else \
             exponent.value if isinstance(exponent, Num) else None
