@@ -62,11 +62,13 @@ def prose_beyond_relations(text: str, relations: Sequence[Relation]) -> str:
 # a number in the prose: digits (or a leading-dot decimal) not glued to a name before it (`x2`, `v_2`); a unit may
 # follow glued (`18kg`), and so may a vulgar fraction (`6½`, which changes its value: never a restatement)
 _NUMBER = re.compile(r"(?<![\w.,\\])(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)(?!\d|[.,]\d)([½⅓⅔¼¾⅕⅛])?")
-_NUMBER_WORDS = {w: n for n, w in enumerate(
+_NUMBER_WORDS: dict[str, Fraction] = {w: Fraction(n) for n, w in enumerate(
     ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
      "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))} | {
-    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
-    "thousand": 1000, "million": 1000000, "dozen": 12, "half": Fraction(1, 2), "twice": 2, "double": 2, "triple": 3}
+    w: Fraction(n) for w, n in (("thirty", 30), ("forty", 40), ("fifty", 50), ("sixty", 60), ("seventy", 70),
+                                ("eighty", 80), ("ninety", 90), ("hundred", 100), ("thousand", 1000),
+                                ("million", 1000000), ("dozen", 12), ("twice", 2), ("double", 2), ("triple", 3))} | {
+    "half": Fraction(1, 2)}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 # what numbers the text's layout or order names, not a value: "1. ", "2) ", "(3) " opening a line, "Step 4", "Case 2"
 _MARKER = re.compile(r"(?:^|\n)\s*(?:\*\*)?(?:\(?\d+[.):](?=\s+\D)|(?:step|case|part)\s+\d+)|\b(?:step|case|part|line|"
@@ -109,7 +111,7 @@ def numbers_beyond_relations(text: str, relations: Sequence[Relation], known: st
     numbers = [(m.start(), m.end(), m.group(1), _value(m.group(1)), m.group(2)) for m in _NUMBER.finditer(rest)]
     # a number word counts where it is a result or an operand ("adding five gives eighteen"); elsewhere "one of
     # the two" is no value
-    numbers += [(m.start(), m.end(), m.group(1), Fraction(_NUMBER_WORDS[m.group(1).lower()]), None)
+    numbers += [(m.start(), m.end(), m.group(1), _NUMBER_WORDS[m.group(1).lower()], None)
                 for m in _NUMBER_WORD.finditer(rest)
                 if _RESULT_BEFORE.search(rest, 0, m.start()) or _OPERATION_BEFORE.search(rest, 0, m.start())]
     for start, end, shown, value, fraction in sorted(numbers):

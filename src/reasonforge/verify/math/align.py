@@ -1002,9 +1002,10 @@ def _excluded_together(plan: StepPlan, supposed: Sequence[Relation], header: int
     given n > 6), though the solver left each value on its own undecided."""
     values: dict[str, sympy.Expr] = {}
     for rel in supposed:
-        value = closed_value(rel.rhs_tree) if rel.op == "=" and rel.bound_name else None
-        if value is not None and rel.bound_name not in values:
-            values[rel.bound_name] = value
+        name = rel.bound_name
+        value = closed_value(rel.rhs_tree) if rel.op == "=" and name else None
+        if name and value is not None and name not in values:
+            values[name] = value
     if not values:
         return None
     try:
