@@ -86,8 +86,7 @@ _OPERATION_BEFORE = re.compile(
     r"divide|dividing|divided|by|increase|increased|increasing|decrease|decreased|decreasing|another|more|less|"
     r"fewer|extra)\s*\$?\s*$", re.IGNORECASE)
 # a word right after a number that scales it: 12 dozen is no 12
-_SCALE_AFTER = re.compile(r"\s*(?:dozens?|scores?|hundreds?|thousands?|millions?|billions?|pairs?|k\b|grand)\b",
-                          re.IGNORECASE)
+_SCALE_AFTER = re.compile(r"\s*(?:dozens?|hundreds?|thousands?|millions?|billions?|k\b|grand)\b", re.IGNORECASE)
 
 
 def numbers_beyond_relations(text: str, relations: Sequence[Relation], known: str = "",
@@ -106,7 +105,8 @@ def numbers_beyond_relations(text: str, relations: Sequence[Relation], known: st
     rest = "".join(keep)
     stated = {_value(n) for rel in relations for n in _ANY_NUMBER.findall(rel.source)}
     given = {_value(n) for n in _ANY_NUMBER.findall(known)}
-    later = sorted(rel.span[0] for rel in relations)
+    later = sorted(((rel.span[0], {_value(n) for n in _ANY_NUMBER.findall(rel.source)}) for rel in relations),
+                   key=lambda pair: pair[0])
     found = []
     numbers = [(m.start(), m.end(), m.group(1), _value(m.group(1)), m.group(2)) for m in _NUMBER.finditer(rest)]
     # a number word counts where it is a result or an operand ("adding five gives eighteen"); elsewhere "one of
@@ -118,16 +118,23 @@ def numbers_beyond_relations(text: str, relations: Sequence[Relation], known: st
         if _ORDINAL_SUFFIX.match(text, end - 1):
             continue
         before = rest[max(0, start - 60):start]
-        if fraction or _SCALE_AFTER.match(rest, end):
+        scale = _SCALE_AFTER.match(rest, end)
+        # "$16 million" where the question counts in millions ("$32 million") restates 16; "12 dozen" of 12 eggs
+        # scales it
+        if fraction or (scale and not re.search(rf"\d\s*{re.escape(scale.group().strip())}", known, re.IGNORECASE)):
             found.append(shown + (fraction or ""))
             continue
-        if _OPERATION_BEFORE.search(before) and not any(s > start and not _SENTENCE_BREAK.search(text, start, s)
-                                                        for s in later):
-            found.append(shown)
+        if _OPERATION_BEFORE.search(before):
+            # "multiplying by 20 gives 8p = 5p + 3000", "they add another 18. … 18 + 18 = 36": a relation after it
+            # performs the operation; with none ("3 × 4 = 12, and adding 4 gives 12"), what it gives is unchecked
+            if not any(s > start and not _SENTENCE_BREAK.search(text, start, s) for s, _ in later) \
+                    and not any(s > start and value in operands for s, operands in later):
+                found.append(shown)
             continue
         if value in stated:
             continue
-        if _PERCENT_AFTER.match(rest, end) and value / 100 in stated and (value / 100).denominator != 1:
+        if isinstance(value, Fraction) and _PERCENT_AFTER.match(rest, end) and value / 100 in stated \
+                and (value / 100).denominator != 1:
             continue
         if value in given and not _RESULT_BEFORE.search(before):
             continue
@@ -154,5 +161,10 @@ def stray_number(content: str, reading: StepMath, known: str, read: Sequence[tup
             "are not all it says")
 
 
-def _value(number: str) -> Fraction:
-    return Fraction(number.replace(",", ""))
+def _value(number: str) -> Fraction | str:
+    """The number's value; past Python's digit limit for converting text, its digits (compared as written)."""
+    digits = number.replace(",", "")
+    return Fraction(digits) if len(digits) <= _MAX_DIGITS else digits.lstrip("0")
+
+
+_MAX_DIGITS = 4000

@@ -203,14 +203,14 @@ class _Provenance:
     renamed: tuple[Relation, ...] = ()
 
 
-def _bound_again(own: StepMath, explicit: set[Relation], listed: set[str]) -> StepMath:
-    """`Write y = (x + 3)^2. … y = x^2 + 9`: a name the step gives a value a second time, not as a hypothesis
-    (and not in a list of values: those are cases), is claimed to have that value too, a claim to check
-    against the first."""
+def _bound_again(own: StepMath, explicit: set[Relation], kept: set[str] | frozenset[str]) -> StepMath:
+    """`Write y = (x + 3)^2. … y = x^2 + 9`: a name the step introduces and gives a value a second time, not as a
+    hypothesis, is claimed to have that value too, a claim to check against the first. `kept`: names left to
+    the rules below (listed values, which are cases; names the question or earlier steps speak of)."""
     seen: set[str] = set()
     again: list[Relation] = []
     for rel in sorted((*own.bindings, *own.cases), key=lambda r: r.span):
-        if rel.bound_name in seen and rel not in explicit and rel.bound_name not in listed:
+        if rel.bound_name in seen and rel not in explicit and rel.bound_name not in kept:
             again.append(rel)
         elif rel.bound_name:
             seen.add(rel.bound_name)
@@ -406,7 +406,7 @@ def _provenance(own: StepMath, text: str, given_values: Mapping[str, Relation], 
     listed = {name for name, seen in values.items() if len(seen) > 1}
     own = _conditions_per_value(_exclusive_equations(_listed_as_cases(_listed_expressions(own), listed)),
                                 {name: values[name] for name in listed})
-    own = _bound_again(own, explicit, listed)
+    own = _bound_again(own, explicit, listed | determined | given_names | asked)
     alternatives: set[str] = set()
     for rel in (*own.bindings, *own.cases):
         name = rel.bound_name

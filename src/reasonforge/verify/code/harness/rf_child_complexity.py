@@ -46,6 +46,8 @@ FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back
 # imported before the hook: on Python 3.11 importing these calls sys._getframe, which the hook then refuses
 PRELOADED = ("abc", "bisect", "collections", "copy", "dataclasses", "decimal", "fractions", "functools", "heapq",
              "itertools", "math", "operator", "random", "statistics", "string", "typing")
+# the test libraries an artifact's tests import (they stand beside the function timed), when the sandbox has them
+OPTIONAL_PRELOADED = ("hypothesis", "hypothesis.strategies", "pytest")
 _MASK = (1 << 64) - 1
 
 
@@ -108,6 +110,11 @@ def main():
         exit_now(3)
     for preload in PRELOADED:
         importlib.import_module(preload)
+    for preload in OPTIONAL_PRELOADED:
+        try:
+            importlib.import_module(preload)
+        except ImportError:
+            pass
     rf_guard.install(write, fd, dumps, exact=FRAME_EVENTS, attrs=FRAME_ATTRS, modules=DENIED_IMPORTS)
     try:
         spec = importlib.util.spec_from_file_location("rf_artifact_module", sys.argv[1])
