@@ -110,11 +110,15 @@ def main():
         exit_now(3)
     for preload in PRELOADED:
         importlib.import_module(preload)
+    with open(sys.argv[1], encoding="utf-8", errors="replace") as handle:
+        imported = handle.read()
     for preload in OPTIONAL_PRELOADED:
-        try:
-            importlib.import_module(preload)
-        except ImportError:
-            pass
+        # only what the artifact imports: loaded here, these libraries change what later imports do
+        if ("import " + preload.split(".")[0]) in imported or ("from " + preload.split(".")[0]) in imported:
+            try:
+                importlib.import_module(preload)
+            except ImportError:
+                pass
     rf_guard.install(write, fd, dumps, exact=FRAME_EVENTS, attrs=FRAME_ATTRS, modules=DENIED_IMPORTS)
     try:
         spec = importlib.util.spec_from_file_location("rf_artifact_module", sys.argv[1])
