@@ -987,8 +987,11 @@ def _vacuous_case(plan: StepPlan, limits: CheckLimits, bounds_only: bool = False
     header = next((i for i, line in enumerate(plan.premises) if line.endswith("(checked)")), None)
     if not supposed or header is None:
         return None
+    premises = "\n".join(plan.premises[:header + 1])
     for rel in supposed:
-        known = "\n".join((*plan.premises[:header + 1], f"claim {rel.text}")) + "\n"
+        if not any(re.search(rf"\b{re.escape(name)}\b", premises) for name in rel.names):
+            continue  # a name nothing before the step speaks of: no known value can exclude it (no solver run)
+        known = f"{premises}\nclaim {rel.text}\n"
         check = ArithmeticChecker().check(known, level=ProofLevel.QUICK, limits=limits)
         if check.status is StepStatus.FAILED:
             return (f"the step supposes {rel.text}, which what is known excludes ({check.message}): what holds "
